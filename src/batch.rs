@@ -1,0 +1,319 @@
+//! Batch entry points: one kernel over a whole [`Stream`] or [`CrowdPose`].
+//!
+//! Every call validates its inputs first (lengths, skeleton, `dt`,
+//! half-lives, blend durations) and returns an [`Error`] without writing
+//! anything when it refuses; it never panics. Packs run in parallel on the
+//! current rayon pool (`ThreadPool::install` chooses the thread count);
+//! each pack's result depends on that pack alone, so output is bit-identical
+//! for any number of threads.
+
+use rayon::prelude::*;
+
+use crate::error::{Error, Result};
+use crate::lanes::{self, F32x8, Kformx8, splat};
+use crate::skeleton::Skeleton;
+use crate::stream::{CrowdPose, F32Stream, KformStream, QuatStream, Vec3Stream};
+
+/// Packs per rayon task at the least: about 20 KB of kineforms, enough that
+/// task overhead is noise next to the work.
+pub const MIN_PACKS_PER_TASK: usize = 32;
+
+fn same_len(what: &'static str, expected: usize, got: usize) -> Result<()> {
+    if expected == got {
+        Ok(())
+    } else {
+        Err(Error::Length {
+            what,
+            expected,
+            got,
+        })
+    }
+}
+
+/// `dt` must be finite and not negative (a negative `dt` would pass the pole
+/// of `fast_negexp` in the published reference).
+pub(crate) fn check_dt(name: &'static str, dt: f32) -> Result<()> {
+    if dt.is_finite() && dt >= 0.0 {
+        Ok(())
+    } else {
+        Err(Error::Parameter {
+            name,
+            value: dt,
+            reason: "must be finite and >= 0",
+        })
+    }
+}
+
+/// Half-lives and blend durations must be finite and not negative.
+pub(crate) fn check_time(name: &'static str, t: f32) -> Result<()> {
+    check_dt(name, t)
+}
+
+/// Runs `f` over zipped packs in parallel.
+fn par_zip<A: Send + Sync, B: Sync>(a: &mut [A], b: &[B], f: impl Fn(&mut A, &B) + Send + Sync) {
+    a.par_iter_mut()
+        .zip(b.par_iter())
+        .with_min_len(MIN_PACKS_PER_TASK)
+        .for_each(|(a, b)| f(a, b));
+}
+
+/// [`lanes::damper_exact`] over a stream: `x` moves toward `goal`.
+pub fn damper_exact(x: &mut F32Stream, goal: &F32Stream, halflife: f32, dt: f32) -> Result<()> {
+    same_len("goal", x.len(), goal.len())?;
+    check_time("halflife", halflife)?;
+    check_dt("dt", dt)?;
+    let (h, d) = (splat(halflife), splat(dt));
+    par_zip(x.packs_mut(), goal.packs(), |x, g| {
+        *x = lanes::damper_exact(*x, *g, h, d)
+    });
+    Ok(())
+}
+
+/// [`lanes::damper_decay_exact`] over a stream, in place.
+pub fn damper_decay_exact(x: &mut F32Stream, halflife: f32, dt: f32) -> Result<()> {
+    check_time("halflife", halflife)?;
+    check_dt("dt", dt)?;
+    let (h, d) = (splat(halflife), splat(dt));
+    x.packs_mut()
+        .par_iter_mut()
+        .with_min_len(MIN_PACKS_PER_TASK)
+        .for_each(|x| *x = lanes::damper_decay_exact(*x, h, d));
+    Ok(())
+}
+
+/// [`lanes::decay_spring_damper_exact`] over a stream of `(x, v)` pairs.
+pub fn decay_spring_damper_exact(
+    x: &mut F32Stream,
+    v: &mut F32Stream,
+    halflife: f32,
+    dt: f32,
+) -> Result<()> {
+    same_len("v", x.len(), v.len())?;
+    check_time("halflife", halflife)?;
+    check_dt("dt", dt)?;
+    let (h, d) = (splat(halflife), splat(dt));
+    x.packs_mut()
+        .par_iter_mut()
+        .zip(v.packs_mut().par_iter_mut())
+        .with_min_len(MIN_PACKS_PER_TASK)
+        .for_each(|(x, v)| (*x, *v) = lanes::decay_spring_damper_exact(*x, *v, h, d));
+    Ok(())
+}
+
+/// [`lanes::decay_spring_damper_exact_vec3`] over a stream of offsets.
+pub fn decay_spring_damper_exact_vec3(
+    x: &mut Vec3Stream,
+    v: &mut Vec3Stream,
+    halflife: f32,
+    dt: f32,
+) -> Result<()> {
+    same_len("v", x.len(), v.len())?;
+    check_time("halflife", halflife)?;
+    check_dt("dt", dt)?;
+    let (h, d) = (splat(halflife), splat(dt));
+    x.packs_mut()
+        .par_iter_mut()
+        .zip(v.packs_mut().par_iter_mut())
+        .with_min_len(MIN_PACKS_PER_TASK)
+        .for_each(|(x, v)| (*x, *v) = lanes::decay_spring_damper_exact_vec3(*x, *v, h, d));
+    Ok(())
+}
+
+/// [`lanes::decay_spring_damper_exact_quat`] over a stream of rotational
+/// offsets and angular velocities.
+pub fn decay_spring_damper_exact_quat(
+    x: &mut QuatStream,
+    v: &mut Vec3Stream,
+    halflife: f32,
+    dt: f32,
+) -> Result<()> {
+    same_len("v", x.len(), v.len())?;
+    check_time("halflife", halflife)?;
+    check_dt("dt", dt)?;
+    let (h, d) = (splat(halflife), splat(dt));
+    x.packs_mut()
+        .par_iter_mut()
+        .zip(v.packs_mut().par_iter_mut())
+        .with_min_len(MIN_PACKS_PER_TASK)
+        .for_each(|(x, v)| (*x, *v) = lanes::decay_spring_damper_exact_quat(*x, *v, h, d));
+    Ok(())
+}
+
+/// [`lanes::quat_exp`] over a stream: `out[i] = quat_exp(v[i])`.
+pub fn quat_exp(out: &mut QuatStream, v: &Vec3Stream) -> Result<()> {
+    same_len("v", out.len(), v.len())?;
+    par_zip(out.packs_mut(), v.packs(), |o, v| *o = lanes::quat_exp(*v));
+    Ok(())
+}
+
+/// [`lanes::quat_log`] over a stream: `out[i] = quat_log(q[i])`.
+pub fn quat_log(out: &mut Vec3Stream, q: &QuatStream) -> Result<()> {
+    same_len("q", out.len(), q.len())?;
+    par_zip(out.packs_mut(), q.packs(), |o, q| *o = lanes::quat_log(*q));
+    Ok(())
+}
+
+/// The inertialization offset from `lhs` to `rhs` over a stream of joints
+/// ([`crate::reference::op_inertialize_offset`]).
+pub fn op_inertialize_offset(
+    offset: &mut KformStream,
+    lhs: &KformStream,
+    rhs: &KformStream,
+) -> Result<()> {
+    same_len("lhs", offset.len(), lhs.len())?;
+    same_len("rhs", offset.len(), rhs.len())?;
+    offset
+        .packs_mut()
+        .par_iter_mut()
+        .zip(lhs.packs().par_iter().zip(rhs.packs().par_iter()))
+        .with_min_len(MIN_PACKS_PER_TASK)
+        .for_each(|(o, (l, r))| *o = lanes::kform_inertialize_offset(*l, *r));
+    Ok(())
+}
+
+/// Cubic inertialization over a stream of joints, all at one blend time
+/// ([`crate::reference::op_inertialize`]).
+pub fn op_inertialize(
+    output: &mut KformStream,
+    offset: &KformStream,
+    input: &KformStream,
+    blend_time: f32,
+    blend_duration: f32,
+) -> Result<()> {
+    same_len("offset", output.len(), offset.len())?;
+    same_len("input", output.len(), input.len())?;
+    check_time("blend_time", blend_time)?;
+    check_time("blend_duration", blend_duration)?;
+    let w = lanes::CubicWeights::new(splat(blend_time), splat(blend_duration));
+    output
+        .packs_mut()
+        .par_iter_mut()
+        .zip(offset.packs().par_iter().zip(input.packs().par_iter()))
+        .with_min_len(MIN_PACKS_PER_TASK)
+        .for_each(|(o, (off, i))| *o = lanes::kform_inertialize(*off, *i, &w));
+    Ok(())
+}
+
+/// Batch entry points over crowds: C characters × J joints in packs of eight.
+pub mod crowd {
+    use super::*;
+
+    fn same_shape(what: &'static str, a: &CrowdPose, b: &CrowdPose) -> Result<()> {
+        same_len(what, a.characters(), b.characters())?;
+        same_len(what, a.joints(), b.joints())
+    }
+
+    fn fits(what: &'static str, crowd: &CrowdPose, skeleton: &Skeleton) -> Result<()> {
+        same_len(what, skeleton.len(), crowd.joints())
+    }
+
+    fn par_packs(out: &mut CrowdPose, f: impl Fn(usize, &mut [Kformx8]) + Send + Sync) {
+        let joints = out.joints().max(1);
+        out.lanes_mut()
+            .par_chunks_mut(joints)
+            .enumerate()
+            .with_min_len(1)
+            .for_each(|(p, pack)| f(p, pack));
+    }
+
+    /// Forward kinematics with velocities ([`crate::reference::op_fk`]) for
+    /// every character of a crowd.
+    pub fn op_fk(global: &mut CrowdPose, local: &CrowdPose, skeleton: &Skeleton) -> Result<()> {
+        same_shape("local", global, local)?;
+        fits("skeleton joints", global, skeleton)?;
+        let parents = skeleton.parents();
+        par_packs(global, |p, g| {
+            lanes::pose::fk_unchecked_order(g, local.pack(p), parents)
+        });
+        Ok(())
+    }
+
+    /// Forward kinematics without velocities for every character.
+    pub fn op_fk_static(
+        global: &mut CrowdPose,
+        local: &CrowdPose,
+        skeleton: &Skeleton,
+    ) -> Result<()> {
+        same_shape("local", global, local)?;
+        fits("skeleton joints", global, skeleton)?;
+        let parents = skeleton.parents();
+        par_packs(global, |p, g| {
+            lanes::op_fk_static(g, local.pack(p), parents)
+        });
+        Ok(())
+    }
+
+    /// Backward kinematics for every character, the inverse of [`op_fk`].
+    pub fn op_bk(local: &mut CrowdPose, global: &CrowdPose, skeleton: &Skeleton) -> Result<()> {
+        same_shape("global", local, global)?;
+        fits("skeleton joints", local, skeleton)?;
+        let parents = skeleton.parents();
+        par_packs(local, |p, l| lanes::op_bk(l, global.pack(p), parents));
+        Ok(())
+    }
+
+    /// Velocities by finite difference of two crowd poses; only velocity
+    /// fields of `output` are written.
+    pub fn op_finite_diff(
+        output: &mut CrowdPose,
+        input_curr: &CrowdPose,
+        input_prev: &CrowdPose,
+        dt: f32,
+    ) -> Result<()> {
+        same_shape("input_curr", output, input_curr)?;
+        same_shape("input_prev", output, input_prev)?;
+        check_dt("dt", dt)?;
+        let d = splat(dt);
+        par_packs(output, |p, o| {
+            lanes::op_finite_diff(o, input_curr.pack(p), input_prev.pack(p), d)
+        });
+        Ok(())
+    }
+
+    /// The inertialization offset from `lhs` to `rhs` for every character.
+    pub fn op_inertialize_offset(
+        offset: &mut CrowdPose,
+        lhs: &CrowdPose,
+        rhs: &CrowdPose,
+    ) -> Result<()> {
+        same_shape("lhs", offset, lhs)?;
+        same_shape("rhs", offset, rhs)?;
+        par_packs(offset, |p, o| {
+            lanes::op_inertialize_offset(o, lhs.pack(p), rhs.pack(p))
+        });
+        Ok(())
+    }
+
+    /// Cubic inertialization of every character, each at its own
+    /// `blend_time[c]`.
+    pub fn op_inertialize(
+        output: &mut CrowdPose,
+        offset: &CrowdPose,
+        input: &CrowdPose,
+        blend_time: &[f32],
+        blend_duration: f32,
+    ) -> Result<()> {
+        same_shape("offset", output, offset)?;
+        same_shape("input", output, input)?;
+        same_len("blend_time", output.characters(), blend_time.len())?;
+        check_time("blend_duration", blend_duration)?;
+        for &t in blend_time {
+            check_time("blend_time", t)?;
+        }
+        let d = splat(blend_duration);
+        par_packs(output, |p, o| {
+            let t = lane_times(blend_time, p);
+            lanes::op_inertialize(o, offset.pack(p), input.pack(p), t, d)
+        });
+        Ok(())
+    }
+
+    /// The eight per-character values of pack `p`, zero past the end.
+    pub(crate) fn lane_times(t: &[f32], p: usize) -> F32x8 {
+        let mut a = [0.0; 8];
+        for (i, v) in t.iter().skip(p * 8).take(8).enumerate() {
+            a[i] = *v;
+        }
+        F32x8::new(a)
+    }
+}

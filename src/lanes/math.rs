@@ -1,0 +1,737 @@
+//! Eight-lane vectors and quaternions: [`crate::reference::math`] over
+//! [`F32x8`] lanes, branch-free (per-lane select), lane `i` holding element `i`.
+//!
+//! Transcendentals on the hot paths (`sin`/`cos` for [`quat_exp`], `atan2`
+//! for [`quat_log`]) are minimax polynomials fitted by `tools/fit_poly.py`
+//! (max error about 7e-8 absolute on the reduced range); `exp` and `ln` come
+//! from `wide`.
+
+use bytemuck::{Pod, Zeroable};
+use core::ops::{Add, AddAssign, Div, Mul, Neg, Sub, SubAssign};
+
+use crate::reference::math as r;
+use crate::reference::math::{EPS_NORMALIZE, FLUSH_TINY, QUAT_BETWEEN_OPPOSITE, SLERP_NLERP_ANGLE};
+
+/// Eight f32 lanes (`wide::f32x8`: one ymm register with AVX).
+pub type F32x8 = wide::f32x8;
+
+/// `F32x8::splat`, short.
+#[inline(always)]
+pub fn splat(v: f32) -> F32x8 {
+    F32x8::splat(v)
+}
+
+/// Eight [`r::Vec3`], one per lane.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
+#[repr(C)]
+pub struct Vec3x8 {
+    /// x of each lane.
+    pub x: F32x8,
+    /// y of each lane.
+    pub y: F32x8,
+    /// z of each lane.
+    pub z: F32x8,
+}
+
+/// Eight [`r::Quat`], one per lane. `Default` is the identity in every lane.
+#[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
+#[repr(C)]
+pub struct Quatx8 {
+    /// w of each lane.
+    pub w: F32x8,
+    /// x of each lane.
+    pub x: F32x8,
+    /// y of each lane.
+    pub y: F32x8,
+    /// z of each lane.
+    pub z: F32x8,
+}
+
+impl Default for Quatx8 {
+    fn default() -> Quatx8 {
+        Quatx8::IDENTITY
+    }
+}
+
+impl Vec3x8 {
+    /// Zero in every lane.
+    pub const ZERO: Vec3x8 = Vec3x8::splat(r::Vec3::ZERO);
+    /// One in every lane.
+    pub const ONE: Vec3x8 = Vec3x8::splat(r::Vec3::ONE);
+
+    /// `(x, y, z)` from lane vectors.
+    #[inline(always)]
+    pub const fn new(x: F32x8, y: F32x8, z: F32x8) -> Vec3x8 {
+        Vec3x8 { x, y, z }
+    }
+
+    /// The same vector in every lane.
+    #[inline(always)]
+    pub const fn splat(v: r::Vec3) -> Vec3x8 {
+        Vec3x8::new(F32x8::splat(v.x), F32x8::splat(v.y), F32x8::splat(v.z))
+    }
+
+    /// Lane `i` holds `v[i]`.
+    pub fn from_array(v: [r::Vec3; 8]) -> Vec3x8 {
+        Vec3x8::new(
+            F32x8::new(v.map(|v| v.x)),
+            F32x8::new(v.map(|v| v.y)),
+            F32x8::new(v.map(|v| v.z)),
+        )
+    }
+
+    /// The eight lanes.
+    pub fn to_array(self) -> [r::Vec3; 8] {
+        let (x, y, z) = (self.x.to_array(), self.y.to_array(), self.z.to_array());
+        core::array::from_fn(|i| r::Vec3::new(x[i], y[i], z[i]))
+    }
+
+    /// Lane `i` (panics when `i >= 8`).
+    pub fn lane(self, i: usize) -> r::Vec3 {
+        r::Vec3::new(
+            self.x.as_array()[i],
+            self.y.as_array()[i],
+            self.z.as_array()[i],
+        )
+    }
+}
+
+impl Quatx8 {
+    /// The identity in every lane.
+    pub const IDENTITY: Quatx8 = Quatx8::splat(r::Quat::IDENTITY);
+
+    /// `(w, x, y, z)` from lane vectors.
+    #[inline(always)]
+    pub const fn new(w: F32x8, x: F32x8, y: F32x8, z: F32x8) -> Quatx8 {
+        Quatx8 { w, x, y, z }
+    }
+
+    /// The same quaternion in every lane.
+    #[inline(always)]
+    pub const fn splat(q: r::Quat) -> Quatx8 {
+        Quatx8::new(
+            F32x8::splat(q.w),
+            F32x8::splat(q.x),
+            F32x8::splat(q.y),
+            F32x8::splat(q.z),
+        )
+    }
+
+    /// Lane `i` holds `q[i]`.
+    pub fn from_array(q: [r::Quat; 8]) -> Quatx8 {
+        Quatx8::new(
+            F32x8::new(q.map(|q| q.w)),
+            F32x8::new(q.map(|q| q.x)),
+            F32x8::new(q.map(|q| q.y)),
+            F32x8::new(q.map(|q| q.z)),
+        )
+    }
+
+    /// The eight lanes.
+    pub fn to_array(self) -> [r::Quat; 8] {
+        let (w, x, y, z) = (
+            self.w.to_array(),
+            self.x.to_array(),
+            self.y.to_array(),
+            self.z.to_array(),
+        );
+        core::array::from_fn(|i| r::Quat::new(w[i], x[i], y[i], z[i]))
+    }
+
+    /// Lane `i` (panics when `i >= 8`).
+    pub fn lane(self, i: usize) -> r::Quat {
+        self.to_array()[i]
+    }
+
+    /// The vector part.
+    #[inline(always)]
+    pub fn xyz(self) -> Vec3x8 {
+        Vec3x8::new(self.x, self.y, self.z)
+    }
+}
+
+/// Per-lane select of whole vectors: `mask.select(a, b)`.
+impl wide::Select<Vec3x8> for F32x8 {
+    #[inline(always)]
+    fn select(self, t: Vec3x8, f: Vec3x8) -> Vec3x8 {
+        Vec3x8::new(
+            self.select(t.x, f.x),
+            self.select(t.y, f.y),
+            self.select(t.z, f.z),
+        )
+    }
+}
+
+/// Per-lane select of whole quaternions: `mask.select(a, b)`.
+impl wide::Select<Quatx8> for F32x8 {
+    #[inline(always)]
+    fn select(self, t: Quatx8, f: Quatx8) -> Quatx8 {
+        Quatx8::new(
+            self.select(t.w, f.w),
+            self.select(t.x, f.x),
+            self.select(t.y, f.y),
+            self.select(t.z, f.z),
+        )
+    }
+}
+
+impl Add for Vec3x8 {
+    type Output = Vec3x8;
+    #[inline(always)]
+    fn add(self, o: Vec3x8) -> Vec3x8 {
+        Vec3x8::new(self.x + o.x, self.y + o.y, self.z + o.z)
+    }
+}
+impl AddAssign for Vec3x8 {
+    #[inline(always)]
+    fn add_assign(&mut self, o: Vec3x8) {
+        *self = *self + o;
+    }
+}
+impl Sub for Vec3x8 {
+    type Output = Vec3x8;
+    #[inline(always)]
+    fn sub(self, o: Vec3x8) -> Vec3x8 {
+        Vec3x8::new(self.x - o.x, self.y - o.y, self.z - o.z)
+    }
+}
+impl SubAssign for Vec3x8 {
+    #[inline(always)]
+    fn sub_assign(&mut self, o: Vec3x8) {
+        *self = *self - o;
+    }
+}
+impl Neg for Vec3x8 {
+    type Output = Vec3x8;
+    #[inline(always)]
+    fn neg(self) -> Vec3x8 {
+        Vec3x8::new(-self.x, -self.y, -self.z)
+    }
+}
+impl Mul for Vec3x8 {
+    type Output = Vec3x8;
+    #[inline(always)]
+    fn mul(self, o: Vec3x8) -> Vec3x8 {
+        Vec3x8::new(self.x * o.x, self.y * o.y, self.z * o.z)
+    }
+}
+impl Mul<F32x8> for Vec3x8 {
+    type Output = Vec3x8;
+    #[inline(always)]
+    fn mul(self, s: F32x8) -> Vec3x8 {
+        Vec3x8::new(self.x * s, self.y * s, self.z * s)
+    }
+}
+impl Mul<Vec3x8> for F32x8 {
+    type Output = Vec3x8;
+    #[inline(always)]
+    fn mul(self, v: Vec3x8) -> Vec3x8 {
+        v * self
+    }
+}
+impl Div for Vec3x8 {
+    type Output = Vec3x8;
+    #[inline(always)]
+    fn div(self, o: Vec3x8) -> Vec3x8 {
+        Vec3x8::new(self.x / o.x, self.y / o.y, self.z / o.z)
+    }
+}
+impl Div<F32x8> for Vec3x8 {
+    type Output = Vec3x8;
+    #[inline(always)]
+    fn div(self, s: F32x8) -> Vec3x8 {
+        Vec3x8::new(self.x / s, self.y / s, self.z / s)
+    }
+}
+
+impl Add for Quatx8 {
+    type Output = Quatx8;
+    #[inline(always)]
+    fn add(self, o: Quatx8) -> Quatx8 {
+        Quatx8::new(self.w + o.w, self.x + o.x, self.y + o.y, self.z + o.z)
+    }
+}
+impl Sub for Quatx8 {
+    type Output = Quatx8;
+    #[inline(always)]
+    fn sub(self, o: Quatx8) -> Quatx8 {
+        Quatx8::new(self.w - o.w, self.x - o.x, self.y - o.y, self.z - o.z)
+    }
+}
+impl Neg for Quatx8 {
+    type Output = Quatx8;
+    #[inline(always)]
+    fn neg(self) -> Quatx8 {
+        Quatx8::new(-self.w, -self.x, -self.y, -self.z)
+    }
+}
+impl Mul<F32x8> for Quatx8 {
+    type Output = Quatx8;
+    #[inline(always)]
+    fn mul(self, s: F32x8) -> Quatx8 {
+        Quatx8::new(self.w * s, self.x * s, self.y * s, self.z * s)
+    }
+}
+impl Div<F32x8> for Quatx8 {
+    type Output = Quatx8;
+    #[inline(always)]
+    fn div(self, s: F32x8) -> Quatx8 {
+        Quatx8::new(self.w / s, self.x / s, self.y / s, self.z / s)
+    }
+}
+
+/// `a · b` per lane.
+#[inline(always)]
+pub fn dot(a: Vec3x8, b: Vec3x8) -> F32x8 {
+    a.x.mul_add(b.x, a.y.mul_add(b.y, a.z * b.z))
+}
+
+/// `a × b` per lane.
+#[inline(always)]
+pub fn cross(a: Vec3x8, b: Vec3x8) -> Vec3x8 {
+    Vec3x8::new(
+        a.y.mul_sub(b.z, a.z * b.y),
+        a.z.mul_sub(b.x, a.x * b.z),
+        a.x.mul_sub(b.y, a.y * b.x),
+    )
+}
+
+/// `c + a × b` per lane, fused.
+#[inline(always)]
+fn cross_add(a: Vec3x8, b: Vec3x8, c: Vec3x8) -> Vec3x8 {
+    Vec3x8::new(
+        a.z.mul_neg_add(b.y, a.y.mul_add(b.z, c.x)),
+        a.x.mul_neg_add(b.z, a.z.mul_add(b.x, c.y)),
+        a.y.mul_neg_add(b.x, a.x.mul_add(b.y, c.z)),
+    )
+}
+
+/// `|v|` per lane.
+#[inline(always)]
+pub fn length(v: Vec3x8) -> F32x8 {
+    dot(v, v).sqrt()
+}
+
+/// `v / (|v| + 1e-8)` per lane.
+#[inline(always)]
+pub fn normalize(v: Vec3x8) -> Vec3x8 {
+    v / (length(v) + splat(EPS_NORMALIZE))
+}
+
+/// Derivative of [`normalize`]: `(dv - n (dv · n)) / (|v| + 1e-8)`.
+#[inline(always)]
+pub fn normalize_dx(v: Vec3x8, dv: Vec3x8) -> Vec3x8 {
+    let n = normalize(v);
+    (dv - n * dot(dv, n)) / (length(v) + splat(EPS_NORMALIZE))
+}
+
+/// `x` clamped to `[lo, hi]` per lane; NaN stays NaN.
+#[inline(always)]
+pub fn clampf(x: F32x8, lo: F32x8, hi: F32x8) -> F32x8 {
+    let x = x.simd_lt(lo).select(lo, x);
+    x.simd_gt(hi).select(hi, x)
+}
+
+/// `(1 - t) x + t y` per lane.
+#[inline(always)]
+pub fn lerp(x: F32x8, y: F32x8, t: F32x8) -> F32x8 {
+    (splat(1.0) - t).mul_add(x, t * y)
+}
+
+/// [`lerp`] per component.
+#[inline(always)]
+pub fn lerp_vec3(x: Vec3x8, y: Vec3x8, t: F32x8) -> Vec3x8 {
+    Vec3x8::new(lerp(x.x, y.x, t), lerp(x.y, y.y, t), lerp(x.z, y.z, t))
+}
+
+/// `exp` per component.
+#[inline(always)]
+pub fn exp_vec3(v: Vec3x8) -> Vec3x8 {
+    Vec3x8::new(v.x.exp(), v.y.exp(), v.z.exp())
+}
+
+/// `ln` per component.
+#[inline(always)]
+pub fn log_vec3(v: Vec3x8) -> Vec3x8 {
+    Vec3x8::new(v.x.ln(), v.y.ln(), v.z.ln())
+}
+
+/// `x^(1-t) y^t` per lane, as `exp((1-t) ln x + t ln y)`.
+#[inline(always)]
+pub fn eerp(x: F32x8, y: F32x8, t: F32x8) -> F32x8 {
+    (splat(1.0) - t).mul_add(x.ln(), t * y.ln()).exp()
+}
+
+/// [`eerp`] per component.
+#[inline(always)]
+pub fn eerp_vec3(x: Vec3x8, y: Vec3x8, t: F32x8) -> Vec3x8 {
+    Vec3x8::new(eerp(x.x, y.x, t), eerp(x.y, y.y, t), eerp(x.z, y.z, t))
+}
+
+/// `v / dt` per lane, zero where `dt == 0`.
+#[inline(always)]
+pub fn div_dt(v: Vec3x8, dt: F32x8) -> Vec3x8 {
+    dt.simd_eq(F32x8::ZERO).select(Vec3x8::ZERO, v / dt)
+}
+
+/// `x`, or `0` where `|x| < 1e-30`.
+#[inline(always)]
+pub fn flush_tiny(x: F32x8) -> F32x8 {
+    x.abs().simd_lt(splat(FLUSH_TINY)).select(F32x8::ZERO, x)
+}
+
+/// [`flush_tiny`] per component.
+#[inline(always)]
+pub fn flush_tiny_vec3(v: Vec3x8) -> Vec3x8 {
+    Vec3x8::new(flush_tiny(v.x), flush_tiny(v.y), flush_tiny(v.z))
+}
+
+const ATAN_P: [f32; 8] = [
+    -0.333_329_86,
+    0.199_903_96,
+    -0.141_859_75,
+    0.105_739_31,
+    -0.073_667_04,
+    0.041_121_837,
+    -0.015_132_521,
+    0.002_622_240_7,
+];
+const SIN_P: [f32; 4] = [
+    -0.166_666_67,
+    0.008_333_328,
+    -0.000_198_390_44,
+    2.716_014e-6,
+];
+const COS_P: [f32; 4] = [
+    0.041_666_668,
+    -0.001_388_888_3,
+    2.479_952e-5,
+    -2.721_023_7e-7,
+];
+
+#[inline(always)]
+fn horner<const N: usize>(c: &[f32; N], s: F32x8) -> F32x8 {
+    let mut acc = splat(c[N - 1]);
+    for &k in c[..N - 1].iter().rev() {
+        acc = acc.mul_add(s, splat(k));
+    }
+    acc
+}
+
+/// `atan2(y, x)` per lane for `y >= 0` (angles in `[0, π]`): reduced to
+/// `atan(min/max)` on `[0, 1]`, then reflected. Max error about 1e-7 rad.
+#[inline(always)]
+pub fn atan2_nonneg_y(y: F32x8, x: F32x8) -> F32x8 {
+    let ax = x.abs();
+    let swap = y.simd_gt(ax);
+    let num = swap.select(ax, y);
+    let den = swap.select(y, ax);
+    let t = num / den;
+    let s = t * t;
+    let a = (t * s).mul_add(horner(&ATAN_P, s), t);
+    let a = swap.select(splat(core::f32::consts::FRAC_PI_2) - a, a);
+    let a = x
+        .simd_lt(F32x8::ZERO)
+        .select(splat(core::f32::consts::PI) - a, a);
+    // 0/0 when both are zero: atan2(0, +x) = 0, atan2(0, -x) = π.
+    let zero = (y | ax).simd_eq(F32x8::ZERO);
+    zero.select(
+        x.is_sign_negative()
+            .select(splat(core::f32::consts::PI), F32x8::ZERO),
+        a,
+    )
+}
+
+/// `(sin x, cos x)` per lane: Cody-Waite reduction by π/2 with FMA, then
+/// minimax polynomials on `[-π/4, π/4]`. Max error about 1e-7 for
+/// `|x| < 1e4`; finite for every finite `x`.
+#[inline(always)]
+pub fn sin_cos(x: F32x8) -> (F32x8, F32x8) {
+    const PIO2_1: f32 = 1.570_796_4;
+    const PIO2_2: f32 = -4.371_139e-8;
+    const PIO2_3: f32 = -1.715_097_9e-15;
+    let ax = x.abs();
+    let k = (ax * splat(core::f32::consts::FRAC_2_PI)).round();
+    let rr = k.mul_neg_add(splat(PIO2_1), ax);
+    let rr = k.mul_neg_add(splat(PIO2_2), rr);
+    let rr = k.mul_neg_add(splat(PIO2_3), rr);
+    let s2 = rr * rr;
+    let sin_r = (rr * s2).mul_add(horner(&SIN_P, s2), rr);
+    let cos_r = (s2 * s2).mul_add(horner(&COS_P, s2), splat(-0.5).mul_add(s2, splat(1.0)));
+    // Quadrant from k mod 4, computed in floats so huge k cannot overflow.
+    let q = k - (k * splat(0.25)).floor() * splat(4.0);
+    let odd = q.simd_eq(splat(1.0)) | q.simd_eq(splat(3.0));
+    let s = odd.select(cos_r, sin_r);
+    let c = odd.select(sin_r, cos_r);
+    let s = q.simd_ge(splat(2.0)).select(-s, s);
+    let c = (q.simd_eq(splat(1.0)) | q.simd_eq(splat(2.0))).select(-c, c);
+    (x.is_sign_negative().select(-s, s), c)
+}
+
+/// `q · p` per lane.
+#[inline(always)]
+pub fn quat_dot(q: Quatx8, p: Quatx8) -> F32x8 {
+    q.w.mul_add(p.w, q.x.mul_add(p.x, q.y.mul_add(p.y, q.z * p.z)))
+}
+
+/// `|q|` per lane.
+#[inline(always)]
+pub fn quat_length(q: Quatx8) -> F32x8 {
+    quat_dot(q, q).sqrt()
+}
+
+/// `q / (|q| + 1e-8)` per lane.
+#[inline(always)]
+pub fn quat_normalize(q: Quatx8) -> Quatx8 {
+    q / (quat_length(q) + splat(EPS_NORMALIZE))
+}
+
+/// Derivative of [`quat_normalize`].
+#[inline(always)]
+pub fn quat_normalize_dx(q: Quatx8, dq: Quatx8) -> Quatx8 {
+    let n = quat_normalize(q);
+    (dq - n * quat_dot(dq, n)) / (quat_length(q) + splat(EPS_NORMALIZE))
+}
+
+/// Hamilton product `q * p` per lane.
+#[inline(always)]
+pub fn quat_mul(q: Quatx8, p: Quatx8) -> Quatx8 {
+    Quatx8::new(
+        q.w.mul_sub(p.w, q.x.mul_add(p.x, q.y.mul_add(p.y, q.z * p.z))),
+        q.w.mul_add(p.x, q.x.mul_add(p.w, q.y.mul_sub(p.z, q.z * p.y))),
+        q.w.mul_add(p.y, q.y.mul_add(p.w, q.z.mul_sub(p.x, q.x * p.z))),
+        q.w.mul_add(p.z, q.z.mul_add(p.w, q.x.mul_sub(p.y, q.y * p.x))),
+    )
+}
+
+/// The conjugate per lane.
+#[inline(always)]
+pub fn quat_inv(q: Quatx8) -> Quatx8 {
+    Quatx8::new(q.w, -q.x, -q.y, -q.z)
+}
+
+/// `q * inv(p)` per lane.
+#[inline(always)]
+pub fn quat_mul_inv(q: Quatx8, p: Quatx8) -> Quatx8 {
+    quat_mul(q, quat_inv(p))
+}
+
+/// `inv(q) * p` per lane.
+#[inline(always)]
+pub fn quat_inv_mul(q: Quatx8, p: Quatx8) -> Quatx8 {
+    quat_mul(quat_inv(q), p)
+}
+
+/// A rotation prepared for rotating several vectors: the scalar part and
+/// twice the vector part, so each [`Rotor::apply`] costs 15 lane ops.
+#[derive(Clone, Copy)]
+pub struct Rotor {
+    w: F32x8,
+    u: Vec3x8,
+    u2: Vec3x8,
+}
+
+impl Rotor {
+    /// Prepares `q`.
+    #[inline(always)]
+    pub fn new(q: Quatx8) -> Rotor {
+        let u = q.xyz();
+        Rotor {
+            w: q.w,
+            u,
+            u2: u + u,
+        }
+    }
+
+    /// `v + w t + u × t` with `t = 2 (u × v)`.
+    #[inline(always)]
+    pub fn apply(&self, v: Vec3x8) -> Vec3x8 {
+        let t = cross(self.u2, v);
+        let s = Vec3x8::new(
+            self.w.mul_add(t.x, v.x),
+            self.w.mul_add(t.y, v.y),
+            self.w.mul_add(t.z, v.z),
+        );
+        cross_add(self.u, t, s)
+    }
+
+    /// `apply(v) + c`, with the add folded into the rotation.
+    #[inline(always)]
+    pub fn apply_add(&self, v: Vec3x8, c: Vec3x8) -> Vec3x8 {
+        let t = cross(self.u2, v);
+        let s = Vec3x8::new(
+            self.w.mul_add(t.x, v.x + c.x),
+            self.w.mul_add(t.y, v.y + c.y),
+            self.w.mul_add(t.z, v.z + c.z),
+        );
+        cross_add(self.u, t, s)
+    }
+}
+
+/// Rotates `v` by `q` per lane: `v + qw t + u × t` with `t = 2 (u × v)`.
+#[inline(always)]
+pub fn quat_mul_vec3(q: Quatx8, v: Vec3x8) -> Vec3x8 {
+    Rotor::new(q).apply(v)
+}
+
+/// Rotates `v` by `inv(q)` per lane.
+#[inline(always)]
+pub fn quat_inv_mul_vec3(q: Quatx8, v: Vec3x8) -> Vec3x8 {
+    quat_mul_vec3(quat_inv(q), v)
+}
+
+/// `-q` where `qw < 0`, else `q`.
+#[inline(always)]
+pub fn quat_abs(q: Quatx8) -> Quatx8 {
+    // Flip the sign bits of every component where w is negative.
+    let sign = q.w.simd_lt(F32x8::ZERO) & splat(-0.0);
+    Quatx8::new(q.w ^ sign, q.x ^ sign, q.y ^ sign, q.z ^ sign)
+}
+
+/// Quaternion exponential per lane: `h = |v|`; `normalize((1, v))` where
+/// `h < 1e-8`, else `(cos h, v sin(h) / h)`.
+#[inline(always)]
+pub fn quat_exp(v: Vec3x8) -> Quatx8 {
+    let h = length(v);
+    let (s, c) = sin_cos(h);
+    let k = s / h;
+    let big = Quatx8::new(c, v.x * k, v.y * k, v.z * k);
+    let small = quat_normalize(Quatx8::new(splat(1.0), v.x, v.y, v.z));
+    h.simd_lt(splat(EPS_NORMALIZE)).select(small, big)
+}
+
+/// Quaternion logarithm per lane: `l = |(qx, qy, qz)|`; the vector part where
+/// `l < 1e-8`, else `(qx, qy, qz) atan2(l, qw) / l`.
+#[inline(always)]
+pub fn quat_log(q: Quatx8) -> Vec3x8 {
+    let v = q.xyz();
+    let l = length(v);
+    let k = atan2_nonneg_y(l, q.w) / l;
+    l.simd_lt(splat(EPS_NORMALIZE)).select(v, v * k)
+}
+
+/// `quat_exp(v / 2)` per lane.
+#[inline(always)]
+pub fn quat_from_scaled_angle_axis(v: Vec3x8) -> Quatx8 {
+    quat_exp(v * splat(0.5))
+}
+
+/// `2 quat_log(q)` per lane.
+#[inline(always)]
+pub fn quat_to_scaled_angle_axis(q: Quatx8) -> Vec3x8 {
+    let v = quat_log(q);
+    v + v
+}
+
+/// A rotation of `angle` radians about a unit `axis`, per lane.
+#[inline(always)]
+pub fn quat_from_angle_axis(angle: F32x8, axis: Vec3x8) -> Quatx8 {
+    let (s, c) = sin_cos(angle * splat(0.5));
+    Quatx8::new(c, s * axis.x, s * axis.y, s * axis.z)
+}
+
+/// `quat_to_scaled_angle_axis(quat_abs(next * inv(curr))) / dt`, zero where
+/// `dt == 0`.
+#[inline(always)]
+pub fn quat_differentiate_angular_velocity(next: Quatx8, curr: Quatx8, dt: F32x8) -> Vec3x8 {
+    div_dt(
+        quat_to_scaled_angle_axis(quat_abs(quat_mul_inv(next, curr))),
+        dt,
+    )
+}
+
+/// `quat_from_scaled_angle_axis(vel dt) * curr` per lane.
+#[inline(always)]
+pub fn quat_integrate_angular_velocity(vel: Vec3x8, curr: Quatx8, dt: F32x8) -> Quatx8 {
+    quat_mul(quat_from_scaled_angle_axis(vel * dt), curr)
+}
+
+/// Normalized lerp per lane.
+#[inline(always)]
+pub fn quat_nlerp(q: Quatx8, p: Quatx8, alpha: F32x8) -> Quatx8 {
+    let a0 = splat(1.0) - alpha;
+    let r = Quatx8::new(
+        a0.mul_add(q.w, alpha * p.w),
+        a0.mul_add(q.x, alpha * p.x),
+        a0.mul_add(q.y, alpha * p.y),
+        a0.mul_add(q.z, alpha * p.z),
+    );
+    r / quat_length(r)
+}
+
+/// Spherical interpolation the short way round, per lane, with the
+/// reference's edge cases: `q` exactly where the (sign-corrected) inputs are
+/// equal, normalized lerp below [`SLERP_NLERP_ANGLE`].
+#[inline(always)]
+pub fn quat_slerp_shortest(q: Quatx8, p: Quatx8, alpha: F32x8) -> Quatx8 {
+    let flip = quat_dot(q, p).simd_lt(F32x8::ZERO) & splat(-0.0);
+    let p = Quatx8::new(p.w ^ flip, p.x ^ flip, p.y ^ flip, p.z ^ flip);
+    let equal = q.w.simd_eq(p.w) & q.x.simd_eq(p.x) & q.y.simd_eq(p.y) & q.z.simd_eq(p.z);
+    let theta = splat(2.0) * atan2_nonneg_y(quat_length(q - p), quat_length(q + p));
+    let (s0, _) = sin_cos((splat(1.0) - alpha) * theta);
+    let (s1, _) = sin_cos(alpha * theta);
+    let (st, _) = sin_cos(theta);
+    let a0 = s0 / st;
+    let a1 = s1 / st;
+    let slerp = Quatx8::new(
+        q.w.mul_add(a0, p.w * a1),
+        q.x.mul_add(a0, p.x * a1),
+        q.y.mul_add(a0, p.y * a1),
+        q.z.mul_add(a0, p.z * a1),
+    );
+    let r = theta
+        .simd_lt(splat(SLERP_NLERP_ANGLE))
+        .select(quat_nlerp(q, p, alpha), slerp);
+    equal.select(q, r)
+}
+
+/// The rotation taking direction `p` to direction `q`, per lane, with the
+/// reference's edge cases (half turn for opposite directions, identity for
+/// a zero vector, exact normalization).
+#[inline(always)]
+pub fn quat_between(p: Vec3x8, q: Vec3x8) -> Quatx8 {
+    let pq2 = dot(p, p) * dot(q, q);
+    let s = pq2.sqrt();
+    let c = cross(p, q);
+    let w = s + dot(p, q);
+    let n2 = w.mul_add(w, dot(c, c));
+    let n = n2.sqrt();
+    let regular = Quatx8::new(w / n, c.x / n, c.y / n, c.z / n);
+    // Half turn about the axis orthogonal to p through its smallest component.
+    let (ax, ay, az) = (p.x.abs(), p.y.abs(), p.z.abs());
+    let pick_x = ax.simd_le(ay) & ax.simd_le(az);
+    let pick_y = !pick_x & ay.simd_le(az);
+    let pick_z = !(pick_x | pick_y);
+    let one = splat(1.0);
+    let e = Vec3x8::new(pick_x & one, pick_y & one, pick_z & one);
+    let axis = cross(p, e);
+    let axis = axis / length(axis);
+    let opposite = n2.simd_le(splat(QUAT_BETWEEN_OPPOSITE) * (s * s));
+    let half = Quatx8::new(F32x8::ZERO, axis.x, axis.y, axis.z);
+    let r = opposite.select(half, regular);
+    pq2.simd_eq(F32x8::ZERO).select(Quatx8::IDENTITY, r)
+}
+
+/// Derivative of [`quat_between`] per lane.
+#[inline(always)]
+pub fn quat_between_dx(p: Vec3x8, dp: Vec3x8, q: Vec3x8, dq: Vec3x8) -> Quatx8 {
+    let c = cross(p, q);
+    let dc = cross(dp, q) + cross(p, dq);
+    let pp = dot(p, p);
+    let qq = dot(q, q);
+    let root = (pp * qq).sqrt();
+    let a = root + dot(p, q);
+    let d_pq2 = (dot(dp, p) + dot(p, dp)) * qq + (dot(dq, q) + dot(q, dq)) * pp;
+    let da = d_pq2 / (splat(2.0) * root + splat(EPS_NORMALIZE)) + dot(dp, q) + dot(p, dq);
+    quat_normalize_dx(
+        Quatx8::new(a, c.x, c.y, c.z),
+        Quatx8::new(da, dc.x, dc.y, dc.z),
+    )
+}
+
+/// `2 × vector part of (dq * inv(q))` per lane.
+#[inline(always)]
+pub fn quat_delta_to_angular_velocity(q: Quatx8, dq: Quatx8) -> Vec3x8 {
+    let v = quat_mul_inv(dq, q).xyz();
+    v + v
+}

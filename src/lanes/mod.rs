@@ -1,0 +1,20 @@
+//! The 8-lane path: the functions of [`crate::reference`] under the same
+//! names and conventions over [`F32x8`], [`Vec3x8`], [`Quatx8`] and
+//! [`Kformx8`], lane `i` holding element `i`, branch-free (per-lane select),
+//! file for file beside the reference. Scalar parameters of the reference
+//! (half-lives, `dt`) are lane vectors here, so each lane may differ.
+//!
+//! Lane functions follow the same edge-case table as the reference and
+//! agree with it within the tolerances stated in `tests/equivalence.rs`.
+
+pub mod inertialize;
+pub mod kform;
+pub mod math;
+pub mod pose;
+pub mod spring;
+
+pub use inertialize::*;
+pub use kform::*;
+pub use math::*;
+pub use pose::*;
+pub use spring::*;

@@ -1,0 +1,96 @@
+//! Whole-pose operators over eight characters that share one skeleton: a
+//! pose is a slice with one [`Kformx8`] per joint, lane `i` being character
+//! `i` ([`crate::reference::pose`] per lane). Like the reference these panic
+//! when a pose is shorter than `parents` or a parent does not precede its
+//! child; [`crate::batch`] validates first and never panics.
+
+use super::kform::{Kformx8, kform_div, kform_mul};
+use super::math::quat_to_scaled_angle_axis;
+use super::math::{F32x8, Rotor, Vec3x8, div_dt, log_vec3, quat_abs, quat_mul, quat_mul_inv};
+
+/// A pose of eight characters: one [`Kformx8`] per joint.
+pub type Posex8 = [Kformx8];
+
+fn check_hierarchy(parents: &[i32], poses: &[usize]) {
+    for &n in poses {
+        assert!(
+            n >= parents.len(),
+            "pose has {n} joints, parents has {}",
+            parents.len()
+        );
+    }
+    for (i, &p) in parents.iter().enumerate() {
+        assert!(
+            p < i as i32 && p >= -1,
+            "joint {i}: parent {p} must be -1 or precede it"
+        );
+    }
+}
+
+/// Forward kinematics with velocities for eight characters.
+pub fn op_fk(global: &mut Posex8, local: &Posex8, parents: &[i32]) {
+    check_hierarchy(parents, &[global.len(), local.len()]);
+    fk_unchecked_order(global, local, parents);
+}
+
+/// [`op_fk`] without the hierarchy check, for callers holding a validated
+/// [`crate::Skeleton`]. Still memory safe: a bad index panics.
+#[inline]
+pub(crate) fn fk_unchecked_order(global: &mut Posex8, local: &Posex8, parents: &[i32]) {
+    for (i, (&p, l)) in parents.iter().zip(local).enumerate() {
+        global[i] = if p < 0 {
+            *l
+        } else {
+            kform_mul(global[p as usize], *l)
+        };
+    }
+}
+
+/// Forward kinematics of positions, rotations and scales for eight
+/// characters; global velocities set to zero.
+pub fn op_fk_static(global: &mut Posex8, local: &Posex8, parents: &[i32]) {
+    check_hierarchy(parents, &[global.len(), local.len()]);
+    for (i, (&p, l)) in parents.iter().zip(local).enumerate() {
+        let mut g = *l;
+        if p >= 0 {
+            let par = global[p as usize];
+            g.pos = Rotor::new(par.rot).apply_add(l.pos * par.scl, par.pos);
+            g.rot = quat_mul(par.rot, l.rot);
+            g.scl = l.scl * par.scl;
+        }
+        g.vel = Vec3x8::ZERO;
+        g.ang = Vec3x8::ZERO;
+        g.svl = Vec3x8::ZERO;
+        global[i] = g;
+    }
+}
+
+/// Backward kinematics for eight characters, the exact inverse of [`op_fk`].
+pub fn op_bk(local: &mut Posex8, global: &Posex8, parents: &[i32]) {
+    check_hierarchy(parents, &[global.len(), local.len()]);
+    for (i, &p) in parents.iter().enumerate() {
+        local[i] = if p < 0 {
+            global[i]
+        } else {
+            kform_div(global[p as usize], global[i])
+        };
+    }
+}
+
+/// Velocities by finite difference for eight characters, each lane with its
+/// own `dt` (zero where `dt == 0`); only the velocity fields are written.
+pub fn op_finite_diff(output: &mut Posex8, input_curr: &Posex8, input_prev: &Posex8, dt: F32x8) {
+    let n = output.len();
+    assert!(
+        input_curr.len() >= n && input_prev.len() >= n,
+        "pose lengths differ"
+    );
+    for ((o, c), p) in output.iter_mut().zip(input_curr).zip(input_prev) {
+        o.vel = div_dt(c.pos - p.pos, dt);
+        o.ang = div_dt(
+            quat_to_scaled_angle_axis(quat_abs(quat_mul_inv(c.rot, p.rot))),
+            dt,
+        );
+        o.svl = div_dt(log_vec3(c.scl / p.scl), dt);
+    }
+}

@@ -1,0 +1,264 @@
+//! Inertializers: offset-based transitions that decay the difference
+//! between the source and destination animations (transition cost article,
+//! "Appendix: Cubic Inertializer"; reference-math.md, "Inertializers on
+//! single values"; velocities article, "Inertialization").
+
+use super::math::{Quat, Vec3, clampf, exp_vec3, log_vec3, quat_abs, quat_from_scaled_angle_axis};
+use super::math::{quat_mul, quat_mul_inv, quat_mul_vec3, quat_to_scaled_angle_axis};
+use super::pose::Pose;
+use super::spring::{decay_spring_damper_exact_quat, decay_spring_damper_exact_vec3};
+
+/// Epsilon added to blend times (`1e-8f`).
+pub const EPS_BLEND: f32 = 1e-8;
+
+/// Cubic decay of an initial offset `init_x` moving at `init_v`, reaching
+/// zero with zero velocity at `blendtime`: with `t = clamp(dt / (blendtime +
+/// 1e-8), 0, 1)`, `d = x`, `c = v blendtime`, `b = -3d - 2c`, `a = 2d + c`,
+/// returns `(a t³ + b t² + c t + d, (3a t² + 2b t + c) / (blendtime + 1e-8))`.
+pub fn decayed_offset_cubic(init_x: Vec3, init_v: Vec3, blendtime: f32, dt: f32) -> (Vec3, Vec3) {
+    let t = clampf(dt / (blendtime + EPS_BLEND), 0.0, 1.0);
+    let d = init_x;
+    let c = init_v * blendtime;
+    let b = -3.0 * d - 2.0 * c;
+    let a = 2.0 * d + c;
+    (
+        a * (t * t * t) + b * (t * t) + c * t + d,
+        (3.0 * a * (t * t) + 2.0 * b * t + c) / (blendtime + EPS_BLEND),
+    )
+}
+
+/// [`decayed_offset_cubic`] of a rotational offset: decayed in
+/// scaled-angle-axis space (after `quat_abs`, so the short way round) and
+/// turned back into a quaternion.
+pub fn decayed_offset_cubic_quat(
+    init_x: Quat,
+    init_v: Vec3,
+    blendtime: f32,
+    dt: f32,
+) -> (Quat, Vec3) {
+    let (x, v) = decayed_offset_cubic(
+        quat_to_scaled_angle_axis(quat_abs(init_x)),
+        init_v,
+        blendtime,
+        dt,
+    );
+    (quat_from_scaled_angle_axis(x), v)
+}
+
+/// Starts a cubic transition from the source to the destination: the offset
+/// becomes the currently displayed value (source plus the still-decaying
+/// old offset) minus the destination, and the offset time restarts.
+/// Returns the new `(off_x, off_v, off_t)`.
+#[allow(clippy::too_many_arguments)]
+pub fn inertialize_cubic_transition(
+    off_x: Vec3,
+    off_v: Vec3,
+    off_t: f32,
+    src_x: Vec3,
+    src_v: Vec3,
+    dst_x: Vec3,
+    dst_v: Vec3,
+    blendtime: f32,
+) -> (Vec3, Vec3, f32) {
+    let (dec_x, dec_v) = decayed_offset_cubic(off_x, off_v, blendtime, off_t);
+    ((dec_x + src_x) - dst_x, (dec_v + src_v) - dst_v, 0.0)
+}
+
+/// Advances a cubic transition by `dt` and applies the decayed offset to the
+/// input. Returns `(out_x, out_v, off_t)`.
+#[allow(clippy::too_many_arguments)]
+pub fn inertialize_cubic_update(
+    off_t: f32,
+    off_x: Vec3,
+    off_v: Vec3,
+    in_x: Vec3,
+    in_v: Vec3,
+    blendtime: f32,
+    dt: f32,
+) -> (Vec3, Vec3, f32) {
+    let off_t = off_t + dt;
+    let (dec_x, dec_v) = decayed_offset_cubic(off_x, off_v, blendtime, off_t);
+    (in_x + dec_x, in_v + dec_v, off_t)
+}
+
+/// [`inertialize_cubic_transition`] for rotations. The displayed value is
+/// `dec_x src_x` turning at `dec_v + R(dec_x) src_v`; the new offset is
+/// `quat_abs(displayed dst_x⁻¹)` and its velocity `displayed_v - R(off_x) dst_v`.
+///
+/// Deviation from reference-math.md (`off_v = dec_v + src_v - dst_v`): that
+/// offset velocity, fed to [`inertialize_cubic_update_quat`] (which rotates
+/// the input velocity by the offset, as `op_inertialize` does), makes the
+/// output's angular velocity jump at the transition. Rotating both input
+/// velocities keeps it continuous; the two agree when the offsets are
+/// identity. Offsets are canonicalized with `quat_abs` (edge-case table).
+#[allow(clippy::too_many_arguments)]
+pub fn inertialize_cubic_transition_quat(
+    off_x: Quat,
+    off_v: Vec3,
+    off_t: f32,
+    src_x: Quat,
+    src_v: Vec3,
+    dst_x: Quat,
+    dst_v: Vec3,
+    blendtime: f32,
+) -> (Quat, Vec3, f32) {
+    let (dec_x, dec_v) = decayed_offset_cubic_quat(off_x, off_v, blendtime, off_t);
+    let cur_x = quat_mul(dec_x, src_x);
+    let cur_v = dec_v + quat_mul_vec3(dec_x, src_v);
+    let new_x = quat_abs(quat_mul_inv(cur_x, dst_x));
+    (new_x, cur_v - quat_mul_vec3(new_x, dst_v), 0.0)
+}
+
+/// [`inertialize_cubic_update`] for rotations: `out_x = dec_x in_x`,
+/// `out_v = dec_v + R(dec_x) in_v`. Returns `(out_x, out_v, off_t)`.
+#[allow(clippy::too_many_arguments)]
+pub fn inertialize_cubic_update_quat(
+    off_t: f32,
+    off_x: Quat,
+    off_v: Vec3,
+    in_x: Quat,
+    in_v: Vec3,
+    blendtime: f32,
+    dt: f32,
+) -> (Quat, Vec3, f32) {
+    let off_t = off_t + dt;
+    let (dec_x, dec_v) = decayed_offset_cubic_quat(off_x, off_v, blendtime, off_t);
+    (
+        quat_mul(dec_x, in_x),
+        dec_v + quat_mul_vec3(dec_x, in_v),
+        off_t,
+    )
+}
+
+/// Starts a spring transition (reference-math.md):
+/// `off_x = (src_x + off_x) - dst_x`, `off_v = (src_v + off_v) - dst_v`.
+/// Returns the new `(off_x, off_v)`.
+pub fn inertialize_transition(
+    off_x: Vec3,
+    off_v: Vec3,
+    src_x: Vec3,
+    src_v: Vec3,
+    dst_x: Vec3,
+    dst_v: Vec3,
+) -> (Vec3, Vec3) {
+    ((src_x + off_x) - dst_x, (src_v + off_v) - dst_v)
+}
+
+/// Decays a spring offset by `dt` and applies it to the input
+/// (reference-math.md). Returns `(out_x, out_v, off_x, off_v)`.
+pub fn inertialize_update(
+    off_x: Vec3,
+    off_v: Vec3,
+    in_x: Vec3,
+    in_v: Vec3,
+    halflife: f32,
+    dt: f32,
+) -> (Vec3, Vec3, Vec3, Vec3) {
+    let (off_x, off_v) = decay_spring_damper_exact_vec3(off_x, off_v, halflife, dt);
+    (in_x + off_x, in_v + off_v, off_x, off_v)
+}
+
+/// [`inertialize_transition`] for rotations, with the same continuity
+/// correction as [`inertialize_cubic_transition_quat`]: the displayed value
+/// is `off_x src_x` turning at `off_v + R(off_x) src_v`.
+pub fn inertialize_transition_quat(
+    off_x: Quat,
+    off_v: Vec3,
+    src_x: Quat,
+    src_v: Vec3,
+    dst_x: Quat,
+    dst_v: Vec3,
+) -> (Quat, Vec3) {
+    let cur_x = quat_mul(off_x, src_x);
+    let cur_v = off_v + quat_mul_vec3(off_x, src_v);
+    let new_x = quat_abs(quat_mul_inv(cur_x, dst_x));
+    (new_x, cur_v - quat_mul_vec3(new_x, dst_v))
+}
+
+/// [`inertialize_update`] for rotations: the offset decays with
+/// [`decay_spring_damper_exact_quat`], `out_x = off_x in_x`,
+/// `out_v = off_v + R(off_x) in_v`. Returns `(out_x, out_v, off_x, off_v)`.
+pub fn inertialize_update_quat(
+    off_x: Quat,
+    off_v: Vec3,
+    in_x: Quat,
+    in_v: Vec3,
+    halflife: f32,
+    dt: f32,
+) -> (Quat, Vec3, Quat, Vec3) {
+    let (off_x, off_v) = decay_spring_damper_exact_quat(off_x, off_v, halflife, dt);
+    (
+        quat_mul(off_x, in_x),
+        off_v + quat_mul_vec3(off_x, in_v),
+        off_x,
+        off_v,
+    )
+}
+
+/// The offset pose of a transition from `lhs` (what is displayed now) to
+/// `rhs` (the new input), for [`op_inertialize`]:
+/// `pos = lhs.pos - rhs.pos`, `rot = quat_abs(lhs.rot rhs.rot⁻¹)`,
+/// `scl = lhs.scl / rhs.scl`, `vel = lhs.vel - rhs.vel`,
+/// `ang = lhs.ang - R(rot) rhs.ang`, `svl = lhs.svl - rhs.svl`.
+///
+/// Deviations from the published reference: the rotation offset goes
+/// through `quat_abs` (edge-case table), and the angular velocity offset
+/// rotates `rhs.ang` by it, because [`op_inertialize`] rotates the input's
+/// angular velocity; the published `lhs.ang - rhs.ang` makes the output's
+/// angular velocity jump at the transition.
+pub fn op_inertialize_offset(offset: &mut Pose, lhs: &Pose, rhs: &Pose) {
+    let n = offset.len();
+    assert!(lhs.len() >= n && rhs.len() >= n, "pose lengths differ");
+    for i in 0..n {
+        let rot = quat_abs(quat_mul_inv(lhs.rot[i], rhs.rot[i]));
+        offset.pos[i] = lhs.pos[i] - rhs.pos[i];
+        offset.rot[i] = rot;
+        offset.scl[i] = lhs.scl[i] / rhs.scl[i];
+        offset.vel[i] = lhs.vel[i] - rhs.vel[i];
+        offset.ang[i] = lhs.ang[i] - quat_mul_vec3(rot, rhs.ang[i]);
+        offset.svl[i] = lhs.svl[i] - rhs.svl[i];
+    }
+}
+
+/// Cubic inertialization of a whole pose (velocities article,
+/// "Inertialization"): with `t = clamp(blend_time / (blend_duration + 1e-8),
+/// 0, 1)` and the weights `w0 = 2t³ - 3t² + 1`, `w1 = (t³ - 2t² + t) duration`,
+/// `w2 = (6t² - 6t) / (duration + 1e-8)`, `w3 = 3t² - 4t + 1`, the offset
+/// decays as `off = w0 x + w1 v`, `off_vel = w2 x + w3 v` (rotations in
+/// scaled-angle-axis space, scales in log space) and is applied to `input`:
+/// `pos = in + off`, `rot = off_rot in`, `ang = R(off_rot) in.ang + off_ang`,
+/// `scl = in.scl off_scl`.
+///
+/// The offset rotation goes through `quat_abs` first (edge-case table).
+pub fn op_inertialize(
+    output: &mut Pose,
+    offset: &Pose,
+    input: &Pose,
+    blend_time: f32,
+    blend_duration: f32,
+) {
+    let n = output.len();
+    assert!(offset.len() >= n && input.len() >= n, "pose lengths differ");
+    let t = clampf(blend_time / (blend_duration + EPS_BLEND), 0.0, 1.0);
+    let w0 = 2.0 * t * t * t - 3.0 * t * t + 1.0;
+    let w1 = (t * t * t - 2.0 * t * t + t) * blend_duration;
+    let w2 = (6.0 * t * t - 6.0 * t) / (blend_duration + EPS_BLEND);
+    let w3 = 3.0 * t * t - 4.0 * t + 1.0;
+    for i in 0..n {
+        let off_rot_saa = quat_to_scaled_angle_axis(quat_abs(offset.rot[i]));
+        let off_log_scl = log_vec3(offset.scl[i]);
+        let off_pos = w0 * offset.pos[i] + w1 * offset.vel[i];
+        let off_vel = w2 * offset.pos[i] + w3 * offset.vel[i];
+        let off_rot = quat_from_scaled_angle_axis(w0 * off_rot_saa + w1 * offset.ang[i]);
+        let off_ang = w2 * off_rot_saa + w3 * offset.ang[i];
+        let off_scl = exp_vec3(w0 * off_log_scl + w1 * offset.svl[i]);
+        let off_svl = w2 * off_log_scl + w3 * offset.svl[i];
+
+        output.pos[i] = input.pos[i] + off_pos;
+        output.vel[i] = input.vel[i] + off_vel;
+        output.rot[i] = quat_mul(off_rot, input.rot[i]);
+        output.ang[i] = quat_mul_vec3(off_rot, input.ang[i]) + off_ang;
+        output.scl[i] = input.scl[i] * off_scl;
+        output.svl[i] = input.svl[i] + off_svl;
+    }
+}

@@ -1,0 +1,25 @@
+//! The scalar reference path: plain f32 code that mirrors the articles.
+//!
+//! Conventions (issue "Foundation"): the article's snake_case names and
+//! argument order; `eps` default arguments are constants (`EPS_*`), not
+//! parameters; in-out arguments (`float&`, `vec3&`, `quat&`) are plain inputs
+//! and the function returns their new values as a tuple in argument order;
+//! where the C++ overloads one name for several types the article's own type
+//! keeps the name and the others add `_vec3` / `_quat`; pose operators keep
+//! the article's order with outputs first as `&mut Pose`.
+//!
+//! Every function is re-exported here, so `kineform::reference::quat_mul`
+//! reads like the article. [`crate::lanes`] holds the same functions over
+//! eight lanes, file for file.
+
+pub mod inertialize;
+pub mod kform;
+pub mod math;
+pub mod pose;
+pub mod spring;
+
+pub use inertialize::*;
+pub use kform::*;
+pub use math::*;
+pub use pose::*;
+pub use spring::*;

@@ -1,0 +1,189 @@
+//! Poses and the whole-pose operators of the velocities article: forward
+//! and backward kinematics and finite differences.
+//!
+//! Operators keep the article's argument order with outputs first as
+//! `&mut Pose`. They take `parents: &[i32]` with -1 for a root, in
+//! parent-first order, and panic (like the article's `assert`) when a pose
+//! is shorter than `parents` or a parent does not precede its child; the
+//! validated, non-panicking entry points are in [`crate::batch`].
+
+use super::kform::{Kform, kform_div, kform_mul};
+use super::math::{
+    Quat, Vec3, div_dt, log_vec3, quat_abs, quat_mul_inv, quat_to_scaled_angle_axis,
+};
+
+/// A pose: one entry per joint in each field (the article's `struct pose`).
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Pose {
+    /// Positions.
+    pub pos: Vec<Vec3>,
+    /// Rotations.
+    pub rot: Vec<Quat>,
+    /// Scales.
+    pub scl: Vec<Vec3>,
+    /// Linear velocities.
+    pub vel: Vec<Vec3>,
+    /// Angular velocities.
+    pub ang: Vec<Vec3>,
+    /// Scalar velocities.
+    pub svl: Vec<Vec3>,
+}
+
+impl Pose {
+    /// A pose of `joints` identity kineforms.
+    pub fn new(joints: usize) -> Pose {
+        Pose::from_kforms(&vec![Kform::IDENTITY; joints])
+    }
+
+    /// A pose from one kineform per joint.
+    pub fn from_kforms(k: &[Kform]) -> Pose {
+        Pose {
+            pos: k.iter().map(|k| k.pos).collect(),
+            rot: k.iter().map(|k| k.rot).collect(),
+            scl: k.iter().map(|k| k.scl).collect(),
+            vel: k.iter().map(|k| k.vel).collect(),
+            ang: k.iter().map(|k| k.ang).collect(),
+            svl: k.iter().map(|k| k.svl).collect(),
+        }
+    }
+
+    /// Number of joints (the length of `pos`).
+    pub fn len(&self) -> usize {
+        self.pos.len()
+    }
+
+    /// True for a pose of no joints.
+    pub fn is_empty(&self) -> bool {
+        self.pos.is_empty()
+    }
+
+    /// True when every field has the same length.
+    pub fn is_consistent(&self) -> bool {
+        let n = self.pos.len();
+        [
+            self.rot.len(),
+            self.scl.len(),
+            self.vel.len(),
+            self.ang.len(),
+            self.svl.len(),
+        ]
+        .iter()
+        .all(|&m| m == n)
+    }
+
+    /// Joint `i` as a kineform (the article's `pose::operator()`).
+    pub fn get(&self, i: usize) -> Kform {
+        Kform {
+            pos: self.pos[i],
+            rot: self.rot[i],
+            scl: self.scl[i],
+            vel: self.vel[i],
+            ang: self.ang[i],
+            svl: self.svl[i],
+        }
+    }
+
+    /// Sets joint `i` from a kineform.
+    pub fn set(&mut self, i: usize, k: Kform) {
+        self.pos[i] = k.pos;
+        self.rot[i] = k.rot;
+        self.scl[i] = k.scl;
+        self.vel[i] = k.vel;
+        self.ang[i] = k.ang;
+        self.svl[i] = k.svl;
+    }
+
+    /// Every joint as a kineform.
+    pub fn to_kforms(&self) -> Vec<Kform> {
+        (0..self.len()).map(|i| self.get(i)).collect()
+    }
+}
+
+fn check_hierarchy(parents: &[i32], poses: &[usize]) {
+    for &n in poses {
+        assert!(
+            n >= parents.len(),
+            "pose has {n} joints, parents has {}",
+            parents.len()
+        );
+    }
+    for (i, &p) in parents.iter().enumerate() {
+        assert!(
+            p < i as i32 && p >= -1,
+            "joint {i}: parent {p} must be -1 or precede it"
+        );
+    }
+}
+
+/// Forward kinematics with velocities: each joint is `kform_mul(parent's
+/// global, local)`, roots copied (velocities article, "Forward & Backward
+/// Kinematics").
+pub fn op_fk(global: &mut Pose, local: &Pose, parents: &[i32]) {
+    check_hierarchy(parents, &[global.len(), local.len()]);
+    for (i, &p) in parents.iter().enumerate() {
+        let k = if p < 0 {
+            local.get(i)
+        } else {
+            kform_mul(global.get(p as usize), local.get(i))
+        };
+        global.set(i, k);
+    }
+}
+
+/// Forward kinematics of positions, rotations and scales only; the global
+/// velocities are set to zero.
+pub fn op_fk_static(global: &mut Pose, local: &Pose, parents: &[i32]) {
+    check_hierarchy(parents, &[global.len(), local.len()]);
+    for (i, &p) in parents.iter().enumerate() {
+        global.vel[i] = Vec3::ZERO;
+        global.ang[i] = Vec3::ZERO;
+        global.svl[i] = Vec3::ZERO;
+        if p < 0 {
+            global.pos[i] = local.pos[i];
+            global.rot[i] = local.rot[i];
+            global.scl[i] = local.scl[i];
+        } else {
+            let p = p as usize;
+            let (par_pos, par_rot, par_scl) = (global.pos[p], global.rot[p], global.scl[p]);
+            global.pos[i] = super::math::quat_mul_vec3(par_rot, local.pos[i] * par_scl) + par_pos;
+            global.rot[i] = super::math::quat_mul(par_rot, local.rot[i]);
+            global.scl[i] = local.scl[i] * par_scl;
+        }
+    }
+}
+
+/// Backward kinematics: each joint is `kform_div(parent's global, global)`,
+/// the exact inverse of [`op_fk`] (see [`kform_div`] for the deviation from
+/// the published reference at non-unit scale).
+pub fn op_bk(local: &mut Pose, global: &Pose, parents: &[i32]) {
+    check_hierarchy(parents, &[global.len(), local.len()]);
+    for (i, &p) in parents.iter().enumerate() {
+        let k = if p < 0 {
+            global.get(i)
+        } else {
+            kform_div(global.get(p as usize), global.get(i))
+        };
+        local.set(i, k);
+    }
+}
+
+/// Velocities of `input_curr` by finite difference with `input_prev`:
+/// `vel = (pos₁ - pos₀) / dt`,
+/// `ang = quat_to_scaled_angle_axis(quat_abs(rot₁ rot₀⁻¹)) / dt`,
+/// `svl = log(scl₁ / scl₀) / dt`. Only the velocity fields of `output` are
+/// written. With `dt == 0` they are zero (edge-case table).
+pub fn op_finite_diff(output: &mut Pose, input_curr: &Pose, input_prev: &Pose, dt: f32) {
+    let n = output.len();
+    assert!(
+        input_curr.len() >= n && input_prev.len() >= n,
+        "pose lengths differ"
+    );
+    for i in 0..n {
+        output.vel[i] = div_dt(input_curr.pos[i] - input_prev.pos[i], dt);
+        output.ang[i] = div_dt(
+            quat_to_scaled_angle_axis(quat_abs(quat_mul_inv(input_curr.rot[i], input_prev.rot[i]))),
+            dt,
+        );
+        output.svl[i] = div_dt(log_vec3(input_curr.scl[i] / input_prev.scl[i]), dt);
+    }
+}

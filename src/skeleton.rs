@@ -1,0 +1,87 @@
+//! A validated joint hierarchy, checked once so kernels need not check again.
+
+use crate::error::{Error, Result};
+
+/// Most joints a [`Skeleton`] may have (indices fit in 16 bits).
+pub const MAX_JOINTS: usize = 65_535;
+
+/// A joint hierarchy in parent-first order: `parents[i]` is -1 for a root,
+/// else the index of joint `i`'s parent, which is smaller than `i`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Skeleton {
+    parents: Vec<i32>,
+    names: Vec<String>,
+}
+
+impl Skeleton {
+    /// Validates `parents` (joints named `joint0`, `joint1`, ...).
+    pub fn new(parents: Vec<i32>) -> Result<Skeleton> {
+        let names = (0..parents.len()).map(|i| format!("joint{i}")).collect();
+        Skeleton::with_names(parents, names)
+    }
+
+    /// Validates `parents` and keeps a name per joint. Errors name the first
+    /// bad joint: no joints, more than [`MAX_JOINTS`], a parent that is not
+    /// -1 and not smaller than its child, or a name count that differs.
+    pub fn with_names(parents: Vec<i32>, names: Vec<String>) -> Result<Skeleton> {
+        let bad = |joint: usize, reason: String| Err(Error::Skeleton { joint, reason });
+        if parents.is_empty() {
+            return bad(0, "a skeleton needs at least one joint (a root)".into());
+        }
+        if parents.len() > MAX_JOINTS {
+            return bad(
+                MAX_JOINTS,
+                format!("{} joints; at most {MAX_JOINTS} are allowed", parents.len()),
+            );
+        }
+        if names.len() != parents.len() {
+            return bad(
+                names.len().min(parents.len()),
+                format!("{} names for {} joints", names.len(), parents.len()),
+            );
+        }
+        for (i, &p) in parents.iter().enumerate() {
+            if p < -1 || p >= i as i32 {
+                return bad(
+                    i,
+                    format!("parent {p} must be -1 (a root) or a joint index smaller than {i}"),
+                );
+            }
+        }
+        Ok(Skeleton { parents, names })
+    }
+
+    /// Parent of each joint, -1 for roots.
+    pub fn parents(&self) -> &[i32] {
+        &self.parents
+    }
+
+    /// Name of each joint.
+    pub fn names(&self) -> &[String] {
+        &self.names
+    }
+
+    /// Number of joints.
+    pub fn len(&self) -> usize {
+        self.parents.len()
+    }
+
+    /// Always false: a skeleton has at least one joint.
+    pub fn is_empty(&self) -> bool {
+        self.parents.is_empty()
+    }
+
+    /// Index of the joint called `name`.
+    pub fn find(&self, name: &str) -> Option<usize> {
+        self.names.iter().position(|n| n == name)
+    }
+
+    /// Depth of the deepest chain, counting a root as 1.
+    pub fn depth(&self) -> usize {
+        let mut depth = vec![0usize; self.len()];
+        for (i, &p) in self.parents.iter().enumerate() {
+            depth[i] = if p < 0 { 1 } else { depth[p as usize] + 1 };
+        }
+        depth.into_iter().max().unwrap_or(0)
+    }
+}

@@ -1,0 +1,263 @@
+//! Structure-of-arrays storage owned as lane vectors.
+//!
+//! A [`Stream`] holds N elements (f32, vectors, quaternions or kineforms)
+//! as `ceil(N / 8)` lane values, element `8k + i` in lane `i` of pack `k`. A
+//! [`CrowdPose`] holds C characters × J joints: pack `p` is characters
+//! `8p .. 8p + 8`, one [`Kformx8`] per joint, lane `i` being character
+//! `8p + i`, so forward kinematics walks joints parent-first doing full
+//! 8-wide work at each step.
+//!
+//! Storage is a `Vec` of lane types (32-byte aligned), never a cast of a
+//! caller's `&[f32]`, whose alignment is not guaranteed. [`Stream::as_f32s`]
+//! and [`CrowdPose::as_f32s`] view it as plain floats through bytemuck: per
+//! pack, each field's eight lanes are contiguous (`x0..x7, y0..y7, ...`).
+//! Padding lanes of a partial last pack hold identity values so kernels stay
+//! finite there; they never reach [`Stream::to_vec`] or [`CrowdPose::get`].
+
+use bytemuck::Pod;
+
+use crate::lanes::{F32x8, Kformx8, Quatx8, Vec3x8};
+use crate::reference::{Kform, Pose, Quat, Vec3};
+
+/// A lane type: eight `Elem`s side by side.
+pub trait Lanes: Pod + Send + Sync {
+    /// The scalar element.
+    type Elem: Copy + Default + Send + Sync;
+    /// Lane `i` holds `e[i]`.
+    fn from_array(e: [Self::Elem; 8]) -> Self;
+    /// The eight lanes.
+    fn to_array(self) -> [Self::Elem; 8];
+}
+
+impl Lanes for F32x8 {
+    type Elem = f32;
+    fn from_array(e: [f32; 8]) -> Self {
+        F32x8::new(e)
+    }
+    fn to_array(self) -> [f32; 8] {
+        F32x8::to_array(self)
+    }
+}
+
+macro_rules! impl_lanes {
+    ($lanes:ty, $elem:ty) => {
+        impl Lanes for $lanes {
+            type Elem = $elem;
+            fn from_array(e: [$elem; 8]) -> Self {
+                <$lanes>::from_array(e)
+            }
+            fn to_array(self) -> [$elem; 8] {
+                <$lanes>::to_array(self)
+            }
+        }
+    };
+}
+impl_lanes!(Vec3x8, Vec3);
+impl_lanes!(Quatx8, Quat);
+impl_lanes!(Kformx8, Kform);
+
+/// Number of 8-lane packs that hold `n` elements.
+pub const fn packs_for(n: usize) -> usize {
+    n.div_ceil(8)
+}
+
+/// N elements stored as lane values, padded to a whole pack with
+/// `Elem::default()` (zero, the identity rotation, the identity kineform).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Stream<L: Lanes> {
+    data: Vec<L>,
+    len: usize,
+}
+
+/// A stream of f32.
+pub type F32Stream = Stream<F32x8>;
+/// A stream of 3-vectors.
+pub type Vec3Stream = Stream<Vec3x8>;
+/// A stream of quaternions.
+pub type QuatStream = Stream<Quatx8>;
+/// A stream of kineforms (for example the joints of one pose).
+pub type KformStream = Stream<Kformx8>;
+
+impl<L: Lanes> Stream<L> {
+    /// `len` default elements.
+    pub fn new(len: usize) -> Self {
+        Stream {
+            data: vec![L::from_array([L::Elem::default(); 8]); packs_for(len)],
+            len,
+        }
+    }
+
+    /// A stream holding `elems`.
+    pub fn from_elems(elems: &[L::Elem]) -> Self {
+        let data = elems
+            .chunks(8)
+            .map(|c| {
+                let mut a = [L::Elem::default(); 8];
+                a[..c.len()].copy_from_slice(c);
+                L::from_array(a)
+            })
+            .collect();
+        Stream {
+            data,
+            len: elems.len(),
+        }
+    }
+
+    /// Number of elements.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// True when there are no elements.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The lane values, `ceil(len / 8)` of them.
+    pub fn packs(&self) -> &[L] {
+        &self.data
+    }
+
+    /// The lane values, mutable.
+    pub fn packs_mut(&mut self) -> &mut [L] {
+        &mut self.data
+    }
+
+    /// Element `i`, or `None` past the end.
+    pub fn get(&self, i: usize) -> Option<L::Elem> {
+        (i < self.len).then(|| self.data[i / 8].to_array()[i % 8])
+    }
+
+    /// Sets element `i`; returns false (and writes nothing) past the end.
+    pub fn set(&mut self, i: usize, e: L::Elem) -> bool {
+        if i >= self.len {
+            return false;
+        }
+        let mut a = self.data[i / 8].to_array();
+        a[i % 8] = e;
+        self.data[i / 8] = L::from_array(a);
+        true
+    }
+
+    /// The elements, without padding.
+    pub fn to_vec(&self) -> Vec<L::Elem> {
+        let mut v: Vec<L::Elem> = self.data.iter().flat_map(|p| p.to_array()).collect();
+        v.truncate(self.len);
+        v
+    }
+
+    /// The storage viewed as floats (padding included), pack by pack.
+    pub fn as_f32s(&self) -> &[f32] {
+        bytemuck::cast_slice(&self.data)
+    }
+
+    /// The storage viewed as mutable floats.
+    pub fn as_f32s_mut(&mut self) -> &mut [f32] {
+        bytemuck::cast_slice_mut(&mut self.data)
+    }
+}
+
+/// The kineforms of C characters × J joints that share one skeleton, in
+/// packs of eight characters (see the module docs).
+#[derive(Clone, Debug, PartialEq)]
+pub struct CrowdPose {
+    data: Vec<Kformx8>,
+    characters: usize,
+    joints: usize,
+}
+
+impl CrowdPose {
+    /// `characters × joints` identity kineforms.
+    pub fn new(characters: usize, joints: usize) -> CrowdPose {
+        CrowdPose {
+            data: vec![Kformx8::IDENTITY; packs_for(characters) * joints],
+            characters,
+            joints,
+        }
+    }
+
+    /// A crowd from one pose per character; every pose must have `joints`
+    /// joints and consistent fields, else `None`.
+    pub fn from_poses(poses: &[Pose], joints: usize) -> Option<CrowdPose> {
+        if poses
+            .iter()
+            .any(|p| p.len() != joints || !p.is_consistent())
+        {
+            return None;
+        }
+        let mut crowd = CrowdPose::new(poses.len(), joints);
+        for (c, p) in poses.iter().enumerate() {
+            for j in 0..joints {
+                crowd.set(c, j, p.get(j));
+            }
+        }
+        Some(crowd)
+    }
+
+    /// Number of characters.
+    pub fn characters(&self) -> usize {
+        self.characters
+    }
+
+    /// Joints per character.
+    pub fn joints(&self) -> usize {
+        self.joints
+    }
+
+    /// Number of packs of eight characters.
+    pub fn packs(&self) -> usize {
+        packs_for(self.characters)
+    }
+
+    /// Pack `p`: one [`Kformx8`] per joint.
+    pub fn pack(&self, p: usize) -> &[Kformx8] {
+        &self.data[p * self.joints..(p + 1) * self.joints]
+    }
+
+    /// Pack `p`, mutable.
+    pub fn pack_mut(&mut self, p: usize) -> &mut [Kformx8] {
+        &mut self.data[p * self.joints..(p + 1) * self.joints]
+    }
+
+    /// All packs, joint-major within each pack.
+    pub fn lanes(&self) -> &[Kformx8] {
+        &self.data
+    }
+
+    /// All packs, mutable.
+    pub fn lanes_mut(&mut self) -> &mut [Kformx8] {
+        &mut self.data
+    }
+
+    /// Joint `j` of character `c`, or `None` out of range.
+    pub fn get(&self, c: usize, j: usize) -> Option<Kform> {
+        (c < self.characters && j < self.joints)
+            .then(|| self.data[(c / 8) * self.joints + j].lane(c % 8))
+    }
+
+    /// Sets joint `j` of character `c`; false (nothing written) out of range.
+    pub fn set(&mut self, c: usize, j: usize, k: Kform) -> bool {
+        if c >= self.characters || j >= self.joints {
+            return false;
+        }
+        let slot = &mut self.data[(c / 8) * self.joints + j];
+        let mut a = slot.to_array();
+        a[c % 8] = k;
+        *slot = Kformx8::from_array(a);
+        true
+    }
+
+    /// Character `c` as a pose, or `None` out of range.
+    pub fn pose(&self, c: usize) -> Option<Pose> {
+        (c < self.characters).then(|| {
+            let k: Vec<Kform> = (0..self.joints).filter_map(|j| self.get(c, j)).collect();
+            Pose::from_kforms(&k)
+        })
+    }
+
+    /// The storage viewed as floats (padding included): pack, then joint,
+    /// then the 19 fields' eight lanes.
+    pub fn as_f32s(&self) -> &[f32] {
+        bytemuck::cast_slice(&self.data)
+    }
+}
