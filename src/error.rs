@@ -31,6 +31,23 @@ pub enum Error {
         /// What is wrong with it.
         reason: String,
     },
+    /// A BVH file is malformed; `line` is 1-based (0 when it is not tied to
+    /// one line).
+    #[error("BVH line {line}: {reason}")]
+    Bvh {
+        /// Line of the problem.
+        line: usize,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A file could not be read or written.
+    #[error("{path}: {reason}")]
+    Io {
+        /// The file.
+        path: String,
+        /// The operating system's reason.
+        reason: String,
+    },
 }
 
 /// `Result<T, kineform::Error>`.

@@ -21,12 +21,15 @@
 //! the 256-bit path; [`simd_backend`] says which one was compiled in.
 
 pub mod batch;
+pub mod bvh;
+pub mod clip;
 pub mod error;
 pub mod lanes;
 pub mod reference;
 pub mod skeleton;
 pub mod stream;
 
+pub use clip::Clip;
 pub use error::{Error, Result};
 pub use skeleton::Skeleton;
 

@@ -298,7 +298,7 @@ pub fn cross(a: Vec3x8, b: Vec3x8) -> Vec3x8 {
 
 /// `c + a × b` per lane, fused.
 #[inline(always)]
-fn cross_add(a: Vec3x8, b: Vec3x8, c: Vec3x8) -> Vec3x8 {
+pub fn cross_add(a: Vec3x8, b: Vec3x8, c: Vec3x8) -> Vec3x8 {
     Vec3x8::new(
         a.z.mul_neg_add(b.y, a.y.mul_add(b.z, c.x)),
         a.x.mul_neg_add(b.z, a.z.mul_add(b.x, c.y)),

@@ -4,7 +4,7 @@
 //! when a pose is shorter than `parents` or a parent does not precede its
 //! child; [`crate::batch`] validates first and never panics.
 
-use super::kform::{Kformx8, kform_div, kform_mul};
+use super::kform::{Kformx8, kform_div, kform_mul_into};
 use super::math::quat_to_scaled_angle_axis;
 use super::math::{F32x8, Rotor, Vec3x8, div_dt, log_vec3, quat_abs, quat_mul, quat_mul_inv};
 
@@ -38,11 +38,13 @@ pub fn op_fk(global: &mut Posex8, local: &Posex8, parents: &[i32]) {
 #[inline]
 pub(crate) fn fk_unchecked_order(global: &mut Posex8, local: &Posex8, parents: &[i32]) {
     for (i, (&p, l)) in parents.iter().zip(local).enumerate() {
-        global[i] = if p < 0 {
-            *l
-        } else {
-            kform_mul(global[p as usize], *l)
-        };
+        // Parents precede children: split so the parent is read from the
+        // finished part while the child is written, with no aliasing.
+        let (done, rest) = global.split_at_mut(i);
+        match usize::try_from(p) {
+            Ok(p) => kform_mul_into(&mut rest[0], &done[p], l),
+            Err(_) => rest[0] = *l,
+        }
     }
 }
 

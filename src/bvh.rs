@@ -1,0 +1,568 @@
+//! BVH motion capture in and out.
+//!
+//! A small parser of our own rather than a crate: the crates on crates.io
+//! for BVH (`bvh_anim` 0.4 being the most complete) give Euler channels but
+//! no quaternions or clip layout, pull in their own math types, and were not
+//! checked against these files' quirks; what we need is about 300 lines and
+//! has to produce our [`Skeleton`] and [`Clip`] directly.
+//!
+//! Quirks handled (all five CMU files in `data/mocap` load): CRLF and LF
+//! mixed in one file, lines without indentation, `Frame Time: .0083333`,
+//! a different Euler order on different joints, zero-length bones, End Sites.
+//! Euler channels apply in the listed order as intrinsic rotations
+//! (`Zrotation Yrotation Xrotation` is `Rz Ry Rx`), in degrees. A joint's
+//! local position is its OFFSET plus its position channels, if any.
+//!
+//! Malformed input gives [`Error::Bvh`] with the line number and the
+//! reason, never a panic.
+
+use crate::clip::Clip;
+use crate::error::{Error, Result};
+use crate::reference::{Quat, Vec3};
+use crate::skeleton::Skeleton;
+
+/// One motion channel of a joint.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Channel {
+    /// Translation along x.
+    Xposition,
+    /// Translation along y.
+    Yposition,
+    /// Translation along z.
+    Zposition,
+    /// Rotation about x, degrees.
+    Xrotation,
+    /// Rotation about y, degrees.
+    Yrotation,
+    /// Rotation about z, degrees.
+    Zrotation,
+}
+
+impl Channel {
+    fn parse(s: &str) -> Option<Channel> {
+        Some(match s.to_ascii_lowercase().as_str() {
+            "xposition" => Channel::Xposition,
+            "yposition" => Channel::Yposition,
+            "zposition" => Channel::Zposition,
+            "xrotation" => Channel::Xrotation,
+            "yrotation" => Channel::Yrotation,
+            "zrotation" => Channel::Zrotation,
+            _ => return None,
+        })
+    }
+
+    /// The name used in files.
+    pub fn name(self) -> &'static str {
+        match self {
+            Channel::Xposition => "Xposition",
+            Channel::Yposition => "Yposition",
+            Channel::Zposition => "Zposition",
+            Channel::Xrotation => "Xrotation",
+            Channel::Yrotation => "Yrotation",
+            Channel::Zrotation => "Zrotation",
+        }
+    }
+
+    /// Axis index (0 = x, 1 = y, 2 = z).
+    pub fn axis(self) -> usize {
+        match self {
+            Channel::Xposition | Channel::Xrotation => 0,
+            Channel::Yposition | Channel::Yrotation => 1,
+            Channel::Zposition | Channel::Zrotation => 2,
+        }
+    }
+
+    /// True for a rotation channel.
+    pub fn is_rotation(self) -> bool {
+        matches!(
+            self,
+            Channel::Xrotation | Channel::Yrotation | Channel::Zrotation
+        )
+    }
+}
+
+/// A parsed BVH file: the hierarchy with its offsets and channels, and the
+/// motion as a [`Clip`] (unit scales).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Bvh {
+    /// Joint hierarchy and names (End Sites are not joints).
+    pub skeleton: Skeleton,
+    /// OFFSET of each joint.
+    pub offsets: Vec<Vec3>,
+    /// CHANNELS of each joint, in file order.
+    pub channels: Vec<Vec<Channel>>,
+    /// The End Site OFFSET under each joint, if it has one.
+    pub end_sites: Vec<Option<Vec3>>,
+    /// The motion.
+    pub clip: Clip,
+}
+
+fn err<T>(line: usize, reason: impl Into<String>) -> Result<T> {
+    Err(Error::Bvh {
+        line,
+        reason: reason.into(),
+    })
+}
+
+/// Lines with their 1-based numbers, trimmed (CR included), blank ones skipped.
+struct Lines<'a> {
+    it: std::iter::Enumerate<std::str::Split<'a, char>>,
+    last: usize,
+}
+
+impl<'a> Lines<'a> {
+    fn new(text: &'a str) -> Self {
+        Lines {
+            it: text.split('\n').enumerate(),
+            last: 0,
+        }
+    }
+
+    fn next(&mut self) -> Option<(usize, &'a str)> {
+        for (i, l) in self.it.by_ref() {
+            self.last = i + 1;
+            let l = l.trim();
+            if !l.is_empty() {
+                return Some((i + 1, l));
+            }
+        }
+        None
+    }
+
+    fn expect(&mut self, what: &str) -> Result<(usize, &'a str)> {
+        match self.next() {
+            Some(x) => Ok(x),
+            None => err(
+                self.last + 1,
+                format!("unexpected end of file, expected {what}"),
+            ),
+        }
+    }
+}
+
+fn parse_f32(line: usize, s: &str, what: &str) -> Result<f32> {
+    match s.parse::<f32>() {
+        Ok(v) if v.is_finite() => Ok(v),
+        Ok(_) => err(line, format!("{what} `{s}` is not finite")),
+        Err(_) => err(line, format!("{what} `{s}` is not a number")),
+    }
+}
+
+fn parse_vec3(line: usize, words: &[&str], what: &str) -> Result<Vec3> {
+    if words.len() != 3 {
+        return err(
+            line,
+            format!("{what} needs 3 numbers, found {}", words.len()),
+        );
+    }
+    Ok(Vec3::new(
+        parse_f32(line, words[0], what)?,
+        parse_f32(line, words[1], what)?,
+        parse_f32(line, words[2], what)?,
+    ))
+}
+
+/// Parses a BVH file's text.
+pub fn parse(text: &str) -> Result<Bvh> {
+    let mut lines = Lines::new(text);
+    let (n, l) = lines.expect("HIERARCHY")?;
+    if !l.eq_ignore_ascii_case("HIERARCHY") {
+        return err(n, format!("expected HIERARCHY, found `{l}`"));
+    }
+
+    let mut parents: Vec<i32> = Vec::new();
+    let mut names: Vec<String> = Vec::new();
+    let mut offsets: Vec<Vec3> = Vec::new();
+    let mut channels: Vec<Vec<Channel>> = Vec::new();
+    let mut end_sites: Vec<Option<Vec3>> = Vec::new();
+    // Stack of open blocks: Some(joint) for a joint, None for an End Site.
+    let mut stack: Vec<Option<usize>> = Vec::new();
+    let mut pending: Option<(usize, Option<usize>)> = None; // header awaiting `{`
+    let mut seen_root = false;
+
+    loop {
+        let (n, l) = lines.expect("the hierarchy or MOTION")?;
+        let words: Vec<&str> = l.split_whitespace().collect();
+        let key = words[0].to_ascii_uppercase();
+        if let Some((hn, kind)) = pending.take() {
+            if l != "{" {
+                return err(n, format!("expected `{{` after the header on line {hn}"));
+            }
+            stack.push(kind);
+            continue;
+        }
+        match key.as_str() {
+            "ROOT" | "JOINT" => {
+                if key == "ROOT" && !stack.is_empty() {
+                    return err(n, "ROOT inside another joint");
+                }
+                if key == "JOINT" && stack.is_empty() {
+                    return err(n, "JOINT outside any ROOT");
+                }
+                if key == "JOINT" && matches!(stack.last(), Some(None)) {
+                    return err(n, "JOINT inside an End Site");
+                }
+                if words.len() < 2 {
+                    return err(n, format!("{key} without a name"));
+                }
+                let parent = stack.last().copied().flatten().map_or(-1, |p| p as i32);
+                let j = parents.len();
+                if j >= crate::skeleton::MAX_JOINTS {
+                    return err(n, "too many joints");
+                }
+                parents.push(parent);
+                names.push(words[1..].join(" "));
+                offsets.push(Vec3::ZERO);
+                channels.push(Vec::new());
+                end_sites.push(None);
+                seen_root = true;
+                pending = Some((n, Some(j)));
+            }
+            "END" => {
+                if words.len() < 2 || !words[1].eq_ignore_ascii_case("Site") {
+                    return err(n, format!("expected `End Site`, found `{l}`"));
+                }
+                if !matches!(stack.last(), Some(Some(_))) {
+                    return err(n, "End Site outside a joint");
+                }
+                pending = Some((n, None));
+            }
+            "OFFSET" => {
+                let v = parse_vec3(n, &words[1..], "OFFSET")?;
+                match stack.last() {
+                    Some(Some(j)) => offsets[*j] = v,
+                    Some(None) => {
+                        let owner = stack.iter().rev().find_map(|s| *s);
+                        if let Some(j) = owner {
+                            end_sites[j] = Some(v);
+                        }
+                    }
+                    None => return err(n, "OFFSET outside a joint"),
+                }
+            }
+            "CHANNELS" => {
+                let Some(Some(j)) = stack.last().copied() else {
+                    return err(n, "CHANNELS outside a joint");
+                };
+                let count: usize = match words.get(1).and_then(|c| c.parse().ok()) {
+                    Some(c) => c,
+                    None => return err(n, "CHANNELS needs a count"),
+                };
+                if words.len() != count + 2 {
+                    return err(
+                        n,
+                        format!(
+                            "CHANNELS says {count} but lists {}",
+                            words.len().saturating_sub(2)
+                        ),
+                    );
+                }
+                let mut cs = Vec::with_capacity(count);
+                for w in &words[2..] {
+                    match Channel::parse(w) {
+                        Some(c) => cs.push(c),
+                        None => return err(n, format!("unknown channel `{w}`")),
+                    }
+                }
+                channels[j] = cs;
+            }
+            "}" => {
+                if stack.pop().is_none() {
+                    return err(n, "unmatched `}`");
+                }
+            }
+            "MOTION" => {
+                if !stack.is_empty() {
+                    return err(n, format!("MOTION with {} unclosed block(s)", stack.len()));
+                }
+                if !seen_root {
+                    return err(n, "MOTION before any ROOT");
+                }
+                break;
+            }
+            _ => return err(n, format!("unexpected `{}`", words[0])),
+        }
+    }
+
+    let header = |lines: &mut Lines, label: &str| -> Result<(usize, String)> {
+        let (n, l) = lines.expect(label)?;
+        match l.split_once(':') {
+            Some((k, v)) if k.trim().eq_ignore_ascii_case(label) => Ok((n, v.trim().to_string())),
+            _ => err(n, format!("expected `{label}:`, found `{l}`")),
+        }
+    };
+    let (n, v) = header(&mut lines, "Frames")?;
+    let frames: usize = match v.parse() {
+        Ok(f) if f > 0 => f,
+        _ => return err(n, format!("Frames `{v}` is not a positive whole number")),
+    };
+    let (n, v) = header(&mut lines, "Frame Time")?;
+    let frame_time = parse_f32(n, &v, "Frame Time")?;
+    if frame_time <= 0.0 {
+        return err(n, format!("Frame Time {frame_time} must be positive"));
+    }
+
+    let joints = parents.len();
+    let total: usize = channels.iter().map(Vec::len).sum();
+    let mut pos = Vec::with_capacity(frames * joints);
+    let mut rot = Vec::with_capacity(frames * joints);
+    let mut values = Vec::with_capacity(total);
+    for f in 0..frames {
+        let (n, l) = match lines.next() {
+            Some(x) => x,
+            None => {
+                return err(
+                    lines.last + 1,
+                    format!("the file ends after {f} of {frames} frames"),
+                );
+            }
+        };
+        values.clear();
+        for w in l.split_whitespace() {
+            values.push(parse_f32(n, w, "motion value")?);
+        }
+        if values.len() != total {
+            return err(
+                n,
+                format!(
+                    "frame {f} has {} values, the channels need {total}",
+                    values.len()
+                ),
+            );
+        }
+        let mut k = 0;
+        for j in 0..joints {
+            let mut p = offsets[j];
+            let mut r = [1.0f64, 0.0, 0.0, 0.0];
+            for &c in &channels[j] {
+                let v = values[k];
+                k += 1;
+                if c.is_rotation() {
+                    r = qmul64(r, axis_quat64(c.axis(), (v as f64).to_radians()));
+                } else {
+                    match c.axis() {
+                        0 => p.x += v,
+                        1 => p.y += v,
+                        _ => p.z += v,
+                    }
+                }
+            }
+            pos.push(p);
+            rot.push(Quat::new(
+                r[0] as f32,
+                r[1] as f32,
+                r[2] as f32,
+                r[3] as f32,
+            ));
+        }
+    }
+    if let Some((n, l)) = lines.next() {
+        return err(
+            n,
+            format!("more motion lines than Frames says ({frames}): `{l:.40}`"),
+        );
+    }
+
+    let skeleton = Skeleton::with_names(parents, names).map_err(|e| Error::Bvh {
+        line: 0,
+        reason: e.to_string(),
+    })?;
+    let scl = vec![Vec3::ONE; frames * joints];
+    let clip = Clip::new(frames, joints, frame_time, pos, rot, scl)?;
+    Ok(Bvh {
+        skeleton,
+        offsets,
+        channels,
+        end_sites,
+        clip,
+    })
+}
+
+/// Reads and parses a BVH file.
+pub fn load(path: impl AsRef<std::path::Path>) -> Result<Bvh> {
+    let path = path.as_ref();
+    let text = std::fs::read_to_string(path).map_err(|e| Error::Io {
+        path: path.display().to_string(),
+        reason: e.to_string(),
+    })?;
+    parse(&text)
+}
+
+fn axis_quat64(axis: usize, angle: f64) -> [f64; 4] {
+    let (s, c) = (angle * 0.5).sin_cos();
+    let mut q = [c, 0.0, 0.0, 0.0];
+    q[axis + 1] = s;
+    q
+}
+
+fn qmul64(q: [f64; 4], p: [f64; 4]) -> [f64; 4] {
+    [
+        q[0] * p[0] - q[1] * p[1] - q[2] * p[2] - q[3] * p[3],
+        q[0] * p[1] + q[1] * p[0] + q[2] * p[3] - q[3] * p[2],
+        q[0] * p[2] - q[1] * p[3] + q[2] * p[0] + q[3] * p[1],
+        q[0] * p[3] + q[1] * p[2] - q[2] * p[1] + q[3] * p[0],
+    ]
+}
+
+/// The rotation matrix of a quaternion (computed in f64), `m[row][col]`.
+pub fn quat_to_matrix(q: Quat) -> [[f64; 3]; 3] {
+    let (w, x, y, z) = (q.w as f64, q.x as f64, q.y as f64, q.z as f64);
+    let n = (w * w + x * x + y * y + z * z).sqrt();
+    let (w, x, y, z) = (w / n, x / n, y / n, z / n);
+    [
+        [
+            1.0 - 2.0 * (y * y + z * z),
+            2.0 * (x * y - w * z),
+            2.0 * (x * z + w * y),
+        ],
+        [
+            2.0 * (x * y + w * z),
+            1.0 - 2.0 * (x * x + z * z),
+            2.0 * (y * z - w * x),
+        ],
+        [
+            2.0 * (x * z - w * y),
+            2.0 * (y * z + w * x),
+            1.0 - 2.0 * (x * x + y * y),
+        ],
+    ]
+}
+
+/// Euler angles in degrees, in the order of `axes` (three distinct axes,
+/// intrinsic: `R = R_a0 R_a1 R_a2`), that reproduce `q`. The middle angle is
+/// in `[-90, 90]`.
+pub fn quat_to_euler(q: Quat, axes: [usize; 3]) -> [f32; 3] {
+    let m = quat_to_matrix(q);
+    let [i, j, k] = axes;
+    // +1 for an even permutation of (x, y, z), -1 for an odd one.
+    let s = if (j + 3 - i) % 3 == 1 { 1.0 } else { -1.0 };
+    let b = (s * m[i][k]).clamp(-1.0, 1.0).asin();
+    let (a, c) = if m[i][k].abs() < 1.0 - 1e-12 {
+        ((-s * m[j][k]).atan2(m[k][k]), (-s * m[i][j]).atan2(m[i][i]))
+    } else {
+        // Gimbal lock: put the whole remaining rotation in the first angle.
+        ((s * m[k][j]).atan2(m[j][j]), 0.0)
+    };
+    [
+        a.to_degrees() as f32,
+        b.to_degrees() as f32,
+        c.to_degrees() as f32,
+    ]
+}
+
+/// Writes a BVH file: the hierarchy of `bvh` with its offsets and channels,
+/// and the motion of `clip` (which must have `bvh`'s joints). Positions are
+/// written to the position channels as `clip position - OFFSET`; rotations as
+/// Euler angles in each joint's channel order. Scales are not written (BVH
+/// has no scale channels). Numbers are printed with the shortest text that
+/// reads back as the same f32.
+pub fn write(bvh: &Bvh, clip: &Clip) -> Result<String> {
+    let joints = bvh.skeleton.len();
+    if clip.joints() != joints {
+        return Err(Error::Length {
+            what: "clip joints",
+            expected: joints,
+            got: clip.joints(),
+        });
+    }
+    for (j, cs) in bvh.channels.iter().enumerate() {
+        let rot: Vec<usize> = cs
+            .iter()
+            .filter(|c| c.is_rotation())
+            .map(|c| c.axis())
+            .collect();
+        let distinct = rot.len() == 3 && rot[0] != rot[1] && rot[1] != rot[2] && rot[0] != rot[2];
+        if !(rot.is_empty() || distinct) {
+            return Err(Error::Bvh {
+                line: 0,
+                reason: format!(
+                    "joint {j} ({}): writing needs 0 or 3 distinct rotation channels",
+                    bvh.skeleton.names()[j]
+                ),
+            });
+        }
+    }
+    let mut out = String::from("HIERARCHY\n");
+    let parents = bvh.skeleton.parents();
+    let children = |j: usize| (j + 1..joints).filter(move |&c| parents[c] == j as i32);
+    fn vec3(v: Vec3) -> String {
+        format!("{} {} {}", v.x, v.y, v.z)
+    }
+    fn emit(
+        out: &mut String,
+        bvh: &Bvh,
+        j: usize,
+        depth: usize,
+        children: &dyn Fn(usize) -> Vec<usize>,
+    ) {
+        let tab = "\t".repeat(depth);
+        let kind = if bvh.skeleton.parents()[j] < 0 {
+            "ROOT"
+        } else {
+            "JOINT"
+        };
+        out.push_str(&format!(
+            "{tab}{kind} {}\n{tab}{{\n",
+            bvh.skeleton.names()[j]
+        ));
+        out.push_str(&format!("{tab}\tOFFSET {}\n", vec3(bvh.offsets[j])));
+        let cs = &bvh.channels[j];
+        if !cs.is_empty() {
+            let names: Vec<&str> = cs.iter().map(|c| c.name()).collect();
+            out.push_str(&format!(
+                "{tab}\tCHANNELS {} {}\n",
+                cs.len(),
+                names.join(" ")
+            ));
+        }
+        for c in children(j) {
+            emit(out, bvh, c, depth + 1, children);
+        }
+        if let Some(e) = bvh.end_sites[j] {
+            out.push_str(&format!(
+                "{tab}\tEnd Site\n{tab}\t{{\n{tab}\t\tOFFSET {}\n{tab}\t}}\n",
+                vec3(e)
+            ));
+        }
+        out.push_str(&format!("{tab}}}\n"));
+    }
+    let kids = |j: usize| children(j).collect::<Vec<_>>();
+    for root in (0..joints).filter(|&j| parents[j] < 0) {
+        emit(&mut out, bvh, root, 0, &kids);
+    }
+    out.push_str(&format!(
+        "MOTION\nFrames: {}\nFrame Time: {}\n",
+        clip.frames(),
+        clip.frame_time()
+    ));
+    let mut row: Vec<String> = Vec::new();
+    for f in 0..clip.frames() {
+        row.clear();
+        for (j, cs) in bvh.channels.iter().enumerate() {
+            let rot_axes: Vec<usize> = cs
+                .iter()
+                .filter(|c| c.is_rotation())
+                .map(|c| c.axis())
+                .collect();
+            let euler = if rot_axes.len() == 3 {
+                quat_to_euler(clip.rot(f, j), [rot_axes[0], rot_axes[1], rot_axes[2]])
+            } else {
+                [0.0; 3]
+            };
+            let p = clip.pos(f, j) - bvh.offsets[j];
+            let p = [p.x, p.y, p.z];
+            let mut r = 0;
+            for c in cs {
+                if c.is_rotation() {
+                    row.push(euler[r].to_string());
+                    r += 1;
+                } else {
+                    row.push(p[c.axis()].to_string());
+                }
+            }
+        }
+        out.push_str(&row.join(" "));
+        out.push('\n');
+    }
+    Ok(out)
+}

@@ -1,0 +1,119 @@
+//! An animation clip: local joint positions, rotations and scales sampled at
+//! a fixed frame time (the articles' `slice2d<vec3> anim_pos`, `anim_rot`,
+//! `anim_scl`, rows = frames, cols = joints).
+
+use crate::error::{Error, Result};
+use crate::reference::{Quat, Vec3};
+
+/// Frames × joints of local transforms, frame-major (`[frame * joints + joint]`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Clip {
+    frames: usize,
+    joints: usize,
+    frame_time: f32,
+    pos: Vec<Vec3>,
+    rot: Vec<Quat>,
+    scl: Vec<Vec3>,
+}
+
+impl Clip {
+    /// A clip from frame-major arrays of `frames × joints` entries. Refuses a
+    /// clip with no frame or joint, arrays of the wrong length, or a frame
+    /// time that is not finite and positive.
+    pub fn new(
+        frames: usize,
+        joints: usize,
+        frame_time: f32,
+        pos: Vec<Vec3>,
+        rot: Vec<Quat>,
+        scl: Vec<Vec3>,
+    ) -> Result<Clip> {
+        if frames == 0 || joints == 0 {
+            return Err(Error::Length {
+                what: "clip frames and joints (must be at least 1)",
+                expected: 1,
+                got: frames.min(joints),
+            });
+        }
+        if !(frame_time.is_finite() && frame_time > 0.0) {
+            return Err(Error::Parameter {
+                name: "frame_time",
+                value: frame_time,
+                reason: "must be finite and > 0",
+            });
+        }
+        let n = frames * joints;
+        for (what, len) in [
+            ("clip positions", pos.len()),
+            ("clip rotations", rot.len()),
+            ("clip scales", scl.len()),
+        ] {
+            if len != n {
+                return Err(Error::Length {
+                    what,
+                    expected: n,
+                    got: len,
+                });
+            }
+        }
+        Ok(Clip {
+            frames,
+            joints,
+            frame_time,
+            pos,
+            rot,
+            scl,
+        })
+    }
+
+    /// Number of frames (rows).
+    pub fn frames(&self) -> usize {
+        self.frames
+    }
+
+    /// Number of joints (columns).
+    pub fn joints(&self) -> usize {
+        self.joints
+    }
+
+    /// Seconds between frames.
+    pub fn frame_time(&self) -> f32 {
+        self.frame_time
+    }
+
+    /// Time of the last frame, `(frames - 1) × frame_time`: the clip can be
+    /// sampled on `[0, last_time]`.
+    pub fn last_time(&self) -> f32 {
+        (self.frames - 1) as f32 * self.frame_time
+    }
+
+    /// Local position of joint `j` at frame `f` (panics out of range).
+    pub fn pos(&self, f: usize, j: usize) -> Vec3 {
+        self.pos[f * self.joints + j]
+    }
+
+    /// Local rotation of joint `j` at frame `f` (panics out of range).
+    pub fn rot(&self, f: usize, j: usize) -> Quat {
+        self.rot[f * self.joints + j]
+    }
+
+    /// Local scale of joint `j` at frame `f` (panics out of range).
+    pub fn scl(&self, f: usize, j: usize) -> Vec3 {
+        self.scl[f * self.joints + j]
+    }
+
+    /// All positions, frame-major.
+    pub fn positions(&self) -> &[Vec3] {
+        &self.pos
+    }
+
+    /// All rotations, frame-major.
+    pub fn rotations(&self) -> &[Quat] {
+        &self.rot
+    }
+
+    /// All scales, frame-major.
+    pub fn scales(&self) -> &[Vec3] {
+        &self.scl
+    }
+}
