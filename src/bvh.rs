@@ -133,7 +133,7 @@ impl<'a> Lines<'a> {
         match self.next() {
             Some(x) => Ok(x),
             None => err(
-                self.last + 1,
+                self.last.max(1),
                 format!("unexpected end of file, expected {what}"),
             ),
         }
@@ -312,7 +312,7 @@ pub fn parse(text: &str) -> Result<Bvh> {
             Some(x) => x,
             None => {
                 return err(
-                    lines.last + 1,
+                    lines.last.max(1),
                     format!("the file ends after {f} of {frames} frames"),
                 );
             }

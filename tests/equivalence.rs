@@ -22,6 +22,8 @@
 //!   can be as small as 6e-3; differences there are amplified, so that
 //!   family uses rel 1e-4.
 
+#![allow(clippy::needless_range_loop)] // tests index several parallel arrays
+
 mod common;
 use common::*;
 

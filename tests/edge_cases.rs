@@ -1,0 +1,352 @@
+//! The edge-case table of reference-math.md and the other documented
+//! deviations from the published reference: each has a test here, both
+//! paths (reference and lanes) where the lanes mirror it.
+
+#![allow(clippy::needless_range_loop)] // tests index several parallel arrays
+
+mod common;
+use common::*;
+
+use kineform::lanes::{self, Kformx8, Quatx8, Vec3x8};
+use kineform::reference::{self as r, Kform, Pose, Quat, Vec3};
+use proptest::prelude::*;
+
+/// The published slerp: `acos` of the f32 dot, nlerp above `1 - 1e-5`.
+fn published_slerp(q: Quat, p: Quat, a: f32) -> Quat {
+    let p = if r::quat_dot(q, p) < 0.0 { -p } else { p };
+    let d = r::quat_dot(q, p);
+    if d > 1.0 - 1e-5 {
+        return r::quat_normalize(q * (1.0 - a) + p * a);
+    }
+    let t = d.clamp(-1.0, 1.0).acos();
+    q * (((1.0 - a) * t).sin() / t.sin()) + p * ((a * t).sin() / t.sin())
+}
+
+#[test]
+fn fast_negexp_clamps_negative_arguments() {
+    // The published rational passes a pole near -1.29.
+    let published = |x: f32| 1.0 / (1.0 + x + 0.48 * x * x + 0.235 * x * x * x);
+    assert!(published(-1.3).abs() > 50.0);
+    for x in [-1.29f32, -1.3, -10.0, -1e30] {
+        assert_eq!(r::fast_negexp(x), 1.0);
+        assert_eq!(lanes::fast_negexp(lanes::splat(x)).to_array(), [1.0; 8]);
+    }
+    // A negative dt therefore moves nothing.
+    assert_eq!(r::damper_exact(3.0, 7.0, 0.2, -0.5), 3.0);
+    assert!(r::fast_negexp(f32::NAN).is_nan());
+}
+
+proptest! {
+    #[test]
+    fn slerp_of_equal_or_opposite_inputs_is_exact(q in unit_quat(), a in -1.0f32..2.0) {
+        prop_assert_eq!(r::quat_slerp_shortest(q, q, a), q);
+        prop_assert_eq!(r::quat_slerp_shortest(q, -q, a), q);
+        let l = lanes::quat_slerp_shortest(Quatx8::splat(q), Quatx8::splat(-q), lanes::splat(a));
+        prop_assert_eq!(l.lane(5), q);
+    }
+
+    #[test]
+    fn quat_between_is_a_unit_rotation_taking_p_to_q(p in vec3_edgy(10.0), q in vec3_edgy(10.0), opposite in any::<bool>()) {
+        let q = if opposite { -p * 0.5 } else { q };
+        let b = r::quat_between(p, q);
+        prop_assert!((r::quat_length(b) - 1.0).abs() < 1e-5, "not unit: {b:?}");
+        if r::length(p) > 1e-6 && r::length(q) > 1e-6 {
+            let moved = r::quat_mul_vec3(b, r::normalize(p));
+            prop_assert!(r::length(moved - r::normalize(q)) < 1e-3, "{p:?} -> {moved:?} != {q:?}");
+        }
+    }
+}
+
+#[test]
+fn quat_between_special_cases() {
+    let p = Vec3::new(0.3, -2.0, 0.7);
+    let half = r::quat_between(p, -p);
+    assert!(half.w.abs() < 1e-6 && (r::quat_length(half) - 1.0).abs() < 1e-6);
+    assert!(
+        r::dot(half.xyz(), p).abs() < 1e-5,
+        "axis must be orthogonal to p"
+    );
+    assert!(r::length(r::quat_mul_vec3(half, p) + p) < 1e-5);
+    assert_eq!(r::quat_between(Vec3::ZERO, p), Quat::IDENTITY);
+    assert_eq!(r::quat_between(p, Vec3::ZERO), Quat::IDENTITY);
+    // Tiny vectors still give a unit quaternion (the published `+1e-8`
+    // normalization does not).
+    let t = r::quat_between(Vec3::new(1e-5, 0.0, 0.0), Vec3::new(0.0, 1e-5, 0.0));
+    assert!((r::quat_length(t) - 1.0).abs() < 1e-6);
+    let l = lanes::quat_between(Vec3x8::splat(p), Vec3x8::splat(-p)).lane(2);
+    assert!(l.w.abs() < 1e-6 && r::length(r::quat_mul_vec3(l, p) + p) < 1e-5);
+    assert_eq!(
+        lanes::quat_between(Vec3x8::ZERO, Vec3x8::splat(p)).lane(0),
+        Quat::IDENTITY
+    );
+}
+
+#[test]
+fn quat_log_of_a_slightly_denormalized_quaternion() {
+    let q = r::quat_from_scaled_angle_axis(Vec3::new(0.002, 0.0, 0.0)) * 1.000_01;
+    assert!(q.w > 1.0);
+    // Published: acos(clamp(w, -1, 1)) = acos(1) = 0.
+    let published = q.xyz() * (q.w.clamp(-1.0, 1.0).acos() / r::length(q.xyz()));
+    assert_eq!(published, Vec3::ZERO);
+    let l = r::quat_log(q);
+    assert!((l.x - 0.001).abs() < 1e-7, "{l:?}");
+    let l8 = lanes::quat_log(Quatx8::splat(q)).lane(0);
+    assert!((l8.x - 0.001).abs() < 1e-7, "{l8:?}");
+}
+
+#[test]
+fn rotation_offsets_decay_the_short_way() {
+    // A 0.2 rad offset stored with negative w (the same rotation as +q).
+    let q = -r::quat_from_scaled_angle_axis(Vec3::new(0.2, 0.0, 0.0));
+    assert!(q.w < 0.0);
+    let (x, _) = r::decay_spring_damper_exact_quat(q, Vec3::ZERO, 0.1, 0.05);
+    let angle = r::length(r::quat_to_scaled_angle_axis(r::quat_abs(x)));
+    assert!(
+        angle < 0.2,
+        "offset grew to {angle} rad: decayed the long way"
+    );
+    let (x8, _) = lanes::decay_spring_damper_exact_quat(
+        Quatx8::splat(q),
+        Vec3x8::ZERO,
+        lanes::splat(0.1),
+        lanes::splat(0.05),
+    );
+    assert!(r::length(r::quat_to_scaled_angle_axis(r::quat_abs(x8.lane(0)))) < 0.2);
+    // Without quat_abs the scaled angle axis of -q is 2π - 0.2 long.
+    assert!(r::length(r::quat_to_scaled_angle_axis(q)) > 6.0);
+}
+
+#[test]
+fn zero_dt_gives_zero_velocity_not_nan() {
+    let (a, b) = (
+        r::quat_from_scaled_angle_axis(Vec3::new(0.1, 0.2, 0.3)),
+        Quat::IDENTITY,
+    );
+    assert_eq!(
+        r::quat_differentiate_angular_velocity(a, b, 0.0),
+        Vec3::ZERO
+    );
+    let p = Pose::from_kforms(&[Kform {
+        pos: Vec3::ONE,
+        rot: a,
+        scl: Vec3::splat(2.0),
+        ..Kform::IDENTITY
+    }]);
+    let mut out = Pose::new(1);
+    r::op_finite_diff(&mut out, &p, &Pose::new(1), 0.0);
+    assert_eq!(
+        (out.vel[0], out.ang[0], out.svl[0]),
+        (Vec3::ZERO, Vec3::ZERO, Vec3::ZERO)
+    );
+    let z = lanes::quat_differentiate_angular_velocity(
+        Quatx8::splat(a),
+        Quatx8::splat(b),
+        lanes::splat(0.0),
+    );
+    assert_eq!(z.lane(4), Vec3::ZERO);
+}
+
+#[test]
+fn decaying_springs_flush_subnormals() {
+    // Decay a spring and a damper for many frames: without the flush their
+    // state would sink through the subnormal range (slow on x86) for
+    // hundreds of frames; with it, it goes from >= 1e-30 straight to zero.
+    let (mut x, mut v, mut d) = (1.0f32, 3.0f32, 1.0f32);
+    let (mut x8, mut v8) = (lanes::splat(1.0), lanes::splat(3.0));
+    for _ in 0..2000 {
+        (x, v) = r::decay_spring_damper_exact(x, v, 0.05, 1.0 / 60.0);
+        d = r::damper_decay_exact(d, 0.05, 1.0 / 60.0);
+        (x8, v8) =
+            lanes::decay_spring_damper_exact(x8, v8, lanes::splat(0.05), lanes::splat(1.0 / 60.0));
+        for s in [x, v, d, x8.to_array()[0], v8.to_array()[7]] {
+            assert!(
+                s == 0.0 || s.abs() >= 1e-30,
+                "{s:e} reached the subnormal range"
+            );
+        }
+    }
+    assert_eq!((x, v, d), (0.0, 0.0, 0.0));
+    assert_eq!(x8.to_array(), [0.0; 8]);
+}
+
+/// At the moment of a transition the output must not move: same position,
+/// rotation, scale and the same velocities, angular velocity included.
+#[test]
+fn transitions_are_continuous_in_value_and_velocity() {
+    let lhs = Kform {
+        pos: Vec3::new(1.0, 2.0, 3.0),
+        rot: r::quat_from_scaled_angle_axis(Vec3::new(0.3, -1.0, 0.2)),
+        scl: Vec3::new(1.1, 0.9, 1.0),
+        vel: Vec3::new(0.5, 0.0, -1.0),
+        ang: Vec3::new(2.0, 0.5, -0.3),
+        svl: Vec3::new(0.1, 0.0, 0.0),
+    };
+    let rhs = Kform {
+        pos: Vec3::new(-1.0, 0.0, 0.5),
+        rot: r::quat_from_scaled_angle_axis(Vec3::new(-0.8, 0.4, 1.3)),
+        scl: Vec3::ONE,
+        vel: Vec3::new(0.0, 1.0, 0.0),
+        ang: Vec3::new(-1.0, 1.5, 0.7),
+        svl: Vec3::ZERO,
+    };
+    let (l, rr) = (Pose::from_kforms(&[lhs]), Pose::from_kforms(&[rhs]));
+    let mut off = Pose::new(1);
+    r::op_inertialize_offset(&mut off, &l, &rr);
+    let mut out = Pose::new(1);
+    r::op_inertialize(&mut out, &off, &rr, 0.0, 0.3);
+    check(
+        out.get(0),
+        lhs,
+        4.0,
+        Tol::new(1e-6, 1e-6),
+        "op_inertialize at t=0",
+    )
+    .unwrap();
+    // The published offset (lhs.ang - rhs.ang) would jump by R(off) rhs.ang - rhs.ang.
+    let published_ang = r::quat_mul_vec3(off.rot[0], rhs.ang) + (lhs.ang - rhs.ang);
+    assert!(r::length(published_ang - lhs.ang) > 0.5);
+    // The lanes agree.
+    let mut off8 = [Kformx8::IDENTITY];
+    lanes::op_inertialize_offset(&mut off8, &[Kformx8::splat(lhs)], &[Kformx8::splat(rhs)]);
+    let mut out8 = [Kformx8::IDENTITY];
+    lanes::op_inertialize(
+        &mut out8,
+        &off8,
+        &[Kformx8::splat(rhs)],
+        lanes::splat(0.0),
+        lanes::splat(0.3),
+    );
+    check(
+        out8[0].lane(6),
+        lhs,
+        4.0,
+        Tol::new(2e-6, 2e-6),
+        "lanes op_inertialize at t=0",
+    )
+    .unwrap();
+
+    // Single-value quaternion inertializer: a transition in the middle of
+    // another keeps the displayed rotation and angular velocity.
+    let (ox, ov, ot) = (
+        r::quat_from_scaled_angle_axis(Vec3::new(0.4, 0.0, 0.1)),
+        Vec3::new(0.3, 0.2, 0.0),
+        0.05,
+    );
+    let (shown_x, shown_v, _) =
+        r::inertialize_cubic_update_quat(ot, ox, ov, lhs.rot, lhs.ang, 0.3, 0.0);
+    let (nx, nv, nt) =
+        r::inertialize_cubic_transition_quat(ox, ov, ot, lhs.rot, lhs.ang, rhs.rot, rhs.ang, 0.3);
+    let (x, v, _) = r::inertialize_cubic_update_quat(nt, nx, nv, rhs.rot, rhs.ang, 0.3, 0.0);
+    check(
+        (x, v),
+        (shown_x, shown_v),
+        4.0,
+        Tol::new(2e-6, 2e-6),
+        "quat transition continuity",
+    )
+    .unwrap();
+    // Vec3 version likewise.
+    let (shown_x, shown_v, _) =
+        r::inertialize_cubic_update(ot, lhs.pos, lhs.vel, rhs.pos, rhs.vel, 0.3, 0.0);
+    let (nx, nv, nt) = r::inertialize_cubic_transition(
+        lhs.pos, lhs.vel, ot, rhs.pos, rhs.vel, lhs.pos, lhs.vel, 0.3,
+    );
+    let (x, v, _) = r::inertialize_cubic_update(nt, nx, nv, lhs.pos, lhs.vel, 0.3, 0.0);
+    check(
+        (x, v),
+        (shown_x, shown_v),
+        10.0,
+        Tol::new(2e-6, 2e-6),
+        "vec3 transition continuity",
+    )
+    .unwrap();
+}
+
+#[test]
+fn published_slerp_misses_equal_inputs() {
+    // Why the deviation exists: the published formula does not return q for
+    // slerp(q, q) within f32 (the dot rounds below 1 and acos magnifies it).
+    let mut worst = 0.0f32;
+    for i in 0..2000 {
+        let f = i as f32 * 0.0137;
+        let q = r::quat_normalize(Quat::new(f.cos(), f.sin() * 0.3, (2.0 * f).sin(), 0.7));
+        let s = published_slerp(q, q, 0.37);
+        worst = worst.max(mag(s - q));
+        assert_eq!(r::quat_slerp_shortest(q, q, 0.37), q);
+    }
+    assert!(worst > 0.0, "published slerp was exact here");
+}
+
+/// No public function panics on any f32 value: every special value through
+/// both paths.
+#[test]
+fn special_values_never_panic() {
+    let specials = [
+        0.0f32,
+        -0.0,
+        1.0,
+        -1.0,
+        1e-45,
+        -1e-38,
+        1e30,
+        -1e30,
+        f32::MAX,
+        f32::MIN,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        f32::NAN,
+    ];
+    for &a in &specials {
+        for &b in &specials {
+            let v = Vec3::new(a, b, a);
+            let q = Quat::new(a, b, b, a);
+            let k = Kform {
+                pos: v,
+                rot: q,
+                scl: Vec3::new(b, a, b),
+                vel: v,
+                ang: v,
+                svl: v,
+            };
+            let _ = (
+                r::quat_exp(v),
+                r::quat_log(q),
+                r::quat_slerp_shortest(q, Quat::IDENTITY, a),
+                r::quat_between(v, Vec3::ONE),
+            );
+            let _ = (
+                r::spring_damper_exact_stiffness_damping(a, b, a, b, a.abs(), b.abs(), a),
+                r::fast_atan(a),
+                r::eerp(a, b, a),
+            );
+            let _ = (
+                r::decay_spring_damper_exact_quat(q, v, a, b),
+                r::decayed_offset_cubic(v, v, a, b),
+                r::kform_div(k, k),
+                r::kform_mul(k, k),
+            );
+            let _ = r::inertialize_cubic_transition_quat(q, v, a, q, v, q, v, b);
+            let (v8, q8, f) = (Vec3x8::splat(v), Quatx8::splat(q), lanes::splat(a));
+            let _ = (
+                lanes::quat_exp(v8),
+                lanes::quat_log(q8),
+                lanes::quat_slerp_shortest(q8, Quatx8::IDENTITY, f),
+                lanes::quat_between(v8, Vec3x8::ONE),
+            );
+            let _ = lanes::spring_damper_exact_stiffness_damping(
+                f,
+                f,
+                f,
+                f,
+                f.abs(),
+                lanes::splat(b).abs(),
+                f,
+            );
+            let _ = (
+                lanes::kform_mul(Kformx8::splat(k), Kformx8::splat(k)),
+                lanes::kform_div(Kformx8::splat(k), Kformx8::splat(k)),
+                lanes::sin_cos(f),
+            );
+        }
+    }
+}
