@@ -67,9 +67,10 @@ fn fk(c: &mut Criterion) {
         let mut crowd_global = CrowdPose::new(CHARACTERS, joints);
         for (label, p) in [("lanes", &one), ("lanes+rayon", &all)] {
             group.bench_function(BenchmarkId::new(label, "stream"), |b| {
-                b.iter(|| {
-                    p.install(|| batch::crowd::op_fk(&mut crowd_global, &crowd_local, &skel))
-                        .expect("fk")
+                p.install(|| {
+                    b.iter(|| {
+                        batch::crowd::op_fk(&mut crowd_global, &crowd_local, &skel).expect("fk")
+                    })
                 })
             });
         }

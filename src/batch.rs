@@ -14,9 +14,38 @@ use crate::lanes::{self, F32x8, Kformx8, splat};
 use crate::skeleton::Skeleton;
 use crate::stream::{CrowdPose, F32Stream, KformStream, QuatStream, Vec3Stream};
 
-/// Packs per rayon task at the least: about 20 KB of kineforms, enough that
-/// task overhead is noise next to the work.
-pub const MIN_PACKS_PER_TASK: usize = 32;
+/// Work below which a batch runs on the calling thread, in nanoseconds of
+/// one core: entering rayon from outside its pool costs a cross-thread
+/// wakeup of tens of microseconds on the 2-core machine of PERF.md, so
+/// smaller jobs are faster serial. Tasks are cut to at least a quarter of
+/// this much work.
+pub const SERIAL_BELOW_NS: usize = 50_000;
+
+/// Approximate cost of one lane value of each kernel, in nanoseconds on
+/// the machine of PERF.md (8-lane, one core): used only to decide between
+/// serial and parallel and how finely to split.
+mod cost {
+    pub const DAMPER: usize = 1;
+    pub const SPRING: usize = 4;
+    pub const EXP_LOG: usize = 12;
+    pub const INERTIALIZE: usize = 60;
+    pub const FK_JOINT: usize = 20;
+}
+
+/// Runs `f` over the items, serially when `items * ns_each` is small,
+/// otherwise across the current rayon pool in tasks of at least a quarter of
+/// [`SERIAL_BELOW_NS`] of work. The result is the same either way: each
+/// item's output depends on that item alone.
+fn run<I: IndexedParallelIterator>(items: I, ns_each: usize, f: impl Fn(I::Item) + Send + Sync) {
+    let n = items.len();
+    if n * ns_each < SERIAL_BELOW_NS {
+        // Rayon's sequential fallback: no task is spawned.
+        items.with_min_len(n.max(1)).for_each(f);
+    } else {
+        let min_len = (SERIAL_BELOW_NS / 4 / ns_each.max(1)).max(1);
+        items.with_min_len(min_len).for_each(f);
+    }
+}
 
 fn same_len(what: &'static str, expected: usize, got: usize) -> Result<()> {
     if expected == got {
@@ -49,21 +78,14 @@ pub(crate) fn check_time(name: &'static str, t: f32) -> Result<()> {
     check_dt(name, t)
 }
 
-/// Runs `f` over zipped packs in parallel.
-fn par_zip<A: Send + Sync, B: Sync>(a: &mut [A], b: &[B], f: impl Fn(&mut A, &B) + Send + Sync) {
-    a.par_iter_mut()
-        .zip(b.par_iter())
-        .with_min_len(MIN_PACKS_PER_TASK)
-        .for_each(|(a, b)| f(a, b));
-}
-
 /// [`lanes::damper_exact`] over a stream: `x` moves toward `goal`.
 pub fn damper_exact(x: &mut F32Stream, goal: &F32Stream, halflife: f32, dt: f32) -> Result<()> {
     same_len("goal", x.len(), goal.len())?;
     check_time("halflife", halflife)?;
     check_dt("dt", dt)?;
     let (h, d) = (splat(halflife), splat(dt));
-    par_zip(x.packs_mut(), goal.packs(), |x, g| {
+    let items = x.packs_mut().par_iter_mut().zip(goal.packs().par_iter());
+    run(items, cost::DAMPER, move |(x, g)| {
         *x = lanes::damper_exact(*x, *g, h, d)
     });
     Ok(())
@@ -74,10 +96,9 @@ pub fn damper_decay_exact(x: &mut F32Stream, halflife: f32, dt: f32) -> Result<(
     check_time("halflife", halflife)?;
     check_dt("dt", dt)?;
     let (h, d) = (splat(halflife), splat(dt));
-    x.packs_mut()
-        .par_iter_mut()
-        .with_min_len(MIN_PACKS_PER_TASK)
-        .for_each(|x| *x = lanes::damper_decay_exact(*x, h, d));
+    run(x.packs_mut().par_iter_mut(), cost::DAMPER, move |x| {
+        *x = lanes::damper_decay_exact(*x, h, d)
+    });
     Ok(())
 }
 
@@ -92,11 +113,13 @@ pub fn decay_spring_damper_exact(
     check_time("halflife", halflife)?;
     check_dt("dt", dt)?;
     let (h, d) = (splat(halflife), splat(dt));
-    x.packs_mut()
+    let items = x
+        .packs_mut()
         .par_iter_mut()
-        .zip(v.packs_mut().par_iter_mut())
-        .with_min_len(MIN_PACKS_PER_TASK)
-        .for_each(|(x, v)| (*x, *v) = lanes::decay_spring_damper_exact(*x, *v, h, d));
+        .zip(v.packs_mut().par_iter_mut());
+    run(items, cost::SPRING, move |(x, v)| {
+        (*x, *v) = lanes::decay_spring_damper_exact(*x, *v, h, d)
+    });
     Ok(())
 }
 
@@ -111,11 +134,13 @@ pub fn decay_spring_damper_exact_vec3(
     check_time("halflife", halflife)?;
     check_dt("dt", dt)?;
     let (h, d) = (splat(halflife), splat(dt));
-    x.packs_mut()
+    let items = x
+        .packs_mut()
         .par_iter_mut()
-        .zip(v.packs_mut().par_iter_mut())
-        .with_min_len(MIN_PACKS_PER_TASK)
-        .for_each(|(x, v)| (*x, *v) = lanes::decay_spring_damper_exact_vec3(*x, *v, h, d));
+        .zip(v.packs_mut().par_iter_mut());
+    run(items, 3 * cost::SPRING, move |(x, v)| {
+        (*x, *v) = lanes::decay_spring_damper_exact_vec3(*x, *v, h, d)
+    });
     Ok(())
 }
 
@@ -131,25 +156,29 @@ pub fn decay_spring_damper_exact_quat(
     check_time("halflife", halflife)?;
     check_dt("dt", dt)?;
     let (h, d) = (splat(halflife), splat(dt));
-    x.packs_mut()
+    let items = x
+        .packs_mut()
         .par_iter_mut()
-        .zip(v.packs_mut().par_iter_mut())
-        .with_min_len(MIN_PACKS_PER_TASK)
-        .for_each(|(x, v)| (*x, *v) = lanes::decay_spring_damper_exact_quat(*x, *v, h, d));
+        .zip(v.packs_mut().par_iter_mut());
+    run(items, 2 * cost::EXP_LOG, move |(x, v)| {
+        (*x, *v) = lanes::decay_spring_damper_exact_quat(*x, *v, h, d)
+    });
     Ok(())
 }
 
 /// [`lanes::quat_exp`] over a stream: `out[i] = quat_exp(v[i])`.
 pub fn quat_exp(out: &mut QuatStream, v: &Vec3Stream) -> Result<()> {
     same_len("v", out.len(), v.len())?;
-    par_zip(out.packs_mut(), v.packs(), |o, v| *o = lanes::quat_exp(*v));
+    let items = out.packs_mut().par_iter_mut().zip(v.packs().par_iter());
+    run(items, cost::EXP_LOG, |(o, v)| *o = lanes::quat_exp(*v));
     Ok(())
 }
 
 /// [`lanes::quat_log`] over a stream: `out[i] = quat_log(q[i])`.
 pub fn quat_log(out: &mut Vec3Stream, q: &QuatStream) -> Result<()> {
     same_len("q", out.len(), q.len())?;
-    par_zip(out.packs_mut(), q.packs(), |o, q| *o = lanes::quat_log(*q));
+    let items = out.packs_mut().par_iter_mut().zip(q.packs().par_iter());
+    run(items, cost::EXP_LOG, |(o, q)| *o = lanes::quat_log(*q));
     Ok(())
 }
 
@@ -162,12 +191,13 @@ pub fn op_inertialize_offset(
 ) -> Result<()> {
     same_len("lhs", offset.len(), lhs.len())?;
     same_len("rhs", offset.len(), rhs.len())?;
-    offset
+    let items = offset
         .packs_mut()
         .par_iter_mut()
-        .zip(lhs.packs().par_iter().zip(rhs.packs().par_iter()))
-        .with_min_len(MIN_PACKS_PER_TASK)
-        .for_each(|(o, (l, r))| *o = lanes::kform_inertialize_offset(*l, *r));
+        .zip(lhs.packs().par_iter().zip(rhs.packs().par_iter()));
+    run(items, cost::INERTIALIZE, |(o, (l, r))| {
+        *o = lanes::kform_inertialize_offset(*l, *r)
+    });
     Ok(())
 }
 
@@ -185,12 +215,13 @@ pub fn op_inertialize(
     check_time("blend_time", blend_time)?;
     check_time("blend_duration", blend_duration)?;
     let w = lanes::CubicWeights::new(splat(blend_time), splat(blend_duration));
-    output
+    let items = output
         .packs_mut()
         .par_iter_mut()
-        .zip(offset.packs().par_iter().zip(input.packs().par_iter()))
-        .with_min_len(MIN_PACKS_PER_TASK)
-        .for_each(|(o, (off, i))| *o = lanes::kform_inertialize(*off, *i, &w));
+        .zip(offset.packs().par_iter().zip(input.packs().par_iter()));
+    run(items, cost::INERTIALIZE, move |(o, (off, i))| {
+        *o = lanes::kform_inertialize(*off, *i, &w)
+    });
     Ok(())
 }
 
@@ -207,13 +238,16 @@ pub mod crowd {
         same_len(what, skeleton.len(), crowd.joints())
     }
 
-    fn par_packs(out: &mut CrowdPose, f: impl Fn(usize, &mut [Kformx8]) + Send + Sync) {
+    /// Runs `f(p, pack)` over the packs of `out`, each pack costing about
+    /// `ns_per_joint` per joint.
+    fn par_packs(
+        out: &mut CrowdPose,
+        ns_per_joint: usize,
+        f: impl Fn(usize, &mut [Kformx8]) + Send + Sync,
+    ) {
         let joints = out.joints().max(1);
-        out.lanes_mut()
-            .par_chunks_mut(joints)
-            .enumerate()
-            .with_min_len(1)
-            .for_each(|(p, pack)| f(p, pack));
+        let items = out.lanes_mut().par_chunks_mut(joints).enumerate();
+        run(items, ns_per_joint * joints, |(p, pack)| f(p, pack));
     }
 
     /// Forward kinematics with velocities ([`crate::reference::op_fk`]) for
@@ -222,7 +256,7 @@ pub mod crowd {
         same_shape("local", global, local)?;
         fits("skeleton joints", global, skeleton)?;
         let parents = skeleton.parents();
-        par_packs(global, |p, g| {
+        par_packs(global, cost::FK_JOINT, |p, g| {
             lanes::pose::fk_unchecked_order(g, local.pack(p), parents)
         });
         Ok(())
@@ -237,7 +271,7 @@ pub mod crowd {
         same_shape("local", global, local)?;
         fits("skeleton joints", global, skeleton)?;
         let parents = skeleton.parents();
-        par_packs(global, |p, g| {
+        par_packs(global, cost::FK_JOINT, |p, g| {
             lanes::op_fk_static(g, local.pack(p), parents)
         });
         Ok(())
@@ -248,7 +282,9 @@ pub mod crowd {
         same_shape("global", local, global)?;
         fits("skeleton joints", local, skeleton)?;
         let parents = skeleton.parents();
-        par_packs(local, |p, l| lanes::op_bk(l, global.pack(p), parents));
+        par_packs(local, cost::FK_JOINT, |p, l| {
+            lanes::op_bk(l, global.pack(p), parents)
+        });
         Ok(())
     }
 
@@ -264,7 +300,7 @@ pub mod crowd {
         same_shape("input_prev", output, input_prev)?;
         check_dt("dt", dt)?;
         let d = splat(dt);
-        par_packs(output, |p, o| {
+        par_packs(output, cost::EXP_LOG, |p, o| {
             lanes::op_finite_diff(o, input_curr.pack(p), input_prev.pack(p), d)
         });
         Ok(())
@@ -278,7 +314,7 @@ pub mod crowd {
     ) -> Result<()> {
         same_shape("lhs", offset, lhs)?;
         same_shape("rhs", offset, rhs)?;
-        par_packs(offset, |p, o| {
+        par_packs(offset, cost::INERTIALIZE, |p, o| {
             lanes::op_inertialize_offset(o, lhs.pack(p), rhs.pack(p))
         });
         Ok(())
@@ -301,7 +337,7 @@ pub mod crowd {
             check_time("blend_time", t)?;
         }
         let d = splat(blend_duration);
-        par_packs(output, |p, o| {
+        par_packs(output, cost::INERTIALIZE, |p, o| {
             let t = lane_times(blend_time, p);
             lanes::op_inertialize(o, offset.pack(p), input.pack(p), t, d)
         });

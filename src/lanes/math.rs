@@ -422,6 +422,19 @@ fn horner<const N: usize>(c: &[f32; N], s: F32x8) -> F32x8 {
 /// `atan(min/max)` on `[0, 1]`, then reflected. Max error about 1e-7 rad.
 #[inline(always)]
 pub fn atan2_nonneg_y(y: F32x8, x: F32x8) -> F32x8 {
+    let a = atan2_positive_y(y, x);
+    // 0/0 when both are zero: atan2(0, +x) = 0, atan2(0, -x) = π.
+    let zero = (y | x.abs()).simd_eq(F32x8::ZERO);
+    zero.select(
+        x.is_sign_negative()
+            .select(splat(core::f32::consts::PI), F32x8::ZERO),
+        a,
+    )
+}
+
+/// [`atan2_nonneg_y`] for `y > 0` (NaN where both are zero).
+#[inline(always)]
+fn atan2_positive_y(y: F32x8, x: F32x8) -> F32x8 {
     let ax = x.abs();
     let swap = y.simd_gt(ax);
     let num = swap.select(ax, y);
@@ -430,42 +443,48 @@ pub fn atan2_nonneg_y(y: F32x8, x: F32x8) -> F32x8 {
     let s = t * t;
     let a = (t * s).mul_add(horner(&ATAN_P, s), t);
     let a = swap.select(splat(core::f32::consts::FRAC_PI_2) - a, a);
-    let a = x
-        .simd_lt(F32x8::ZERO)
-        .select(splat(core::f32::consts::PI) - a, a);
-    // 0/0 when both are zero: atan2(0, +x) = 0, atan2(0, -x) = π.
-    let zero = (y | ax).simd_eq(F32x8::ZERO);
-    zero.select(
-        x.is_sign_negative()
-            .select(splat(core::f32::consts::PI), F32x8::ZERO),
-        a,
-    )
+    x.simd_lt(F32x8::ZERO)
+        .select(splat(core::f32::consts::PI) - a, a)
 }
 
 /// `(sin x, cos x)` per lane: Cody-Waite reduction by π/2 with FMA, then
-/// minimax polynomials on `[-π/4, π/4]`. Max error about 1e-7 for
-/// `|x| < 1e4`; finite for every finite `x`.
+/// minimax polynomials on `[-π/4, π/4]`; the quadrant `k mod 4` picks and
+/// signs the results with integer bit operations (bit 1 of `k` moved to the
+/// sign bit). Max error about 1e-7 for `|x| < 1e5`; beyond that the
+/// reduction loses accuracy (the reference's libm does not) and the result
+/// is unspecified.
 #[inline(always)]
 pub fn sin_cos(x: F32x8) -> (F32x8, F32x8) {
     const PIO2_1: f32 = 1.570_796_4;
     const PIO2_2: f32 = -4.371_139e-8;
     const PIO2_3: f32 = -1.715_097_9e-15;
     let ax = x.abs();
-    let k = (ax * splat(core::f32::consts::FRAC_2_PI)).round();
+    // Nearest quadrant as an integer (one cvtps2dq) and back as a float.
+    let q = (ax * splat(core::f32::consts::FRAC_2_PI)).fast_round_int();
+    let k = q.round_float();
     let rr = k.mul_neg_add(splat(PIO2_1), ax);
     let rr = k.mul_neg_add(splat(PIO2_2), rr);
     let rr = k.mul_neg_add(splat(PIO2_3), rr);
     let s2 = rr * rr;
     let sin_r = (rr * s2).mul_add(horner(&SIN_P, s2), rr);
     let cos_r = (s2 * s2).mul_add(horner(&COS_P, s2), splat(-0.5).mul_add(s2, splat(1.0)));
-    // Quadrant from k mod 4, computed in floats so huge k cannot overflow.
-    let q = k - (k * splat(0.25)).floor() * splat(4.0);
-    let odd = q.simd_eq(splat(1.0)) | q.simd_eq(splat(3.0));
+    let sign = wide::i32x8::splat(i32::MIN);
+    let odd: F32x8 = bytemuck::cast((q & wide::i32x8::splat(1)).simd_eq(wide::i32x8::splat(1)));
     let s = odd.select(cos_r, sin_r);
     let c = odd.select(sin_r, cos_r);
-    let s = q.simd_ge(splat(2.0)).select(-s, s);
-    let c = (q.simd_eq(splat(1.0)) | q.simd_eq(splat(2.0))).select(-c, c);
-    (x.is_sign_negative().select(-s, s), c)
+    // sin is negative in quadrants 2, 3 (and odd in x); cos in 1, 2.
+    let sin_sign: F32x8 = bytemuck::cast((q << 30) & sign);
+    let cos_sign: F32x8 = bytemuck::cast(((q + wide::i32x8::splat(1)) << 30) & sign);
+    (s ^ sin_sign ^ (x & splat(-0.0)), c ^ cos_sign)
+}
+
+/// `1 / sqrt(x)` per lane: the 12-bit hardware estimate refined by one
+/// Newton step, `y (3 - x y²) / 2`, to about 2 ULP. `0` gives infinity.
+#[inline(always)]
+pub fn rsqrt(x: F32x8) -> F32x8 {
+    let y = x.recip_sqrt();
+    let xy2 = x * y * y;
+    (splat(0.5) * y) * (splat(3.0) - xy2)
 }
 
 /// `q · p` per lane.
@@ -590,24 +609,34 @@ pub fn quat_abs(q: Quatx8) -> Quatx8 {
 
 /// Quaternion exponential per lane: `h = |v|`; `normalize((1, v))` where
 /// `h < 1e-8`, else `(cos h, v sin(h) / h)`.
+///
+/// Where `h < 1e-8`, `|(1, v)|` rounds to exactly 1 in f32 and so does
+/// `1 + 1e-8`: `normalize((1, v))` is `(1, v)` to the bit, and that is what
+/// is returned. `1 / h` comes from [`rsqrt`] (no sqrt, no division).
 #[inline(always)]
 pub fn quat_exp(v: Vec3x8) -> Quatx8 {
-    let h = length(v);
-    let (s, c) = sin_cos(h);
-    let k = s / h;
+    let h2 = dot(v, v);
+    let inv_h = rsqrt(h2);
+    let (s, c) = sin_cos(h2 * inv_h);
+    let k = s * inv_h;
     let big = Quatx8::new(c, v.x * k, v.y * k, v.z * k);
-    let small = quat_normalize(Quatx8::new(splat(1.0), v.x, v.y, v.z));
-    h.simd_lt(splat(EPS_NORMALIZE)).select(small, big)
+    let small = Quatx8::new(splat(1.0), v.x, v.y, v.z);
+    h2.simd_lt(splat(EPS_NORMALIZE * EPS_NORMALIZE))
+        .select(small, big)
 }
 
 /// Quaternion logarithm per lane: `l = |(qx, qy, qz)|`; the vector part where
-/// `l < 1e-8`, else `(qx, qy, qz) atan2(l, qw) / l`.
+/// `l < 1e-8`, else `(qx, qy, qz) atan2(l, qw) / l`, with `1 / l` from
+/// [`rsqrt`].
 #[inline(always)]
 pub fn quat_log(q: Quatx8) -> Vec3x8 {
     let v = q.xyz();
-    let l = length(v);
-    let k = atan2_nonneg_y(l, q.w) / l;
-    l.simd_lt(splat(EPS_NORMALIZE)).select(v, v * k)
+    let l2 = dot(v, v);
+    let inv_l = rsqrt(l2);
+    // l > 0 wherever the result is kept, so no zero handling is needed.
+    let k = atan2_positive_y(l2 * inv_l, q.w) * inv_l;
+    l2.simd_lt(splat(EPS_NORMALIZE * EPS_NORMALIZE))
+        .select(v, v * k)
 }
 
 /// `quat_exp(v / 2)` per lane.

@@ -15,6 +15,7 @@ pub const EPS_BLEND: f32 = 1e-8;
 /// zero with zero velocity at `blendtime`: with `t = clamp(dt / (blendtime +
 /// 1e-8), 0, 1)`, `d = x`, `c = v blendtime`, `b = -3d - 2c`, `a = 2d + c`,
 /// returns `(a t³ + b t² + c t + d, (3a t² + 2b t + c) / (blendtime + 1e-8))`.
+#[inline]
 pub fn decayed_offset_cubic(init_x: Vec3, init_v: Vec3, blendtime: f32, dt: f32) -> (Vec3, Vec3) {
     let t = clampf(dt / (blendtime + EPS_BLEND), 0.0, 1.0);
     let d = init_x;
@@ -30,6 +31,7 @@ pub fn decayed_offset_cubic(init_x: Vec3, init_v: Vec3, blendtime: f32, dt: f32)
 /// [`decayed_offset_cubic`] of a rotational offset: decayed in
 /// scaled-angle-axis space (after `quat_abs`, so the short way round) and
 /// turned back into a quaternion.
+#[inline]
 pub fn decayed_offset_cubic_quat(
     init_x: Quat,
     init_v: Vec3,
@@ -50,6 +52,7 @@ pub fn decayed_offset_cubic_quat(
 /// old offset) minus the destination, and the offset time restarts.
 /// Returns the new `(off_x, off_v, off_t)`.
 #[allow(clippy::too_many_arguments)]
+#[inline]
 pub fn inertialize_cubic_transition(
     off_x: Vec3,
     off_v: Vec3,
@@ -67,6 +70,7 @@ pub fn inertialize_cubic_transition(
 /// Advances a cubic transition by `dt` and applies the decayed offset to the
 /// input. Returns `(out_x, out_v, off_t)`.
 #[allow(clippy::too_many_arguments)]
+#[inline]
 pub fn inertialize_cubic_update(
     off_t: f32,
     off_x: Vec3,
@@ -92,6 +96,7 @@ pub fn inertialize_cubic_update(
 /// velocities keeps it continuous; the two agree when the offsets are
 /// identity. Offsets are canonicalized with `quat_abs` (edge-case table).
 #[allow(clippy::too_many_arguments)]
+#[inline]
 pub fn inertialize_cubic_transition_quat(
     off_x: Quat,
     off_v: Vec3,
@@ -112,6 +117,7 @@ pub fn inertialize_cubic_transition_quat(
 /// [`inertialize_cubic_update`] for rotations: `out_x = dec_x in_x`,
 /// `out_v = dec_v + R(dec_x) in_v`. Returns `(out_x, out_v, off_t)`.
 #[allow(clippy::too_many_arguments)]
+#[inline]
 pub fn inertialize_cubic_update_quat(
     off_t: f32,
     off_x: Quat,
@@ -133,6 +139,7 @@ pub fn inertialize_cubic_update_quat(
 /// Starts a spring transition (reference-math.md):
 /// `off_x = (src_x + off_x) - dst_x`, `off_v = (src_v + off_v) - dst_v`.
 /// Returns the new `(off_x, off_v)`.
+#[inline]
 pub fn inertialize_transition(
     off_x: Vec3,
     off_v: Vec3,
@@ -146,6 +153,7 @@ pub fn inertialize_transition(
 
 /// Decays a spring offset by `dt` and applies it to the input
 /// (reference-math.md). Returns `(out_x, out_v, off_x, off_v)`.
+#[inline]
 pub fn inertialize_update(
     off_x: Vec3,
     off_v: Vec3,
@@ -161,6 +169,7 @@ pub fn inertialize_update(
 /// [`inertialize_transition`] for rotations, with the same continuity
 /// correction as [`inertialize_cubic_transition_quat`]: the displayed value
 /// is `off_x src_x` turning at `off_v + R(off_x) src_v`.
+#[inline]
 pub fn inertialize_transition_quat(
     off_x: Quat,
     off_v: Vec3,
@@ -178,6 +187,7 @@ pub fn inertialize_transition_quat(
 /// [`inertialize_update`] for rotations: the offset decays with
 /// [`decay_spring_damper_exact_quat`], `out_x = off_x in_x`,
 /// `out_v = off_v + R(off_x) in_v`. Returns `(out_x, out_v, off_x, off_v)`.
+#[inline]
 pub fn inertialize_update_quat(
     off_x: Quat,
     off_v: Vec3,

@@ -50,6 +50,7 @@ impl Default for Kform {
 /// - `pos = R(w.pos v.scl) + v.pos`, `rot = v.rot w.rot`, `scl = w.scl v.scl`
 /// - `vel = R(w.vel v.scl) + v.vel + v.ang × R(w.pos v.scl) + R(w.pos v.scl v.svl)`
 /// - `ang = R(w.ang) + v.ang`, `svl = w.svl + v.svl`
+#[inline]
 pub fn kform_mul(v: Kform, w: Kform) -> Kform {
     let lever = quat_mul_vec3(v.rot, w.pos * v.scl);
     Kform {
@@ -76,6 +77,7 @@ pub fn kform_mul(v: Kform, w: Kform) -> Kform {
 /// - `pos = R⁻¹(w.pos - v.pos) / v.scl`, `rot = v.rot⁻¹ w.rot`, `scl = w.scl / v.scl`
 /// - `vel = R⁻¹(w.vel - v.vel - v.ang × (w.pos - v.pos)) / v.scl - pos v.svl`
 /// - `ang = R⁻¹(w.ang - v.ang)`, `svl = w.svl - v.svl`
+#[inline]
 pub fn kform_div(v: Kform, w: Kform) -> Kform {
     let lever = w.pos - v.pos;
     let pos = quat_inv_mul_vec3(v.rot, lever) / v.scl;
@@ -91,32 +93,38 @@ pub fn kform_div(v: Kform, w: Kform) -> Kform {
 
 /// The inverse `kform_div(v, identity)`: `kform_mul(v, kform_inv(v))` is the
 /// identity.
+#[inline]
 pub fn kform_inv(v: Kform) -> Kform {
     kform_div(v, Kform::IDENTITY)
 }
 
 /// `kform_mul(kform_inv(v), w)`.
+#[inline]
 pub fn kform_inv_mul(v: Kform, w: Kform) -> Kform {
     kform_mul(kform_inv(v), w)
 }
 
 /// `kform_mul(v, kform_inv(w))`.
+#[inline]
 pub fn kform_mul_inv(v: Kform, w: Kform) -> Kform {
     kform_mul(v, kform_inv(w))
 }
 
 /// A direction through `v`: `R(d)`.
+#[inline]
 pub fn kform_mul_dir(v: Kform, d: Vec3) -> Vec3 {
     quat_mul_vec3(v.rot, d)
 }
 
 /// A point through `v`: `R(pos v.scl) + v.pos`.
+#[inline]
 pub fn kform_mul_pos(v: Kform, pos: Vec3) -> Vec3 {
     quat_mul_vec3(v.rot, pos * v.scl) + v.pos
 }
 
 /// The velocity of a point `pos` moving at `vel` in the frame of `v`:
 /// `R(vel v.scl) + v.vel + v.ang × R(pos v.scl) + R(pos v.scl v.svl)`.
+#[inline]
 pub fn kform_mul_vel(v: Kform, pos: Vec3, vel: Vec3) -> Vec3 {
     quat_mul_vec3(v.rot, vel * v.scl)
         + v.vel
@@ -125,6 +133,7 @@ pub fn kform_mul_vel(v: Kform, pos: Vec3, vel: Vec3) -> Vec3 {
 }
 
 /// A kineform holding only a position and its velocity.
+#[inline]
 pub fn kform_from_pos_vel(pos: Vec3, vel: Vec3) -> Kform {
     Kform {
         pos,
@@ -135,6 +144,7 @@ pub fn kform_from_pos_vel(pos: Vec3, vel: Vec3) -> Kform {
 
 /// `d` with its position normalized and the velocity replaced by the
 /// derivative of that normalization ([`normalize_dx`]).
+#[inline]
 pub fn kform_pos_vel_normalize(d: Kform) -> Kform {
     Kform {
         pos: normalize(d.pos),
@@ -146,6 +156,7 @@ pub fn kform_pos_vel_normalize(d: Kform) -> Kform {
 /// The rotation between two moving directions and its angular velocity:
 /// `rot = quat_between(dir0.pos, dir1.pos)`,
 /// `ang = quat_delta_to_angular_velocity(rot, quat_between_dx(...))`.
+#[inline]
 pub fn kform_rot_ang_between(dir0: Kform, dir1: Kform) -> Kform {
     let rot = quat_between(dir0.pos, dir1.pos);
     let drot = quat_between_dx(dir0.pos, dir0.vel, dir1.pos, dir1.vel);

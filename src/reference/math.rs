@@ -124,11 +124,13 @@ impl Div<f32> for Vec3 {
 }
 
 /// `a · b`.
+#[inline]
 pub fn dot(a: Vec3, b: Vec3) -> f32 {
     a.x * b.x + a.y * b.y + a.z * b.z
 }
 
 /// `a × b`.
+#[inline]
 pub fn cross(a: Vec3, b: Vec3) -> Vec3 {
     Vec3::new(
         a.y * b.z - a.z * b.y,
@@ -138,23 +140,27 @@ pub fn cross(a: Vec3, b: Vec3) -> Vec3 {
 }
 
 /// `|v|`.
+#[inline]
 pub fn length(v: Vec3) -> f32 {
     dot(v, v).sqrt()
 }
 
 /// `v / (|v| + 1e-8)`: finite for a zero vector (reference-math.md).
+#[inline]
 pub fn normalize(v: Vec3) -> Vec3 {
     v / (length(v) + EPS_NORMALIZE)
 }
 
 /// Derivative of [`normalize`] (velocities article, "Procedural Animation"):
 /// `(dv - n (dv · n)) / (|v| + 1e-8)` with `n = normalize(v)`.
+#[inline]
 pub fn normalize_dx(v: Vec3, dv: Vec3) -> Vec3 {
     let n = normalize(v);
     (dv - n * dot(dv, n)) / (length(v) + EPS_NORMALIZE)
 }
 
 /// `x` clamped to `[lo, hi]` (the articles' `clampf`); NaN stays NaN.
+#[inline]
 pub fn clampf(x: f32, lo: f32, hi: f32) -> f32 {
     if x < lo {
         lo
@@ -166,48 +172,57 @@ pub fn clampf(x: f32, lo: f32, hi: f32) -> f32 {
 }
 
 /// `(1 - t) x + t y` (the articles' `lerpf`).
+#[inline]
 pub fn lerp(x: f32, y: f32, t: f32) -> f32 {
     (1.0 - t) * x + t * y
 }
 
 /// [`lerp`] per component.
+#[inline]
 pub fn lerp_vec3(x: Vec3, y: Vec3, t: f32) -> Vec3 {
     (1.0 - t) * x + t * y
 }
 
 /// `exp` per component.
+#[inline]
 pub fn exp_vec3(v: Vec3) -> Vec3 {
     v.map(f32::exp)
 }
 
 /// `ln` per component.
+#[inline]
 pub fn log_vec3(v: Vec3) -> Vec3 {
     v.map(f32::ln)
 }
 
 /// Exponential interpolation of scales, `x^(1-t) y^t` (reference-math.md:
 /// scales combine multiplicatively).
+#[inline]
 pub fn eerp(x: f32, y: f32, t: f32) -> f32 {
     x.powf(1.0 - t) * y.powf(t)
 }
 
 /// [`eerp`] per component.
+#[inline]
 pub fn eerp_vec3(x: Vec3, y: Vec3, t: f32) -> Vec3 {
     Vec3::new(eerp(x.x, y.x, t), eerp(x.y, y.y, t), eerp(x.z, y.z, t))
 }
 
 /// `v / dt`, or zero when `dt == 0`: the edge-case table's rule for
 /// finite differences (the published reference returns NaN or infinity).
+#[inline]
 pub fn div_dt(v: Vec3, dt: f32) -> Vec3 {
     if dt == 0.0 { Vec3::ZERO } else { v / dt }
 }
 
 /// `x`, or `0` when `|x| < 1e-30` (subnormal flush, reference-math.md).
+#[inline]
 pub fn flush_tiny(x: f32) -> f32 {
     if x.abs() < FLUSH_TINY { 0.0 } else { x }
 }
 
 /// [`flush_tiny`] per component.
+#[inline]
 pub fn flush_tiny_vec3(v: Vec3) -> Vec3 {
     v.map(flush_tiny)
 }
@@ -291,28 +306,33 @@ impl Div<f32> for Quat {
 }
 
 /// `q · p` as 4-vectors.
+#[inline]
 pub fn quat_dot(q: Quat, p: Quat) -> f32 {
     q.w * p.w + q.x * p.x + q.y * p.y + q.z * p.z
 }
 
 /// `|q|` as a 4-vector.
+#[inline]
 pub fn quat_length(q: Quat) -> f32 {
     quat_dot(q, q).sqrt()
 }
 
 /// `q / (|q| + 1e-8)`.
+#[inline]
 pub fn quat_normalize(q: Quat) -> Quat {
     q / (quat_length(q) + EPS_NORMALIZE)
 }
 
 /// Derivative of [`quat_normalize`]: [`normalize_dx`] on four components
 /// (reference-math.md).
+#[inline]
 pub fn quat_normalize_dx(q: Quat, dq: Quat) -> Quat {
     let n = quat_normalize(q);
     (dq - n * quat_dot(dq, n)) / (quat_length(q) + EPS_NORMALIZE)
 }
 
 /// Hamilton product `q * p` (reference-math.md, "Conventions").
+#[inline]
 pub fn quat_mul(q: Quat, p: Quat) -> Quat {
     Quat::new(
         q.w * p.w - q.x * p.x - q.y * p.y - q.z * p.z,
@@ -323,22 +343,26 @@ pub fn quat_mul(q: Quat, p: Quat) -> Quat {
 }
 
 /// The conjugate `(w, -x, -y, -z)`, the inverse of a unit quaternion.
+#[inline]
 pub fn quat_inv(q: Quat) -> Quat {
     Quat::new(q.w, -q.x, -q.y, -q.z)
 }
 
 /// `q * inv(p)`.
+#[inline]
 pub fn quat_mul_inv(q: Quat, p: Quat) -> Quat {
     quat_mul(q, quat_inv(p))
 }
 
 /// `inv(q) * p`.
+#[inline]
 pub fn quat_inv_mul(q: Quat, p: Quat) -> Quat {
     quat_mul(quat_inv(q), p)
 }
 
 /// Rotates `v` by `q`: with `u = (qx, qy, qz)` and `t = 2 (u × v)`,
 /// `v + qw t + u × t`.
+#[inline]
 pub fn quat_mul_vec3(q: Quat, v: Vec3) -> Vec3 {
     let u = q.xyz();
     let t = 2.0 * cross(u, v);
@@ -346,11 +370,13 @@ pub fn quat_mul_vec3(q: Quat, v: Vec3) -> Vec3 {
 }
 
 /// Rotates `v` by `inv(q)`.
+#[inline]
 pub fn quat_inv_mul_vec3(q: Quat, v: Vec3) -> Vec3 {
     quat_mul_vec3(quat_inv(q), v)
 }
 
 /// `-q` when `qw < 0`, else `q`: picks the short way round.
+#[inline]
 pub fn quat_abs(q: Quat) -> Quat {
     if q.w < 0.0 { -q } else { q }
 }
@@ -358,6 +384,7 @@ pub fn quat_abs(q: Quat) -> Quat {
 /// Quaternion exponential of a half-angle vector (reference-math.md):
 /// `h = |v|`; for `h < 1e-8` `normalize((1, v))`, else
 /// `(cos h, v sin(h) / h)`.
+#[inline]
 pub fn quat_exp(v: Vec3) -> Quat {
     let halfangle = length(v);
     if halfangle < EPS_NORMALIZE {
@@ -378,6 +405,7 @@ pub fn quat_exp(v: Vec3) -> Quat {
 /// denormalized `|qw| > 1` and loses half the digits near `qw = ±1`;
 /// `atan2(l, qw)` is the same angle for unit input and correct for any
 /// finite input (tested in `tests/edge_cases.rs`).
+#[inline]
 pub fn quat_log(q: Quat) -> Vec3 {
     let v = q.xyz();
     let l = length(v);
@@ -389,16 +417,19 @@ pub fn quat_log(q: Quat) -> Vec3 {
 }
 
 /// `quat_exp(v / 2)`: a rotation from its scaled angle axis.
+#[inline]
 pub fn quat_from_scaled_angle_axis(v: Vec3) -> Quat {
     quat_exp(v * 0.5)
 }
 
 /// `2 quat_log(q)`: the scaled angle axis of a rotation.
+#[inline]
 pub fn quat_to_scaled_angle_axis(q: Quat) -> Vec3 {
     2.0 * quat_log(q)
 }
 
 /// A rotation of `angle` radians about a unit `axis`.
+#[inline]
 pub fn quat_from_angle_axis(angle: f32, axis: Vec3) -> Quat {
     let (s, c) = (angle * 0.5).sin_cos();
     Quat::new(c, s * axis.x, s * axis.y, s * axis.z)
@@ -407,6 +438,7 @@ pub fn quat_from_angle_axis(angle: f32, axis: Vec3) -> Quat {
 /// Angular velocity taking `curr` to `next` in `dt`:
 /// `quat_to_scaled_angle_axis(quat_abs(next * inv(curr))) / dt`; zero when
 /// `dt == 0` (edge-case table).
+#[inline]
 pub fn quat_differentiate_angular_velocity(next: Quat, curr: Quat, dt: f32) -> Vec3 {
     div_dt(
         quat_to_scaled_angle_axis(quat_abs(quat_mul_inv(next, curr))),
@@ -416,11 +448,13 @@ pub fn quat_differentiate_angular_velocity(next: Quat, curr: Quat, dt: f32) -> V
 
 /// `quat_from_scaled_angle_axis(vel dt) * curr`: `curr` advanced by the
 /// angular velocity `vel` for `dt`.
+#[inline]
 pub fn quat_integrate_angular_velocity(vel: Vec3, curr: Quat, dt: f32) -> Quat {
     quat_mul(quat_from_scaled_angle_axis(vel * dt), curr)
 }
 
 /// Normalized lerp of `q` toward `p`.
+#[inline]
 pub fn quat_nlerp(q: Quat, p: Quat, alpha: f32) -> Quat {
     let r = q * (1.0 - alpha) + p * alpha;
     r / quat_length(r)
@@ -433,6 +467,7 @@ pub fn quat_nlerp(q: Quat, p: Quat, alpha: f32) -> Quat {
 /// because the f32 dot rounds to 0.99999994 and `acos` magnifies it); the
 /// angle comes from `2 atan2(|q - p|, |q + p|)`, accurate at every angle;
 /// below [`SLERP_NLERP_ANGLE`] the result is normalized lerp.
+#[inline]
 pub fn quat_slerp_shortest(q: Quat, p: Quat, alpha: f32) -> Quat {
     let p = if quat_dot(q, p) < 0.0 { -p } else { p };
     if p == q {
@@ -457,6 +492,7 @@ pub fn quat_slerp_shortest(q: Quat, p: Quat, alpha: f32) -> Quat {
 /// reference gives the zero quaternion); a zero vector gives the identity;
 /// the result is normalized exactly, not with `+1e-8`, so tiny vectors
 /// still give a unit quaternion.
+#[inline]
 pub fn quat_between(p: Vec3, q: Vec3) -> Quat {
     let pq2 = dot(p, p) * dot(q, q);
     if pq2 == 0.0 {
@@ -497,6 +533,7 @@ fn normalize_exact(v: Vec3) -> Vec3 {
 
 /// Derivative of [`quat_between`] with respect to time, given the rates
 /// `dp`, `dq` (velocities article, "Procedural Animation").
+#[inline]
 pub fn quat_between_dx(p: Vec3, dp: Vec3, q: Vec3, dq: Vec3) -> Quat {
     let c = cross(p, q);
     let dc = cross(dp, q) + cross(p, dq);
@@ -510,6 +547,7 @@ pub fn quat_between_dx(p: Vec3, dp: Vec3, q: Vec3, dq: Vec3) -> Quat {
 
 /// `2 × vector part of (dq * inv(q))`: the angular velocity of a rotation
 /// `q` changing at rate `dq` (reference-math.md).
+#[inline]
 pub fn quat_delta_to_angular_velocity(q: Quat, dq: Quat) -> Vec3 {
     2.0 * quat_mul_inv(dq, q).xyz()
 }

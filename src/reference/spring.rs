@@ -13,6 +13,7 @@ pub const EPS_SPRING: f32 = 1e-5;
 ///
 /// Deviation (edge-case table): a negative argument is clamped to 0; the
 /// published function passes a pole near `x = -1.29`. NaN stays NaN.
+#[inline]
 pub fn fast_negexp(x: f32) -> f32 {
     let x = if x < 0.0 { 0.0 } else { x };
     1.0 / (1.0 + x + 0.48 * x * x + 0.235 * x * x * x)
@@ -22,6 +23,7 @@ pub fn fast_negexp(x: f32) -> f32 {
 /// `z = |x|`, `w = z > 1 ? 1/z : z`,
 /// `y = (π/4) w - w (w - 1)(0.2447 + 0.0663 w)`,
 /// result `±(z > 1 ? π/2 - y : y)` signed like `x`.
+#[inline]
 pub fn fast_atan(x: f32) -> f32 {
     let z = x.abs();
     let w = if z > 1.0 { 1.0 / z } else { z };
@@ -35,17 +37,20 @@ pub fn fast_atan(x: f32) -> f32 {
 }
 
 /// `4 ln2 / (halflife + 1e-5)`.
+#[inline]
 pub fn halflife_to_damping(halflife: f32) -> f32 {
     (4.0 * LN2) / (halflife + EPS_SPRING)
 }
 
 /// `4 ln2 / (damping + 1e-5)`.
+#[inline]
 pub fn damping_to_halflife(damping: f32) -> f32 {
     (4.0 * LN2) / (damping + EPS_SPRING)
 }
 
 /// Exact damper toward `g`:
 /// `lerp(x, g, 1 - fast_negexp(ln2 dt / (halflife + 1e-5)))`.
+#[inline]
 pub fn damper_exact(x: f32, g: f32, halflife: f32, dt: f32) -> f32 {
     lerp(
         x,
@@ -56,6 +61,7 @@ pub fn damper_exact(x: f32, g: f32, halflife: f32, dt: f32) -> f32 {
 
 /// Exact damper toward zero: `x fast_negexp(ln2 dt / (halflife + 1e-5))`,
 /// with the subnormal flush.
+#[inline]
 pub fn damper_decay_exact(x: f32, halflife: f32, dt: f32) -> f32 {
     flush_tiny(x * fast_negexp((LN2 * dt) / (halflife + EPS_SPRING)))
 }
@@ -63,6 +69,7 @@ pub fn damper_decay_exact(x: f32, halflife: f32, dt: f32) -> f32 {
 /// Critically damped spring decaying `(x, v)` toward zero:
 /// `y = halflife_to_damping(h) / 2`, `j1 = v + x y`, `e = fast_negexp(y dt)`,
 /// `x' = e (x + j1 dt)`, `v' = e (v - j1 y dt)`; results below 1e-30 flushed.
+#[inline]
 pub fn decay_spring_damper_exact(x: f32, v: f32, halflife: f32, dt: f32) -> (f32, f32) {
     let y = halflife_to_damping(halflife) / 2.0;
     let j1 = v + x * y;
@@ -74,6 +81,7 @@ pub fn decay_spring_damper_exact(x: f32, v: f32, halflife: f32, dt: f32) -> (f32
 }
 
 /// [`decay_spring_damper_exact`] per component.
+#[inline]
 pub fn decay_spring_damper_exact_vec3(x: Vec3, v: Vec3, halflife: f32, dt: f32) -> (Vec3, Vec3) {
     let y = halflife_to_damping(halflife) / 2.0;
     let j1 = v + x * y;
@@ -90,6 +98,7 @@ pub fn decay_spring_damper_exact_vec3(x: Vec3, v: Vec3, halflife: f32, dt: f32) 
 ///
 /// Deviation: the offset is passed through `quat_abs` first, so a
 /// negative-w offset decays the short way round (edge-case table).
+#[inline]
 pub fn decay_spring_damper_exact_quat(x: Quat, v: Vec3, halflife: f32, dt: f32) -> (Quat, Vec3) {
     let y = halflife_to_damping(halflife) / 2.0;
     let j0 = quat_to_scaled_angle_axis(quat_abs(x));
@@ -103,6 +112,7 @@ pub fn decay_spring_damper_exact_quat(x: Quat, v: Vec3, halflife: f32, dt: f32) 
 
 /// Critically damped spring toward a fixed `x_goal`:
 /// [`decay_spring_damper_exact`] on `x - x_goal`, then `x_goal` added back.
+#[inline]
 pub fn simple_spring_damper_exact(
     x: f32,
     v: f32,
@@ -121,6 +131,7 @@ pub fn simple_spring_damper_exact(
 /// `d = halflife_to_damping(h)`, `c = x_goal + d v_goal / (d²/4)`, `y = d/2`,
 /// `j0 = x - c`, `j1 = v + j0 y`, `x' = e (j0 + j1 dt) + c`,
 /// `v' = e (v - j1 y dt)`.
+#[inline]
 pub fn critical_spring_damper_exact(
     x: f32,
     v: f32,
@@ -147,6 +158,7 @@ pub fn critical_spring_damper_exact(
 /// flip regimes by rounding (edge-case table: kept for parity). The
 /// under-damped phase uses [`fast_atan`], so that regime is exact only to
 /// about 1e-3 of its amplitude, as in the reference.
+#[inline]
 pub fn spring_damper_exact_stiffness_damping(
     x: f32,
     v: f32,
