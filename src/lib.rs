@@ -23,6 +23,7 @@
 pub mod batch;
 pub mod bvh;
 pub mod clip;
+pub mod data;
 pub mod error;
 pub mod lanes;
 pub mod reference;

@@ -1,0 +1,416 @@
+//! The checks behind the fuzz targets, also run by `tests/fuzz_smoke.rs`
+//! on pseudo-random bytes so that CI exercises the same decoder.
+#![allow(clippy::needless_range_loop)] // lanes and reference side by side
+
+use kineform::lanes::{self, F32x8, Kformx8, Quatx8, Vec3x8};
+use kineform::reference::{self as r, Kform, Quat, Vec3};
+
+/// Reads inputs from the fuzzer's bytes; past the end everything is zero.
+struct Bytes<'a>(&'a [u8]);
+
+impl Bytes<'_> {
+    fn u8(&mut self) -> u8 {
+        match self.0.split_first() {
+            Some((b, rest)) => {
+                self.0 = rest;
+                *b
+            }
+            None => 0,
+        }
+    }
+    /// Any f32 bit pattern: NaN, infinities, subnormals included.
+    fn raw(&mut self) -> f32 {
+        f32::from_bits(u32::from_le_bytes([
+            self.u8(),
+            self.u8(),
+            self.u8(),
+            self.u8(),
+        ]))
+    }
+    /// A value in [lo, hi] (16 bits of resolution), with 0 and both ends
+    /// reachable exactly.
+    fn range(&mut self, lo: f32, hi: f32) -> f32 {
+        let b = u16::from_le_bytes([self.u8(), self.u8()]);
+        match b {
+            0 => 0.0f32.clamp(lo, hi),
+            1 => lo,
+            2 => hi,
+            _ => lo + (hi - lo) * (b as f32 / 65535.0),
+        }
+    }
+    fn vec3(&mut self, r: f32) -> Vec3 {
+        Vec3::new(self.range(-r, r), self.range(-r, r), self.range(-r, r))
+    }
+    fn quat(&mut self) -> Quat {
+        let q = r::quat_from_scaled_angle_axis(self.vec3(6.0));
+        if self.u8() & 1 == 1 { -q } else { q }
+    }
+    fn kform(&mut self, r: f32) -> Kform {
+        Kform {
+            pos: self.vec3(r),
+            rot: self.quat(),
+            scl: Vec3::new(
+                self.range(0.5, 2.0),
+                self.range(0.5, 2.0),
+                self.range(0.5, 2.0),
+            ),
+            vel: self.vec3(r),
+            ang: self.vec3(3.0),
+            svl: self.vec3(1.0),
+        }
+    }
+}
+
+fn parts(k: Kform) -> [f32; 19] {
+    [
+        k.pos.x, k.pos.y, k.pos.z, k.rot.w, k.rot.x, k.rot.y, k.rot.z, k.scl.x, k.scl.y, k.scl.z,
+        k.vel.x, k.vel.y, k.vel.z, k.ang.x, k.ang.y, k.ang.z, k.svl.x, k.svl.y, k.svl.z,
+    ]
+}
+
+/// `|a - b| <= abs + rel * max(scale, |a|, |b|)` per component; NaN only
+/// against NaN.
+fn close(what: &str, got: &[f32], want: &[f32], scale: f32, abs: f32, rel: f32) {
+    for (i, (a, b)) in got.iter().zip(want).enumerate() {
+        let s = scale.max(a.abs()).max(b.abs());
+        let ok = (a.is_nan() && b.is_nan()) || a == b || (a - b).abs() <= abs + rel * s;
+        assert!(
+            ok,
+            "{what}[{i}]: lanes {a:e} vs reference {b:e}\n lanes {got:?}\n ref   {want:?}"
+        );
+    }
+}
+
+const ARITH: (f32, f32) = (0.0, 2e-6);
+const SPRING: (f32, f32) = (1e-6, 4e-6);
+const TRANSC: (f32, f32) = (4e-6, 4e-6);
+
+/// Runs every lane kernel on raw bit patterns (must not panic) and on
+/// bounded inputs (must agree with the reference).
+pub fn check(data: &[u8]) {
+    let mut b = Bytes(data);
+    let kernel = b.u8() % 8;
+
+    // Panic-freedom on any bit pattern, through both paths.
+    let raw: [f32; 8] = core::array::from_fn(|_| b.raw());
+    let f = F32x8::new(raw);
+    let v = Vec3x8::new(
+        f,
+        F32x8::new(raw.map(|x| x * 0.5)),
+        F32x8::new(raw.map(|x| -x)),
+    );
+    let q = Quatx8::new(f, v.x, v.y, v.z);
+    let _ = (
+        lanes::quat_exp(v),
+        lanes::quat_log(q),
+        lanes::quat_slerp_shortest(q, Quatx8::IDENTITY, f),
+        lanes::quat_between(v, Vec3x8::ONE),
+    );
+    let _ = (
+        lanes::spring_damper_exact_stiffness_damping(f, f, f, f, f.abs(), f.abs(), f),
+        lanes::decayed_offset_cubic(v, v, f, f),
+    );
+    let _ = lanes::kform_mul(
+        Kformx8 {
+            pos: v,
+            rot: q,
+            scl: v,
+            vel: v,
+            ang: v,
+            svl: v,
+        },
+        Kformx8::IDENTITY,
+    );
+    for x in raw {
+        let (v, q) = (Vec3::new(x, x * 0.5, -x), Quat::new(x, x, x * 0.5, -x));
+        let _ = (
+            r::quat_exp(v),
+            r::quat_log(q),
+            r::quat_slerp_shortest(q, Quat::IDENTITY, x),
+            r::quat_between(v, Vec3::ONE),
+        );
+        let _ = r::spring_damper_exact_stiffness_damping(x, x, x, x, x.abs(), x.abs(), x);
+    }
+
+    // Equivalence on bounded inputs, each lane its own.
+    match kernel {
+        0 => {
+            let v: [Vec3; 8] = core::array::from_fn(|_| b.vec3(6.0));
+            let q: [Quat; 8] = core::array::from_fn(|_| b.quat());
+            let e = lanes::quat_exp(Vec3x8::from_array(v)).to_array();
+            let l = lanes::quat_log(Quatx8::from_array(q)).to_array();
+            for i in 0..8 {
+                close(
+                    "quat_exp",
+                    &e[i].to_array(),
+                    &r::quat_exp(v[i]).to_array(),
+                    1.0,
+                    TRANSC.0,
+                    TRANSC.1,
+                );
+                close(
+                    "quat_log",
+                    &l[i].to_array(),
+                    &r::quat_log(q[i]).to_array(),
+                    1.0,
+                    TRANSC.0,
+                    TRANSC.1,
+                );
+            }
+        }
+        1 => {
+            let q: [Quat; 8] = core::array::from_fn(|_| b.quat());
+            let p: [Quat; 8] =
+                core::array::from_fn(|i| if b.u8() % 4 == 0 { q[i] } else { b.quat() });
+            let t: [f32; 8] = core::array::from_fn(|_| b.range(-0.25, 1.25));
+            let s = lanes::quat_slerp_shortest(
+                Quatx8::from_array(q),
+                Quatx8::from_array(p),
+                F32x8::new(t),
+            )
+            .to_array();
+            for i in 0..8 {
+                close(
+                    "slerp",
+                    &s[i].to_array(),
+                    &r::quat_slerp_shortest(q[i], p[i], t[i]).to_array(),
+                    1.0,
+                    TRANSC.0,
+                    TRANSC.1,
+                );
+            }
+        }
+        2 => {
+            let x: [f32; 8] = core::array::from_fn(|_| b.range(-100.0, 100.0));
+            let g: [f32; 8] = core::array::from_fn(|_| b.range(-100.0, 100.0));
+            let h: [f32; 8] = core::array::from_fn(|_| b.range(0.0, 2.0));
+            let dt: [f32; 8] = core::array::from_fn(|_| b.range(-0.1, 0.5));
+            let d =
+                lanes::damper_exact(F32x8::new(x), F32x8::new(g), F32x8::new(h), F32x8::new(dt))
+                    .to_array();
+            let (sx, sv) = lanes::decay_spring_damper_exact(
+                F32x8::new(x),
+                F32x8::new(g),
+                F32x8::new(h),
+                F32x8::new(dt),
+            );
+            let (sx, sv) = (sx.to_array(), sv.to_array());
+            for i in 0..8 {
+                close(
+                    "damper_exact",
+                    &[d[i]],
+                    &[r::damper_exact(x[i], g[i], h[i], dt[i])],
+                    100.0,
+                    SPRING.0,
+                    SPRING.1,
+                );
+                let (rx, rv) = r::decay_spring_damper_exact(x[i], g[i], h[i], dt[i]);
+                let scale = 100.0 * (1.0 + halflife_rate(h[i]) * dt[i].max(0.0));
+                close(
+                    "decay_spring_damper_exact",
+                    &[sx[i], sv[i]],
+                    &[rx, rv],
+                    scale,
+                    SPRING.0,
+                    SPRING.1,
+                );
+            }
+        }
+        3 => {
+            // Exact spring with stiffness and damping, away from the band
+            // near critical damping where the over-damped solution divides
+            // by y1 - y0 and differences are amplified (tests/equivalence.rs).
+            let x: [f32; 8] = core::array::from_fn(|_| b.range(-10.0, 10.0));
+            let v: [f32; 8] = core::array::from_fn(|_| b.range(-10.0, 10.0));
+            let g: [f32; 8] = core::array::from_fn(|_| b.range(-10.0, 10.0));
+            let gv: [f32; 8] = core::array::from_fn(|_| b.range(-2.0, 2.0));
+            let d: [f32; 8] = core::array::from_fn(|_| b.range(0.0, 30.0));
+            let s: [f32; 8] = core::array::from_fn(|i| {
+                let s = b.range(0.0, 200.0);
+                let disc = s - d[i] * d[i] / 4.0;
+                if disc < 0.0 && disc > -1.0 {
+                    s - 1.0
+                } else {
+                    s
+                }
+            });
+            let dt: [f32; 8] = core::array::from_fn(|_| b.range(0.0, 0.1));
+            let (lx, lv) = lanes::spring_damper_exact_stiffness_damping(
+                F32x8::new(x),
+                F32x8::new(v),
+                F32x8::new(g),
+                F32x8::new(gv),
+                F32x8::new(s),
+                F32x8::new(d),
+                F32x8::new(dt),
+            );
+            let (lx, lv) = (lx.to_array(), lv.to_array());
+            for i in 0..8 {
+                if s[i] < 0.0 {
+                    continue;
+                }
+                let (rx, rv) = r::spring_damper_exact_stiffness_damping(
+                    x[i], v[i], g[i], gv[i], s[i], d[i], dt[i],
+                );
+                let c = g[i] + d[i] * gv[i] / (s[i] + 1e-5);
+                let scale = x[i].abs().max(v[i].abs()).max(c.abs()) * (1.0 + d[i]);
+                close(
+                    "spring_damper_exact_stiffness_damping",
+                    &[lx[i], lv[i]],
+                    &[rx, rv],
+                    scale,
+                    1e-5,
+                    1e-4,
+                );
+            }
+        }
+        4 => {
+            let ox: [Vec3; 8] = core::array::from_fn(|_| b.vec3(5.0));
+            let ov: [Vec3; 8] = core::array::from_fn(|_| b.vec3(20.0));
+            let bt: [f32; 8] = core::array::from_fn(|_| b.range(0.05, 1.0));
+            let t: [f32; 8] = core::array::from_fn(|_| b.range(0.0, 1.5));
+            let (x, v) = lanes::decayed_offset_cubic(
+                Vec3x8::from_array(ox),
+                Vec3x8::from_array(ov),
+                F32x8::new(bt),
+                F32x8::new(t),
+            );
+            let (x, v) = (x.to_array(), v.to_array());
+            for i in 0..8 {
+                let (rx, rv) = r::decayed_offset_cubic(ox[i], ov[i], bt[i], t[i]);
+                let s = 20.0 / bt[i];
+                close(
+                    "decayed_offset_cubic",
+                    &[x[i].x, x[i].y, x[i].z, v[i].x, v[i].y, v[i].z],
+                    &[rx.x, rx.y, rx.z, rv.x, rv.y, rv.z],
+                    s,
+                    SPRING.0,
+                    SPRING.1,
+                );
+            }
+        }
+        5 => {
+            let a: [Kform; 8] = core::array::from_fn(|_| b.kform(10.0));
+            let c: [Kform; 8] = core::array::from_fn(|_| b.kform(10.0));
+            let m = lanes::kform_mul(Kformx8::from_array(a), Kformx8::from_array(c)).to_array();
+            let dv = lanes::kform_div(Kformx8::from_array(a), Kformx8::from_array(c)).to_array();
+            for i in 0..8 {
+                let s = 400.0;
+                close(
+                    "kform_mul",
+                    &parts(m[i]),
+                    &parts(r::kform_mul(a[i], c[i])),
+                    s,
+                    ARITH.0,
+                    ARITH.1,
+                );
+                close(
+                    "kform_div",
+                    &parts(dv[i]),
+                    &parts(r::kform_div(a[i], c[i])),
+                    8.0 * s,
+                    ARITH.0,
+                    ARITH.1,
+                );
+            }
+        }
+        6 => {
+            // FK on a decoded hierarchy of up to 16 joints.
+            let n = 1 + (b.u8() % 16) as usize;
+            let parents: Vec<i32> = (0..n)
+                .map(|i| {
+                    if i == 0 {
+                        -1
+                    } else {
+                        let p = b.u8() as usize % (i + 1);
+                        if p == i { -1 } else { p as i32 }
+                    }
+                })
+                .collect();
+            let local: Vec<[Kform; 8]> = (0..n)
+                .map(|_| core::array::from_fn(|_| b.kform(5.0)))
+                .collect();
+            let l8: Vec<Kformx8> = local.iter().map(|k| Kformx8::from_array(*k)).collect();
+            let mut g8 = vec![Kformx8::IDENTITY; n];
+            lanes::op_fk(&mut g8, &l8, &parents);
+            for c in 0..8 {
+                let pose = r::Pose::from_kforms(&local.iter().map(|k| k[c]).collect::<Vec<_>>());
+                let mut g = r::Pose::new(n);
+                r::op_fk(&mut g, &pose, &parents);
+                let scale = (0..n)
+                    .flat_map(|j| parts(g.get(j)))
+                    .fold(0.0f32, |m, x| m.max(x.abs()));
+                for j in 0..n {
+                    close(
+                        "op_fk",
+                        &parts(g8[j].lane(c)),
+                        &parts(g.get(j)),
+                        scale,
+                        1e-5,
+                        2e-5,
+                    );
+                }
+            }
+        }
+        _ => {
+            let a: [Kform; 8] = core::array::from_fn(|_| b.kform(5.0));
+            let c: [Kform; 8] = core::array::from_fn(|_| b.kform(5.0));
+            let t = b.range(0.0, 1.0);
+            let dur = b.range(0.05, 1.0);
+            let mut off = [Kformx8::IDENTITY];
+            lanes::op_inertialize_offset(
+                &mut off,
+                &[Kformx8::from_array(a)],
+                &[Kformx8::from_array(c)],
+            );
+            let mut out = [Kformx8::IDENTITY];
+            lanes::op_inertialize(
+                &mut out,
+                &off,
+                &[Kformx8::from_array(c)],
+                F32x8::splat(t),
+                F32x8::splat(dur),
+            );
+            for i in 0..8 {
+                let (pa, pc) = (r::Pose::from_kforms(&[a[i]]), r::Pose::from_kforms(&[c[i]]));
+                let (mut roff, mut rout) = (r::Pose::new(1), r::Pose::new(1));
+                r::op_inertialize_offset(&mut roff, &pa, &pc);
+                r::op_inertialize(&mut rout, &roff, &pc, t, dur);
+                close(
+                    "op_inertialize_offset",
+                    &parts(off[0].lane(i)),
+                    &parts(roff.get(0)),
+                    40.0,
+                    TRANSC.0,
+                    TRANSC.1,
+                );
+                close(
+                    "op_inertialize",
+                    &parts(out[0].lane(i)),
+                    &parts(rout.get(0)),
+                    200.0 / dur,
+                    TRANSC.0,
+                    TRANSC.1,
+                );
+            }
+        }
+    }
+}
+
+/// Damping rate `y = 2 ln2 / h`, bounded, for the spring check's scale.
+fn halflife_rate(h: f32) -> f32 {
+    (2.0 * r::LN2 / (h + 1e-5)).min(1e5)
+}
+
+/// Parses bytes as a BVH file; whatever parses must write and parse again
+/// to the same hierarchy.
+pub fn check_bvh(data: &[u8]) {
+    let text = String::from_utf8_lossy(data);
+    if let Ok(b) = kineform::bvh::parse(&text)
+        && let Ok(out) = kineform::bvh::write(&b, &b.clip)
+    {
+        let again = kineform::bvh::parse(&out).expect("written BVH parses");
+        assert_eq!(again.skeleton, b.skeleton);
+        assert_eq!(again.channels, b.channels);
+    }
+}
