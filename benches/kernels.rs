@@ -20,6 +20,7 @@ use std::hint::black_box;
 const N: usize = 8_192;
 const H: f32 = 0.15;
 const DT: f32 = 1.0 / 60.0;
+const H_LONG: f32 = 1000.0;
 
 fn kernels(c: &mut Criterion) {
     banner("kernels");
@@ -53,28 +54,27 @@ fn kernels(c: &mut Criterion) {
     }
     g.finish();
 
-    // decay_spring_damper_exact_vec3: offsets and their velocities.
+    // decay_spring_damper_exact_vec3: offsets and their velocities, in
+    // place. A 1000 s half-life keeps the state from decaying to zero over
+    // millions of calls (the kernel's work does not depend on the values),
+    // so no reset copy is timed.
     let mut g = c.benchmark_group("decay_spring_damper_exact_vec3");
     g.throughput(Throughput::Elements(N as u64));
     let (mut x, mut v) = (vs3.clone(), ws3.clone());
     g.bench_function("reference", |b| {
         b.iter(|| {
-            x.copy_from_slice(black_box(&vs3));
-            let (h, dt) = (black_box(H), black_box(DT));
+            let (h, dt) = (black_box(H_LONG), black_box(DT));
             for (x, v) in x.iter_mut().zip(v.iter_mut()) {
                 (*x, *v) = r::decay_spring_damper_exact_vec3(*x, *v, h, dt);
             }
         })
     });
-    let x0 = Vec3Stream::from_elems(&vs3);
-    let (mut x8, mut v8) = (x0.clone(), Vec3Stream::from_elems(&ws3));
+    let (mut x8, mut v8) = (Vec3Stream::from_elems(&vs3), Vec3Stream::from_elems(&ws3));
     for (label, p) in [("lanes", &one), ("lanes+rayon", &all)] {
         g.bench_function(label, |b| {
             p.install(|| {
                 b.iter(|| {
-                    // Restart from the inputs so the state never decays to zero.
-                    x8.packs_mut().copy_from_slice(x0.packs());
-                    batch::decay_spring_damper_exact_vec3(&mut x8, &mut v8, black_box(H), DT)
+                    batch::decay_spring_damper_exact_vec3(&mut x8, &mut v8, black_box(H_LONG), DT)
                         .unwrap()
                 })
             })

@@ -32,19 +32,24 @@ mod cost {
     pub const FK_JOINT: usize = 20;
 }
 
-/// Runs `f` over the items, serially when `items * ns_each` is small,
-/// otherwise across the current rayon pool in tasks of at least a quarter of
-/// [`SERIAL_BELOW_NS`] of work. The result is the same either way: each
-/// item's output depends on that item alone.
-fn run<I: IndexedParallelIterator>(items: I, ns_each: usize, f: impl Fn(I::Item) + Send + Sync) {
-    let n = items.len();
+/// Packs per task for a kernel costing `ns_each` per pack over `n` packs:
+/// all of them (one task, run on the calling thread) when the whole job is
+/// under [`SERIAL_BELOW_NS`], else a quarter of that much work per task.
+fn chunk(n: usize, ns_each: usize) -> usize {
     if n * ns_each < SERIAL_BELOW_NS {
-        // Rayon's sequential fallback: no task is spawned.
-        items.with_min_len(n.max(1)).for_each(f);
+        n.max(1)
     } else {
-        let min_len = (SERIAL_BELOW_NS / 4 / ns_each.max(1)).max(1);
-        items.with_min_len(min_len).for_each(f);
+        (SERIAL_BELOW_NS / 4 / ns_each.max(1)).max(1)
     }
+}
+
+/// Runs `f` on each chunk. Kernels loop over the packs of a chunk inside
+/// `f`, so the `#[inline(always)]` lane code is inlined into that loop
+/// rather than called through rayon once per pack (measured 2x slower). A
+/// single chunk runs on the calling thread: rayon only reaches its pool
+/// when it splits.
+fn run<I: IndexedParallelIterator>(chunks: I, f: impl Fn(I::Item) + Send + Sync) {
+    chunks.for_each(f);
 }
 
 fn same_len(what: &'static str, expected: usize, got: usize) -> Result<()> {
@@ -84,9 +89,15 @@ pub fn damper_exact(x: &mut F32Stream, goal: &F32Stream, halflife: f32, dt: f32)
     check_time("halflife", halflife)?;
     check_dt("dt", dt)?;
     let (h, d) = (splat(halflife), splat(dt));
-    let items = x.packs_mut().par_iter_mut().zip(goal.packs().par_iter());
-    run(items, cost::DAMPER, move |(x, g)| {
-        *x = lanes::damper_exact(*x, *g, h, d)
+    let c = chunk(x.packs().len(), cost::DAMPER);
+    let chunks = x
+        .packs_mut()
+        .par_chunks_mut(c)
+        .zip(goal.packs().par_chunks(c));
+    run(chunks, move |(x, g)| {
+        for (x, g) in x.iter_mut().zip(g) {
+            *x = lanes::damper_exact(*x, *g, h, d);
+        }
     });
     Ok(())
 }
@@ -96,8 +107,11 @@ pub fn damper_decay_exact(x: &mut F32Stream, halflife: f32, dt: f32) -> Result<(
     check_time("halflife", halflife)?;
     check_dt("dt", dt)?;
     let (h, d) = (splat(halflife), splat(dt));
-    run(x.packs_mut().par_iter_mut(), cost::DAMPER, move |x| {
-        *x = lanes::damper_decay_exact(*x, h, d)
+    let c = chunk(x.packs().len(), cost::DAMPER);
+    run(x.packs_mut().par_chunks_mut(c), move |x| {
+        for x in x {
+            *x = lanes::damper_decay_exact(*x, h, d);
+        }
     });
     Ok(())
 }
@@ -113,12 +127,15 @@ pub fn decay_spring_damper_exact(
     check_time("halflife", halflife)?;
     check_dt("dt", dt)?;
     let (h, d) = (splat(halflife), splat(dt));
-    let items = x
+    let c = chunk(x.packs().len(), cost::SPRING);
+    let chunks = x
         .packs_mut()
-        .par_iter_mut()
-        .zip(v.packs_mut().par_iter_mut());
-    run(items, cost::SPRING, move |(x, v)| {
-        (*x, *v) = lanes::decay_spring_damper_exact(*x, *v, h, d)
+        .par_chunks_mut(c)
+        .zip(v.packs_mut().par_chunks_mut(c));
+    run(chunks, move |(x, v)| {
+        for (x, v) in x.iter_mut().zip(v) {
+            (*x, *v) = lanes::decay_spring_damper_exact(*x, *v, h, d);
+        }
     });
     Ok(())
 }
@@ -134,12 +151,15 @@ pub fn decay_spring_damper_exact_vec3(
     check_time("halflife", halflife)?;
     check_dt("dt", dt)?;
     let (h, d) = (splat(halflife), splat(dt));
-    let items = x
+    let c = chunk(x.packs().len(), 3 * cost::SPRING);
+    let chunks = x
         .packs_mut()
-        .par_iter_mut()
-        .zip(v.packs_mut().par_iter_mut());
-    run(items, 3 * cost::SPRING, move |(x, v)| {
-        (*x, *v) = lanes::decay_spring_damper_exact_vec3(*x, *v, h, d)
+        .par_chunks_mut(c)
+        .zip(v.packs_mut().par_chunks_mut(c));
+    run(chunks, move |(x, v)| {
+        for (x, v) in x.iter_mut().zip(v) {
+            (*x, *v) = lanes::decay_spring_damper_exact_vec3(*x, *v, h, d);
+        }
     });
     Ok(())
 }
@@ -156,12 +176,15 @@ pub fn decay_spring_damper_exact_quat(
     check_time("halflife", halflife)?;
     check_dt("dt", dt)?;
     let (h, d) = (splat(halflife), splat(dt));
-    let items = x
+    let c = chunk(x.packs().len(), 2 * cost::EXP_LOG);
+    let chunks = x
         .packs_mut()
-        .par_iter_mut()
-        .zip(v.packs_mut().par_iter_mut());
-    run(items, 2 * cost::EXP_LOG, move |(x, v)| {
-        (*x, *v) = lanes::decay_spring_damper_exact_quat(*x, *v, h, d)
+        .par_chunks_mut(c)
+        .zip(v.packs_mut().par_chunks_mut(c));
+    run(chunks, move |(x, v)| {
+        for (x, v) in x.iter_mut().zip(v) {
+            (*x, *v) = lanes::decay_spring_damper_exact_quat(*x, *v, h, d);
+        }
     });
     Ok(())
 }
@@ -169,16 +192,32 @@ pub fn decay_spring_damper_exact_quat(
 /// [`lanes::quat_exp`] over a stream: `out[i] = quat_exp(v[i])`.
 pub fn quat_exp(out: &mut QuatStream, v: &Vec3Stream) -> Result<()> {
     same_len("v", out.len(), v.len())?;
-    let items = out.packs_mut().par_iter_mut().zip(v.packs().par_iter());
-    run(items, cost::EXP_LOG, |(o, v)| *o = lanes::quat_exp(*v));
+    let c = chunk(out.packs().len(), cost::EXP_LOG);
+    let chunks = out
+        .packs_mut()
+        .par_chunks_mut(c)
+        .zip(v.packs().par_chunks(c));
+    run(chunks, |(o, v)| {
+        for (o, v) in o.iter_mut().zip(v) {
+            *o = lanes::quat_exp(*v);
+        }
+    });
     Ok(())
 }
 
 /// [`lanes::quat_log`] over a stream: `out[i] = quat_log(q[i])`.
 pub fn quat_log(out: &mut Vec3Stream, q: &QuatStream) -> Result<()> {
     same_len("q", out.len(), q.len())?;
-    let items = out.packs_mut().par_iter_mut().zip(q.packs().par_iter());
-    run(items, cost::EXP_LOG, |(o, q)| *o = lanes::quat_log(*q));
+    let c = chunk(out.packs().len(), cost::EXP_LOG);
+    let chunks = out
+        .packs_mut()
+        .par_chunks_mut(c)
+        .zip(q.packs().par_chunks(c));
+    run(chunks, |(o, q)| {
+        for (o, q) in o.iter_mut().zip(q) {
+            *o = lanes::quat_log(*q);
+        }
+    });
     Ok(())
 }
 
@@ -191,13 +230,12 @@ pub fn op_inertialize_offset(
 ) -> Result<()> {
     same_len("lhs", offset.len(), lhs.len())?;
     same_len("rhs", offset.len(), rhs.len())?;
-    let items = offset
+    let c = chunk(offset.packs().len(), cost::INERTIALIZE);
+    let chunks = offset
         .packs_mut()
-        .par_iter_mut()
-        .zip(lhs.packs().par_iter().zip(rhs.packs().par_iter()));
-    run(items, cost::INERTIALIZE, |(o, (l, r))| {
-        *o = lanes::kform_inertialize_offset(*l, *r)
-    });
+        .par_chunks_mut(c)
+        .zip(lhs.packs().par_chunks(c).zip(rhs.packs().par_chunks(c)));
+    run(chunks, |(o, (l, r))| lanes::op_inertialize_offset(o, l, r));
     Ok(())
 }
 
@@ -214,13 +252,16 @@ pub fn op_inertialize(
     same_len("input", output.len(), input.len())?;
     check_time("blend_time", blend_time)?;
     check_time("blend_duration", blend_duration)?;
-    let w = lanes::CubicWeights::new(splat(blend_time), splat(blend_duration));
-    let items = output
-        .packs_mut()
-        .par_iter_mut()
-        .zip(offset.packs().par_iter().zip(input.packs().par_iter()));
-    run(items, cost::INERTIALIZE, move |(o, (off, i))| {
-        *o = lanes::kform_inertialize(*off, *i, &w)
+    let (t, d) = (splat(blend_time), splat(blend_duration));
+    let c = chunk(output.packs().len(), cost::INERTIALIZE);
+    let chunks = output.packs_mut().par_chunks_mut(c).zip(
+        offset
+            .packs()
+            .par_chunks(c)
+            .zip(input.packs().par_chunks(c)),
+    );
+    run(chunks, move |(o, (off, i))| {
+        lanes::op_inertialize(o, off, i, t, d)
     });
     Ok(())
 }
@@ -246,8 +287,13 @@ pub mod crowd {
         f: impl Fn(usize, &mut [Kformx8]) + Send + Sync,
     ) {
         let joints = out.joints().max(1);
-        let items = out.lanes_mut().par_chunks_mut(joints).enumerate();
-        run(items, ns_per_joint * joints, |(p, pack)| f(p, pack));
+        let c = chunk(out.packs(), ns_per_joint * joints);
+        let chunks = out.lanes_mut().par_chunks_mut(c * joints).enumerate();
+        run(chunks, |(k, packs)| {
+            for (i, pack) in packs.chunks_mut(joints).enumerate() {
+                f(k * c + i, pack);
+            }
+        });
     }
 
     /// Forward kinematics with velocities ([`crate::reference::op_fk`]) for

@@ -28,7 +28,7 @@ def horner32(cs, s):
     return r
 
 # atan(t) = t + t^3 P(t^2) on [0, 1], relative error.
-deg = 8
+deg = 7
 basis = [lambda t, k=k: t ** (2 * k + 3) for k in range(deg)]
 c, e = lawson(lambda t: np.arctan(t) - t, basis, 1e-4, 1.0, rel=False)
 t = np.linspace(0, 1, 200001).astype(np.float32)
@@ -37,7 +37,7 @@ approx = (t + t * s * horner32(c, s)).astype(np.float32)
 print("ATAN", [float(np.float32(v)) for v in c], "f32 max abs err", np.abs(approx - np.arctan(t.astype(np.float64))).max())
 
 # sin(r) = r + r^3 S(r^2) on [0, pi/4]
-basis = [lambda r, k=k: r ** (2 * k + 3) for k in range(4)]
+basis = [lambda r, k=k: r ** (2 * k + 3) for k in range(3)]
 c, e = lawson(lambda r: np.sin(r) - r, basis, 1e-4, np.pi / 4, rel=False)
 r = np.linspace(0, np.pi / 4, 200001).astype(np.float32)
 s = (r * r).astype(np.float32)
@@ -45,7 +45,7 @@ approx = (r + r * s * horner32(c, s)).astype(np.float32)
 print("SIN", [float(np.float32(v)) for v in c], "f32 max abs err", np.abs(approx - np.sin(r.astype(np.float64))).max())
 
 # cos(r) = 1 - r^2/2 + r^4 C(r^2) on [0, pi/4]
-basis = [lambda r, k=k: r ** (2 * k + 4) for k in range(4)]
+basis = [lambda r, k=k: r ** (2 * k + 4) for k in range(3)]
 c, e = lawson(lambda r: np.cos(r) - 1 + r * r / 2, basis, 1e-4, np.pi / 4, rel=False)
 approx = (1 - s / 2 + s * s * horner32(c, s)).astype(np.float32)
 print("COS", [float(np.float32(v)) for v in c], "f32 max abs err", np.abs(approx - np.cos(r.astype(np.float64))).max())

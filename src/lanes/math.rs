@@ -3,7 +3,7 @@
 //!
 //! Transcendentals on the hot paths (`sin`/`cos` for [`quat_exp`], `atan2`
 //! for [`quat_log`]) are minimax polynomials fitted by `tools/fit_poly.py`
-//! (max error about 7e-8 absolute on the reduced range); `exp` and `ln` come
+//! (max error about 1e-7 absolute on the reduced range); `exp` and `ln` come
 //! from `wide`.
 
 use bytemuck::{Pod, Zeroable};
@@ -386,28 +386,17 @@ pub fn flush_tiny_vec3(v: Vec3x8) -> Vec3x8 {
     Vec3x8::new(flush_tiny(v.x), flush_tiny(v.y), flush_tiny(v.z))
 }
 
-const ATAN_P: [f32; 8] = [
-    -0.333_329_86,
-    0.199_903_96,
-    -0.141_859_75,
-    0.105_739_31,
-    -0.073_667_04,
-    0.041_121_837,
-    -0.015_132_521,
-    0.002_622_240_7,
+const ATAN_P: [f32; 7] = [
+    -0.333_316_6,
+    0.199_627_04,
+    -0.139_765_81,
+    0.097_942_33,
+    -0.057_773_56,
+    0.023_040_114,
+    -0.004_355_399_4,
 ];
-const SIN_P: [f32; 4] = [
-    -0.166_666_67,
-    0.008_333_328,
-    -0.000_198_390_44,
-    2.716_014e-6,
-];
-const COS_P: [f32; 4] = [
-    0.041_666_668,
-    -0.001_388_888_3,
-    2.479_952e-5,
-    -2.721_023_7e-7,
-];
+const SIN_P: [f32; 3] = [-0.166_666_51, 0.008_331_979, -0.000_194_956_36];
+const COS_P: [f32; 3] = [0.041_666_646, -0.001_388_736_8, 2.443_845_2e-5];
 
 #[inline(always)]
 fn horner<const N: usize>(c: &[f32; N], s: F32x8) -> F32x8 {
@@ -451,20 +440,25 @@ fn atan2_positive_y(y: F32x8, x: F32x8) -> F32x8 {
 /// minimax polynomials on `[-π/4, π/4]`; the quadrant `k mod 4` picks and
 /// signs the results with integer bit operations (bit 1 of `k` moved to the
 /// sign bit). Max error about 1e-7 for `|x| < 1e5`; beyond that the
-/// reduction loses accuracy (the reference's libm does not) and the result
-/// is unspecified.
+/// two-term reduction loses accuracy (the reference's libm does not) and the
+/// result is unspecified.
 #[inline(always)]
 pub fn sin_cos(x: F32x8) -> (F32x8, F32x8) {
+    let (s, c) = sin_cos_nonneg(x.abs());
+    (s ^ (x & splat(-0.0)), c)
+}
+
+/// [`sin_cos`] for `x >= 0` (the sign of `x` is not looked at).
+#[inline(always)]
+fn sin_cos_nonneg(ax: F32x8) -> (F32x8, F32x8) {
+    // π/2 as f32 plus its residual: with FMA, k × each term is exact, so the
+    // reduction error is k × 1.7e-15 (below 1e-10 for |x| < 1e5).
     const PIO2_1: f32 = 1.570_796_4;
     const PIO2_2: f32 = -4.371_139e-8;
-    const PIO2_3: f32 = -1.715_097_9e-15;
-    let ax = x.abs();
     // Nearest quadrant as an integer (one cvtps2dq) and back as a float.
     let q = (ax * splat(core::f32::consts::FRAC_2_PI)).fast_round_int();
     let k = q.round_float();
-    let rr = k.mul_neg_add(splat(PIO2_1), ax);
-    let rr = k.mul_neg_add(splat(PIO2_2), rr);
-    let rr = k.mul_neg_add(splat(PIO2_3), rr);
+    let rr = k.mul_neg_add(splat(PIO2_2), k.mul_neg_add(splat(PIO2_1), ax));
     let s2 = rr * rr;
     let sin_r = (rr * s2).mul_add(horner(&SIN_P, s2), rr);
     let cos_r = (s2 * s2).mul_add(horner(&COS_P, s2), splat(-0.5).mul_add(s2, splat(1.0)));
@@ -472,10 +466,10 @@ pub fn sin_cos(x: F32x8) -> (F32x8, F32x8) {
     let odd: F32x8 = bytemuck::cast((q & wide::i32x8::splat(1)).simd_eq(wide::i32x8::splat(1)));
     let s = odd.select(cos_r, sin_r);
     let c = odd.select(sin_r, cos_r);
-    // sin is negative in quadrants 2, 3 (and odd in x); cos in 1, 2.
+    // sin is negative in quadrants 2, 3; cos in 1, 2.
     let sin_sign: F32x8 = bytemuck::cast((q << 30) & sign);
     let cos_sign: F32x8 = bytemuck::cast(((q + wide::i32x8::splat(1)) << 30) & sign);
-    (s ^ sin_sign ^ (x & splat(-0.0)), c ^ cos_sign)
+    (s ^ sin_sign, c ^ cos_sign)
 }
 
 /// `1 / sqrt(x)` per lane: the 12-bit hardware estimate refined by one
@@ -610,19 +604,18 @@ pub fn quat_abs(q: Quatx8) -> Quatx8 {
 /// Quaternion exponential per lane: `h = |v|`; `normalize((1, v))` where
 /// `h < 1e-8`, else `(cos h, v sin(h) / h)`.
 ///
-/// Where `h < 1e-8`, `|(1, v)|` rounds to exactly 1 in f32 and so does
-/// `1 + 1e-8`: `normalize((1, v))` is `(1, v)` to the bit, and that is what
-/// is returned. `1 / h` comes from [`rsqrt`] (no sqrt, no division).
+/// `1 / h` comes from [`rsqrt`] (no sqrt, no division), with `h²` clamped to
+/// at least 1e-30 so it stays finite. Below `h = 1e-8` the general formula
+/// then gives `(1, v (1 ± 1 ULP))`, and the reference's `normalize((1, v))`
+/// is exactly `(1, v)` there (`|(1, v)|` and `1 + 1e-8` both round to 1), so
+/// no separate branch is needed; a zero vector gives the identity exactly.
 #[inline(always)]
 pub fn quat_exp(v: Vec3x8) -> Quatx8 {
-    let h2 = dot(v, v);
+    let h2 = dot(v, v).max(splat(1e-30));
     let inv_h = rsqrt(h2);
-    let (s, c) = sin_cos(h2 * inv_h);
+    let (s, c) = sin_cos_nonneg(h2 * inv_h);
     let k = s * inv_h;
-    let big = Quatx8::new(c, v.x * k, v.y * k, v.z * k);
-    let small = Quatx8::new(splat(1.0), v.x, v.y, v.z);
-    h2.simd_lt(splat(EPS_NORMALIZE * EPS_NORMALIZE))
-        .select(small, big)
+    Quatx8::new(c, v.x * k, v.y * k, v.z * k)
 }
 
 /// Quaternion logarithm per lane: `l = |(qx, qy, qz)|`; the vector part where
