@@ -43,9 +43,21 @@ pub(crate) fn fk_unchecked_order(global: &mut Posex8, local: &Posex8, parents: &
         let (done, rest) = global.split_at_mut(i);
         match usize::try_from(p) {
             Ok(p) => kform_mul_into(&mut rest[0], &done[p], l),
-            Err(_) => rest[0] = *l,
+            Err(_) => copy_kform(&mut rest[0], l),
         }
     }
+}
+
+/// `*out = *k` field by field: a whole-struct copy of 608 bytes compiles to
+/// a `memcpy` call (with `vzeroupper`), this to 19 vector moves.
+#[inline(always)]
+fn copy_kform(out: &mut Kformx8, k: &Kformx8) {
+    out.pos = k.pos;
+    out.rot = k.rot;
+    out.scl = k.scl;
+    out.vel = k.vel;
+    out.ang = k.ang;
+    out.svl = k.svl;
 }
 
 /// Forward kinematics of positions, rotations and scales for eight
