@@ -3,7 +3,7 @@
 //! `anim_scl`, rows = frames, cols = joints).
 
 use crate::error::{Error, Result};
-use crate::reference::{Quat, Vec3};
+use crate::reference::{Quat, Slice2d, Vec3};
 
 /// Frames × joints of local transforms, frame-major (`[frame * joints + joint]`).
 #[derive(Clone, Debug, PartialEq)]
@@ -100,6 +100,21 @@ impl Clip {
     /// Local scale of joint `j` at frame `f` (panics out of range).
     pub fn scl(&self, f: usize, j: usize) -> Vec3 {
         self.scl[f * self.joints + j]
+    }
+
+    /// Positions as a frames × joints view.
+    pub fn pos_slice(&self) -> Slice2d<'_, Vec3> {
+        Slice2d::new(&self.pos, self.joints).expect("frames × joints by construction")
+    }
+
+    /// Rotations as a frames × joints view.
+    pub fn rot_slice(&self) -> Slice2d<'_, Quat> {
+        Slice2d::new(&self.rot, self.joints).expect("frames × joints by construction")
+    }
+
+    /// Scales as a frames × joints view.
+    pub fn scl_slice(&self) -> Slice2d<'_, Vec3> {
+        Slice2d::new(&self.scl, self.joints).expect("frames × joints by construction")
     }
 
     /// All positions, frame-major.

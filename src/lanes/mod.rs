@@ -7,14 +7,28 @@
 //! Lane functions follow the same edge-case table as the reference and
 //! agree with it within the tolerances stated in `tests/equivalence.rs`.
 
+pub mod blend;
+pub mod cost;
+pub mod deadblend;
 pub mod inertialize;
 pub mod kform;
+pub mod looping;
 pub mod math;
 pub mod pose;
+pub mod procedural;
+pub mod sample;
 pub mod spring;
+pub mod tracking;
 
+pub use blend::*;
+pub use cost::*;
+pub use deadblend::*;
 pub use inertialize::*;
 pub use kform::*;
+pub use looping::*;
 pub use math::*;
 pub use pose::*;
+pub use procedural::*;
+pub use sample::*;
 pub use spring::*;
+pub use tracking::*;

@@ -108,3 +108,33 @@ pub fn op_finite_diff(output: &mut Posex8, input_curr: &Posex8, input_prev: &Pos
         o.svl = div_dt(log_vec3(c.scl / p.scl), dt);
     }
 }
+
+/// [`op_finite_diff`] with `output` as the current pose, for eight characters.
+pub fn op_finite_diff_inplace(output: &mut Posex8, input_prev: &Posex8, dt: F32x8) {
+    let n = output.len();
+    assert!(input_prev.len() >= n, "pose lengths differ");
+    for (o, p) in output.iter_mut().zip(input_prev) {
+        o.vel = div_dt(o.pos - p.pos, dt);
+        o.ang = div_dt(
+            quat_to_scaled_angle_axis(quat_abs(quat_mul_inv(o.rot, p.rot))),
+            dt,
+        );
+        o.svl = div_dt(log_vec3(o.scl / p.scl), dt);
+    }
+}
+
+/// The pose `dt` earlier along its own velocities, for eight characters
+/// ([`crate::reference::op_extrapolate_prev`] per lane).
+pub fn op_extrapolate_prev(proj: &mut Posex8, pose: &Posex8, dt: F32x8) {
+    let n = proj.len();
+    assert!(pose.len() >= n, "pose lengths differ");
+    for (o, p) in proj.iter_mut().zip(pose) {
+        o.pos = p.pos - p.vel * dt;
+        o.rot =
+            super::math::quat_inv_mul(super::math::quat_from_scaled_angle_axis(p.ang * dt), p.rot);
+        o.scl = p.scl / super::math::exp_vec3(p.svl * dt);
+        o.vel = p.vel;
+        o.ang = p.ang;
+        o.svl = p.svl;
+    }
+}

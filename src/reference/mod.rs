@@ -12,14 +12,28 @@
 //! reads like the article. [`crate::lanes`] holds the same functions over
 //! eight lanes, file for file.
 
+pub mod blend;
+pub mod cost;
+pub mod deadblend;
 pub mod inertialize;
 pub mod kform;
+pub mod looping;
 pub mod math;
 pub mod pose;
+pub mod procedural;
+pub mod sample;
 pub mod spring;
+pub mod tracking;
 
+pub use blend::*;
+pub use cost::*;
+pub use deadblend::*;
 pub use inertialize::*;
 pub use kform::*;
+pub use looping::*;
 pub use math::*;
 pub use pose::*;
+pub use procedural::*;
+pub use sample::*;
 pub use spring::*;
+pub use tracking::*;

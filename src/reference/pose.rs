@@ -187,3 +187,78 @@ pub fn op_finite_diff(output: &mut Pose, input_curr: &Pose, input_prev: &Pose, d
         output.svl[i] = div_dt(log_vec3(input_curr.scl[i] / input_prev.scl[i]), dt);
     }
 }
+
+/// A read-only frames × joints view (the articles' `slice2d`): `rows`
+/// frames of `cols` values each, frame-major.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Slice2d<'a, T> {
+    data: &'a [T],
+    cols: usize,
+}
+
+impl<'a, T: Copy> Slice2d<'a, T> {
+    /// A view of `data` as rows of `cols` values; `None` when `cols` is 0
+    /// or does not divide the length.
+    pub fn new(data: &'a [T], cols: usize) -> Option<Slice2d<'a, T>> {
+        (cols > 0 && data.len().is_multiple_of(cols)).then_some(Slice2d { data, cols })
+    }
+
+    /// Number of rows (frames).
+    pub fn rows(&self) -> usize {
+        self.data.len() / self.cols
+    }
+
+    /// Number of columns (joints).
+    pub fn cols(&self) -> usize {
+        self.cols
+    }
+
+    /// The value at row `r`, column `c` (panics out of range).
+    pub fn get(&self, r: usize, c: usize) -> T {
+        self.data[r * self.cols + c]
+    }
+
+    /// Row `r` (panics out of range).
+    pub fn row(&self, r: usize) -> &'a [T] {
+        &self.data[r * self.cols..(r + 1) * self.cols]
+    }
+
+    /// All values, frame-major.
+    pub fn data(&self) -> &'a [T] {
+        self.data
+    }
+}
+
+/// Velocities of `output` by finite difference with `input_prev`, in place:
+/// [`op_finite_diff`] with `output` as the current pose.
+pub fn op_finite_diff_inplace(output: &mut Pose, input_prev: &Pose, dt: f32) {
+    let n = output.len();
+    assert!(input_prev.len() >= n, "pose lengths differ");
+    for i in 0..n {
+        output.vel[i] = div_dt(output.pos[i] - input_prev.pos[i], dt);
+        output.ang[i] = div_dt(
+            quat_to_scaled_angle_axis(quat_abs(quat_mul_inv(output.rot[i], input_prev.rot[i]))),
+            dt,
+        );
+        output.svl[i] = div_dt(log_vec3(output.scl[i] / input_prev.scl[i]), dt);
+    }
+}
+
+/// The pose `dt` seconds earlier along its own velocities (velocities
+/// article, "Finite Difference"): `pos - vel dt`,
+/// `inv(exp(ang dt / 2)) rot`, `scl / exp(svl dt)`; velocities copied.
+pub fn op_extrapolate_prev(proj: &mut Pose, pose: &Pose, dt: f32) {
+    let n = proj.len();
+    assert!(pose.len() >= n, "pose lengths differ");
+    for i in 0..n {
+        proj.pos[i] = pose.pos[i] - pose.vel[i] * dt;
+        proj.rot[i] = super::math::quat_inv_mul(
+            super::math::quat_from_scaled_angle_axis(pose.ang[i] * dt),
+            pose.rot[i],
+        );
+        proj.scl[i] = pose.scl[i] / super::math::exp_vec3(pose.svl[i] * dt);
+        proj.vel[i] = pose.vel[i];
+        proj.ang[i] = pose.ang[i];
+        proj.svl[i] = pose.svl[i];
+    }
+}

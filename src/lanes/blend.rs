@@ -1,0 +1,167 @@
+//! Blends and additives with velocities for eight characters
+//! ([`crate::reference::blend`] per lane; weights are lane vectors).
+
+use super::kform::Kformx8;
+use super::math::{F32x8, Rotor, Vec3x8, clampf, eerp_vec3, exp_vec3, lerp_vec3, log_vec3, splat};
+use super::math::{
+    quat_abs, quat_from_scaled_angle_axis, quat_mul, quat_mul_inv, quat_slerp_shortest,
+    quat_to_scaled_angle_axis,
+};
+use crate::reference::blend::EPS_SMOOTHSTEP;
+
+/// `3x² - 2x³` per lane.
+#[inline(always)]
+pub fn smoothstep(x: F32x8) -> F32x8 {
+    x * x * (splat(3.0) - splat(2.0) * x)
+}
+
+/// `6x - 6x²` per lane.
+#[inline(always)]
+pub fn smoothstep_dx(x: F32x8) -> F32x8 {
+    splat(6.0) * x * (splat(1.0) - x)
+}
+
+/// [`crate::reference::smoothstep_blend_alpha`] per lane.
+#[inline(always)]
+pub fn smoothstep_blend_alpha(blend_time: F32x8, blend_duration: F32x8) -> F32x8 {
+    smoothstep(clampf(
+        blend_time / blend_duration.max(splat(EPS_SMOOTHSTEP)),
+        F32x8::ZERO,
+        splat(1.0),
+    ))
+}
+
+/// [`crate::reference::smoothstep_blend_alpha_dx`] per lane.
+#[inline(always)]
+pub fn smoothstep_blend_alpha_dx(
+    blend_time: F32x8,
+    blend_duration: F32x8,
+    blend_dt: F32x8,
+) -> F32x8 {
+    let d = blend_duration.max(splat(EPS_SMOOTHSTEP));
+    smoothstep_dx(clampf(blend_time / d, F32x8::ZERO, splat(1.0))) * (blend_dt / d)
+}
+
+/// `alpha_vel / dt`, 0 where `dt == 0`.
+#[inline(always)]
+pub fn weight_rate(alpha_vel: F32x8, dt: F32x8) -> F32x8 {
+    dt.simd_eq(F32x8::ZERO).select(F32x8::ZERO, alpha_vel / dt)
+}
+
+/// One joint of [`op_blend`]: `rate` is `alpha_vel / dt` (0 for a static blend).
+#[inline(always)]
+pub fn kform_blend(l: &Kformx8, r: &Kformx8, alpha: F32x8, rate: F32x8) -> Kformx8 {
+    Kformx8 {
+        pos: lerp_vec3(l.pos, r.pos, alpha),
+        rot: quat_slerp_shortest(l.rot, r.rot, alpha),
+        scl: eerp_vec3(l.scl, r.scl, alpha),
+        vel: lerp_vec3(l.vel, r.vel, alpha) + (r.pos - l.pos) * rate,
+        ang: lerp_vec3(l.ang, r.ang, alpha)
+            + quat_to_scaled_angle_axis(quat_abs(quat_mul_inv(r.rot, l.rot))) * rate,
+        svl: lerp_vec3(l.svl, r.svl, alpha) + log_vec3(r.scl / l.scl) * rate,
+    }
+}
+
+/// Blend with fixed weights for eight characters.
+pub fn op_blend_static(output: &mut [Kformx8], lhs: &[Kformx8], rhs: &[Kformx8], alpha: F32x8) {
+    assert!(
+        lhs.len() >= output.len() && rhs.len() >= output.len(),
+        "pose lengths differ"
+    );
+    for ((o, l), r) in output.iter_mut().zip(lhs).zip(rhs) {
+        let mut k = kform_blend(l, r, alpha, F32x8::ZERO);
+        k.vel = lerp_vec3(l.vel, r.vel, alpha);
+        k.ang = lerp_vec3(l.ang, r.ang, alpha);
+        k.svl = lerp_vec3(l.svl, r.svl, alpha);
+        *o = k;
+    }
+}
+
+/// Blend with changing weights for eight characters.
+pub fn op_blend(
+    output: &mut [Kformx8],
+    lhs: &[Kformx8],
+    rhs: &[Kformx8],
+    alpha: F32x8,
+    alpha_vel: F32x8,
+    dt: F32x8,
+) {
+    assert!(
+        lhs.len() >= output.len() && rhs.len() >= output.len(),
+        "pose lengths differ"
+    );
+    let rate = weight_rate(alpha_vel, dt);
+    for ((o, l), r) in output.iter_mut().zip(lhs).zip(rhs) {
+        *o = kform_blend(l, r, alpha, rate);
+    }
+}
+
+/// The additive in scaled angle axis, `quat_to_scaled_angle_axis(quat_abs(add.rot))`.
+#[inline(always)]
+fn additive_saa(a: &Kformx8) -> Vec3x8 {
+    quat_to_scaled_angle_axis(quat_abs(a.rot))
+}
+
+/// Additive on the left with fixed weights, eight characters.
+pub fn op_additive_inplace_static(
+    output: &mut [Kformx8],
+    add: &[Kformx8],
+    alpha: F32x8,
+    _dt: F32x8,
+) {
+    op_additive_inplace(output, add, alpha, F32x8::ZERO, F32x8::ZERO)
+}
+
+/// Additive on the right with fixed weights, eight characters.
+pub fn op_additive_local_inplace_static(output: &mut [Kformx8], add: &[Kformx8], alpha: F32x8) {
+    op_additive_local_inplace(output, add, alpha, F32x8::ZERO, F32x8::ZERO)
+}
+
+/// Additive on the left with changing weights, eight characters.
+pub fn op_additive_inplace(
+    output: &mut [Kformx8],
+    add: &[Kformx8],
+    alpha: F32x8,
+    alpha_vel: F32x8,
+    dt: F32x8,
+) {
+    assert!(add.len() >= output.len(), "pose lengths differ");
+    let rate = weight_rate(alpha_vel, dt);
+    for (o, a) in output.iter_mut().zip(add) {
+        let saa = additive_saa(a);
+        let add_rot = quat_from_scaled_angle_axis(alpha * saa);
+        let log_scl = log_vec3(a.scl);
+        o.pos = alpha * a.pos + o.pos;
+        o.rot = quat_mul(add_rot, o.rot);
+        o.scl = exp_vec3(alpha * log_scl) * o.scl;
+        o.vel = o.vel + alpha * a.vel + a.pos * rate;
+        o.ang = Rotor::new(add_rot).apply(o.ang) + alpha * a.ang + saa * rate;
+        o.svl = o.svl + alpha * a.svl + log_scl * rate;
+    }
+}
+
+/// Additive on the right with changing weights, eight characters (with the
+/// reference's correction: the weight's angular contribution is rotated by
+/// the current rotation).
+pub fn op_additive_local_inplace(
+    output: &mut [Kformx8],
+    add: &[Kformx8],
+    alpha: F32x8,
+    alpha_vel: F32x8,
+    dt: F32x8,
+) {
+    assert!(add.len() >= output.len(), "pose lengths differ");
+    let rate = weight_rate(alpha_vel, dt);
+    for (o, a) in output.iter_mut().zip(add) {
+        let saa = additive_saa(a);
+        let add_rot = quat_from_scaled_angle_axis(alpha * saa);
+        let log_scl = log_vec3(a.scl);
+        let cur_rot = o.rot;
+        o.pos += alpha * a.pos;
+        o.rot = quat_mul(cur_rot, add_rot);
+        o.scl = o.scl * exp_vec3(alpha * log_scl);
+        o.vel = o.vel + alpha * a.vel + a.pos * rate;
+        o.ang += Rotor::new(cur_rot).apply(alpha * a.ang + saa * rate);
+        o.svl = o.svl + alpha * a.svl + log_scl * rate;
+    }
+}

@@ -1,0 +1,146 @@
+//! Dead blending for eight characters ([`crate::reference::deadblend`] per lane).
+
+use super::blend::{op_blend, smoothstep_blend_alpha, smoothstep_blend_alpha_dx};
+use super::kform::Kformx8;
+use super::math::{
+    F32x8, Quatx8, Vec3x8, clampf, exp_vec3, quat_from_scaled_angle_axis, quat_mul, splat,
+};
+use super::spring::fast_negexp;
+use crate::reference::deadblend::EPS_DEADBLEND;
+use crate::reference::math::LN2;
+
+/// [`crate::reference::max_mag`] per lane (the sign of zero respected).
+#[inline(always)]
+pub fn max_mag(x: F32x8, eps: F32x8) -> F32x8 {
+    let neg = x.is_sign_negative();
+    let small = x.abs().simd_lt(eps);
+    small.select(neg.select(-eps, eps), x)
+}
+
+/// [`max_mag`] per component.
+#[inline(always)]
+pub fn max_mag_vec3(x: Vec3x8, eps: F32x8) -> Vec3x8 {
+    Vec3x8::new(max_mag(x.x, eps), max_mag(x.y, eps), max_mag(x.z, eps))
+}
+
+/// [`crate::reference::estimate_halflife`] per lane.
+#[inline(always)]
+pub fn estimate_halflife(
+    src_dst_diff: Vec3x8,
+    src_vel: Vec3x8,
+    halflife_scale: F32x8,
+    halflife_min: F32x8,
+    halflife_max: F32x8,
+) -> Vec3x8 {
+    let r = halflife_scale * (src_dst_diff / max_mag_vec3(src_vel, splat(EPS_DEADBLEND)));
+    Vec3x8::new(
+        clampf(r.x, halflife_min, halflife_max),
+        clampf(r.y, halflife_min, halflife_max),
+        clampf(r.z, halflife_min, halflife_max),
+    )
+}
+
+#[inline(always)]
+fn decay(halflife: Vec3x8, dt: F32x8) -> (Vec3x8, Vec3x8) {
+    let f = |h: F32x8| splat(LN2) / (h + splat(EPS_DEADBLEND));
+    let y = Vec3x8::new(f(halflife.x), f(halflife.y), f(halflife.z));
+    (
+        y,
+        Vec3x8::new(
+            fast_negexp(y.x * dt),
+            fast_negexp(y.y * dt),
+            fast_negexp(y.z * dt),
+        ),
+    )
+}
+
+/// [`crate::reference::extrapolate_decay_rotation`] per lane.
+#[inline(always)]
+pub fn extrapolate_decay_rotation(
+    x: Quatx8,
+    v: Vec3x8,
+    halflife: Vec3x8,
+    dt: F32x8,
+) -> (Quatx8, Vec3x8) {
+    let (y, e) = decay(halflife, dt);
+    let eps = Vec3x8::splat(crate::reference::Vec3::splat(EPS_DEADBLEND));
+    let moved = (v / (y + eps)) * (Vec3x8::ONE - e);
+    (quat_mul(quat_from_scaled_angle_axis(moved), x), v * e)
+}
+
+/// [`crate::reference::extrapolate_decay_position`] per lane.
+#[inline(always)]
+pub fn extrapolate_decay_position(
+    x: Vec3x8,
+    v: Vec3x8,
+    halflife: Vec3x8,
+    dt: F32x8,
+) -> (Vec3x8, Vec3x8) {
+    let (y, e) = decay(halflife, dt);
+    let eps = Vec3x8::splat(crate::reference::Vec3::splat(EPS_DEADBLEND));
+    (x + (v / (y + eps)) * (Vec3x8::ONE - e), v * e)
+}
+
+/// One joint of [`op_extrapolate_decayed`] with `alpha` and `dalpha`
+/// precomputed.
+#[inline(always)]
+pub fn kform_extrapolate_decayed(k: &Kformx8, alpha: F32x8, dalpha: F32x8) -> Kformx8 {
+    Kformx8 {
+        pos: k.pos + k.vel * alpha,
+        rot: quat_mul(quat_from_scaled_angle_axis(k.ang * alpha), k.rot),
+        scl: k.scl * exp_vec3(k.svl * alpha),
+        vel: k.vel * dalpha,
+        ang: k.ang * dalpha,
+        svl: k.svl * dalpha,
+    }
+}
+
+/// `(alpha, dalpha)` of the decayed extrapolation: `y = ln2 / (h + 1e-8)`,
+/// `alpha = (1 - fast_negexp(y dt)) / (y + 1e-8)`, `dalpha = fast_negexp(y dt)`.
+#[inline(always)]
+pub fn extrapolate_decayed_weights(dt: F32x8, halflife: F32x8) -> (F32x8, F32x8) {
+    let y = splat(LN2) / (halflife + splat(EPS_DEADBLEND));
+    let e = fast_negexp(y * dt);
+    ((splat(1.0) - e) / (y + splat(EPS_DEADBLEND)), e)
+}
+
+/// [`crate::reference::op_extrapolate_decayed`] for eight characters (joint 0 copied).
+pub fn op_extrapolate_decayed(
+    output: &mut [Kformx8],
+    input: &[Kformx8],
+    dt: F32x8,
+    halflife: F32x8,
+) {
+    assert!(input.len() >= output.len(), "pose lengths differ");
+    let (alpha, dalpha) = extrapolate_decayed_weights(dt, halflife);
+    for (i, (o, k)) in output.iter_mut().zip(input).enumerate() {
+        *o = if i == 0 {
+            *k
+        } else {
+            kform_extrapolate_decayed(k, alpha, dalpha)
+        };
+    }
+}
+
+/// [`crate::reference::op_dead_blending`] for eight characters.
+#[allow(clippy::too_many_arguments)]
+pub fn op_dead_blending(
+    output: &mut [Kformx8],
+    extrapolated_pose: &mut [Kformx8],
+    transition_pose: &[Kformx8],
+    input: &[Kformx8],
+    extrapolation_halflife: F32x8,
+    blend_time: F32x8,
+    blend_duration: F32x8,
+    dt: F32x8,
+) {
+    op_extrapolate_decayed(
+        extrapolated_pose,
+        transition_pose,
+        blend_time,
+        extrapolation_halflife,
+    );
+    let a = smoothstep_blend_alpha(blend_time, blend_duration);
+    let av = smoothstep_blend_alpha_dx(blend_time, blend_duration, dt);
+    op_blend(output, extrapolated_pose, input, a, av, dt);
+}
