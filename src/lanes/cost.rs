@@ -8,7 +8,8 @@ use crate::reference::cost::EPS_COST;
 #[inline(always)]
 pub fn decay_spring_damper_intersection(x: F32x8, v: F32x8, halflife: F32x8) -> F32x8 {
     let y = halflife_to_damping(halflife) / splat(2.0);
-    -x / x.mul_add(y, v)
+    // Unfused, as the reference: at v = -x y the denominator is exactly 0.
+    -x / (v + x * y)
 }
 
 /// [`crate::reference::decay_spring_damper_displacement`] per lane.

@@ -64,7 +64,9 @@ fn acos_clamped(x: f32) -> f32 {
 /// `heel_target`, clamped to the leg's length minus `max_length_buffer`.
 /// The bend axis is the leg direction crossed with the knee's `fwd` axis.
 /// Writes the local rotations of the hip and the knee; `global` must be the
-/// FK of `local` (velocities unused).
+/// FK of `local` (velocities unused). The bend plane is undefined when the
+/// knee's `fwd` axis lies along the leg; the result is then arbitrary (and
+/// the two paths may pick different planes).
 ///
 /// Deviations: the published code takes the bend axis from `Bone_RightLeg`
 /// while solving the left leg (a typo; the chain's own knee is used here),

@@ -352,3 +352,24 @@ pub fn kform_mul_floors(v: Kform, w: Kform) -> [f32; 6] {
         mag(v.svl) + mag(w.svl),
     ]
 }
+
+/// Eight poses of `n` joints as one pose of eight characters.
+pub fn poses8(p: &[kineform::reference::Pose]) -> Vec<Kformx8> {
+    (0..p[0].len())
+        .map(|j| Kformx8::from_array(core::array::from_fn(|c| p[c].get(j))))
+        .collect()
+}
+
+/// Random poses of `n` joints for eight characters.
+pub fn pose_strategy(n: usize, r: f32) -> impl Strategy<Value = Vec<kineform::reference::Pose>> {
+    proptest::collection::vec(proptest::collection::vec(kform(r), n), 8).prop_map(|v| {
+        v.iter()
+            .map(|k| kineform::reference::Pose::from_kforms(k))
+            .collect()
+    })
+}
+
+/// Largest component magnitude over a pose.
+pub fn pose_mag(p: &kineform::reference::Pose) -> f32 {
+    (0..p.len()).fold(0.0f32, |m, j| m.max(mag(p.get(j))))
+}
