@@ -22,6 +22,11 @@ pub fn decay_spring_damper_intersection(x: f32, v: f32, halflife: f32) -> f32 {
 /// spring offset: `(2xy + v) / y²` when it does not cross zero, else the two
 /// parts before and after the crossing time `t`, each taken in absolute value.
 ///
+/// The area is that of exact exponential decay (the article integrates
+/// `e^{-yt}`, and so does this, with `exp`); the crate's stepped springs use
+/// `fast_negexp`, whose tail falls off like `x⁻³`, so their area is larger,
+/// by up to tens of percent for large velocity offsets.
+///
 /// Deviation: where `v + x y = 0` the published code divides by zero and the
 /// result is NaN; the offset then never crosses zero and this returns
 /// `|(2xy + v) / y²|`.
