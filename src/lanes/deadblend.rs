@@ -104,7 +104,8 @@ pub fn extrapolate_decayed_weights(dt: F32x8, halflife: F32x8) -> (F32x8, F32x8)
     ((splat(1.0) - e) / (y + splat(EPS_DEADBLEND)), e)
 }
 
-/// [`crate::reference::op_extrapolate_decayed`] for eight characters (joint 0 copied).
+/// [`crate::reference::op_extrapolate_decayed`] for eight characters (joint 0
+/// held, with zero velocities).
 pub fn op_extrapolate_decayed(
     output: &mut [Kformx8],
     input: &[Kformx8],
@@ -115,7 +116,12 @@ pub fn op_extrapolate_decayed(
     let (alpha, dalpha) = extrapolate_decayed_weights(dt, halflife);
     for (i, (o, k)) in output.iter_mut().zip(input).enumerate() {
         *o = if i == 0 {
-            *k
+            Kformx8 {
+                vel: Vec3x8::ZERO,
+                ang: Vec3x8::ZERO,
+                svl: Vec3x8::ZERO,
+                ..*k
+            }
         } else {
             kform_extrapolate_decayed(k, alpha, dalpha)
         };

@@ -3,6 +3,7 @@
 //! article; velocities article, "Dead Blending").
 
 use super::blend::{op_blend, smoothstep_blend_alpha, smoothstep_blend_alpha_dx};
+use super::kform::Kform;
 use super::math::{LN2, Quat, Vec3, clampf, exp_vec3, quat_from_scaled_angle_axis, quat_mul};
 use super::pose::Pose;
 use super::spring::fast_negexp;
@@ -92,7 +93,12 @@ pub fn extrapolate_decay_position(x: Vec3, v: Vec3, halflife: Vec3, dt: f32) -> 
 /// `alpha = (1 - fast_negexp(y dt)) / (y + 1e-8)`; positions move by
 /// `vel alpha`, rotations by `exp(ang alpha / 2)`, scales by `exp(svl alpha)`,
 /// and velocities are scaled by `fast_negexp(y dt)`. Joint 0 (the root) is
-/// copied, not extrapolated, as in the article.
+/// held where it is, not extrapolated, as in the article.
+///
+/// Deviation: the held root's velocities are zero. The published code copies
+/// them, so the root claims to move while its position stays put, and a
+/// dead blend's root velocity disagrees with its motion (tested against
+/// finite differences in `tests/catalogue_velocities.rs`).
 pub fn op_extrapolate_decayed(output: &mut Pose, input: &Pose, dt: f32, halflife: f32) {
     let n = output.len();
     assert!(input.len() >= n, "pose lengths differ");
@@ -101,7 +107,15 @@ pub fn op_extrapolate_decayed(output: &mut Pose, input: &Pose, dt: f32, halflife
     let dalpha = fast_negexp(y * dt);
     for i in 0..n {
         if i == 0 {
-            output.set(0, input.get(0));
+            output.set(
+                0,
+                Kform {
+                    vel: Vec3::ZERO,
+                    ang: Vec3::ZERO,
+                    svl: Vec3::ZERO,
+                    ..input.get(0)
+                },
+            );
             continue;
         }
         output.pos[i] = input.pos[i] + input.vel[i] * alpha;

@@ -373,3 +373,112 @@ pub fn pose_strategy(n: usize, r: f32) -> impl Strategy<Value = Vec<kineform::re
 pub fn pose_mag(p: &kineform::reference::Pose) -> f32 {
     (0..p.len()).fold(0.0f32, |m, j| m.max(mag(p.get(j))))
 }
+
+/// The pose advanced by `t` along its own velocities: `pos + vel t`,
+/// `exp(ang t / 2) rot`, `scl exp(svl t)`.
+pub fn advance(p: &kineform::reference::Pose, t: f32) -> kineform::reference::Pose {
+    use kineform::reference as r;
+    let k: Vec<Kform> = p
+        .to_kforms()
+        .into_iter()
+        .map(|k| Kform {
+            pos: k.pos + k.vel * t,
+            rot: r::quat_integrate_angular_velocity(k.ang, k.rot, t),
+            scl: k.scl * r::exp_vec3(k.svl * t),
+            ..k
+        })
+        .collect();
+    kineform::reference::Pose::from_kforms(&k)
+}
+
+/// Largest gap, relative to `floor + |v|`, between the velocity fields of
+/// `p` and the central difference of `at(t)` over `±h`.
+pub fn fd_gap(
+    p: &kineform::reference::Pose,
+    at: impl Fn(f32) -> kineform::reference::Pose,
+    h: f32,
+    floor: f32,
+) -> f32 {
+    use kineform::reference as r;
+    let (next, prev) = (at(h), at(-h));
+    let mut fd = p.clone();
+    r::op_finite_diff(&mut fd, &next, &prev, 2.0 * h);
+    let mut worst = 0.0f32;
+    for j in 0..p.len() {
+        for (a, b) in [
+            (p.vel[j], fd.vel[j]),
+            (p.ang[j], fd.ang[j]),
+            (p.svl[j], fd.svl[j]),
+        ] {
+            worst = worst.max(r::length(a - b) / (floor + r::length(b)));
+        }
+    }
+    worst
+}
+
+/// A pair of poses of `n` joints that differ the way blended or
+/// inertialized poses do: the second is the first turned by up to 0.3 rad
+/// per joint, moved by up to 0.3, with velocities changed by up to 1.
+pub fn similar_pose_pair(
+    n: usize,
+) -> impl Strategy<Value = (kineform::reference::Pose, kineform::reference::Pose)> {
+    use kineform::reference as r;
+    let joint = (
+        kform(3.0),
+        vec3_in(0.15),
+        vec3_in(0.3),
+        vec3_in(1.0),
+        vec3_in(1.0),
+        -0.1f32..0.1,
+    );
+    proptest::collection::vec(joint, n).prop_map(|js| {
+        let a: Vec<Kform> = js
+            .iter()
+            .map(|j| Kform {
+                ang: j.0.ang * 0.6,
+                svl: j.0.svl * 0.2,
+                ..j.0
+            })
+            .collect();
+        let b: Vec<Kform> = js
+            .iter()
+            .zip(&a)
+            .map(|(j, k)| Kform {
+                pos: k.pos + j.2,
+                rot: r::quat_mul(r::quat_from_scaled_angle_axis(j.1 * 2.0), k.rot),
+                scl: k.scl * (1.0 + j.5),
+                vel: k.vel + j.3,
+                ang: k.ang + j.4,
+                svl: k.svl + j.4 * 0.1,
+            })
+            .collect();
+        (r::Pose::from_kforms(&a), r::Pose::from_kforms(&b))
+    })
+}
+
+/// Like [`fd_gap`], field by field: (vel, ang, svl).
+pub fn fd_gaps(
+    p: &kineform::reference::Pose,
+    at: impl Fn(f32) -> kineform::reference::Pose,
+    h: f32,
+    floor: f32,
+) -> [f32; 3] {
+    use kineform::reference as r;
+    let (next, prev) = (at(h), at(-h));
+    let mut fd = p.clone();
+    r::op_finite_diff(&mut fd, &next, &prev, 2.0 * h);
+    let mut worst = [0.0f32; 3];
+    for j in 0..p.len() {
+        for (k, (a, b)) in [
+            (p.vel[j], fd.vel[j]),
+            (p.ang[j], fd.ang[j]),
+            (p.svl[j], fd.svl[j]),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            worst[k] = worst[k].max(r::length(a - b) / (floor + r::length(b)));
+        }
+    }
+    worst
+}
