@@ -350,3 +350,117 @@ fn special_values_never_panic() {
         }
     }
 }
+
+#[test]
+fn softfade_never_overflows() {
+    // Published: logf(1 + expf(alpha - 2 alpha x)) / alpha is infinite past
+    // an exponent of 88.
+    let published = |x: f32, a: f32| (1.0 + (a - 2.0 * a * x).exp()).ln() / a;
+    assert!(published(-1.0, 200.0).is_infinite());
+    for (x, a) in [
+        (-1.0f32, 200.0f32),
+        (0.0, 1e4),
+        (0.5, 1e30),
+        (2.0, 1e-30),
+        (-1e30, 1.0),
+        (1e30, 3.0),
+    ] {
+        let s = r::softfade(x, a);
+        assert!(s.is_finite(), "softfade({x}, {a}) = {s}");
+        let l = lanes::softfade(lanes::splat(x), lanes::splat(a)).to_array()[0];
+        assert!(l.is_finite(), "lanes softfade({x}, {a}) = {l}");
+    }
+    assert!(
+        (r::softfade(-1.0, 200.0) - 3.0).abs() < 1e-5,
+        "z = 3 alpha, softplus ~ z"
+    );
+    assert!((r::softfade_grad_zero(200.0) + 2.0).abs() < 1e-6);
+    assert!((r::softfade_grad_zero(-200.0)).abs() < 1e-30);
+}
+
+#[test]
+fn zero_dt_blends_and_additives_add_no_weight_velocity() {
+    let a = Pose::from_kforms(&[Kform {
+        pos: Vec3::ONE,
+        vel: Vec3::new(1.0, 0.0, 0.0),
+        ..Kform::IDENTITY
+    }]);
+    let b = Pose::from_kforms(&[Kform {
+        pos: Vec3::new(3.0, 0.0, 0.0),
+        ..Kform::IDENTITY
+    }]);
+    let mut o = Pose::new(1);
+    r::op_blend(&mut o, &a, &b, 0.5, 0.1, 0.0);
+    assert_eq!(o.vel[0], Vec3::new(0.5, 0.0, 0.0));
+    let mut o = a.clone();
+    r::op_additive_inplace(&mut o, &b, 0.5, 0.1, 0.0);
+    assert!(o.vel[0].x.is_finite() && o.vel[0] == Vec3::new(1.0, 0.0, 0.0));
+    let mut o8 = [Kformx8::splat(a.get(0))];
+    lanes::op_blend(
+        &mut o8,
+        &[Kformx8::splat(a.get(0))],
+        &[Kformx8::splat(b.get(0))],
+        lanes::splat(0.5),
+        lanes::splat(0.1),
+        lanes::splat(0.0),
+    );
+    assert_eq!(o8[0].lane(0).vel, Vec3::new(0.5, 0.0, 0.0));
+}
+
+#[test]
+fn sampling_clamps_time_and_frame_time() {
+    let pos = [Vec3::ZERO, Vec3::ONE, Vec3::splat(2.0)];
+    let rot = [Quat::IDENTITY; 3];
+    let scl = [Vec3::ONE; 3];
+    let (p, q, s) = (
+        r::Slice2d::new(&pos, 1).unwrap(),
+        r::Slice2d::new(&rot, 1).unwrap(),
+        r::Slice2d::new(&scl, 1).unwrap(),
+    );
+    let mut o = Pose::new(1);
+    // Published: (int)(-0.5) = 0 and fmod(-0.5, 1) = -0.5, extrapolating past frame 0.
+    r::op_sample_linear(&mut o, p, q, s, -0.5, 1.0);
+    assert_eq!(o.pos[0], Vec3::ZERO);
+    r::op_sample_linear(&mut o, p, q, s, 0.5, 0.0);
+    assert_eq!((o.pos[0], o.vel[0]), (Vec3::ZERO, Vec3::ZERO));
+    r::op_sample_cubic(&mut o, p, q, s, f32::NAN, 1.0);
+    assert_eq!(o.pos[0], Vec3::ZERO);
+    r::op_sample_linear(&mut o, p, q, s, 10.0, 1.0);
+    assert_eq!((o.pos[0], o.vel[0]), (Vec3::splat(2.0), Vec3::ZERO));
+}
+
+#[test]
+fn max_mag_respects_the_sign_of_zero() {
+    assert_eq!(r::max_mag(-0.0, 1e-3), -1e-3);
+    assert_eq!(r::max_mag(0.0, 1e-3), 1e-3);
+    assert_eq!(r::max_mag(-5.0, 1e-3), -5.0);
+    // Published: -0.0 >= 0 is true, so it gives +eps.
+    let published = |x: f32, eps: f32| {
+        if x >= 0.0 && x < eps {
+            eps
+        } else if x < 0.0 && x > -eps {
+            -eps
+        } else {
+            x
+        }
+    };
+    assert_eq!(published(-0.0, 1e-3), 1e-3);
+}
+
+#[test]
+fn extrapolation_holds_the_root_still() {
+    let k = Kform {
+        pos: Vec3::ONE,
+        vel: Vec3::new(2.0, 0.0, 0.0),
+        ang: Vec3::new(0.0, 1.0, 0.0),
+        ..Kform::IDENTITY
+    };
+    let p = Pose::from_kforms(&[k, k]);
+    let mut o = Pose::new(2);
+    r::op_extrapolate_decayed(&mut o, &p, 0.5, 0.2);
+    assert_eq!(
+        (o.pos[0], o.vel[0], o.ang[0]),
+        (Vec3::ONE, Vec3::ZERO, Vec3::ZERO)
+    );
+    assert!(o.pos[1].x > 1.0 && o.vel[1].x > 0.0);
+}

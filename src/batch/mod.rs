@@ -14,6 +14,10 @@ use crate::lanes::{self, F32x8, Kformx8, splat};
 use crate::skeleton::Skeleton;
 use crate::stream::{CrowdPose, F32Stream, KformStream, QuatStream, Vec3Stream};
 
+pub mod cost;
+pub mod looping;
+pub mod tracking;
+
 /// Work below which a batch runs on the calling thread, in nanoseconds of
 /// one core: entering rayon from outside its pool costs a cross-thread
 /// wakeup of tens of microseconds on the 2-core machine of PERF.md, so
@@ -24,18 +28,20 @@ pub const SERIAL_BELOW_NS: usize = 50_000;
 /// Approximate cost of one lane value of each kernel, in nanoseconds on
 /// the machine of PERF.md (8-lane, one core): used only to decide between
 /// serial and parallel and how finely to split.
-mod cost {
+pub(crate) mod cost_ns {
     pub const DAMPER: usize = 1;
     pub const SPRING: usize = 4;
     pub const EXP_LOG: usize = 12;
     pub const INERTIALIZE: usize = 60;
     pub const FK_JOINT: usize = 20;
+    pub const SAMPLE_JOINT: usize = 150;
+    pub const BLEND_JOINT: usize = 120;
 }
 
 /// Packs per task for a kernel costing `ns_each` per pack over `n` packs:
 /// all of them (one task, run on the calling thread) when the whole job is
 /// under [`SERIAL_BELOW_NS`], else a quarter of that much work per task.
-fn chunk(n: usize, ns_each: usize) -> usize {
+pub(crate) fn chunk(n: usize, ns_each: usize) -> usize {
     if n * ns_each < SERIAL_BELOW_NS {
         n.max(1)
     } else {
@@ -48,11 +54,11 @@ fn chunk(n: usize, ns_each: usize) -> usize {
 /// rather than called through rayon once per pack (measured 2x slower). A
 /// single chunk runs on the calling thread: rayon only reaches its pool
 /// when it splits.
-fn run<I: IndexedParallelIterator>(chunks: I, f: impl Fn(I::Item) + Send + Sync) {
+pub(crate) fn run<I: IndexedParallelIterator>(chunks: I, f: impl Fn(I::Item) + Send + Sync) {
     chunks.for_each(f);
 }
 
-fn same_len(what: &'static str, expected: usize, got: usize) -> Result<()> {
+pub(crate) fn same_len(what: &'static str, expected: usize, got: usize) -> Result<()> {
     if expected == got {
         Ok(())
     } else {
@@ -89,7 +95,7 @@ pub fn damper_exact(x: &mut F32Stream, goal: &F32Stream, halflife: f32, dt: f32)
     check_time("halflife", halflife)?;
     check_dt("dt", dt)?;
     let (h, d) = (splat(halflife), splat(dt));
-    let c = chunk(x.packs().len(), cost::DAMPER);
+    let c = chunk(x.packs().len(), cost_ns::DAMPER);
     let chunks = x
         .packs_mut()
         .par_chunks_mut(c)
@@ -107,7 +113,7 @@ pub fn damper_decay_exact(x: &mut F32Stream, halflife: f32, dt: f32) -> Result<(
     check_time("halflife", halflife)?;
     check_dt("dt", dt)?;
     let (h, d) = (splat(halflife), splat(dt));
-    let c = chunk(x.packs().len(), cost::DAMPER);
+    let c = chunk(x.packs().len(), cost_ns::DAMPER);
     run(x.packs_mut().par_chunks_mut(c), move |x| {
         for x in x {
             *x = lanes::damper_decay_exact(*x, h, d);
@@ -127,7 +133,7 @@ pub fn decay_spring_damper_exact(
     check_time("halflife", halflife)?;
     check_dt("dt", dt)?;
     let (h, d) = (splat(halflife), splat(dt));
-    let c = chunk(x.packs().len(), cost::SPRING);
+    let c = chunk(x.packs().len(), cost_ns::SPRING);
     let chunks = x
         .packs_mut()
         .par_chunks_mut(c)
@@ -151,7 +157,7 @@ pub fn decay_spring_damper_exact_vec3(
     check_time("halflife", halflife)?;
     check_dt("dt", dt)?;
     let (h, d) = (splat(halflife), splat(dt));
-    let c = chunk(x.packs().len(), 3 * cost::SPRING);
+    let c = chunk(x.packs().len(), 3 * cost_ns::SPRING);
     let chunks = x
         .packs_mut()
         .par_chunks_mut(c)
@@ -176,7 +182,7 @@ pub fn decay_spring_damper_exact_quat(
     check_time("halflife", halflife)?;
     check_dt("dt", dt)?;
     let (h, d) = (splat(halflife), splat(dt));
-    let c = chunk(x.packs().len(), 2 * cost::EXP_LOG);
+    let c = chunk(x.packs().len(), 2 * cost_ns::EXP_LOG);
     let chunks = x
         .packs_mut()
         .par_chunks_mut(c)
@@ -192,7 +198,7 @@ pub fn decay_spring_damper_exact_quat(
 /// [`lanes::quat_exp`] over a stream: `out[i] = quat_exp(v[i])`.
 pub fn quat_exp(out: &mut QuatStream, v: &Vec3Stream) -> Result<()> {
     same_len("v", out.len(), v.len())?;
-    let c = chunk(out.packs().len(), cost::EXP_LOG);
+    let c = chunk(out.packs().len(), cost_ns::EXP_LOG);
     let chunks = out
         .packs_mut()
         .par_chunks_mut(c)
@@ -208,7 +214,7 @@ pub fn quat_exp(out: &mut QuatStream, v: &Vec3Stream) -> Result<()> {
 /// [`lanes::quat_log`] over a stream: `out[i] = quat_log(q[i])`.
 pub fn quat_log(out: &mut Vec3Stream, q: &QuatStream) -> Result<()> {
     same_len("q", out.len(), q.len())?;
-    let c = chunk(out.packs().len(), cost::EXP_LOG);
+    let c = chunk(out.packs().len(), cost_ns::EXP_LOG);
     let chunks = out
         .packs_mut()
         .par_chunks_mut(c)
@@ -230,7 +236,7 @@ pub fn op_inertialize_offset(
 ) -> Result<()> {
     same_len("lhs", offset.len(), lhs.len())?;
     same_len("rhs", offset.len(), rhs.len())?;
-    let c = chunk(offset.packs().len(), cost::INERTIALIZE);
+    let c = chunk(offset.packs().len(), cost_ns::INERTIALIZE);
     let chunks = offset
         .packs_mut()
         .par_chunks_mut(c)
@@ -253,7 +259,7 @@ pub fn op_inertialize(
     check_time("blend_time", blend_time)?;
     check_time("blend_duration", blend_duration)?;
     let (t, d) = (splat(blend_time), splat(blend_duration));
-    let c = chunk(output.packs().len(), cost::INERTIALIZE);
+    let c = chunk(output.packs().len(), cost_ns::INERTIALIZE);
     let chunks = output.packs_mut().par_chunks_mut(c).zip(
         offset
             .packs()
@@ -302,7 +308,7 @@ pub mod crowd {
         same_shape("local", global, local)?;
         fits("skeleton joints", global, skeleton)?;
         let parents = skeleton.parents();
-        par_packs(global, cost::FK_JOINT, |p, g| {
+        par_packs(global, cost_ns::FK_JOINT, |p, g| {
             lanes::pose::fk_unchecked_order(g, local.pack(p), parents)
         });
         Ok(())
@@ -317,7 +323,7 @@ pub mod crowd {
         same_shape("local", global, local)?;
         fits("skeleton joints", global, skeleton)?;
         let parents = skeleton.parents();
-        par_packs(global, cost::FK_JOINT, |p, g| {
+        par_packs(global, cost_ns::FK_JOINT, |p, g| {
             lanes::op_fk_static(g, local.pack(p), parents)
         });
         Ok(())
@@ -328,7 +334,7 @@ pub mod crowd {
         same_shape("global", local, global)?;
         fits("skeleton joints", local, skeleton)?;
         let parents = skeleton.parents();
-        par_packs(local, cost::FK_JOINT, |p, l| {
+        par_packs(local, cost_ns::FK_JOINT, |p, l| {
             lanes::op_bk(l, global.pack(p), parents)
         });
         Ok(())
@@ -346,7 +352,7 @@ pub mod crowd {
         same_shape("input_prev", output, input_prev)?;
         check_dt("dt", dt)?;
         let d = splat(dt);
-        par_packs(output, cost::EXP_LOG, |p, o| {
+        par_packs(output, cost_ns::EXP_LOG, |p, o| {
             lanes::op_finite_diff(o, input_curr.pack(p), input_prev.pack(p), d)
         });
         Ok(())
@@ -360,7 +366,7 @@ pub mod crowd {
     ) -> Result<()> {
         same_shape("lhs", offset, lhs)?;
         same_shape("rhs", offset, rhs)?;
-        par_packs(offset, cost::INERTIALIZE, |p, o| {
+        par_packs(offset, cost_ns::INERTIALIZE, |p, o| {
             lanes::op_inertialize_offset(o, lhs.pack(p), rhs.pack(p))
         });
         Ok(())
@@ -383,9 +389,156 @@ pub mod crowd {
             check_time("blend_time", t)?;
         }
         let d = splat(blend_duration);
-        par_packs(output, cost::INERTIALIZE, |p, o| {
+        par_packs(output, cost_ns::INERTIALIZE, |p, o| {
             let t = lane_times(blend_time, p);
             lanes::op_inertialize(o, offset.pack(p), input.pack(p), t, d)
+        });
+        Ok(())
+    }
+
+    fn finite_all(name: &'static str, v: &[f32]) -> Result<()> {
+        match v.iter().find(|x| !x.is_finite()) {
+            Some(&value) => Err(Error::Parameter {
+                name,
+                value,
+                reason: "must be finite",
+            }),
+            None => Ok(()),
+        }
+    }
+
+    fn fits_clip(crowd: &CrowdPose, clip: &crate::Clip) -> Result<()> {
+        same_len("clip joints", crowd.joints(), clip.joints())
+    }
+
+    /// Linear sampling of `clip` for every character, character `c` at
+    /// `times[c]` seconds ([`crate::reference::op_sample_linear`]).
+    pub fn op_sample_linear(
+        output: &mut CrowdPose,
+        clip: &crate::Clip,
+        times: &[f32],
+    ) -> Result<()> {
+        fits_clip(output, clip)?;
+        same_len("times", output.characters(), times.len())?;
+        finite_all("times", times)?;
+        let (p, q, s, dt) = (
+            clip.pos_slice(),
+            clip.rot_slice(),
+            clip.scl_slice(),
+            clip.frame_time(),
+        );
+        par_packs(output, cost_ns::SAMPLE_JOINT, |k, o| {
+            lanes::op_sample_linear(o, p, q, s, lane_times(times, k), dt)
+        });
+        Ok(())
+    }
+
+    /// Cubic (Catmull-Rom) sampling of `clip` for every character
+    /// ([`crate::reference::op_sample_cubic`]).
+    pub fn op_sample_cubic(
+        output: &mut CrowdPose,
+        clip: &crate::Clip,
+        times: &[f32],
+    ) -> Result<()> {
+        fits_clip(output, clip)?;
+        same_len("times", output.characters(), times.len())?;
+        finite_all("times", times)?;
+        let (p, q, s, dt) = (
+            clip.pos_slice(),
+            clip.rot_slice(),
+            clip.scl_slice(),
+            clip.frame_time(),
+        );
+        par_packs(output, 2 * cost_ns::SAMPLE_JOINT, |k, o| {
+            lanes::op_sample_cubic(o, p, q, s, lane_times(times, k), dt)
+        });
+        Ok(())
+    }
+
+    /// Blend of two crowd poses with a weight and its change per step for
+    /// every character ([`crate::reference::op_blend`]).
+    pub fn op_blend(
+        output: &mut CrowdPose,
+        lhs: &CrowdPose,
+        rhs: &CrowdPose,
+        alpha: &[f32],
+        alpha_vel: &[f32],
+        dt: f32,
+    ) -> Result<()> {
+        same_shape("lhs", output, lhs)?;
+        same_shape("rhs", output, rhs)?;
+        same_len("alpha", output.characters(), alpha.len())?;
+        same_len("alpha_vel", output.characters(), alpha_vel.len())?;
+        finite_all("alpha", alpha)?;
+        finite_all("alpha_vel", alpha_vel)?;
+        check_dt("dt", dt)?;
+        let d = splat(dt);
+        par_packs(output, cost_ns::BLEND_JOINT, |k, o| {
+            lanes::op_blend(
+                o,
+                lhs.pack(k),
+                rhs.pack(k),
+                lane_times(alpha, k),
+                lane_times(alpha_vel, k),
+                d,
+            )
+        });
+        Ok(())
+    }
+
+    /// Decayed extrapolation of every character's pose by its own `dt[c]`
+    /// ([`crate::reference::op_extrapolate_decayed`]).
+    pub fn op_extrapolate_decayed(
+        output: &mut CrowdPose,
+        input: &CrowdPose,
+        dt: &[f32],
+        halflife: f32,
+    ) -> Result<()> {
+        same_shape("input", output, input)?;
+        same_len("dt", output.characters(), dt.len())?;
+        for &t in dt {
+            check_dt("dt", t)?;
+        }
+        check_time("halflife", halflife)?;
+        let h = splat(halflife);
+        par_packs(output, cost_ns::BLEND_JOINT, |k, o| {
+            lanes::op_extrapolate_decayed(o, input.pack(k), lane_times(dt, k), h)
+        });
+        Ok(())
+    }
+
+    /// Dead blending of every character at its own `blend_time[c]`
+    /// ([`crate::reference::op_dead_blending`]); `extrapolated` receives the
+    /// extrapolated transition poses.
+    #[allow(clippy::too_many_arguments)]
+    pub fn op_dead_blending(
+        output: &mut CrowdPose,
+        extrapolated: &mut CrowdPose,
+        transition: &CrowdPose,
+        input: &CrowdPose,
+        extrapolation_halflife: f32,
+        blend_time: &[f32],
+        blend_duration: f32,
+        dt: f32,
+    ) -> Result<()> {
+        same_shape("extrapolated", output, extrapolated)?;
+        same_shape("transition", output, transition)?;
+        same_shape("input", output, input)?;
+        same_len("blend_time", output.characters(), blend_time.len())?;
+        for &t in blend_time {
+            check_time("blend_time", t)?;
+        }
+        check_time("extrapolation_halflife", extrapolation_halflife)?;
+        check_time("blend_duration", blend_duration)?;
+        check_dt("dt", dt)?;
+        op_extrapolate_decayed(extrapolated, transition, blend_time, extrapolation_halflife)?;
+        let (dur, d) = (splat(blend_duration), splat(dt));
+        let ex: &CrowdPose = extrapolated;
+        par_packs(output, cost_ns::BLEND_JOINT, |k, o| {
+            let t = lane_times(blend_time, k);
+            let a = lanes::smoothstep_blend_alpha(t, dur);
+            let av = lanes::smoothstep_blend_alpha_dx(t, dur, d);
+            lanes::op_blend(o, ex.pack(k), input.pack(k), a, av, d)
         });
         Ok(())
     }

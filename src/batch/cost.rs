@@ -1,0 +1,110 @@
+//! Transition costs over streams: motion-matching features for a database
+//! of joint positions and velocities (frames × joints, any layout, one
+//! element per joint sample), and displacements.
+
+use rayon::prelude::*;
+
+use super::{check_time, chunk, run, same_len};
+use crate::error::Result;
+use crate::lanes::{self, splat};
+use crate::stream::{F32Stream, Vec3Stream};
+
+/// Spring features `2 pos / y + vel / y²` for every sample of a database
+/// ([`crate::reference::transition_feature_spring`]).
+pub fn transition_features_spring(
+    out: &mut Vec3Stream,
+    pos: &Vec3Stream,
+    vel: &Vec3Stream,
+    halflife: f32,
+) -> Result<()> {
+    same_len("pos", out.len(), pos.len())?;
+    same_len("vel", out.len(), vel.len())?;
+    check_time("halflife", halflife)?;
+    let h = splat(halflife);
+    let c = chunk(out.packs().len(), 2);
+    let chunks = out
+        .packs_mut()
+        .par_chunks_mut(c)
+        .zip(pos.packs().par_chunks(c).zip(vel.packs().par_chunks(c)));
+    run(chunks, move |(o, (p, v))| {
+        for ((o, p), v) in o.iter_mut().zip(p).zip(v) {
+            *o = lanes::transition_feature_spring(*p, *v, h);
+        }
+    });
+    Ok(())
+}
+
+/// Cubic features `z pos / 2 + z² vel / 12` for every sample of a database
+/// ([`crate::reference::transition_feature_cubic`]).
+pub fn transition_features_cubic(
+    out: &mut Vec3Stream,
+    pos: &Vec3Stream,
+    vel: &Vec3Stream,
+    blendtime: f32,
+) -> Result<()> {
+    same_len("pos", out.len(), pos.len())?;
+    same_len("vel", out.len(), vel.len())?;
+    check_time("blendtime", blendtime)?;
+    let z = splat(blendtime);
+    let c = chunk(out.packs().len(), 2);
+    let chunks = out
+        .packs_mut()
+        .par_chunks_mut(c)
+        .zip(pos.packs().par_chunks(c).zip(vel.packs().par_chunks(c)));
+    run(chunks, move |(o, (p, v))| {
+        for ((o, p), v) in o.iter_mut().zip(p).zip(v) {
+            *o = lanes::transition_feature_cubic(*p, *v, z);
+        }
+    });
+    Ok(())
+}
+
+/// [`crate::reference::decay_spring_damper_displacement`] for every pair of
+/// position and velocity differences.
+pub fn decay_spring_damper_displacement(
+    out: &mut F32Stream,
+    x: &F32Stream,
+    v: &F32Stream,
+    halflife: f32,
+) -> Result<()> {
+    same_len("x", out.len(), x.len())?;
+    same_len("v", out.len(), v.len())?;
+    check_time("halflife", halflife)?;
+    let h = splat(halflife);
+    let c = chunk(out.packs().len(), 8);
+    let chunks = out
+        .packs_mut()
+        .par_chunks_mut(c)
+        .zip(x.packs().par_chunks(c).zip(v.packs().par_chunks(c)));
+    run(chunks, move |(o, (x, v))| {
+        for ((o, x), v) in o.iter_mut().zip(x).zip(v) {
+            *o = lanes::decay_spring_damper_displacement(*x, *v, h);
+        }
+    });
+    Ok(())
+}
+
+/// [`crate::reference::decay_cubic_displacement`] for every pair of
+/// position and velocity differences.
+pub fn decay_cubic_displacement(
+    out: &mut F32Stream,
+    x: &F32Stream,
+    v: &F32Stream,
+    blendtime: f32,
+) -> Result<()> {
+    same_len("x", out.len(), x.len())?;
+    same_len("v", out.len(), v.len())?;
+    check_time("blendtime", blendtime)?;
+    let z = splat(blendtime);
+    let c = chunk(out.packs().len(), 4);
+    let chunks = out
+        .packs_mut()
+        .par_chunks_mut(c)
+        .zip(x.packs().par_chunks(c).zip(v.packs().par_chunks(c)));
+    run(chunks, move |(o, (x, v))| {
+        for ((o, x), v) in o.iter_mut().zip(x).zip(v) {
+            *o = lanes::decay_cubic_displacement(*x, *v, z);
+        }
+    });
+    Ok(())
+}

@@ -1,0 +1,184 @@
+//! Tracking springs over streams of signals: one spring per element, each
+//! following its own targets, all with the same gains and time step.
+
+use rayon::prelude::*;
+
+use super::{check_dt, check_time, chunk, run, same_len};
+use crate::error::{Error, Result};
+use crate::lanes::{self, splat};
+use crate::stream::F32Stream;
+
+/// Tracking targets for every element: the position at the end of the
+/// step, its velocity and its acceleration (see `tests/tracking.rs` for how
+/// to derive them with [`crate::reference::tracking_target_velocity`] and
+/// [`crate::reference::tracking_target_acceleration`]).
+pub struct Targets<'a> {
+    /// Positions.
+    pub x: &'a F32Stream,
+    /// Velocities.
+    pub v: &'a F32Stream,
+    /// Accelerations.
+    pub a: &'a F32Stream,
+}
+
+/// Gains of the discrete tracking spring, each in `[0, 1]`.
+#[derive(Clone, Copy, Debug)]
+pub struct Gains {
+    /// Position gain (the article uses 0.01 at 60 fps).
+    pub x: f32,
+    /// Velocity gain (0.2).
+    pub v: f32,
+    /// Acceleration gain (1).
+    pub a: f32,
+}
+
+fn check_gains(g: Gains) -> Result<()> {
+    for (name, value) in [("x_gain", g.x), ("v_gain", g.v), ("a_gain", g.a)] {
+        if !(0.0..=1.0).contains(&value) {
+            return Err(Error::Parameter {
+                name,
+                value,
+                reason: "must be in [0, 1]",
+            });
+        }
+    }
+    Ok(())
+}
+
+fn check_targets(n: usize, t: &Targets) -> Result<()> {
+    same_len("x_goal", n, t.x.len())?;
+    same_len("v_goal", n, t.v.len())?;
+    same_len("a_goal", n, t.a.len())
+}
+
+/// One step of [`crate::reference::tracking_spring_update`] for every element.
+pub fn tracking_spring_update(
+    x: &mut F32Stream,
+    v: &mut F32Stream,
+    targets: &Targets,
+    gains: Gains,
+    dt: f32,
+) -> Result<()> {
+    same_len("v", x.len(), v.len())?;
+    check_targets(x.len(), targets)?;
+    check_gains(gains)?;
+    check_dt("dt", dt)?;
+    let (gx, gv, ga, d) = (splat(gains.x), splat(gains.v), splat(gains.a), splat(dt));
+    let c = chunk(x.packs().len(), 4);
+    let chunks = x
+        .packs_mut()
+        .par_chunks_mut(c)
+        .zip(v.packs_mut().par_chunks_mut(c))
+        .zip(
+            targets.x.packs().par_chunks(c).zip(
+                targets
+                    .v
+                    .packs()
+                    .par_chunks(c)
+                    .zip(targets.a.packs().par_chunks(c)),
+            ),
+        );
+    run(chunks, move |((x, v), (tx, (tv, ta)))| {
+        for k in 0..x.len() {
+            (x[k], v[k]) =
+                lanes::tracking_spring_update(x[k], v[k], tx[k], tv[k], ta[k], gx, gv, ga, d);
+        }
+    });
+    Ok(())
+}
+
+/// One step of [`crate::reference::tracking_spring_update_improved`] (half-lives,
+/// `(x, v, a)`) for every element.
+pub fn tracking_spring_update_improved(
+    x: &mut F32Stream,
+    v: &mut F32Stream,
+    targets: &Targets,
+    halflives: [f32; 3],
+    dt: f32,
+) -> Result<()> {
+    same_len("v", x.len(), v.len())?;
+    check_targets(x.len(), targets)?;
+    for (name, h) in ["x_halflife", "v_halflife", "a_halflife"]
+        .into_iter()
+        .zip(halflives)
+    {
+        check_time(name, h)?;
+    }
+    check_dt("dt", dt)?;
+    let [hx, hv, ha] = halflives.map(splat);
+    let d = splat(dt);
+    let c = chunk(x.packs().len(), 8);
+    let chunks = x
+        .packs_mut()
+        .par_chunks_mut(c)
+        .zip(v.packs_mut().par_chunks_mut(c))
+        .zip(
+            targets.x.packs().par_chunks(c).zip(
+                targets
+                    .v
+                    .packs()
+                    .par_chunks(c)
+                    .zip(targets.a.packs().par_chunks(c)),
+            ),
+        );
+    run(chunks, move |((x, v), (tx, (tv, ta)))| {
+        for k in 0..x.len() {
+            (x[k], v[k]) = lanes::tracking_spring_update_improved(
+                x[k], v[k], tx[k], tv[k], ta[k], hx, hv, ha, d,
+            );
+        }
+    });
+    Ok(())
+}
+
+/// One step of [`crate::reference::tracking_spring_update_exact`] (gains
+/// emulated at `gain_dt`, stepped exactly by `dt`) for every element.
+pub fn tracking_spring_update_exact(
+    x: &mut F32Stream,
+    v: &mut F32Stream,
+    targets: &Targets,
+    gains: Gains,
+    dt: f32,
+    gain_dt: f32,
+) -> Result<()> {
+    same_len("v", x.len(), v.len())?;
+    check_targets(x.len(), targets)?;
+    check_gains(gains)?;
+    check_dt("dt", dt)?;
+    if gain_dt.is_nan() || gain_dt <= 0.0 || gain_dt.is_infinite() {
+        return Err(Error::Parameter {
+            name: "gain_dt",
+            value: gain_dt,
+            reason: "must be finite and > 0",
+        });
+    }
+    let (gx, gv, ga, d, gd) = (
+        splat(gains.x),
+        splat(gains.v),
+        splat(gains.a),
+        splat(dt),
+        splat(gain_dt),
+    );
+    let c = chunk(x.packs().len(), 16);
+    let chunks = x
+        .packs_mut()
+        .par_chunks_mut(c)
+        .zip(v.packs_mut().par_chunks_mut(c))
+        .zip(
+            targets.x.packs().par_chunks(c).zip(
+                targets
+                    .v
+                    .packs()
+                    .par_chunks(c)
+                    .zip(targets.a.packs().par_chunks(c)),
+            ),
+        );
+    run(chunks, move |((x, v), (tx, (tv, ta)))| {
+        for k in 0..x.len() {
+            (x[k], v[k]) = lanes::tracking_spring_update_exact(
+                x[k], v[k], tx[k], tv[k], ta[k], gx, gv, ga, d, gd,
+            );
+        }
+    });
+    Ok(())
+}
