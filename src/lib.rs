@@ -23,7 +23,9 @@
 pub mod batch;
 pub mod bvh;
 pub mod clip;
+pub mod crowd;
 pub mod data;
+pub mod database;
 pub mod error;
 pub mod lanes;
 pub mod reference;

@@ -1,89 +1,271 @@
-//! Demo: forward kinematics with velocities for a crowd of 10,000
-//! characters on the CMU skeleton (the clip embedded in the crate), timed.
+//! `kineform`: the command-line program. `kineform crowd` (the default)
+//! evaluates a crowd on motion capture every frame and reports its speed and
+//! the live velocity check.
 
-use std::time::Instant;
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
 
-use kineform::reference::{Kform, Pose, op_finite_diff};
-use kineform::stream::CrowdPose;
-use kineform::{batch, data};
+use clap::{Parser, Subcommand, ValueEnum};
+use indicatif::{ProgressBar, ProgressStyle};
+use kineform::crowd::{
+    Crowd, CrowdConfig, FrameStats, ReferenceCrowd, Sampling, Transition, VelocityCheck,
+};
+use kineform::{Clip, Skeleton, bvh, data};
 
-const CHARACTERS: usize = 10_000;
-const FRAMES: usize = 200;
+#[derive(Parser)]
+#[command(
+    name = "kineform",
+    version,
+    about = "SIMD batch kernels for character animation",
+    args_conflicts_with_subcommands = true
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+    /// With no subcommand, `crowd` runs with these options.
+    #[command(flatten)]
+    crowd: CrowdArgs,
+}
 
-fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let bvh = data::default_clip();
-    let (clip, skel) = (&bvh.clip, &bvh.skeleton);
-    let joints = skel.len();
-    let threads = rayon::current_num_threads();
-    println!(
-        "kineform {} | SIMD backend: {} | threads: {threads}",
-        env!("CARGO_PKG_VERSION"),
-        kineform::simd_backend()
-    );
-    println!(
-        "clip: CMU 102_01, {joints} joints, {} frames at {:.0} fps; crowd: {CHARACTERS} characters",
-        clip.frames(),
-        1.0 / clip.frame_time()
-    );
+#[derive(Subcommand)]
+enum Command {
+    /// Evaluate a crowd every frame: sample two sources with velocities,
+    /// blend them, hide random transitions, FK to world space.
+    Crowd(CrowdArgs),
+}
 
-    // Local poses with velocities (finite difference of the clip), one
-    // frame per character so that every character has its own data.
-    let frame_pose = |f: usize| {
-        let k: Vec<Kform> = (0..joints)
-            .map(|j| Kform {
-                pos: clip.pos(f, j),
-                rot: clip.rot(f, j),
-                scl: clip.scl(f, j),
-                ..Kform::IDENTITY
-            })
-            .collect();
-        Pose::from_kforms(&k)
+#[derive(Clone, Copy, ValueEnum)]
+enum TransitionArg {
+    Inertialize,
+    Deadblend,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum SamplingArg {
+    Linear,
+    Cubic,
+}
+
+#[derive(clap::Args)]
+struct CrowdArgs {
+    /// Number of characters.
+    #[arg(long, default_value_t = 10_000, value_parser = clap::value_parser!(u32).range(1..=10_000_000))]
+    characters: u32,
+    /// Frames to evaluate (after one warm-up frame).
+    #[arg(long, default_value_t = 300, value_parser = clap::value_parser!(u32).range(1..))]
+    frames: u32,
+    /// Worker threads (default: one per core).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1024))]
+    threads: Option<u32>,
+    /// BVH clips to play (default: the CMU clip embedded in the crate); all
+    /// must share a skeleton and frame time.
+    #[arg(long = "clip", value_name = "PATH")]
+    clips: Vec<PathBuf>,
+    /// How transitions are hidden.
+    #[arg(long, value_enum, default_value_t = TransitionArg::Inertialize)]
+    transition: TransitionArg,
+    /// How clips are sampled between frames.
+    #[arg(long, value_enum, default_value_t = SamplingArg::Linear)]
+    sampling: SamplingArg,
+    /// Run the same crowd through the scalar reference path.
+    #[arg(long)]
+    scalar: bool,
+    /// Print one JSON object with every figure instead of text.
+    #[arg(long)]
+    json: bool,
+    /// Seed of the characters' schedules.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+}
+
+fn main() {
+    let cli = Cli::parse();
+    let args = match cli.command {
+        Some(Command::Crowd(a)) => a,
+        None => cli.crowd,
     };
-    let poses: Vec<Pose> = (0..clip.frames() - 1)
-        .map(|f| {
-            let mut p = frame_pose(f);
-            op_finite_diff(
-                &mut p,
-                &frame_pose(f + 1),
-                &frame_pose(f),
-                clip.frame_time(),
-            );
-            p
-        })
-        .collect();
-    let locals: Vec<Pose> = (0..CHARACTERS)
-        .map(|c| poses[c % poses.len()].clone())
-        .collect();
-    let local = CrowdPose::from_poses(&locals, joints).ok_or("inconsistent poses")?;
-    let mut global = CrowdPose::new(CHARACTERS, joints);
-
-    batch::crowd::op_fk(&mut global, &local, skel)?; // warm up
-    let mut times = Vec::with_capacity(FRAMES);
-    for _ in 0..FRAMES {
-        let t = Instant::now();
-        batch::crowd::op_fk(&mut global, &local, skel)?;
-        times.push(t.elapsed().as_secs_f64());
+    if let Err(e) = run_crowd(&args) {
+        eprintln!("error: {e}");
+        std::process::exit(1);
     }
-    times.sort_by(f64::total_cmp);
-    let median = times[FRAMES / 2];
-    let elems = (CHARACTERS * joints) as f64;
-    println!(
-        "FK with velocities: {:.3} ms per frame (median of {FRAMES}), {:.2} ns per character-joint, {:.0} M character-joints/s",
-        median * 1e3,
-        median * 1e9 / elems,
-        elems / median / 1e6
+}
+
+fn load_clips(
+    paths: &[PathBuf],
+) -> Result<(Vec<Clip>, Skeleton, String), Box<dyn std::error::Error>> {
+    if paths.is_empty() {
+        let b = data::default_clip();
+        return Ok((vec![b.clip], b.skeleton, "embedded CMU 102_01".into()));
+    }
+    let mut clips = Vec::new();
+    let mut skeleton: Option<Skeleton> = None;
+    for p in paths {
+        let b = bvh::load(p)?;
+        match &skeleton {
+            None => skeleton = Some(b.skeleton.clone()),
+            Some(s) if s.parents() != b.skeleton.parents() => {
+                return Err(format!(
+                    "{}: its skeleton differs from {}'s",
+                    p.display(),
+                    paths[0].display()
+                )
+                .into());
+            }
+            Some(_) => {}
+        }
+        clips.push(b.clip);
+    }
+    let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+    Ok((
+        clips,
+        skeleton.expect("at least one clip"),
+        names.join(", "),
+    ))
+}
+
+enum AnyCrowd {
+    Lanes(Crowd),
+    Scalar(ReferenceCrowd),
+}
+
+impl AnyCrowd {
+    fn step(&mut self) -> FrameStats {
+        match self {
+            AnyCrowd::Lanes(c) => c.step(),
+            AnyCrowd::Scalar(c) => c.step(),
+        }
+    }
+}
+
+fn percentile(sorted: &[f64], p: f64) -> f64 {
+    sorted[((sorted.len() - 1) as f64 * p).round() as usize]
+}
+
+fn run_crowd(a: &CrowdArgs) -> Result<(), Box<dyn std::error::Error>> {
+    let threads = a.threads.map_or_else(
+        || std::thread::available_parallelism().map_or(1, |n| n.get()),
+        |t| t as usize,
     );
-    let head = skel.find("Head").unwrap_or(joints - 1);
-    let k = global.get(CHARACTERS - 1, head).ok_or("no such joint")?;
-    println!(
-        "character {} head: position ({:.2}, {:.2}, {:.2}), velocity ({:.2}, {:.2}, {:.2}) units/s",
-        CHARACTERS - 1,
-        k.pos.x,
-        k.pos.y,
-        k.pos.z,
-        k.vel.x,
-        k.vel.y,
-        k.vel.z
-    );
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()?;
+    let (clips, skeleton, source) = load_clips(&a.clips)?;
+    let cfg = CrowdConfig {
+        characters: a.characters as usize,
+        transition: match a.transition {
+            TransitionArg::Inertialize => Transition::Inertialize,
+            TransitionArg::Deadblend => Transition::DeadBlend,
+        },
+        sampling: match a.sampling {
+            SamplingArg::Linear => Sampling::Linear,
+            SamplingArg::Cubic => Sampling::Cubic,
+        },
+        seed: a.seed,
+        ..CrowdConfig::default()
+    };
+    let mut crowd = if a.scalar {
+        AnyCrowd::Scalar(ReferenceCrowd::new(&clips, &skeleton, cfg.clone())?)
+    } else {
+        AnyCrowd::Lanes(Crowd::new(&clips, &skeleton, cfg.clone())?)
+    };
+    let joints = skeleton.len();
+    let frames = a.frames as usize;
+
+    // The first frame fills the previous-frame state of the velocity check.
+    let total = Instant::now();
+    pool.install(|| crowd.step());
+    let show_bar = !a.json && std::io::stderr().is_terminal();
+    let bar = ProgressBar::new(frames as u64);
+    bar.set_style(ProgressStyle::with_template(
+        "{bar:40} {pos}/{len} frames {elapsed}",
+    )?);
+    bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
+    let mut times = Vec::with_capacity(frames);
+    let mut check = VelocityCheck::default();
+    let mut transitions = 0u64;
+    pool.install(|| {
+        for _ in 0..frames {
+            if show_bar && total.elapsed() > Duration::from_secs(1) && bar.is_hidden() {
+                bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+            }
+            let t = Instant::now();
+            let s = crowd.step();
+            times.push(t.elapsed().as_secs_f64());
+            transitions += s.transitions as u64;
+            check.max_gap = check.max_gap.max(s.velocity.max_gap);
+            check.sum_gap += s.velocity.sum_gap;
+            check.samples += s.velocity.samples;
+            check.max_speed = check.max_speed.max(s.velocity.max_speed);
+            bar.inc(1);
+        }
+    });
+    bar.finish_and_clear();
+    let mut sorted = times.clone();
+    sorted.sort_by(f64::total_cmp);
+    let (median, p99) = (percentile(&sorted, 0.5), percentile(&sorted, 0.99));
+    // Character-joints counted on the clip's skeleton (the crowd adds one
+    // static world root per character, which is also evaluated).
+    let cj = (a.characters as usize * (joints)) as f64;
+    let path = if a.scalar {
+        "scalar reference"
+    } else {
+        "8-lane"
+    };
+    let transition = match cfg.transition {
+        Transition::Inertialize => "inertialize",
+        Transition::DeadBlend => "deadblend",
+    };
+    let sampling = match cfg.sampling {
+        Sampling::Linear => "linear",
+        Sampling::Cubic => "cubic",
+    };
+    if a.json {
+        let o = serde_json::json!({
+            "version": env!("CARGO_PKG_VERSION"),
+            "simd_backend": kineform::simd_backend(),
+            "path": path,
+            "threads": threads,
+            "characters": a.characters,
+            "joints": joints,
+            "frames": frames,
+            "clips": source,
+            "transition": transition,
+            "sampling": sampling,
+            "frame_ms_median": median * 1e3,
+            "frame_ms_p99": p99 * 1e3,
+            "character_joints_per_s": cj / median,
+            "ns_per_character_joint": median * 1e9 / cj,
+            "transitions": transitions,
+            "velocity_gap_max": check.max_gap,
+            "velocity_gap_mean": check.mean_gap(),
+            "max_speed": check.max_speed,
+            "total_s": total.elapsed().as_secs_f64(),
+        });
+        println!("{o}");
+    } else {
+        println!(
+            "kineform {} | SIMD backend: {} | {path} | threads: {threads}",
+            env!("CARGO_PKG_VERSION"),
+            kineform::simd_backend()
+        );
+        println!(
+            "crowd: {} characters x {joints} joints ({source}), {transition}, {sampling} sampling, {frames} frames",
+            a.characters
+        );
+        println!(
+            "frame time: median {:.3} ms, p99 {:.3} ms; {:.1} M character-joints/s ({:.2} ns each)",
+            median * 1e3,
+            p99 * 1e3,
+            cj / median / 1e6,
+            median * 1e9 / cj
+        );
+        println!(
+            "velocity check (|finite difference of world positions - propagated velocity| per frame): max {:.2}, mean {:.3} units/s (speeds up to {:.0}); {transitions} transitions",
+            check.max_gap,
+            check.mean_gap(),
+            check.max_speed
+        );
+    }
     Ok(())
 }

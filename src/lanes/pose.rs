@@ -138,3 +138,19 @@ pub fn op_extrapolate_prev(proj: &mut Posex8, pose: &Posex8, dt: F32x8) {
         o.svl = p.svl;
     }
 }
+
+/// [`crate::reference::op_timescale`] for eight characters, each at its
+/// own `factor`.
+pub fn op_timescale(output: &mut Posex8, factor: F32x8) {
+    for o in output.iter_mut() {
+        kform_timescale(o, factor);
+    }
+}
+
+/// One joint of [`op_timescale`].
+#[inline(always)]
+pub fn kform_timescale(k: &mut Kformx8, factor: F32x8) {
+    k.vel = k.vel * factor;
+    k.ang = k.ang * factor;
+    k.svl = k.svl * factor;
+}

@@ -262,3 +262,14 @@ pub fn op_extrapolate_prev(proj: &mut Pose, pose: &Pose, dt: f32) {
         proj.svl[i] = pose.svl[i];
     }
 }
+
+/// Scales a pose's velocities by `factor` (the velocities article's
+/// `op_timescale`): an animation played at `factor` times its speed moves
+/// `factor` times as fast.
+pub fn op_timescale(output: &mut Pose, factor: f32) {
+    for i in 0..output.len() {
+        output.vel[i] = output.vel[i] * factor;
+        output.ang[i] = output.ang[i] * factor;
+        output.svl[i] = output.svl[i] * factor;
+    }
+}

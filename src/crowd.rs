@@ -1,0 +1,1222 @@
+//! The crowd: thousands of characters on one skeleton, each playing motion
+//! capture at its own time and rate, blending two sources with a changing
+//! weight, jumping to random points of the clips every few seconds with the
+//! jumps hidden by cubic inertialization or dead blending, and carried
+//! through forward kinematics to world-space positions, rotations,
+//! velocities and angular velocities.
+//!
+//! Two implementations of the same frame:
+//!
+//! - [`Crowd`]: eight characters per pack, every stage fused per pack and
+//!   per joint so a pack's data stays in L1/L2 (sample A, sample B, blend,
+//!   inertialize or dead-blend, FK, the velocity check), packs across cores
+//!   with rayon. Sampling reads a [`Database`] whose rows hold each frame's
+//!   step to the next, so linear sampling is `exp(a w) r` with no logarithm,
+//!   and `slerp(a, b, t)` is evaluated as `exp(t log(b a⁻¹)) a`, sharing the
+//!   logarithm the angular velocity needs anyway.
+//! - [`ReferenceCrowd`]: the same frame through [`crate::reference`], one
+//!   character at a time (`kineform crowd --scalar`).
+//!
+//! Both share the per-character schedule ([`Character`]), so the same seed
+//! gives the same transitions, and agree within the tolerances of
+//! `tests/crowd.rs`.
+//!
+//! The crowd skeleton is the clip's with one joint in front: joint 0 is the
+//! character's place in the world (a static root, so characters stand on a
+//! grid), joint `j + 1` is clip joint `j`.
+
+use rand::{Rng, SeedableRng};
+use rand_pcg::Pcg32;
+use rayon::prelude::*;
+
+use crate::clip::Clip;
+use crate::database::{Database, Rowx8};
+use crate::error::{Error, Result};
+use crate::lanes::{self, CubicWeights, F32x8, Quatx8, Rotor, Vec3x8, splat};
+use crate::reference::{self as r, Kform, Pose, Vec3};
+use crate::skeleton::Skeleton;
+
+/// How transitions are hidden.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Transition {
+    /// Cubic inertialization of the offset from the displayed pose.
+    Inertialize,
+    /// Dead blending: the displayed pose extrapolated with decaying
+    /// velocities, cross-faded into the new animation.
+    DeadBlend,
+}
+
+/// How clips are sampled between frames.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sampling {
+    /// Linear (slerp) between the two frames around the time.
+    Linear,
+    /// Catmull-Rom through the four frames around the time.
+    Cubic,
+}
+
+/// Everything that shapes a crowd run.
+#[derive(Clone, Debug)]
+pub struct CrowdConfig {
+    /// Number of characters.
+    pub characters: usize,
+    /// Inertialization or dead blending.
+    pub transition: Transition,
+    /// Linear or cubic sampling.
+    pub sampling: Sampling,
+    /// Seed of every character's random schedule.
+    pub seed: u64,
+    /// Simulation step, seconds (one frame).
+    pub dt: f32,
+    /// Length of a transition, seconds.
+    pub blend_duration: f32,
+    /// Half-life of the extrapolation in dead blending, seconds.
+    pub extrapolation_halflife: f32,
+    /// Seconds between a character's transitions: uniform in this range.
+    pub transition_every: (f32, f32),
+    /// Playback rates: uniform in this range.
+    pub playback_rate: (f32, f32),
+    /// Distance between neighbouring characters on the world grid.
+    pub spacing: f32,
+}
+
+impl Default for CrowdConfig {
+    fn default() -> CrowdConfig {
+        CrowdConfig {
+            characters: 10_000,
+            transition: Transition::Inertialize,
+            sampling: Sampling::Linear,
+            seed: 1,
+            dt: 1.0 / 60.0,
+            blend_duration: 0.3,
+            extrapolation_halflife: 0.2,
+            transition_every: (2.0, 5.0),
+            playback_rate: (0.8, 1.2),
+            spacing: 60.0,
+        }
+    }
+}
+
+impl CrowdConfig {
+    fn check(&self) -> Result<()> {
+        let positive = |name: &'static str, v: f32| {
+            if v.is_finite() && v > 0.0 {
+                Ok(())
+            } else {
+                Err(Error::Parameter {
+                    name,
+                    value: v,
+                    reason: "must be finite and > 0",
+                })
+            }
+        };
+        if self.characters == 0 {
+            return Err(Error::Length {
+                what: "characters",
+                expected: 1,
+                got: 0,
+            });
+        }
+        positive("dt", self.dt)?;
+        positive("blend_duration", self.blend_duration)?;
+        positive("extrapolation_halflife", self.extrapolation_halflife)?;
+        positive("transition_every", self.transition_every.0)?;
+        positive("playback_rate", self.playback_rate.0)?;
+        positive("spacing", self.spacing)?;
+        for (name, (lo, hi)) in [
+            ("transition_every", self.transition_every),
+            ("playback_rate", self.playback_rate),
+        ] {
+            if hi < lo || !hi.is_finite() {
+                return Err(Error::Parameter {
+                    name,
+                    value: hi,
+                    reason: "range must be finite with max >= min",
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A point of one clip.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Source {
+    /// Clip index.
+    pub clip: usize,
+    /// Seconds into the clip.
+    pub time: f32,
+}
+
+/// One character's schedule: its two sources, playback rate, blend weight
+/// and transitions. Shared by [`Crowd`] and [`ReferenceCrowd`].
+#[derive(Clone, Debug)]
+pub struct Character {
+    rng: Pcg32,
+    a: Source,
+    b: Source,
+    rate: f32,
+    lag: f32,
+    phase: f32,
+    freq: f32,
+    countdown: f32,
+    blend_time: f32,
+    world: Kform,
+}
+
+/// What one frame holds for one character.
+#[derive(Clone, Copy, Debug)]
+pub struct Step {
+    /// Sources had there been no transition (the step's playback applied).
+    pub old: (Source, Source),
+    /// Sources shown this frame.
+    pub new: (Source, Source),
+    /// True when the character jumped this frame.
+    pub transition: bool,
+    /// Playback rate (clip seconds per second).
+    pub rate: f32,
+    /// Blend weight of source B.
+    pub alpha: f32,
+    /// Change of the weight over this step (`op_blend`'s `alpha_vel`).
+    pub alpha_vel: f32,
+    /// Time into the previous transition, had there been no jump.
+    pub blend_time_old: f32,
+    /// Time into the current transition.
+    pub blend_time: f32,
+}
+
+/// A blend time that means "no transition running".
+const IDLE: f32 = 1e9;
+
+impl Character {
+    fn new(index: usize, clip_lengths: &[f32], cfg: &CrowdConfig) -> Character {
+        let mut rng =
+            Pcg32::seed_from_u64(cfg.seed ^ (index as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+        let cols = (cfg.characters as f32).sqrt().ceil().max(1.0) as usize;
+        let facing = rng.random_range(0.0..std::f32::consts::TAU);
+        let world = Kform {
+            pos: Vec3::new(
+                (index % cols) as f32 * cfg.spacing,
+                0.0,
+                (index / cols) as f32 * cfg.spacing,
+            ),
+            rot: r::quat_from_angle_axis(facing, Vec3::new(0.0, 1.0, 0.0)),
+            ..Kform::IDENTITY
+        };
+        let mut c = Character {
+            a: Source { clip: 0, time: 0.0 },
+            b: Source { clip: 0, time: 0.0 },
+            rate: rng.random_range(cfg.playback_rate.0..=cfg.playback_rate.1),
+            lag: rng.random_range(0.05..0.3),
+            phase: rng.random_range(0.0..std::f32::consts::TAU),
+            freq: rng.random_range(0.3..1.5),
+            countdown: 0.0,
+            blend_time: IDLE,
+            world,
+            rng,
+        };
+        c.jump(clip_lengths, cfg);
+        c.blend_time = IDLE;
+        c
+    }
+
+    /// Picks new sources and the time to the next jump: source A at a
+    /// random point of a random clip, source B the same clip `lag` seconds
+    /// later (blend trees blend poses that are alike; blending unrelated
+    /// poses puts the blend's first-order rotation velocities far off).
+    fn jump(&mut self, clip_lengths: &[f32], cfg: &CrowdConfig) {
+        let clip = self.rng.random_range(0..clip_lengths.len());
+        let span = (clip_lengths[clip] - 0.5 - self.lag).max(0.0);
+        let time = if span > 0.0 {
+            self.rng.random_range(0.0..span)
+        } else {
+            0.0
+        };
+        self.a = Source { clip, time };
+        self.b = Source {
+            clip,
+            time: (time + self.lag).min(clip_lengths[clip]),
+        };
+        self.countdown = self
+            .rng
+            .random_range(cfg.transition_every.0..=cfg.transition_every.1);
+        self.blend_time = 0.0;
+    }
+
+    /// Advances the schedule by one step of `cfg.dt`.
+    pub fn advance(&mut self, clip_lengths: &[f32], cfg: &CrowdConfig) -> Step {
+        let dt = cfg.dt;
+        let adv = |s: Source, rate: f32| Source {
+            clip: s.clip,
+            time: s.time + rate * dt,
+        };
+        let old = (adv(self.a, self.rate), adv(self.b, self.rate));
+        self.phase = (self.phase + self.freq * dt) % std::f32::consts::TAU;
+        self.countdown -= dt;
+        self.blend_time = (self.blend_time + dt).min(IDLE);
+        let blend_time_old = self.blend_time;
+        let (a, b) = old;
+        let transition =
+            self.countdown <= 0.0 || a.time > clip_lengths[a.clip] || b.time > clip_lengths[b.clip];
+        if transition {
+            self.jump(clip_lengths, cfg);
+        } else {
+            (self.a, self.b) = old;
+        }
+        Step {
+            old,
+            new: (self.a, self.b),
+            transition,
+            rate: self.rate,
+            alpha: 0.5 + 0.5 * self.phase.sin(),
+            alpha_vel: 0.5 * self.phase.cos() * self.freq * dt,
+            blend_time_old,
+            blend_time: self.blend_time,
+        }
+    }
+
+    /// The character's place in the world (joint 0).
+    pub fn world(&self) -> Kform {
+        self.world
+    }
+
+    /// Seconds into the current transition (huge when none has happened).
+    pub fn blend_time(&self) -> f32 {
+        self.blend_time
+    }
+
+    /// The two sources shown.
+    pub fn sources(&self) -> (Source, Source) {
+        (self.a, self.b)
+    }
+}
+
+/// The crowd skeleton: a static world root in front of the clip's joints.
+fn crowd_skeleton(clip: &Skeleton) -> Result<Skeleton> {
+    let parents = std::iter::once(-1)
+        .chain(clip.parents().iter().map(|&p| p + 1))
+        .collect();
+    let names = std::iter::once("world".to_string())
+        .chain(clip.names().iter().cloned())
+        .collect();
+    Skeleton::with_names(parents, names)
+}
+
+/// Velocity check over a run: the gap between the propagated world velocity
+/// and the finite difference of world positions across a frame,
+/// `|(p₁ - p₀) / dt - (v₀ + v₁) / 2|`, over every character and joint.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct VelocityCheck {
+    /// Largest gap, units per second.
+    pub max_gap: f32,
+    /// Sum of gaps (for the mean).
+    pub sum_gap: f64,
+    /// Number of character-joint samples.
+    pub samples: u64,
+    /// Largest propagated speed seen, units per second (for scale).
+    pub max_speed: f32,
+}
+
+impl VelocityCheck {
+    fn merge(&mut self, o: &VelocityCheck) {
+        self.max_gap = self.max_gap.max(o.max_gap);
+        self.sum_gap += o.sum_gap;
+        self.samples += o.samples;
+        self.max_speed = self.max_speed.max(o.max_speed);
+    }
+
+    /// Mean gap, units per second.
+    pub fn mean_gap(&self) -> f64 {
+        if self.samples == 0 {
+            0.0
+        } else {
+            self.sum_gap / self.samples as f64
+        }
+    }
+}
+
+/// What one frame did.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct FrameStats {
+    /// Characters that jumped this frame.
+    pub transitions: u32,
+    /// This frame's velocity check (empty on a crowd's first frame).
+    pub velocity: VelocityCheck,
+}
+
+fn validate(clips: &[Clip], skeleton: &Skeleton, cfg: &CrowdConfig) -> Result<Vec<f32>> {
+    cfg.check()?;
+    if clips.is_empty() {
+        return Err(Error::Length {
+            what: "clips",
+            expected: 1,
+            got: 0,
+        });
+    }
+    for c in clips {
+        if c.joints() != skeleton.len() {
+            return Err(Error::Length {
+                what: "clip joints (must match the skeleton)",
+                expected: skeleton.len(),
+                got: c.joints(),
+            });
+        }
+    }
+    Ok(clips.iter().map(Clip::last_time).collect())
+}
+
+// ---------------------------------------------------------------------------
+// The 8-lane crowd.
+// ---------------------------------------------------------------------------
+
+/// Position, rotation and their velocities of one joint of eight characters:
+/// a kineform without scale (the 8-lane crowd plays unit-scale clips). Also
+/// the crowd's world-space output.
+#[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+#[repr(C)]
+pub struct Motionx8 {
+    /// Positions.
+    pub pos: Vec3x8,
+    /// Rotations.
+    pub rot: Quatx8,
+    /// Linear velocities.
+    pub vel: Vec3x8,
+    /// Angular velocities.
+    pub ang: Vec3x8,
+}
+
+impl Motionx8 {
+    const REST: Motionx8 = Motionx8 {
+        pos: Vec3x8::ZERO,
+        rot: Quatx8::IDENTITY,
+        vel: Vec3x8::ZERO,
+        ang: Vec3x8::ZERO,
+    };
+}
+
+/// An inertialization offset of one joint of eight characters, rotation as
+/// a half-angle vector (logged once, at the transition).
+#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
+#[repr(C)]
+struct Offsetx8 {
+    pos: Vec3x8,
+    vel: Vec3x8,
+    rot: Vec3x8,
+    ang: Vec3x8,
+}
+
+/// Per-lane sampling rows of one source for a pack.
+#[derive(Clone, Copy)]
+struct SampleRows {
+    prev: [usize; 8],
+    at: [usize; 8],
+    next: [usize; 8],
+    prev_valid: F32x8,
+    alpha: F32x8,
+}
+
+impl SampleRows {
+    fn new(db: &Database, src: [Source; 8]) -> SampleRows {
+        let dt = db.frame_time();
+        let (mut prev, mut at, mut next) = ([0; 8], [0; 8], [0; 8]);
+        let (mut valid, mut alpha) = ([0.0f32; 8], [0.0f32; 8]);
+        for (i, s) in src.iter().enumerate() {
+            let (start, frames) = db.clips()[s.clip];
+            let (st, a) = r::sample_frame(s.time, dt);
+            let clamp = |k: i64| start + k.clamp(0, frames as i64 - 1) as usize;
+            prev[i] = clamp(st - 1);
+            at[i] = clamp(st);
+            next[i] = clamp(st + 1);
+            valid[i] = if st >= 1 {
+                f32::from_bits(u32::MAX)
+            } else {
+                0.0
+            };
+            alpha[i] = a;
+        }
+        SampleRows {
+            prev,
+            at,
+            next,
+            prev_valid: F32x8::new(valid),
+            alpha: F32x8::new(alpha),
+        }
+    }
+}
+
+/// Linear sampling of one joint from a gathered row, velocities scaled by
+/// the playback rate `speed`: `pos = p + a d`, `vel = d / dt`,
+/// `rot = exp(a w) r` (the slerp), `ang = 2 w / dt`.
+#[inline(always)]
+fn sample_linear_row(row: &Rowx8, alpha: F32x8, inv_dt: F32x8) -> Motionx8 {
+    Motionx8 {
+        pos: row.pos + alpha * row.step_pos,
+        rot: lanes::quat_mul(lanes::quat_exp(row.step_rot * alpha), row.rot),
+        vel: row.step_pos * inv_dt,
+        ang: row.step_rot * (inv_dt + inv_dt),
+    }
+}
+
+/// Catmull-Rom sampling of one joint from the rows before, at and after the
+/// frame, in the reference's formulation with differences taken from the
+/// stored steps.
+#[inline(always)]
+fn sample_cubic_rows(
+    prev: &Rowx8,
+    at: &Rowx8,
+    next: &Rowx8,
+    valid: F32x8,
+    alpha: F32x8,
+    inv_dt: F32x8,
+) -> Motionx8 {
+    let half = splat(0.5);
+    let x = alpha;
+    let (x2, x3) = (x * x, x * x * x);
+    let (two, three) = (splat(2.0), splat(3.0));
+    let (w1, w2, w3) = (three * x2 - two * x3, x3 - two * x2 + x, x3 - x2);
+    let w0 = splat(1.0) - w1;
+    let (q1, q2, q3) = (
+        splat(6.0) * (x - x2),
+        three * x2 - splat(4.0) * x + splat(1.0),
+        three * x2 - two * x,
+    );
+    let d10 = Vec3x8::new(
+        valid & prev.step_pos.x,
+        valid & prev.step_pos.y,
+        valid & prev.step_pos.z,
+    );
+    let (d21, d32) = (at.step_pos, next.step_pos);
+    let (v1, v2) = ((d10 + d21) * half, (d21 + d32) * half);
+    let r10 = Vec3x8::new(
+        valid & prev.step_rot.x,
+        valid & prev.step_rot.y,
+        valid & prev.step_rot.z,
+    );
+    let (r21, r32) = (at.step_rot, next.step_rot);
+    let (u1, u2) = ((r10 + r21) * half, (r21 + r32) * half);
+    Motionx8 {
+        pos: w0 * at.pos + w1 * (at.pos + d21) + w2 * v1 + w3 * v2,
+        rot: lanes::quat_mul(lanes::quat_exp(w1 * r21 + w2 * u1 + w3 * u2), at.rot),
+        vel: (q1 * d21 + q2 * v1 + q3 * v2) * inv_dt,
+        ang: (q1 * r21 + q2 * u1 + q3 * u2) * (inv_dt + inv_dt),
+    }
+}
+
+/// Blend of one joint: `slerp(a, b, t) = exp(t w) a` with
+/// `w = log(quat_abs(b a⁻¹))`, velocities lerped plus `(b - a) rate`.
+#[inline(always)]
+fn blend_joint(a: &Motionx8, b: &Motionx8, alpha: F32x8, rate: F32x8) -> Motionx8 {
+    let w = lanes::quat_log(lanes::quat_abs(lanes::quat_mul_inv(b.rot, a.rot)));
+    Motionx8 {
+        pos: lanes::lerp_vec3(a.pos, b.pos, alpha),
+        rot: lanes::quat_mul(lanes::quat_exp(w * alpha), a.rot),
+        vel: lanes::lerp_vec3(a.vel, b.vel, alpha) + (b.pos - a.pos) * rate,
+        ang: lanes::lerp_vec3(a.ang, b.ang, alpha) + w * (rate + rate),
+    }
+}
+
+/// The offset from the displayed pose `l` to the new input `r`
+/// ([`r::op_inertialize_offset`], rotation stored as a half-angle vector).
+#[inline(always)]
+fn offset_between(l: &Motionx8, r: &Motionx8) -> Offsetx8 {
+    let rot = lanes::quat_abs(lanes::quat_mul_inv(l.rot, r.rot));
+    Offsetx8 {
+        pos: l.pos - r.pos,
+        vel: l.vel - r.vel,
+        rot: lanes::quat_log(rot),
+        ang: l.ang - Rotor::new(rot).apply(r.ang),
+    }
+}
+
+/// The decayed offset applied to the input ([`r::op_inertialize`]).
+#[inline(always)]
+fn inertialize_joint(o: &Offsetx8, i: &Motionx8, w: &CubicWeights) -> Motionx8 {
+    let saa = o.rot + o.rot;
+    let off_rot = lanes::quat_from_scaled_angle_axis(w.offset(saa, o.ang));
+    Motionx8 {
+        pos: i.pos + w.offset(o.pos, o.vel),
+        rot: lanes::quat_mul(off_rot, i.rot),
+        vel: i.vel + w.velocity(o.pos, o.vel),
+        ang: Rotor::new(off_rot).apply_add(i.ang, w.velocity(saa, o.ang)),
+    }
+}
+
+/// Dead blending of one joint: the transition pose extrapolated with
+/// `(alpha, dalpha)`, blended into `input` with weight `a` changing at `ar`
+/// per second ([`r::op_dead_blending`]).
+#[inline(always)]
+fn dead_blend_joint(
+    tp: &Motionx8,
+    input: &Motionx8,
+    ex: (F32x8, F32x8),
+    a: F32x8,
+    ar: F32x8,
+) -> Motionx8 {
+    let e = Motionx8 {
+        pos: tp.pos + tp.vel * ex.0,
+        rot: lanes::quat_mul(lanes::quat_from_scaled_angle_axis(tp.ang * ex.0), tp.rot),
+        vel: tp.vel * ex.1,
+        ang: tp.ang * ex.1,
+    };
+    blend_joint(&e, input, a, ar)
+}
+
+#[inline(always)]
+fn select_motion(m: F32x8, a: &Motionx8, b: &Motionx8) -> Motionx8 {
+    Motionx8 {
+        pos: m.select(a.pos, b.pos),
+        rot: m.select(a.rot, b.rot),
+        vel: m.select(a.vel, b.vel),
+        ang: m.select(a.ang, b.ang),
+    }
+}
+
+#[inline(always)]
+fn select_offset(m: F32x8, a: &Offsetx8, b: &Offsetx8) -> Offsetx8 {
+    Offsetx8 {
+        pos: m.select(a.pos, b.pos),
+        vel: m.select(a.vel, b.vel),
+        rot: m.select(a.rot, b.rot),
+        ang: m.select(a.ang, b.ang),
+    }
+}
+
+/// Forward kinematics step at unit scale ([`lanes::kform_mul_into`] without
+/// the scale terms), fields stored as soon as they are known.
+#[inline(always)]
+fn motion_mul_into(out: &mut Motionx8, p: &Motionx8, l: &Motionx8) {
+    out.rot = lanes::quat_mul(p.rot, l.rot);
+    let r = Rotor::new(p.rot);
+    out.ang = r.apply_add(l.ang, p.ang);
+    let lever = r.apply(l.pos);
+    out.pos = lever + p.pos;
+    out.vel = r.apply_add(l.vel, lanes::cross_add(p.ang, lever, p.vel));
+}
+
+fn mask(b: [bool; 8]) -> F32x8 {
+    F32x8::new(b.map(|b| if b { f32::from_bits(u32::MAX) } else { 0.0 }))
+}
+
+/// The crowd, eight characters per pack (see the module docs).
+pub struct Crowd {
+    cfg: CrowdConfig,
+    db: Database,
+    skeleton: Skeleton,
+    clip_lengths: Vec<f32>,
+    characters: Vec<Character>,
+    offsets: Vec<Offsetx8>,
+    transition: Vec<Motionx8>,
+    world: Vec<Motionx8>,
+    frames: u64,
+}
+
+/// Everything a pack's frame reads that is not the pack's own state.
+struct Shared<'a> {
+    cfg: &'a CrowdConfig,
+    db: &'a Database,
+    parents: &'a [i32],
+    clip_lengths: &'a [f32],
+    characters: usize,
+    first: bool,
+}
+
+impl Crowd {
+    /// A crowd of `cfg.characters` on `skeleton` playing `clips` (which must
+    /// all have `skeleton`'s joints and one frame time, and unit scales: the
+    /// fused 8-lane path carries no scales; see [`ReferenceCrowd`] for clips
+    /// with scales).
+    pub fn new(clips: &[Clip], skeleton: &Skeleton, cfg: CrowdConfig) -> Result<Crowd> {
+        let clip_lengths = validate(clips, skeleton, &cfg)?;
+        let db = Database::new(clips)?;
+        if !db.unit_scales() {
+            return Err(Error::Parameter {
+                name: "clip scales",
+                value: f32::NAN,
+                reason: "the 8-lane crowd needs unit scales (use the reference crowd)",
+            });
+        }
+        let skel = crowd_skeleton(skeleton)?;
+        let packs = cfg.characters.div_ceil(8);
+        let j = skel.len();
+        let characters = (0..packs * 8)
+            .map(|i| Character::new(i, &clip_lengths, &cfg))
+            .collect();
+        let zero = Offsetx8 {
+            pos: Vec3x8::ZERO,
+            vel: Vec3x8::ZERO,
+            rot: Vec3x8::ZERO,
+            ang: Vec3x8::ZERO,
+        };
+        let inert = cfg.transition == Transition::Inertialize;
+        Ok(Crowd {
+            db,
+            skeleton: skel,
+            clip_lengths,
+            characters,
+            offsets: vec![zero; if inert { packs * j } else { 0 }],
+            transition: vec![Motionx8::REST; if inert { 0 } else { packs * j }],
+            world: vec![Motionx8::REST; packs * j],
+            frames: 0,
+            cfg,
+        })
+    }
+
+    /// The crowd skeleton (world root + the clip's joints).
+    pub fn skeleton(&self) -> &Skeleton {
+        &self.skeleton
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &CrowdConfig {
+        &self.cfg
+    }
+
+    /// Character `c`'s schedule.
+    pub fn character(&self, c: usize) -> Option<&Character> {
+        (c < self.cfg.characters).then(|| &self.characters[c])
+    }
+
+    /// World-space output, pack-major: `world()[p * joints + j]` is joint `j`
+    /// of characters `8p .. 8p + 8`.
+    pub fn world(&self) -> &[Motionx8] {
+        &self.world
+    }
+
+    /// Joint `j` of character `c` in world space (rotation, position and
+    /// velocities; unit scale).
+    pub fn world_kform(&self, c: usize, j: usize) -> Option<Kform> {
+        let nj = self.skeleton.len();
+        (c < self.cfg.characters && j < nj).then(|| {
+            let w = &self.world[(c / 8) * nj + j];
+            let l = c % 8;
+            Kform {
+                pos: w.pos.lane(l),
+                rot: w.rot.lane(l),
+                vel: w.vel.lane(l),
+                ang: w.ang.lane(l),
+                ..Kform::IDENTITY
+            }
+        })
+    }
+
+    /// Runs one frame on the current rayon pool; returns its statistics.
+    /// Output is bit-identical for any number of threads.
+    pub fn step(&mut self) -> FrameStats {
+        match (self.cfg.sampling, self.cfg.transition) {
+            (Sampling::Linear, Transition::Inertialize) => self.step_with::<false, true>(),
+            (Sampling::Linear, Transition::DeadBlend) => self.step_with::<false, false>(),
+            (Sampling::Cubic, Transition::Inertialize) => self.step_with::<true, true>(),
+            (Sampling::Cubic, Transition::DeadBlend) => self.step_with::<true, false>(),
+        }
+    }
+
+    fn step_with<const CUBIC: bool, const INERT: bool>(&mut self) -> FrameStats {
+        let j = self.skeleton.len();
+        let shared = Shared {
+            cfg: &self.cfg,
+            db: &self.db,
+            parents: self.skeleton.parents(),
+            clip_lengths: &self.clip_lengths,
+            characters: self.cfg.characters,
+            first: self.frames == 0,
+        };
+        let packs = self.characters.len() / 8;
+        // Each pack gets its slice of whichever state its transitions keep.
+        let mut offsets: Vec<&mut [Offsetx8]> = if INERT {
+            self.offsets.chunks_mut(j).collect()
+        } else {
+            (0..packs).map(|_| &mut [][..]).collect()
+        };
+        let mut transitions: Vec<&mut [Motionx8]> = if INERT {
+            (0..packs).map(|_| &mut [][..]).collect()
+        } else {
+            self.transition.chunks_mut(j).collect()
+        };
+        let stats: Vec<FrameStats> = self
+            .characters
+            .par_chunks_mut(8)
+            .zip(self.world.par_chunks_mut(j))
+            .zip(offsets.par_iter_mut().zip(transitions.par_iter_mut()))
+            .enumerate()
+            .map_init(
+                || vec![Motionx8::REST; j],
+                |scratch, (p, ((chars, world), (off, tr)))| {
+                    step_pack::<CUBIC, INERT>(&shared, p, chars, world, off, tr, scratch)
+                },
+            )
+            .collect();
+        self.frames += 1;
+        let mut total = FrameStats::default();
+        for s in &stats {
+            total.transitions += s.transitions;
+            total.velocity.merge(&s.velocity);
+        }
+        total
+    }
+}
+
+/// What the joints of one pack sample this frame.
+struct Sources<'a> {
+    db: &'a Database,
+    inv_frame: F32x8,
+    speed: F32x8,
+    alpha: F32x8,
+    rate: F32x8,
+}
+
+impl Sources<'_> {
+    /// Clip joint `cj` of one source, velocities scaled by the playback rate
+    /// ([`r::op_timescale`]).
+    #[inline(always)]
+    fn sample<const CUBIC: bool>(&self, rows: &SampleRows, cj: usize) -> Motionx8 {
+        let mut m = if CUBIC {
+            let (pr, at, nx) = (
+                self.db.gather(&rows.prev, cj),
+                self.db.gather(&rows.at, cj),
+                self.db.gather(&rows.next, cj),
+            );
+            sample_cubic_rows(&pr, &at, &nx, rows.prev_valid, rows.alpha, self.inv_frame)
+        } else {
+            sample_linear_row(&self.db.gather(&rows.at, cj), rows.alpha, self.inv_frame)
+        };
+        m.vel = m.vel * self.speed;
+        m.ang = m.ang * self.speed;
+        m
+    }
+
+    /// The blended input of sources `a` and `b` for clip joint `cj`.
+    #[inline(always)]
+    fn input<const CUBIC: bool>(&self, a: &SampleRows, b: &SampleRows, cj: usize) -> Motionx8 {
+        blend_joint(
+            &self.sample::<CUBIC>(a, cj),
+            &self.sample::<CUBIC>(b, cj),
+            self.alpha,
+            self.rate,
+        )
+    }
+}
+
+/// One frame of one pack, every stage fused per joint.
+fn step_pack<const CUBIC: bool, const INERT: bool>(
+    sh: &Shared,
+    p: usize,
+    chars: &mut [Character],
+    world: &mut [Motionx8],
+    offsets: &mut [Offsetx8],
+    transition: &mut [Motionx8],
+    scratch: &mut [Motionx8],
+) -> FrameStats {
+    let cfg = sh.cfg;
+    let steps: [Step; 8] = core::array::from_fn(|i| chars[i].advance(sh.clip_lengths, cfg));
+    let valid: [bool; 8] = core::array::from_fn(|i| p * 8 + i < sh.characters);
+    let trans: [bool; 8] = core::array::from_fn(|i| steps[i].transition);
+    let any_transition = trans.iter().any(|&t| t);
+    let dur = cfg.blend_duration;
+    let active: [bool; 8] = core::array::from_fn(|i| steps[i].blend_time < dur);
+    let active_old: [bool; 8] = core::array::from_fn(|i| steps[i].blend_time_old < dur);
+    let (any_active, any_active_old) = (active.iter().any(|&a| a), active_old.iter().any(|&a| a));
+    let (m_trans, m_active, m_active_old) = (mask(trans), mask(active), mask(active_old));
+    let lanef = |f: &dyn Fn(&Step) -> f32| F32x8::new(core::array::from_fn(|i| f(&steps[i])));
+    let (bt, bt_old) = (lanef(&|s| s.blend_time), lanef(&|s| s.blend_time_old));
+    let (d, dt) = (splat(dur), splat(cfg.dt));
+    let (w_new, w_old) = (CubicWeights::new(bt, d), CubicWeights::new(bt_old, d));
+    let hl = splat(cfg.extrapolation_halflife);
+    let ex_new = lanes::extrapolate_decayed_weights(bt, hl);
+    let ex_old = lanes::extrapolate_decayed_weights(bt_old, hl);
+    let fade = |t: F32x8| {
+        (
+            lanes::smoothstep_blend_alpha(t, d),
+            lanes::smoothstep_blend_alpha_dx(t, d, dt) / dt,
+        )
+    };
+    let (fade_new, fade_old) = (fade(bt), fade(bt_old));
+    let rows = |f: &dyn Fn(&Step) -> Source| {
+        SampleRows::new(sh.db, core::array::from_fn(|i| f(&steps[i])))
+    };
+    let (ra, rb) = (rows(&|s| s.new.0), rows(&|s| s.new.1));
+    let old_rows = any_transition.then(|| (rows(&|s| s.old.0), rows(&|s| s.old.1)));
+    let src = Sources {
+        db: sh.db,
+        inv_frame: splat(1.0 / sh.db.frame_time()),
+        speed: lanef(&|s| s.rate),
+        alpha: lanef(&|s| s.alpha),
+        rate: lanef(&|s| s.alpha_vel / cfg.dt),
+    };
+
+    // Joint 0: each character's place in the world.
+    let w0: [Kform; 8] = core::array::from_fn(|i| chars[i].world());
+    scratch[0] = Motionx8 {
+        pos: Vec3x8::from_array(w0.map(|k| k.pos)),
+        rot: Quatx8::from_array(w0.map(|k| k.rot)),
+        vel: Vec3x8::ZERO,
+        ang: Vec3x8::ZERO,
+    };
+    let mut check = VelocityCheck::default();
+    let vmask = mask(valid);
+    let inv_dt = splat(1.0 / cfg.dt);
+    write_world(
+        &mut world[0],
+        &scratch[0],
+        sh.first,
+        inv_dt,
+        vmask,
+        &mut check,
+    );
+
+    for j in 1..scratch.len() {
+        let cj = j - 1;
+        let input = src.input::<CUBIC>(&ra, &rb, cj);
+        let local = if INERT {
+            if let Some(old) = &old_rows {
+                let old_in = src.input::<CUBIC>(&old.0, &old.1, cj);
+                let shown = if any_active_old {
+                    select_motion(
+                        m_active_old,
+                        &inertialize_joint(&offsets[j], &old_in, &w_old),
+                        &old_in,
+                    )
+                } else {
+                    old_in
+                };
+                offsets[j] = select_offset(m_trans, &offset_between(&shown, &input), &offsets[j]);
+            }
+            if any_active {
+                select_motion(
+                    m_active,
+                    &inertialize_joint(&offsets[j], &input, &w_new),
+                    &input,
+                )
+            } else {
+                input
+            }
+        } else {
+            if let Some(old) = &old_rows {
+                let old_in = src.input::<CUBIC>(&old.0, &old.1, cj);
+                let shown = if any_active_old {
+                    select_motion(
+                        m_active_old,
+                        &dead_blend_joint(&transition[j], &old_in, ex_old, fade_old.0, fade_old.1),
+                        &old_in,
+                    )
+                } else {
+                    old_in
+                };
+                transition[j] = select_motion(m_trans, &shown, &transition[j]);
+            }
+            if any_active {
+                select_motion(
+                    m_active,
+                    &dead_blend_joint(&transition[j], &input, ex_new, fade_new.0, fade_new.1),
+                    &input,
+                )
+            } else {
+                input
+            }
+        };
+        let (done, rest) = scratch.split_at_mut(j);
+        motion_mul_into(&mut rest[0], &done[sh.parents[j] as usize], &local);
+        write_world(&mut world[j], &rest[0], sh.first, inv_dt, vmask, &mut check);
+    }
+    FrameStats {
+        transitions: trans.iter().zip(&valid).filter(|(t, v)| **t && **v).count() as u32,
+        velocity: check,
+    }
+}
+
+/// Writes one joint's world output after comparing it with the previous
+/// frame's: the finite difference of positions against the mean of the two
+/// propagated velocities.
+#[inline(always)]
+fn write_world(
+    w: &mut Motionx8,
+    g: &Motionx8,
+    first: bool,
+    inv_dt: F32x8,
+    valid: F32x8,
+    check: &mut VelocityCheck,
+) {
+    if !first {
+        let fd = (g.pos - w.pos) * inv_dt;
+        let mid = (g.vel + w.vel) * splat(0.5);
+        let gap = valid & lanes::length(fd - mid);
+        let speed = valid & lanes::length(g.vel);
+        let ga = gap.to_array();
+        check.max_gap = ga.iter().fold(check.max_gap, |m, &x| m.max(x));
+        check.sum_gap += ga.iter().map(|&x| x as f64).sum::<f64>();
+        check.samples += valid.to_array().iter().filter(|x| x.to_bits() != 0).count() as u64;
+        check.max_speed = speed
+            .to_array()
+            .iter()
+            .fold(check.max_speed, |m, &x| m.max(x));
+    }
+    *w = *g;
+}
+
+// ---------------------------------------------------------------------------
+// The reference crowd.
+// ---------------------------------------------------------------------------
+
+/// The same crowd through the scalar reference, one character at a time.
+pub struct ReferenceCrowd {
+    cfg: CrowdConfig,
+    clips: Vec<Clip>,
+    skeleton: Skeleton,
+    clip_lengths: Vec<f32>,
+    characters: Vec<Character>,
+    state: Vec<RefState>,
+    frames: u64,
+}
+
+#[derive(Clone)]
+struct RefState {
+    offset: Pose,
+    transition: Pose,
+    world: Pose,
+}
+
+/// Scratch poses of one reference worker.
+struct RefScratch {
+    a: Pose,
+    b: Pose,
+    input: Pose,
+    old: Pose,
+    shown: Pose,
+    local: Pose,
+    extrapolated: Pose,
+    global: Pose,
+    sample: Pose,
+}
+
+impl ReferenceCrowd {
+    /// See [`Crowd::new`]; clips with any scales are accepted.
+    pub fn new(clips: &[Clip], skeleton: &Skeleton, cfg: CrowdConfig) -> Result<ReferenceCrowd> {
+        let clip_lengths = validate(clips, skeleton, &cfg)?;
+        let _ = Database::new(clips)?; // same frame-time checks as the lanes crowd
+        let skel = crowd_skeleton(skeleton)?;
+        let j = skel.len();
+        let characters: Vec<Character> = (0..cfg.characters)
+            .map(|i| Character::new(i, &clip_lengths, &cfg))
+            .collect();
+        let state = vec![
+            RefState {
+                offset: Pose::new(j),
+                transition: Pose::new(j),
+                world: Pose::new(j)
+            };
+            cfg.characters
+        ];
+        Ok(ReferenceCrowd {
+            clips: clips.to_vec(),
+            skeleton: skel,
+            clip_lengths,
+            characters,
+            state,
+            frames: 0,
+            cfg,
+        })
+    }
+
+    /// The crowd skeleton.
+    pub fn skeleton(&self) -> &Skeleton {
+        &self.skeleton
+    }
+
+    /// Joint `j` of character `c` in world space.
+    pub fn world_kform(&self, c: usize, j: usize) -> Option<Kform> {
+        (c < self.cfg.characters && j < self.skeleton.len()).then(|| self.state[c].world.get(j))
+    }
+
+    /// Character `c`'s schedule.
+    pub fn character(&self, c: usize) -> Option<&Character> {
+        self.characters.get(c)
+    }
+
+    /// Runs one frame on the current rayon pool.
+    pub fn step(&mut self) -> FrameStats {
+        let j = self.skeleton.len();
+        let (cfg, clips, lengths, parents) = (
+            &self.cfg,
+            &self.clips,
+            &self.clip_lengths,
+            self.skeleton.parents(),
+        );
+        let first = self.frames == 0;
+        let scratch = || {
+            let p = || Pose::new(j);
+            RefScratch {
+                a: p(),
+                b: p(),
+                input: p(),
+                old: p(),
+                shown: p(),
+                local: p(),
+                extrapolated: p(),
+                global: p(),
+                sample: Pose::new(j - 1),
+            }
+        };
+        let stats: Vec<FrameStats> = self
+            .characters
+            .par_iter_mut()
+            .zip(self.state.par_iter_mut())
+            .map_init(scratch, |s, (ch, st)| {
+                let step = ch.advance(lengths, cfg);
+                reference_frame(cfg, clips, parents, ch.world(), &step, st, s, first)
+            })
+            .collect();
+        self.frames += 1;
+        let mut total = FrameStats::default();
+        for s in &stats {
+            total.transitions += s.transitions;
+            total.velocity.merge(&s.velocity);
+        }
+        total
+    }
+}
+
+/// Samples `src` played at `rate` into crowd pose `out` (joint 0 = `world`).
+fn ref_sample(
+    cfg: &CrowdConfig,
+    clips: &[Clip],
+    src: Source,
+    rate: f32,
+    world: Kform,
+    tmp: &mut Pose,
+    out: &mut Pose,
+) {
+    let c = &clips[src.clip];
+    let (p, q, s, dt) = (c.pos_slice(), c.rot_slice(), c.scl_slice(), c.frame_time());
+    match cfg.sampling {
+        Sampling::Linear => r::op_sample_linear(tmp, p, q, s, src.time, dt),
+        Sampling::Cubic => r::op_sample_cubic(tmp, p, q, s, src.time, dt),
+    }
+    r::op_timescale(tmp, rate);
+    out.set(0, world);
+    for k in 0..tmp.len() {
+        out.set(k + 1, tmp.get(k));
+    }
+}
+
+/// The blended input of two sources at this step's weight.
+fn ref_input(
+    cfg: &CrowdConfig,
+    clips: &[Clip],
+    srcs: (Source, Source),
+    step: &Step,
+    world: Kform,
+    s: &mut RefScratch,
+    out: &mut Pose,
+) {
+    ref_sample(
+        cfg,
+        clips,
+        srcs.0,
+        step.rate,
+        world,
+        &mut s.sample,
+        &mut s.a,
+    );
+    ref_sample(
+        cfg,
+        clips,
+        srcs.1,
+        step.rate,
+        world,
+        &mut s.sample,
+        &mut s.b,
+    );
+    r::op_blend(out, &s.a, &s.b, step.alpha, step.alpha_vel, cfg.dt);
+    out.set(0, world);
+}
+
+#[allow(clippy::too_many_arguments)]
+fn reference_frame(
+    cfg: &CrowdConfig,
+    clips: &[Clip],
+    parents: &[i32],
+    world: Kform,
+    step: &Step,
+    st: &mut RefState,
+    s: &mut RefScratch,
+    first: bool,
+) -> FrameStats {
+    let dur = cfg.blend_duration;
+    let mut input = std::mem::take(&mut s.input);
+    ref_input(cfg, clips, step.new, step, world, s, &mut input);
+    let mut local = std::mem::take(&mut s.local);
+    if step.transition {
+        let mut old = std::mem::take(&mut s.old);
+        ref_input(cfg, clips, step.old, step, world, s, &mut old);
+        let mut shown = std::mem::take(&mut s.shown);
+        match cfg.transition {
+            Transition::Inertialize => {
+                if step.blend_time_old < dur {
+                    r::op_inertialize(&mut shown, &st.offset, &old, step.blend_time_old, dur);
+                } else {
+                    shown.clone_from(&old);
+                }
+                r::op_inertialize_offset(&mut st.offset, &shown, &input);
+            }
+            Transition::DeadBlend => {
+                if step.blend_time_old < dur {
+                    r::op_dead_blending(
+                        &mut shown,
+                        &mut s.extrapolated,
+                        &st.transition,
+                        &old,
+                        cfg.extrapolation_halflife,
+                        step.blend_time_old,
+                        dur,
+                        cfg.dt,
+                    );
+                } else {
+                    shown.clone_from(&old);
+                }
+                shown.set(0, world);
+                st.transition.clone_from(&shown);
+            }
+        }
+        s.old = old;
+        s.shown = shown;
+    }
+    if step.blend_time < dur {
+        match cfg.transition {
+            Transition::Inertialize => {
+                r::op_inertialize(&mut local, &st.offset, &input, step.blend_time, dur)
+            }
+            Transition::DeadBlend => r::op_dead_blending(
+                &mut local,
+                &mut s.extrapolated,
+                &st.transition,
+                &input,
+                cfg.extrapolation_halflife,
+                step.blend_time,
+                dur,
+                cfg.dt,
+            ),
+        }
+        local.set(0, world);
+    } else {
+        local.clone_from(&input);
+    }
+    s.input = input;
+    r::op_fk(&mut s.global, &local, parents);
+    s.local = local;
+    let mut check = VelocityCheck::default();
+    if !first {
+        for k in 0..s.global.len() {
+            let fd = (s.global.pos[k] - st.world.pos[k]) / cfg.dt;
+            let mid = (s.global.vel[k] + st.world.vel[k]) * 0.5;
+            let gap = r::length(fd - mid);
+            check.max_gap = check.max_gap.max(gap);
+            check.sum_gap += gap as f64;
+            check.samples += 1;
+            check.max_speed = check.max_speed.max(r::length(s.global.vel[k]));
+        }
+    }
+    st.world.clone_from(&s.global);
+    FrameStats {
+        transitions: step.transition as u32,
+        velocity: check,
+    }
+}
