@@ -175,14 +175,28 @@ pub struct Step {
     pub transition: bool,
     /// Playback rate (clip seconds per second).
     pub rate: f32,
-    /// Blend weight of source B.
-    pub alpha: f32,
-    /// Change of the weight over this step (`op_blend`'s `alpha_vel`).
-    pub alpha_vel: f32,
+    /// Phase of the blend weight, radians in `[0, 2π)`: source B's weight
+    /// is `alpha = (1 + sin phase) / 2` ([`Step::weight`]).
+    pub phase: f32,
+    /// How fast the phase turns, radians per second.
+    pub freq: f32,
     /// Time into the previous transition, had there been no jump.
     pub blend_time_old: f32,
     /// Time into the current transition.
     pub blend_time: f32,
+}
+
+impl Step {
+    /// Source B's blend weight and its change over a step of `dt`
+    /// (`op_blend`'s `alpha` and `alpha_vel`): `(1 + sin φ) / 2` and
+    /// `cos(φ) f dt / 2`. The 8-lane crowd computes the same with
+    /// [`lanes::sin_cos`].
+    pub fn weight(&self, dt: f32) -> (f32, f32) {
+        (
+            0.5 + 0.5 * self.phase.sin(),
+            0.5 * self.phase.cos() * self.freq * dt,
+        )
+    }
 }
 
 /// A blend time that means "no transition running".
@@ -251,7 +265,10 @@ impl Character {
             time: s.time + rate * dt,
         };
         let old = (adv(self.a, self.rate), adv(self.b, self.rate));
-        self.phase = (self.phase + self.freq * dt) % std::f32::consts::TAU;
+        self.phase += self.freq * dt;
+        if self.phase >= std::f32::consts::TAU {
+            self.phase -= std::f32::consts::TAU;
+        }
         self.countdown -= dt;
         self.blend_time = (self.blend_time + dt).min(IDLE);
         let blend_time_old = self.blend_time;
@@ -268,8 +285,8 @@ impl Character {
             new: (self.a, self.b),
             transition,
             rate: self.rate,
-            alpha: 0.5 + 0.5 * self.phase.sin(),
-            alpha_vel: 0.5 * self.phase.cos() * self.freq * dt,
+            phase: self.phase,
+            freq: self.freq,
             blend_time_old,
             blend_time: self.blend_time,
         }
@@ -405,7 +422,8 @@ struct Offsetx8 {
     ang: Vec3x8,
 }
 
-/// Per-lane sampling rows of one source for a pack.
+/// Per-lane sampling rows of one source for a pack: the first database
+/// row of the frames before, at and after each lane's time.
 #[derive(Clone, Copy)]
 struct SampleRows {
     prev: [usize; 8],
@@ -423,7 +441,7 @@ impl SampleRows {
         for (i, s) in src.iter().enumerate() {
             let (start, frames) = db.clips()[s.clip];
             let (st, a) = r::sample_frame(s.time, dt);
-            let clamp = |k: i64| start + k.clamp(0, frames as i64 - 1) as usize;
+            let clamp = |k: i64| db.frame_row(start + k.clamp(0, frames as i64 - 1) as usize);
             prev[i] = clamp(st - 1);
             at[i] = clamp(st);
             next[i] = clamp(st + 1);
@@ -448,12 +466,12 @@ impl SampleRows {
 /// the playback rate `speed`: `pos = p + a d`, `vel = d / dt`,
 /// `rot = exp(a w) r` (the slerp), `ang = 2 w / dt`.
 #[inline(always)]
-fn sample_linear_row(row: &Rowx8, alpha: F32x8, inv_dt: F32x8) -> Motionx8 {
+fn sample_linear_row(row: &Rowx8, alpha: F32x8, vel_scale: F32x8, ang_scale: F32x8) -> Motionx8 {
     Motionx8 {
         pos: row.pos + alpha * row.step_pos,
-        rot: lanes::quat_mul(lanes::quat_exp(row.step_rot * alpha), row.rot),
-        vel: row.step_pos * inv_dt,
-        ang: row.step_rot * (inv_dt + inv_dt),
+        rot: lanes::quat_mul(lanes::quat_exp_short(row.step_rot * alpha), row.rot),
+        vel: row.step_pos * vel_scale,
+        ang: row.step_rot * ang_scale,
     }
 }
 
@@ -467,7 +485,8 @@ fn sample_cubic_rows(
     next: &Rowx8,
     valid: F32x8,
     alpha: F32x8,
-    inv_dt: F32x8,
+    vel_scale: F32x8,
+    ang_scale: F32x8,
 ) -> Motionx8 {
     let half = splat(0.5);
     let x = alpha;
@@ -497,8 +516,8 @@ fn sample_cubic_rows(
     Motionx8 {
         pos: w0 * at.pos + w1 * (at.pos + d21) + w2 * v1 + w3 * v2,
         rot: lanes::quat_mul(lanes::quat_exp(w1 * r21 + w2 * u1 + w3 * u2), at.rot),
-        vel: (q1 * d21 + q2 * v1 + q3 * v2) * inv_dt,
-        ang: (q1 * r21 + q2 * u1 + q3 * u2) * (inv_dt + inv_dt),
+        vel: (q1 * d21 + q2 * v1 + q3 * v2) * vel_scale,
+        ang: (q1 * r21 + q2 * u1 + q3 * u2) * ang_scale,
     }
 }
 
@@ -506,10 +525,10 @@ fn sample_cubic_rows(
 /// `w = log(quat_abs(b a⁻¹))`, velocities lerped plus `(b - a) rate`.
 #[inline(always)]
 fn blend_joint(a: &Motionx8, b: &Motionx8, alpha: F32x8, rate: F32x8) -> Motionx8 {
-    let w = lanes::quat_log(lanes::quat_abs(lanes::quat_mul_inv(b.rot, a.rot)));
+    let w = lanes::quat_log_short(lanes::quat_abs(lanes::quat_mul_inv(b.rot, a.rot)));
     Motionx8 {
         pos: lanes::lerp_vec3(a.pos, b.pos, alpha),
-        rot: lanes::quat_mul(lanes::quat_exp(w * alpha), a.rot),
+        rot: lanes::quat_mul(lanes::quat_exp_short(w * alpha), a.rot),
         vel: lanes::lerp_vec3(a.vel, b.vel, alpha) + (b.pos - a.pos) * rate,
         ang: lanes::lerp_vec3(a.ang, b.ang, alpha) + w * (rate + rate),
     }
@@ -528,11 +547,28 @@ fn offset_between(l: &Motionx8, r: &Motionx8) -> Offsetx8 {
     }
 }
 
-/// The decayed offset applied to the input ([`r::op_inertialize`]).
+/// [`lanes::quat_exp`], through [`lanes::quat_exp_short`] when every lane
+/// is in its domain (`|v| <= π/2`, nearly always for decaying offsets): a
+/// branch taken by the whole pack, so no lane is ever evaluated outside
+/// the domain.
+#[inline(always)]
+fn quat_exp_any(v: Vec3x8) -> Quatx8 {
+    const SHORT2: f32 = core::f32::consts::FRAC_PI_2 * core::f32::consts::FRAC_PI_2;
+    if lanes::dot(v, v).simd_le(splat(SHORT2)).all() {
+        lanes::quat_exp_short(v)
+    } else {
+        lanes::quat_exp(v)
+    }
+}
+
+/// The decayed offset applied to the input ([`r::op_inertialize`]). Lanes
+/// past their transition need no select: their weights are exactly zero,
+/// so the offset is the identity and the input passes through unchanged
+/// (bit for bit, offsets being finite).
 #[inline(always)]
 fn inertialize_joint(o: &Offsetx8, i: &Motionx8, w: &CubicWeights) -> Motionx8 {
     let saa = o.rot + o.rot;
-    let off_rot = lanes::quat_from_scaled_angle_axis(w.offset(saa, o.ang));
+    let off_rot = quat_exp_any(w.offset(saa, o.ang) * splat(0.5));
     Motionx8 {
         pos: i.pos + w.offset(o.pos, o.vel),
         rot: lanes::quat_mul(off_rot, i.rot),
@@ -571,30 +607,73 @@ fn select_motion(m: F32x8, a: &Motionx8, b: &Motionx8) -> Motionx8 {
     }
 }
 
+/// `state = mask ? new : state`, for the state kept across frames. A
+/// bitwise select (and, and-not, or) rather than a blend: LLVM turns a
+/// blend stored back where it was loaded from into masked stores
+/// (`vmaskmovps`), which are microcoded and many times slower than a store
+/// on AMD Zen; with the mask opaque (see [`mask`]) it cannot here.
 #[inline(always)]
-fn select_offset(m: F32x8, a: &Offsetx8, b: &Offsetx8) -> Offsetx8 {
-    Offsetx8 {
-        pos: m.select(a.pos, b.pos),
-        vel: m.select(a.vel, b.vel),
-        rot: m.select(a.rot, b.rot),
-        ang: m.select(a.ang, b.ang),
+fn update_offset(m: F32x8, new: &Offsetx8, state: &mut Offsetx8) {
+    let v = |n: Vec3x8, o: Vec3x8| {
+        Vec3x8::new(
+            m.bitselect(n.x, o.x),
+            m.bitselect(n.y, o.y),
+            m.bitselect(n.z, o.z),
+        )
+    };
+    *state = Offsetx8 {
+        pos: v(new.pos, state.pos),
+        vel: v(new.vel, state.vel),
+        rot: v(new.rot, state.rot),
+        ang: v(new.ang, state.ang),
+    };
+}
+
+/// [`update_offset`] for a [`Motionx8`].
+#[inline(always)]
+fn update_motion(m: F32x8, new: &Motionx8, state: &mut Motionx8) {
+    let v = |n: Vec3x8, o: Vec3x8| {
+        Vec3x8::new(
+            m.bitselect(n.x, o.x),
+            m.bitselect(n.y, o.y),
+            m.bitselect(n.z, o.z),
+        )
+    };
+    let (n, o) = (new.rot, state.rot);
+    let rot = Quatx8::new(
+        m.bitselect(n.w, o.w),
+        m.bitselect(n.x, o.x),
+        m.bitselect(n.y, o.y),
+        m.bitselect(n.z, o.z),
+    );
+    *state = Motionx8 {
+        pos: v(new.pos, state.pos),
+        rot,
+        vel: v(new.vel, state.vel),
+        ang: v(new.ang, state.ang),
+    };
+}
+
+/// Forward kinematics step at unit scale ([`lanes::kform_mul`] without
+/// the scale terms).
+#[inline(always)]
+fn motion_mul(p: &Motionx8, l: &Motionx8) -> Motionx8 {
+    let r = Rotor::new(p.rot);
+    let lever = r.apply(l.pos);
+    Motionx8 {
+        pos: lever + p.pos,
+        rot: lanes::quat_mul(p.rot, l.rot),
+        vel: r.apply_add(l.vel, lanes::cross_add(p.ang, lever, p.vel)),
+        ang: r.apply_add(l.ang, p.ang),
     }
 }
 
-/// Forward kinematics step at unit scale ([`lanes::kform_mul_into`] without
-/// the scale terms), fields stored as soon as they are known.
-#[inline(always)]
-fn motion_mul_into(out: &mut Motionx8, p: &Motionx8, l: &Motionx8) {
-    out.rot = lanes::quat_mul(p.rot, l.rot);
-    let r = Rotor::new(p.rot);
-    out.ang = r.apply_add(l.ang, p.ang);
-    let lever = r.apply(l.pos);
-    out.pos = lever + p.pos;
-    out.vel = r.apply_add(l.vel, lanes::cross_add(p.ang, lever, p.vel));
-}
-
+/// A lane mask from eight flags, opaque to the optimizer so that the
+/// bitwise selects of [`update_offset`] stay bitwise.
 fn mask(b: [bool; 8]) -> F32x8 {
-    F32x8::new(b.map(|b| if b { f32::from_bits(u32::MAX) } else { 0.0 }))
+    std::hint::black_box(F32x8::new(
+        b.map(|b| if b { f32::from_bits(u32::MAX) } else { 0.0 }),
+    ))
 }
 
 /// The crowd, eight characters per pack (see the module docs).
@@ -739,7 +818,7 @@ impl Crowd {
             .zip(offsets.par_iter_mut().zip(transitions.par_iter_mut()))
             .enumerate()
             .map_init(
-                || vec![Motionx8::REST; j],
+                || PackScratch::new(j),
                 |scratch, (p, ((chars, world), (off, tr)))| {
                     step_pack::<CUBIC, INERT>(&shared, p, chars, world, off, tr, scratch)
                 },
@@ -755,48 +834,128 @@ impl Crowd {
     }
 }
 
-/// What the joints of one pack sample this frame.
-struct Sources<'a> {
+/// Scratch poses of one worker: a pack's sampled and blended joints, one
+/// buffer per pass (crowd joint order, joint 0 unused), about 13 KB each
+/// for the CMU skeleton, so a pack's passes stay in L1/L2.
+struct PackScratch {
+    a: Vec<Motionx8>,
+    b: Vec<Motionx8>,
+    old_a: Vec<Motionx8>,
+    old_b: Vec<Motionx8>,
+}
+
+impl PackScratch {
+    fn new(joints: usize) -> PackScratch {
+        let v = || vec![Motionx8::REST; joints];
+        PackScratch {
+            a: v(),
+            b: v(),
+            old_a: v(),
+            old_b: v(),
+        }
+    }
+}
+
+/// What a pack's sampling reads besides the rows.
+struct Sampler<'a> {
     db: &'a Database,
     inv_frame: F32x8,
     speed: F32x8,
-    alpha: F32x8,
-    rate: F32x8,
 }
 
-impl Sources<'_> {
-    /// Clip joint `cj` of one source, velocities scaled by the playback rate
-    /// ([`r::op_timescale`]).
-    #[inline(always)]
-    fn sample<const CUBIC: bool>(&self, rows: &SampleRows, cj: usize) -> Motionx8 {
-        let mut m = if CUBIC {
-            let (pr, at, nx) = (
-                self.db.gather(&rows.prev, cj),
-                self.db.gather(&rows.at, cj),
-                self.db.gather(&rows.next, cj),
-            );
-            sample_cubic_rows(&pr, &at, &nx, rows.prev_valid, rows.alpha, self.inv_frame)
-        } else {
-            sample_linear_row(&self.db.gather(&rows.at, cj), rows.alpha, self.inv_frame)
-        };
-        m.vel = m.vel * self.speed;
-        m.ang = m.ang * self.speed;
-        m
+impl Sampler<'_> {
+    /// Samples every clip joint of one source into `out[1..]`, velocities
+    /// scaled by the playback rate ([`r::op_timescale`]).
+    #[inline(never)]
+    fn sample<const CUBIC: bool>(&self, rows: &SampleRows, out: &mut [Motionx8]) {
+        let ang_scale = (self.inv_frame + self.inv_frame) * self.speed;
+        let vel_scale = self.inv_frame * self.speed;
+        for (cj, o) in out[1..].iter_mut().enumerate() {
+            *o = if CUBIC {
+                let (pr, at, nx) = (
+                    self.db.gather(&rows.prev, cj),
+                    self.db.gather(&rows.at, cj),
+                    self.db.gather(&rows.next, cj),
+                );
+                sample_cubic_rows(
+                    &pr,
+                    &at,
+                    &nx,
+                    rows.prev_valid,
+                    rows.alpha,
+                    vel_scale,
+                    ang_scale,
+                )
+            } else {
+                sample_linear_row(
+                    &self.db.gather(&rows.at, cj),
+                    rows.alpha,
+                    vel_scale,
+                    ang_scale,
+                )
+            };
+        }
     }
 
-    /// The blended input of sources `a` and `b` for clip joint `cj`.
-    #[inline(always)]
-    fn input<const CUBIC: bool>(&self, a: &SampleRows, b: &SampleRows, cj: usize) -> Motionx8 {
-        blend_joint(
-            &self.sample::<CUBIC>(a, cj),
-            &self.sample::<CUBIC>(b, cj),
-            self.alpha,
-            self.rate,
-        )
+    /// The blended input of sources `ra` and `rb` into `a[1..]` (`b` is
+    /// scratch): [`blend_joint`] at weight `alpha` changing at `rate`.
+    fn input<const CUBIC: bool>(
+        &self,
+        ra: &SampleRows,
+        rb: &SampleRows,
+        alpha: F32x8,
+        rate: F32x8,
+        a: &mut [Motionx8],
+        b: &mut [Motionx8],
+    ) {
+        self.sample::<CUBIC>(ra, a);
+        self.sample::<CUBIC>(rb, b);
+        blend_pass(a, b, alpha, rate);
     }
 }
 
-/// One frame of one pack, every stage fused per joint.
+/// `a = blend(a, b)` per joint ([`blend_joint`]).
+#[inline(never)]
+fn blend_pass(a: &mut [Motionx8], b: &[Motionx8], alpha: F32x8, rate: F32x8) {
+    for (x, y) in a[1..].iter_mut().zip(&b[1..]) {
+        *x = blend_joint(x, y, alpha, rate);
+    }
+}
+
+/// `out = inertialize(offsets, pose)` per joint (lanes past their
+/// transition pass through; see [`inertialize_joint`]).
+#[inline(never)]
+fn inertialize_pass(
+    out: &mut [Motionx8],
+    pose: &[Motionx8],
+    offsets: &[Offsetx8],
+    w: &CubicWeights,
+) {
+    for ((r, m), o) in out[1..].iter_mut().zip(&pose[1..]).zip(&offsets[1..]) {
+        *r = inertialize_joint(o, m, w);
+    }
+}
+
+/// `out = select(mask, dead_blend(transition, pose), pose)` per joint.
+#[inline(never)]
+fn dead_blend_pass(
+    out: &mut [Motionx8],
+    pose: &[Motionx8],
+    transition: &[Motionx8],
+    ex: (F32x8, F32x8),
+    fade: (F32x8, F32x8),
+    mask: F32x8,
+) {
+    for ((r, m), t) in out[1..].iter_mut().zip(&pose[1..]).zip(&transition[1..]) {
+        *r = select_motion(mask, &dead_blend_joint(t, m, ex, fade.0, fade.1), m);
+    }
+}
+
+/// One frame of one pack, as passes over the pack's joints whose data stays
+/// in L1/L2: sample and blend the input; on a transition, the pose that
+/// would have been shown and the new offsets; inertialize or dead-blend;
+/// forward kinematics straight into the world output, checked against the
+/// previous frame's.
 fn step_pack<const CUBIC: bool, const INERT: bool>(
     sh: &Shared,
     p: usize,
@@ -804,123 +963,142 @@ fn step_pack<const CUBIC: bool, const INERT: bool>(
     world: &mut [Motionx8],
     offsets: &mut [Offsetx8],
     transition: &mut [Motionx8],
-    scratch: &mut [Motionx8],
+    scratch: &mut PackScratch,
 ) -> FrameStats {
     let cfg = sh.cfg;
     let steps: [Step; 8] = core::array::from_fn(|i| chars[i].advance(sh.clip_lengths, cfg));
     let valid: [bool; 8] = core::array::from_fn(|i| p * 8 + i < sh.characters);
     let trans: [bool; 8] = core::array::from_fn(|i| steps[i].transition);
-    let any_transition = trans.iter().any(|&t| t);
     let dur = cfg.blend_duration;
     let active: [bool; 8] = core::array::from_fn(|i| steps[i].blend_time < dur);
     let active_old: [bool; 8] = core::array::from_fn(|i| steps[i].blend_time_old < dur);
-    let (any_active, any_active_old) = (active.iter().any(|&a| a), active_old.iter().any(|&a| a));
-    let (m_trans, m_active, m_active_old) = (mask(trans), mask(active), mask(active_old));
     let lanef = |f: &dyn Fn(&Step) -> f32| F32x8::new(core::array::from_fn(|i| f(&steps[i])));
     let (bt, bt_old) = (lanef(&|s| s.blend_time), lanef(&|s| s.blend_time_old));
     let (d, dt) = (splat(dur), splat(cfg.dt));
-    let (w_new, w_old) = (CubicWeights::new(bt, d), CubicWeights::new(bt_old, d));
+    let rows = |f: &dyn Fn(&Step) -> Source| {
+        SampleRows::new(sh.db, core::array::from_fn(|i| f(&steps[i])))
+    };
+    let sampler = Sampler {
+        db: sh.db,
+        inv_frame: splat(1.0 / sh.db.frame_time()),
+        speed: lanef(&|s| s.rate),
+    };
+    // Step::weight in lanes; `rate` is alpha_vel / dt.
+    let (sin, cos) = lanes::sin_cos(lanef(&|s| s.phase));
+    let half = splat(0.5);
+    let (alpha, rate) = (half.mul_add(sin, half), half * cos * lanef(&|s| s.freq));
+    let PackScratch { a, b, old_a, old_b } = scratch;
+
+    // The input: two sources blended.
+    sampler.input::<CUBIC>(&rows(&|s| s.new.0), &rows(&|s| s.new.1), alpha, rate, a, b);
+
+    // Transitions: the pose that would have been shown becomes the new
+    // offset's (or the extrapolation's) start.
     let hl = splat(cfg.extrapolation_halflife);
-    let ex_new = lanes::extrapolate_decayed_weights(bt, hl);
-    let ex_old = lanes::extrapolate_decayed_weights(bt_old, hl);
     let fade = |t: F32x8| {
         (
             lanes::smoothstep_blend_alpha(t, d),
             lanes::smoothstep_blend_alpha_dx(t, d, dt) / dt,
         )
     };
-    let (fade_new, fade_old) = (fade(bt), fade(bt_old));
-    let rows = |f: &dyn Fn(&Step) -> Source| {
-        SampleRows::new(sh.db, core::array::from_fn(|i| f(&steps[i])))
-    };
-    let (ra, rb) = (rows(&|s| s.new.0), rows(&|s| s.new.1));
-    let old_rows = any_transition.then(|| (rows(&|s| s.old.0), rows(&|s| s.old.1)));
-    let src = Sources {
-        db: sh.db,
-        inv_frame: splat(1.0 / sh.db.frame_time()),
-        speed: lanef(&|s| s.rate),
-        alpha: lanef(&|s| s.alpha),
-        rate: lanef(&|s| s.alpha_vel / cfg.dt),
+    if trans.contains(&true) {
+        sampler.input::<CUBIC>(
+            &rows(&|s| s.old.0),
+            &rows(&|s| s.old.1),
+            alpha,
+            rate,
+            old_a,
+            old_b,
+        );
+        let (m_trans, m_active_old) = (mask(trans), mask(active_old));
+        let shown = if active_old.contains(&true) {
+            if INERT {
+                inertialize_pass(old_b, old_a, offsets, &CubicWeights::new(bt_old, d));
+            } else {
+                dead_blend_pass(
+                    old_b,
+                    old_a,
+                    transition,
+                    lanes::extrapolate_decayed_weights(bt_old, hl),
+                    fade(bt_old),
+                    m_active_old,
+                );
+            }
+            &old_b[..]
+        } else {
+            &old_a[..]
+        };
+        for j in 1..a.len() {
+            if INERT {
+                update_offset(m_trans, &offset_between(&shown[j], &a[j]), &mut offsets[j]);
+            } else {
+                update_motion(m_trans, &shown[j], &mut transition[j]);
+            }
+        }
+    }
+
+    // Transitions under way.
+    let local = if active.contains(&true) {
+        if INERT {
+            inertialize_pass(b, a, offsets, &CubicWeights::new(bt, d));
+        } else {
+            dead_blend_pass(
+                b,
+                a,
+                transition,
+                lanes::extrapolate_decayed_weights(bt, hl),
+                fade(bt),
+                mask(active),
+            );
+        }
+        b
+    } else {
+        a
     };
 
-    // Joint 0: each character's place in the world.
+    // Joint 0, each character's place in the world, then forward
+    // kinematics into the world output, parents first.
     let w0: [Kform; 8] = core::array::from_fn(|i| chars[i].world());
-    scratch[0] = Motionx8 {
+    local[0] = Motionx8 {
         pos: Vec3x8::from_array(w0.map(|k| k.pos)),
         rot: Quatx8::from_array(w0.map(|k| k.rot)),
         vel: Vec3x8::ZERO,
         ang: Vec3x8::ZERO,
     };
-    let mut check = VelocityCheck::default();
-    let vmask = mask(valid);
-    let inv_dt = splat(1.0 / cfg.dt);
-    write_world(
-        &mut world[0],
-        &scratch[0],
+    let check = fk_pass(
+        world,
+        local,
+        sh.parents,
         sh.first,
-        inv_dt,
-        vmask,
-        &mut check,
+        splat(1.0 / cfg.dt),
+        mask(valid),
     );
-
-    for j in 1..scratch.len() {
-        let cj = j - 1;
-        let input = src.input::<CUBIC>(&ra, &rb, cj);
-        let local = if INERT {
-            if let Some(old) = &old_rows {
-                let old_in = src.input::<CUBIC>(&old.0, &old.1, cj);
-                let shown = if any_active_old {
-                    select_motion(
-                        m_active_old,
-                        &inertialize_joint(&offsets[j], &old_in, &w_old),
-                        &old_in,
-                    )
-                } else {
-                    old_in
-                };
-                offsets[j] = select_offset(m_trans, &offset_between(&shown, &input), &offsets[j]);
-            }
-            if any_active {
-                select_motion(
-                    m_active,
-                    &inertialize_joint(&offsets[j], &input, &w_new),
-                    &input,
-                )
-            } else {
-                input
-            }
-        } else {
-            if let Some(old) = &old_rows {
-                let old_in = src.input::<CUBIC>(&old.0, &old.1, cj);
-                let shown = if any_active_old {
-                    select_motion(
-                        m_active_old,
-                        &dead_blend_joint(&transition[j], &old_in, ex_old, fade_old.0, fade_old.1),
-                        &old_in,
-                    )
-                } else {
-                    old_in
-                };
-                transition[j] = select_motion(m_trans, &shown, &transition[j]);
-            }
-            if any_active {
-                select_motion(
-                    m_active,
-                    &dead_blend_joint(&transition[j], &input, ex_new, fade_new.0, fade_new.1),
-                    &input,
-                )
-            } else {
-                input
-            }
-        };
-        let (done, rest) = scratch.split_at_mut(j);
-        motion_mul_into(&mut rest[0], &done[sh.parents[j] as usize], &local);
-        write_world(&mut world[j], &rest[0], sh.first, inv_dt, vmask, &mut check);
-    }
     FrameStats {
         transitions: trans.iter().zip(&valid).filter(|(t, v)| **t && **v).count() as u32,
-        velocity: check,
+        velocity: check.finish(valid, local.len(), sh.first),
     }
+}
+
+/// Forward kinematics of a pack's `local` pose straight into its `world`
+/// output (parents first), each joint checked against the previous frame's
+/// by [`write_world`].
+#[inline(never)]
+fn fk_pass(
+    world: &mut [Motionx8],
+    local: &[Motionx8],
+    parents: &[i32],
+    first: bool,
+    inv_dt: F32x8,
+    valid: F32x8,
+) -> PackCheck {
+    let mut check = PackCheck::EMPTY;
+    write_world(&mut world[0], &local[0], first, inv_dt, valid, &mut check);
+    for j in 1..local.len() {
+        let (done, rest) = world.split_at_mut(j);
+        let g = motion_mul(&done[parents[j] as usize], &local[j]);
+        write_world(&mut rest[0], &g, first, inv_dt, valid, &mut check);
+    }
+    check
 }
 
 /// Writes one joint's world output after comparing it with the previous
@@ -933,23 +1111,48 @@ fn write_world(
     first: bool,
     inv_dt: F32x8,
     valid: F32x8,
-    check: &mut VelocityCheck,
+    check: &mut PackCheck,
 ) {
     if !first {
         let fd = (g.pos - w.pos) * inv_dt;
         let mid = (g.vel + w.vel) * splat(0.5);
         let gap = valid & lanes::length(fd - mid);
-        let speed = valid & lanes::length(g.vel);
-        let ga = gap.to_array();
-        check.max_gap = ga.iter().fold(check.max_gap, |m, &x| m.max(x));
-        check.sum_gap += ga.iter().map(|&x| x as f64).sum::<f64>();
-        check.samples += valid.to_array().iter().filter(|x| x.to_bits() != 0).count() as u64;
-        check.max_speed = speed
-            .to_array()
-            .iter()
-            .fold(check.max_speed, |m, &x| m.max(x));
+        // fast_max: vmaxps, no NaN select (a NaN gap still shows in the sum).
+        check.max_gap = check.max_gap.fast_max(gap);
+        check.sum_gap += gap;
+        check.max_speed2 = check.max_speed2.fast_max(valid & lanes::dot(g.vel, g.vel));
     }
     *w = *g;
+}
+
+/// A pack's velocity check, kept in lanes until the pack is done.
+struct PackCheck {
+    max_gap: F32x8,
+    sum_gap: F32x8,
+    /// Squared, so each joint needs no square root.
+    max_speed2: F32x8,
+}
+
+impl PackCheck {
+    const EMPTY: PackCheck = PackCheck {
+        max_gap: F32x8::ZERO,
+        sum_gap: F32x8::ZERO,
+        max_speed2: F32x8::ZERO,
+    };
+
+    /// The run-level check of `joints` joints of the `valid` lanes.
+    fn finish(&self, valid: [bool; 8], joints: usize, first: bool) -> VelocityCheck {
+        if first {
+            return VelocityCheck::default();
+        }
+        let max = |v: F32x8| v.to_array().iter().fold(0.0f32, |m, &x| m.max(x));
+        VelocityCheck {
+            max_gap: max(self.max_gap),
+            sum_gap: self.sum_gap.to_array().iter().map(|&x| x as f64).sum(),
+            samples: (valid.iter().filter(|&&v| v).count() * joints) as u64,
+            max_speed: max(self.max_speed2).sqrt(),
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------
@@ -1125,7 +1328,8 @@ fn ref_input(
         &mut s.sample,
         &mut s.b,
     );
-    r::op_blend(out, &s.a, &s.b, step.alpha, step.alpha_vel, cfg.dt);
+    let (alpha, alpha_vel) = step.weight(cfg.dt);
+    r::op_blend(out, &s.a, &s.b, alpha, alpha_vel, cfg.dt);
     out.set(0, world);
 }
 

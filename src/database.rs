@@ -145,11 +145,17 @@ impl Database {
         &self.rows[f * self.joints + j]
     }
 
-    /// Joint `j` of eight global frames `f[i]`, transposed into lanes.
+    /// Index of the first row of global frame `f` (for [`Database::gather`]).
+    pub fn frame_row(&self, f: usize) -> usize {
+        f * self.joints
+    }
+
+    /// Joint `j` of eight frames whose first rows are `base[i]` (from
+    /// [`Database::frame_row`]), transposed into lanes.
     #[inline(always)]
-    pub fn gather(&self, f: &[usize; 8], j: usize) -> Rowx8 {
+    pub fn gather(&self, base: &[usize; 8], j: usize) -> Rowx8 {
         let row = |i: usize| -> (F32x8, F32x8) {
-            let v: &[f32; 16] = &self.rows[f[i] * self.joints + j].v;
+            let v: &[f32; 16] = &self.rows[base[i] + j].v;
             (
                 F32x8::new(v[0..8].try_into().expect("8")),
                 F32x8::new(v[8..16].try_into().expect("8")),

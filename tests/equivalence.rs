@@ -114,6 +114,20 @@ proptest! {
         check_lanes(lanes::quat_from_angle_axis(f8(angle), v8(axis)), |i| r::quat_from_angle_axis(angle[i], axis[i]), |_| 1.0, TRANSC, "quat_from_angle_axis")?;
     }
 
+    /// The short variants on their domain: half-angle vectors no longer
+    /// than π/2 (a shortest-arc log scaled by a weight in [0, 1]) and
+    /// logarithms of quaternions with w >= 0.
+    #[test]
+    fn quat_exp_log_short(v in arr8(vec3_edgy(0.906)), q in arr8(quat_edgy()), t in arr8(f32_in(0.0, 1.0))) {
+        check_lanes(lanes::quat_exp_short(v8(v)), |i| r::quat_exp(v[i]), |_| 1.0, TRANSC, "quat_exp_short")?;
+        let qa = q.map(r::quat_abs);
+        check_lanes(lanes::quat_log_short(q8(qa)), |i| r::quat_log(qa[i]), |_| 1.0, TRANSC, "quat_log_short")?;
+        // Round trip at the edge of the domain: exp(t log(q)) is the
+        // shortest slerp from the identity.
+        let w: [r::Vec3; 8] = core::array::from_fn(|i| r::quat_log(qa[i]) * t[i]);
+        check_lanes(lanes::quat_exp_short(v8(w)), |i| r::quat_exp(w[i]), |_| 1.0, TRANSC, "quat_exp_short of a scaled log")?;
+    }
+
     #[test]
     fn quat_velocities(a in arr8(quat_edgy()), b in arr8(quat_edgy()), w in arr8(vec3_in(10.0)),
                        dt in arr8(prop_oneof![Just(0.0f32), 0.001f32..0.1])) {

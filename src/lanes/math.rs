@@ -632,6 +632,55 @@ pub fn quat_log(q: Quatx8) -> Vec3x8 {
         .select(v, v * k)
 }
 
+/// `sin(h) / h - 1` and `cos(h) - 1` as polynomials in `s = h²` on
+/// `h ∈ [0, π/2]` (minimax, tools/fit_poly.py; f32 Horner error 8.7e-8 and
+/// 1.1e-7).
+const SINC_SHORT: [f32; 4] = [
+    -0.166_666_6,
+    0.008_333_087,
+    -0.000_198_109_93,
+    2.608_646_4e-6,
+];
+const COS_SHORT: [f32; 5] = [
+    -0.5,
+    0.041_666_64,
+    -0.001_388_84,
+    2.476_173e-5,
+    -2.607_421_8e-7,
+];
+
+/// [`quat_exp`] for `|v| <= π/2`, the half-angle vectors of shortest-arc
+/// rotations (what [`quat_log_short`] gives, scaled by a weight in
+/// `[0, 1]`): `(cos h, v sin(h)/h)` with both as polynomials in
+/// `h² = v·v`, so no square root and no range reduction. Max error about
+/// 2e-7 on that domain; beyond `|v| = π/2` the error grows (use
+/// [`quat_exp`]).
+#[inline(always)]
+pub fn quat_exp_short(v: Vec3x8) -> Quatx8 {
+    let s = dot(v, v);
+    let k = s.mul_add(horner(&SINC_SHORT, s), splat(1.0));
+    Quatx8::new(
+        s.mul_add(horner(&COS_SHORT, s), splat(1.0)),
+        v.x * k,
+        v.y * k,
+        v.z * k,
+    )
+}
+
+/// [`quat_log`] for unit quaternions with `w >= 0` (what [`quat_abs`]
+/// gives): with `t = l / (1 + w) = tan(h / 2) ∈ [0, 1]`, `h = 2 atan(t)`,
+/// so `h / l = 2 (atan(t) / t) / (1 + w)`, a polynomial in `t²` and one
+/// division; no square root, no special case at `l = 0`. Max error about
+/// 2e-7 for unit input; for `w < 0` use [`quat_log`].
+#[inline(always)]
+pub fn quat_log_short(q: Quatx8) -> Vec3x8 {
+    let v = q.xyz();
+    let r = splat(1.0) / (splat(1.0) + q.w);
+    let s = dot(v, v) * (r * r);
+    let k = (r + r) * s.mul_add(horner(&ATAN_P, s), splat(1.0));
+    v * k
+}
+
 /// `quat_exp(v / 2)` per lane.
 #[inline(always)]
 pub fn quat_from_scaled_angle_axis(v: Vec3x8) -> Quatx8 {
