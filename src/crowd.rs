@@ -29,6 +29,7 @@ use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg32;
 use rayon::prelude::*;
 
+use crate::batch::positive;
 use crate::clip::Clip;
 use crate::database::{Database, Rowx8};
 use crate::error::{Error, Result};
@@ -99,17 +100,6 @@ impl Default for CrowdConfig {
 
 impl CrowdConfig {
     fn check(&self) -> Result<()> {
-        let positive = |name: &'static str, v: f32| {
-            if v.is_finite() && v > 0.0 {
-                Ok(())
-            } else {
-                Err(Error::Parameter {
-                    name,
-                    value: v,
-                    reason: "must be finite and > 0",
-                })
-            }
-        };
         if self.characters == 0 {
             return Err(Error::Length {
                 what: "characters",
@@ -359,6 +349,19 @@ pub struct FrameStats {
     pub transitions: u32,
     /// This frame's velocity check (empty on a crowd's first frame).
     pub velocity: VelocityCheck,
+}
+
+impl FrameStats {
+    /// The statistics of packs or characters put together, in order (so
+    /// the sum is the same for any thread count).
+    fn total(parts: &[FrameStats]) -> FrameStats {
+        let mut total = FrameStats::default();
+        for s in parts {
+            total.transitions += s.transitions;
+            total.velocity.merge(&s.velocity);
+        }
+        total
+    }
 }
 
 fn validate(clips: &[Clip], skeleton: &Skeleton, cfg: &CrowdConfig) -> Result<Vec<f32>> {
@@ -825,12 +828,7 @@ impl Crowd {
             )
             .collect();
         self.frames += 1;
-        let mut total = FrameStats::default();
-        for s in &stats {
-            total.transitions += s.transitions;
-            total.velocity.merge(&s.velocity);
-        }
-        total
+        FrameStats::total(&stats)
     }
 }
 
@@ -1268,12 +1266,7 @@ impl ReferenceCrowd {
             })
             .collect();
         self.frames += 1;
-        let mut total = FrameStats::default();
-        for s in &stats {
-            total.transitions += s.transitions;
-            total.velocity.merge(&s.velocity);
-        }
-        total
+        FrameStats::total(&stats)
     }
 }
 

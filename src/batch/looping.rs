@@ -2,6 +2,7 @@
 //! every joint, eight joints per lane vector, with the root optionally
 //! looped in character space (looping article).
 
+use crate::batch::positive;
 use crate::clip::Clip;
 use crate::error::{Error, Result};
 use crate::lanes::{self, Quatx8, Vec3x8};
@@ -54,18 +55,6 @@ pub struct LoopOptions {
     /// position and facing keep advancing), with cubic velocity offsets of
     /// the method's start and end blend times (or half-lives).
     pub root_in_character_space: bool,
-}
-
-fn positive(name: &'static str, v: f32) -> Result<()> {
-    if v.is_finite() && v > 0.0 {
-        Ok(())
-    } else {
-        Err(Error::Parameter {
-            name,
-            value: v,
-            reason: "must be finite and > 0",
-        })
-    }
 }
 
 impl LoopMethod {

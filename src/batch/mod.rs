@@ -84,6 +84,19 @@ pub(crate) fn check_dt(name: &'static str, dt: f32) -> Result<()> {
     }
 }
 
+/// A value that must be finite and strictly positive.
+pub(crate) fn positive(name: &'static str, v: f32) -> Result<()> {
+    if v.is_finite() && v > 0.0 {
+        Ok(())
+    } else {
+        Err(Error::Parameter {
+            name,
+            value: v,
+            reason: "must be finite and > 0",
+        })
+    }
+}
+
 /// Half-lives and blend durations must be finite and not negative.
 pub(crate) fn check_time(name: &'static str, t: f32) -> Result<()> {
     check_dt(name, t)
