@@ -31,7 +31,7 @@ use rayon::prelude::*;
 
 use crate::batch::positive;
 use crate::clip::Clip;
-use crate::database::{Database, Rowx8};
+use crate::database::{Database, Frames8, Rowx8};
 use crate::error::{Error, Result};
 use crate::lanes::{self, CubicWeights, F32x8, Quatx8, Rotor, Vec3x8, splat};
 use crate::reference::{self as r, Kform, Pose, Vec3};
@@ -429,9 +429,9 @@ struct Offsetx8 {
 /// row of the frames before, at and after each lane's time.
 #[derive(Clone, Copy)]
 struct SampleRows {
-    prev: [usize; 8],
-    at: [usize; 8],
-    next: [usize; 8],
+    prev: Frames8,
+    at: Frames8,
+    next: Frames8,
     prev_valid: F32x8,
     alpha: F32x8,
 }
@@ -444,7 +444,7 @@ impl SampleRows {
         for (i, s) in src.iter().enumerate() {
             let (start, frames) = db.clips()[s.clip];
             let (st, a) = r::sample_frame(s.time, dt);
-            let clamp = |k: i64| db.frame_row(start + k.clamp(0, frames as i64 - 1) as usize);
+            let clamp = |k: i64| start + k.clamp(0, frames as i64 - 1) as usize;
             prev[i] = clamp(st - 1);
             at[i] = clamp(st);
             next[i] = clamp(st + 1);
@@ -456,9 +456,9 @@ impl SampleRows {
             alpha[i] = a;
         }
         SampleRows {
-            prev,
-            at,
-            next,
+            prev: db.frames8(prev),
+            at: db.frames8(at),
+            next: db.frames8(next),
             prev_valid: F32x8::new(valid),
             alpha: F32x8::new(alpha),
         }
@@ -671,6 +671,28 @@ fn motion_mul(p: &Motionx8, l: &Motionx8) -> Motionx8 {
     }
 }
 
+/// Asks the CPU to start loading `data` into L2, one `prefetcht1` per
+/// 64-byte line; a no-op on other architectures. Issued a joint at a time
+/// while a pack samples, so that its FK and inertialization passes find
+/// the world output and offsets in cache instead of waiting on DRAM.
+#[inline(always)]
+fn prefetch(data: &[u8]) {
+    #[cfg(target_arch = "x86_64")]
+    for line in data.chunks(64) {
+        // SAFETY: `_mm_prefetch` needs SSE, part of the x86_64 baseline, so
+        // the target feature is always present; a prefetch is only a hint
+        // that never faults or reads architecturally, and the pointer is
+        // into a live slice anyway.
+        unsafe {
+            core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T1 }>(
+                line.as_ptr().cast(),
+            )
+        };
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = data;
+}
+
 /// A lane mask from eight flags, opaque to the optimizer so that the
 /// bitwise selects of [`update_offset`] stay bitwise.
 fn mask(b: [bool; 8]) -> F32x8 {
@@ -864,11 +886,25 @@ struct Sampler<'a> {
 impl Sampler<'_> {
     /// Samples every clip joint of one source into `out[1..]`, velocities
     /// scaled by the playback rate ([`r::op_timescale`]).
+    ///
+    /// `ahead` lists byte views of per-joint arrays that later passes of
+    /// this pack will read, with their element sizes: joint `j`'s element
+    /// of each is prefetched as joint `j` is sampled (see [`prefetch`]).
     #[inline(never)]
-    fn sample<const CUBIC: bool>(&self, rows: &SampleRows, out: &mut [Motionx8]) {
+    fn sample<const CUBIC: bool>(
+        &self,
+        rows: &SampleRows,
+        out: &mut [Motionx8],
+        ahead: &[(&[u8], usize)],
+    ) {
         let ang_scale = (self.inv_frame + self.inv_frame) * self.speed;
         let vel_scale = self.inv_frame * self.speed;
         for (cj, o) in out[1..].iter_mut().enumerate() {
+            for &(bytes, size) in ahead {
+                if let Some(item) = bytes.get((cj + 1) * size..(cj + 2) * size) {
+                    prefetch(item);
+                }
+            }
             *o = if CUBIC {
                 let (pr, at, nx) = (
                     self.db.gather(&rows.prev, cj),
@@ -896,18 +932,19 @@ impl Sampler<'_> {
     }
 
     /// The blended input of sources `ra` and `rb` into `a[1..]` (`b` is
-    /// scratch): [`blend_joint`] at weight `alpha` changing at `rate`.
+    /// scratch): [`blend_joint`] at weight `alpha` changing at `rate` per
+    /// second.
     fn input<const CUBIC: bool>(
         &self,
         ra: &SampleRows,
         rb: &SampleRows,
-        alpha: F32x8,
-        rate: F32x8,
+        (alpha, rate): (F32x8, F32x8),
         a: &mut [Motionx8],
         b: &mut [Motionx8],
+        ahead: &[(&[u8], usize)],
     ) {
-        self.sample::<CUBIC>(ra, a);
-        self.sample::<CUBIC>(rb, b);
+        self.sample::<CUBIC>(ra, a, ahead);
+        self.sample::<CUBIC>(rb, b, &[]);
         blend_pass(a, b, alpha, rate);
     }
 }
@@ -987,8 +1024,25 @@ fn step_pack<const CUBIC: bool, const INERT: bool>(
     let (alpha, rate) = (half.mul_add(sin, half), half * cos * lanef(&|s| s.freq));
     let PackScratch { a, b, old_a, old_b } = scratch;
 
-    // The input: two sources blended.
-    sampler.input::<CUBIC>(&rows(&|s| s.new.0), &rows(&|s| s.new.1), alpha, rate, a, b);
+    // The input: two sources blended. Meanwhile the pack's world output
+    // (and its transition state, if a pass will read it) is fetched from
+    // memory a joint at a time.
+    let state: (&[u8], usize) = if !(active.contains(&true) || trans.contains(&true)) {
+        (&[], 0)
+    } else if INERT {
+        (bytemuck::cast_slice(offsets), size_of::<Offsetx8>())
+    } else {
+        (bytemuck::cast_slice(transition), size_of::<Motionx8>())
+    };
+    let ahead = [(bytemuck::cast_slice(world), size_of::<Motionx8>()), state];
+    sampler.input::<CUBIC>(
+        &rows(&|s| s.new.0),
+        &rows(&|s| s.new.1),
+        (alpha, rate),
+        a,
+        b,
+        &ahead,
+    );
 
     // Transitions: the pose that would have been shown becomes the new
     // offset's (or the extrapolation's) start.
@@ -1003,10 +1057,10 @@ fn step_pack<const CUBIC: bool, const INERT: bool>(
         sampler.input::<CUBIC>(
             &rows(&|s| s.old.0),
             &rows(&|s| s.old.1),
-            alpha,
-            rate,
+            (alpha, rate),
             old_a,
             old_b,
+            &[],
         );
         let (m_trans, m_active_old) = (mask(trans), mask(active_old));
         let shown = if active_old.contains(&true) {

@@ -1,15 +1,17 @@
-//! Clips packed for 8-lane sampling: one 64-byte row per frame and joint
-//! holding the position, the rotation and their deltas to the next frame,
-//! so that eight characters at eight different times gather their frames
-//! with two aligned loads each and one 8×8 transpose, and linear sampling
-//! needs no logarithm at sample time.
-//!
-//! Row layout: `[px py pz | rw rx ry rz | wx wy wz | dx dy dz | 0 0 0]` with
-//! `w = quat_log(quat_abs(r[k+1] r[k]⁻¹))` (the half-angle vector of the
-//! step to the next frame, so `slerp(r[k], r[k+1], a) = exp(a w) r[k]`) and
-//! `d = p[k+1] - p[k]`; both are zero on a clip's last frame, as the
-//! reference's clamped sampling sees it. Scales are stored apart, and only
-//! when some clip has a scale other than 1.
+//! Clips packed for 8-lane sampling. Each frame of each joint is a 32-byte
+//! rotation row, `[rw rx ry rz | wx wy wz | 0]`, with
+//! `w = quat_log(quat_abs(r[k+1] r[k]⁻¹))` the half-angle vector of the step
+//! to the next frame (so `slerp(r[k], r[k+1], a) = exp(a w) r[k]` and linear
+//! sampling needs no logarithm). Joints whose position moves (in BVH, the
+//! joints with position channels: the root) also get a 32-byte position
+//! row, `[px py pz | dx dy dz | 0 0]` with `d = p[k+1] - p[k]`; every other
+//! joint's position is stored once. Steps are zero on a clip's last frame,
+//! as the reference's clamped sampling sees it. Eight characters at eight
+//! different times gather a joint with one aligned load per lane and one
+//! 8×8 transpose (two for a moving joint), and the CMU clip's 277 frames ×
+//! 31 joints take 275 KB, which fits in L2 beside a pack's working set.
+//! Scales are stored apart, and only when some clip has a scale other than
+//! 1.
 
 use bytemuck::{Pod, Zeroable};
 
@@ -18,15 +20,16 @@ use crate::error::{Error, Result};
 use crate::lanes::{F32x8, Quatx8, Vec3x8};
 use crate::reference::{self as r, Vec3};
 
-/// One frame of one joint (see the module docs).
+/// Eight floats, 32-byte aligned: a rotation or position row (see the
+/// module docs).
 #[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
-#[repr(C, align(64))]
+#[repr(C, align(32))]
 pub struct Row {
-    /// The row's 16 floats: position, rotation, step rotation, step position, padding.
-    pub v: [f32; 16],
+    /// The row's floats.
+    pub v: [f32; 8],
 }
 
-/// One joint of eight frames, transposed: lane `i` from row `i`.
+/// One joint of eight frames, transposed: lane `i` from frame `i`.
 #[derive(Clone, Copy, Debug)]
 pub struct Rowx8 {
     /// Positions.
@@ -39,10 +42,23 @@ pub struct Rowx8 {
     pub step_pos: Vec3x8,
 }
 
+/// Eight global frames, as the first row of each in the rotation and the
+/// position tables ([`Database::frames8`]).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Frames8 {
+    rot: [usize; 8],
+    pos: [usize; 8],
+}
+
 /// Clips of one skeleton, concatenated and packed.
 #[derive(Clone, Debug)]
 pub struct Database {
-    rows: Vec<Row>,
+    rot: Vec<Row>,
+    pos: Vec<Row>,
+    /// Per joint, its index among the joints whose position moves.
+    moving: Vec<Option<usize>>,
+    /// Per joint, its position where it does not move.
+    fixed: Vec<Vec3>,
     joints: usize,
     frame_time: f32,
     clips: Vec<(usize, usize)>,
@@ -79,24 +95,44 @@ impl Database {
         let unit = clips
             .iter()
             .all(|c| c.scales().iter().all(|s| *s == Vec3::ONE));
+        // A joint moves when its position differs anywhere from the first
+        // frame of the first clip (bitwise: NaN positions count as moving).
+        let fixed: Vec<Vec3> = (0..joints).map(|j| first.pos(0, j)).collect();
+        let mut moving = vec![None; joints];
+        let mut count = 0;
+        for (j, m) in moving.iter_mut().enumerate() {
+            let same =
+                |p: Vec3| p.to_array().map(f32::to_bits) == fixed[j].to_array().map(f32::to_bits);
+            if !clips
+                .iter()
+                .all(|c| (0..c.frames()).all(|f| same(c.pos(f, j))))
+            {
+                *m = Some(count);
+                count += 1;
+            }
+        }
         let total: usize = clips.iter().map(Clip::frames).sum();
-        let mut rows = Vec::with_capacity(total * joints);
+        let mut rot = Vec::with_capacity(total * joints);
+        let mut pos = Vec::with_capacity(total * count);
         let mut scales = (!unit).then(|| Vec::with_capacity(total * joints));
         let mut spans = Vec::with_capacity(clips.len());
         for c in clips {
-            spans.push((rows.len() / joints, c.frames()));
+            spans.push((rot.len() / joints, c.frames()));
             for f in 0..c.frames() {
                 let g = (f + 1).min(c.frames() - 1);
-                for j in 0..joints {
-                    let (p0, p1, q0, q1) = (c.pos(f, j), c.pos(g, j), c.rot(f, j), c.rot(g, j));
+                for (j, moves) in moving.iter().enumerate() {
+                    let (q0, q1) = (c.rot(f, j), c.rot(g, j));
                     let w = r::quat_log(r::quat_abs(r::quat_mul_inv(q1, q0)));
-                    let d = p1 - p0;
-                    rows.push(Row {
-                        v: [
-                            p0.x, p0.y, p0.z, q0.w, q0.x, q0.y, q0.z, w.x, w.y, w.z, d.x, d.y, d.z,
-                            0.0, 0.0, 0.0,
-                        ],
+                    rot.push(Row {
+                        v: [q0.w, q0.x, q0.y, q0.z, w.x, w.y, w.z, 0.0],
                     });
+                    if moves.is_some() {
+                        let (p0, p1) = (c.pos(f, j), c.pos(g, j));
+                        let d = p1 - p0;
+                        pos.push(Row {
+                            v: [p0.x, p0.y, p0.z, d.x, d.y, d.z, 0.0, 0.0],
+                        });
+                    }
                     if let Some(s) = scales.as_mut() {
                         s.push((c.scl(f, j), r::log_vec3(c.scl(g, j) / c.scl(f, j))));
                     }
@@ -104,7 +140,10 @@ impl Database {
             }
         }
         Ok(Database {
-            rows,
+            rot,
+            pos,
+            moving,
+            fixed,
             joints,
             frame_time,
             clips: spans,
@@ -122,7 +161,7 @@ impl Database {
         self.frame_time
     }
 
-    /// `(first row frame, frames)` of each clip.
+    /// `(first global frame, frames)` of each clip.
     pub fn clips(&self) -> &[(usize, usize)] {
         &self.clips
     }
@@ -130,6 +169,11 @@ impl Database {
     /// True when every scale is 1 (then scales cost nothing to sample).
     pub fn unit_scales(&self) -> bool {
         self.scales.is_none()
+    }
+
+    /// Number of joints whose position moves (and has its own rows).
+    pub fn moving_joints(&self) -> usize {
+        self.moving.iter().flatten().count()
     }
 
     /// Scale and log-scale step of global frame `f`, joint `j` (1 and 0 for
@@ -140,35 +184,37 @@ impl Database {
             .map_or((Vec3::ONE, Vec3::ZERO), |s| s[f * self.joints + j])
     }
 
-    /// The row of global frame `f`, joint `j`.
-    pub fn row(&self, f: usize, j: usize) -> &Row {
-        &self.rows[f * self.joints + j]
+    /// Eight global frames prepared for [`Database::gather`].
+    pub fn frames8(&self, f: [usize; 8]) -> Frames8 {
+        let moving = self.moving_joints();
+        Frames8 {
+            rot: f.map(|f| f * self.joints),
+            pos: f.map(|f| f * moving),
+        }
     }
 
-    /// Index of the first row of global frame `f` (for [`Database::gather`]).
-    pub fn frame_row(&self, f: usize) -> usize {
-        f * self.joints
-    }
-
-    /// Joint `j` of eight frames whose first rows are `base[i]` (from
-    /// [`Database::frame_row`]), transposed into lanes.
+    /// Joint `j` of eight frames, transposed into lanes.
     #[inline(always)]
-    pub fn gather(&self, base: &[usize; 8], j: usize) -> Rowx8 {
-        let row = |i: usize| -> (F32x8, F32x8) {
-            let v: &[f32; 16] = &self.rows[base[i] + j].v;
-            (
-                F32x8::new(v[0..8].try_into().expect("8")),
-                F32x8::new(v[8..16].try_into().expect("8")),
-            )
+    pub fn gather(&self, f: &Frames8, j: usize) -> Rowx8 {
+        let load = |rows: &[Row], base: &[usize; 8], k: usize| -> [F32x8; 8] {
+            F32x8::transpose(core::array::from_fn(|i| F32x8::new(rows[base[i] + k].v)))
         };
-        let rs: [(F32x8, F32x8); 8] = core::array::from_fn(row);
-        let a = F32x8::transpose(rs.map(|x| x.0));
-        let b = F32x8::transpose(rs.map(|x| x.1));
+        let a = load(&self.rot, &f.rot, j);
+        let (pos, step_pos) = match self.moving[j] {
+            Some(k) => {
+                let b = load(&self.pos, &f.pos, k);
+                (Vec3x8::new(b[0], b[1], b[2]), Vec3x8::new(b[3], b[4], b[5]))
+            }
+            None => {
+                let p = self.fixed[j];
+                (Vec3x8::splat(p), Vec3x8::ZERO)
+            }
+        };
         Rowx8 {
-            pos: Vec3x8::new(a[0], a[1], a[2]),
-            rot: Quatx8::new(a[3], a[4], a[5], a[6]),
-            step_rot: Vec3x8::new(a[7], b[0], b[1]),
-            step_pos: Vec3x8::new(b[2], b[3], b[4]),
+            pos,
+            rot: Quatx8::new(a[0], a[1], a[2], a[3]),
+            step_rot: Vec3x8::new(a[4], a[5], a[6]),
+            step_pos,
         }
     }
 }
