@@ -518,7 +518,7 @@ fn sample_cubic_rows(
     let (u1, u2) = ((r10 + r21) * half, (r21 + r32) * half);
     Motionx8 {
         pos: w0 * at.pos + w1 * (at.pos + d21) + w2 * v1 + w3 * v2,
-        rot: lanes::quat_mul(lanes::quat_exp(w1 * r21 + w2 * u1 + w3 * u2), at.rot),
+        rot: lanes::quat_mul(quat_exp_any(w1 * r21 + w2 * u1 + w3 * u2), at.rot),
         vel: (q1 * d21 + q2 * v1 + q3 * v2) * vel_scale,
         ang: (q1 * r21 + q2 * u1 + q3 * u2) * ang_scale,
     }
@@ -854,9 +854,10 @@ impl Crowd {
     }
 }
 
-/// Scratch poses of one worker: a pack's sampled and blended joints, one
-/// buffer per pass (crowd joint order, joint 0 unused), about 13 KB each
-/// for the CMU skeleton, so a pack's passes stay in L1/L2.
+/// Scratch poses of one worker, in crowd joint order (joint 0 the world
+/// root), about 13 KB each for the CMU skeleton, so a pack's passes stay in
+/// L1/L2: `a` the blended input, `b` the inertialized or dead-blended
+/// local pose; `old_a`, `old_b` the same for the sources a transition left.
 struct PackScratch {
     a: Vec<Motionx8>,
     b: Vec<Motionx8>,
@@ -897,63 +898,76 @@ impl Sampler<'_> {
         out: &mut [Motionx8],
         ahead: &[(&[u8], usize)],
     ) {
-        let ang_scale = (self.inv_frame + self.inv_frame) * self.speed;
-        let vel_scale = self.inv_frame * self.speed;
         for (cj, o) in out[1..].iter_mut().enumerate() {
             for &(bytes, size) in ahead {
                 if let Some(item) = bytes.get((cj + 1) * size..(cj + 2) * size) {
                     prefetch(item);
                 }
             }
-            *o = if CUBIC {
-                let (pr, at, nx) = (
-                    self.db.gather(&rows.prev, cj),
-                    self.db.gather(&rows.at, cj),
-                    self.db.gather(&rows.next, cj),
-                );
-                sample_cubic_rows(
-                    &pr,
-                    &at,
-                    &nx,
-                    rows.prev_valid,
-                    rows.alpha,
-                    vel_scale,
-                    ang_scale,
-                )
-            } else {
-                sample_linear_row(
-                    &self.db.gather(&rows.at, cj),
-                    rows.alpha,
-                    vel_scale,
-                    ang_scale,
-                )
-            };
+            *o = self.joint::<CUBIC>(rows, cj);
         }
     }
 
-    /// The blended input of sources `ra` and `rb` into `a[1..]` (`b` is
-    /// scratch): [`blend_joint`] at weight `alpha` changing at `rate` per
-    /// second.
+    /// `a = blend(a, sample(rows))` per joint: the second source sampled and
+    /// blended in one pass ([`blend_joint`] at weight `alpha` changing at
+    /// `rate` per second).
+    #[inline(never)]
+    fn sample_blend<const CUBIC: bool>(
+        &self,
+        rows: &SampleRows,
+        a: &mut [Motionx8],
+        alpha: F32x8,
+        rate: F32x8,
+    ) {
+        for (cj, x) in a[1..].iter_mut().enumerate() {
+            let y = self.joint::<CUBIC>(rows, cj);
+            *x = blend_joint(x, &y, alpha, rate);
+        }
+    }
+
+    /// Clip joint `cj` of one source.
+    #[inline(always)]
+    fn joint<const CUBIC: bool>(&self, rows: &SampleRows, cj: usize) -> Motionx8 {
+        let ang_scale = (self.inv_frame + self.inv_frame) * self.speed;
+        let vel_scale = self.inv_frame * self.speed;
+        if CUBIC {
+            let (pr, at, nx) = (
+                self.db.gather(&rows.prev, cj),
+                self.db.gather(&rows.at, cj),
+                self.db.gather(&rows.next, cj),
+            );
+            sample_cubic_rows(
+                &pr,
+                &at,
+                &nx,
+                rows.prev_valid,
+                rows.alpha,
+                vel_scale,
+                ang_scale,
+            )
+        } else {
+            sample_linear_row(
+                &self.db.gather(&rows.at, cj),
+                rows.alpha,
+                vel_scale,
+                ang_scale,
+            )
+        }
+    }
+
+    /// The blended input of sources `ra` and `rb` into `a[1..]`:
+    /// [`blend_joint`] at weight `alpha` changing at `rate` per second;
+    /// `ahead` as for [`Sampler::sample`].
     fn input<const CUBIC: bool>(
         &self,
         ra: &SampleRows,
         rb: &SampleRows,
         (alpha, rate): (F32x8, F32x8),
         a: &mut [Motionx8],
-        b: &mut [Motionx8],
         ahead: &[(&[u8], usize)],
     ) {
         self.sample::<CUBIC>(ra, a, ahead);
-        self.sample::<CUBIC>(rb, b, &[]);
-        blend_pass(a, b, alpha, rate);
-    }
-}
-
-/// `a = blend(a, b)` per joint ([`blend_joint`]).
-#[inline(never)]
-fn blend_pass(a: &mut [Motionx8], b: &[Motionx8], alpha: F32x8, rate: F32x8) {
-    for (x, y) in a[1..].iter_mut().zip(&b[1..]) {
-        *x = blend_joint(x, y, alpha, rate);
+        self.sample_blend::<CUBIC>(rb, a, alpha, rate);
     }
 }
 
@@ -1040,7 +1054,6 @@ fn step_pack<const CUBIC: bool, const INERT: bool>(
         &rows(&|s| s.new.1),
         (alpha, rate),
         a,
-        b,
         &ahead,
     );
 
@@ -1059,7 +1072,6 @@ fn step_pack<const CUBIC: bool, const INERT: bool>(
             &rows(&|s| s.old.1),
             (alpha, rate),
             old_a,
-            old_b,
             &[],
         );
         let (m_trans, m_active_old) = (mask(trans), mask(active_old));

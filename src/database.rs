@@ -59,6 +59,8 @@ pub struct Database {
     moving: Vec<Option<usize>>,
     /// Per joint, its position where it does not move.
     fixed: Vec<Vec3>,
+    /// Joints whose position moves (the position table's row width).
+    moving_count: usize,
     joints: usize,
     frame_time: f32,
     clips: Vec<(usize, usize)>,
@@ -144,6 +146,7 @@ impl Database {
             pos,
             moving,
             fixed,
+            moving_count: count,
             joints,
             frame_time,
             clips: spans,
@@ -173,7 +176,7 @@ impl Database {
 
     /// Number of joints whose position moves (and has its own rows).
     pub fn moving_joints(&self) -> usize {
-        self.moving.iter().flatten().count()
+        self.moving_count
     }
 
     /// Scale and log-scale step of global frame `f`, joint `j` (1 and 0 for
@@ -186,10 +189,9 @@ impl Database {
 
     /// Eight global frames prepared for [`Database::gather`].
     pub fn frames8(&self, f: [usize; 8]) -> Frames8 {
-        let moving = self.moving_joints();
         Frames8 {
             rot: f.map(|f| f * self.joints),
-            pos: f.map(|f| f * moving),
+            pos: f.map(|f| f * self.moving_count),
         }
     }
 

@@ -52,9 +52,14 @@ struct CrowdArgs {
     /// Number of characters.
     #[arg(long, default_value_t = 10_000, value_parser = clap::value_parser!(u32).range(1..=10_000_000))]
     characters: u32,
-    /// Frames to evaluate (after one warm-up frame).
+    /// Frames to time, after the warm-up.
     #[arg(long, default_value_t = 300, value_parser = clap::value_parser!(u32).range(1..))]
     frames: u32,
+    /// Frames run before timing starts, so the timed frames see the
+    /// crowd's steady state (characters start idle; their first transitions
+    /// come in the first two seconds). Their velocities are checked too.
+    #[arg(long, default_value_t = 120)]
+    warmup: u32,
     /// Worker threads (default: one per core).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1024))]
     threads: Option<u32>,
@@ -176,7 +181,8 @@ fn run_crowd(a: &CrowdArgs) -> Result<(), Box<dyn std::error::Error>> {
     let total = Instant::now();
     pool.install(|| crowd.step());
     let show_bar = !a.json && std::io::stderr().is_terminal();
-    let bar = ProgressBar::new(frames as u64);
+    let warmup = a.warmup as usize;
+    let bar = ProgressBar::new((warmup + frames) as u64);
     bar.set_style(ProgressStyle::with_template(
         "{bar:40} {pos}/{len} frames {elapsed}",
     )?);
@@ -185,13 +191,15 @@ fn run_crowd(a: &CrowdArgs) -> Result<(), Box<dyn std::error::Error>> {
     let mut check = VelocityCheck::default();
     let mut transitions = 0u64;
     pool.install(|| {
-        for _ in 0..frames {
+        for f in 0..warmup + frames {
             if show_bar && total.elapsed() > Duration::from_secs(1) && bar.is_hidden() {
                 bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
             }
             let t = Instant::now();
             let s = crowd.step();
-            times.push(t.elapsed().as_secs_f64());
+            if f >= warmup {
+                times.push(t.elapsed().as_secs_f64());
+            }
             transitions += s.transitions as u64;
             check.max_gap = check.max_gap.max(s.velocity.max_gap);
             check.sum_gap += s.velocity.sum_gap;
@@ -231,6 +239,7 @@ fn run_crowd(a: &CrowdArgs) -> Result<(), Box<dyn std::error::Error>> {
             "characters": a.characters,
             "joints": joints,
             "frames": frames,
+            "warmup_frames": warmup,
             "clips": source,
             "transition": transition,
             "sampling": sampling,
@@ -253,7 +262,7 @@ fn run_crowd(a: &CrowdArgs) -> Result<(), Box<dyn std::error::Error>> {
             kineform::simd_backend()
         );
         println!(
-            "crowd: {} characters x {joints} joints ({source}), {transition}, {sampling} sampling, {frames} frames",
+            "crowd: {} characters x {joints} joints ({source}), {transition}, {sampling} sampling, {frames} frames timed after {warmup} warm-up frames",
             a.characters
         );
         println!(
