@@ -34,6 +34,7 @@ use crate::clip::Clip;
 use crate::database::{Database, Frames8, Rowx8};
 use crate::error::{Error, Result};
 use crate::lanes::{self, CubicWeights, F32x8, Quatx8, Rotor, Vec3x8, splat};
+use crate::prefetch;
 use crate::reference::{self as r, Kform, Pose, Vec3};
 use crate::skeleton::Skeleton;
 
@@ -671,28 +672,6 @@ fn motion_mul(p: &Motionx8, l: &Motionx8) -> Motionx8 {
     }
 }
 
-/// Asks the CPU to start loading `data` into L2, one `prefetcht1` per
-/// 64-byte line; a no-op on other architectures. Issued a joint at a time
-/// while a pack samples, so that its FK and inertialization passes find
-/// the world output and offsets in cache instead of waiting on DRAM.
-#[inline(always)]
-fn prefetch(data: &[u8]) {
-    #[cfg(target_arch = "x86_64")]
-    for line in data.chunks(64) {
-        // SAFETY: `_mm_prefetch` needs SSE, part of the x86_64 baseline, so
-        // the target feature is always present; a prefetch is only a hint
-        // that never faults or reads architecturally, and the pointer is
-        // into a live slice anyway.
-        unsafe {
-            core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T1 }>(
-                line.as_ptr().cast(),
-            )
-        };
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = data;
-}
-
 /// A lane mask from eight flags, opaque to the optimizer so that the
 /// bitwise selects of [`update_offset`] stay bitwise.
 fn mask(b: [bool; 8]) -> F32x8 {
@@ -901,7 +880,7 @@ impl Sampler<'_> {
         for (cj, o) in out[1..].iter_mut().enumerate() {
             for &(bytes, size) in ahead {
                 if let Some(item) = bytes.get((cj + 1) * size..(cj + 2) * size) {
-                    prefetch(item);
+                    prefetch::to_l2(item);
                 }
             }
             *o = self.joint::<CUBIC>(rows, cj);

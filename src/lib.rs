@@ -28,6 +28,7 @@ pub mod data;
 pub mod database;
 pub mod error;
 pub mod lanes;
+mod prefetch;
 pub mod reference;
 pub mod skeleton;
 pub mod stream;
