@@ -301,6 +301,71 @@ fn bad_configurations_are_refused() {
     assert!(ReferenceCrowd::new(&[scaled], &skel, ok).is_ok());
 }
 
+/// Any f32 a caller could pass: special values, extremes, subnormals and
+/// ordinary magnitudes of both signs.
+fn any_f32() -> impl proptest::strategy::Strategy<Value = f32> {
+    use proptest::prelude::*;
+    prop_oneof![
+        Just(f32::NAN),
+        Just(f32::INFINITY),
+        Just(f32::NEG_INFINITY),
+        Just(0.0),
+        Just(-0.0),
+        Just(f32::MAX),
+        Just(f32::MIN_POSITIVE),
+        Just(1e-40),
+        -10.0f32..10.0,
+        0.0f32..1e-3,
+        1e3f32..1e30,
+    ]
+}
+
+/// Usually a valid (finite, positive) value, extremes included; now and
+/// then anything at all.
+fn mostly_valid() -> impl proptest::strategy::Strategy<Value = f32> {
+    use proptest::prelude::*;
+    prop_oneof![
+        6 => 1e-3f32..10.0,
+        1 => Just(f32::MIN_POSITIVE),
+        1 => Just(1e-30f32),
+        1 => Just(1e30f32),
+        1 => any_f32(),
+    ]
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(200))]
+    /// Any configuration either is refused with an error or runs: no f32
+    /// value makes the crowd panic (NaN or infinite positions may come out
+    /// of absurd spacings; that is the caller's input, not a crash).
+    #[test]
+    fn no_configuration_panics(dt in mostly_valid(), blend in mostly_valid(), hl in mostly_valid(), every in (mostly_valid(), mostly_valid()),
+                               rate in (mostly_valid(), mostly_valid()), spacing in mostly_valid(), characters in 1usize..20, cubic: bool, dead: bool) {
+        let (clips, skel) = clip();
+        let cfg = CrowdConfig {
+            characters,
+            sampling: if cubic { Sampling::Cubic } else { Sampling::Linear },
+            transition: if dead { Transition::DeadBlend } else { Transition::Inertialize },
+            dt,
+            blend_duration: blend,
+            extrapolation_halflife: hl,
+            transition_every: every,
+            playback_rate: rate,
+            spacing,
+            seed: 5,
+        };
+        let lanes = Crowd::new(&clips, &skel, cfg.clone());
+        let reference = ReferenceCrowd::new(&clips, &skel, cfg);
+        proptest::prop_assert_eq!(lanes.is_ok(), reference.is_ok());
+        if let (Ok(mut l), Ok(mut r)) = (lanes, reference) {
+            for _ in 0..3 {
+                let (sl, sr) = (l.step(), r.step());
+                proptest::prop_assert_eq!(sl.transitions, sr.transitions);
+            }
+        }
+    }
+}
+
 #[cfg(feature = "cli")]
 mod cli {
     use std::process::Command;
