@@ -7,13 +7,15 @@
 //!
 //! Two implementations of the same frame:
 //!
-//! - [`Crowd`]: eight characters per pack, every stage fused per pack and
-//!   per joint so a pack's data stays in L1/L2 (sample A, sample B, blend,
-//!   inertialize or dead-blend, FK, the velocity check), packs across cores
-//!   with rayon. Sampling reads a [`Database`] whose rows hold each frame's
-//!   step to the next, so linear sampling is `exp(a w) r` with no logarithm,
-//!   and `slerp(a, b, t)` is evaluated as `exp(t log(b a⁻¹)) a`, sharing the
-//!   logarithm the angular velocity needs anyway.
+//! - [`Crowd`]: eight characters per pack; each pack's frame is a few
+//!   passes over its joints whose data stays in L1/L2 (sample source A;
+//!   sample source B and blend; inertialize or dead-blend; FK straight into
+//!   the world output with the velocity check), packs across cores with
+//!   rayon. Sampling reads a [`Database`] whose rows hold each frame's step
+//!   to the next, so linear sampling is `exp(a w) r` with no logarithm, and
+//!   `slerp(a, b, t)` is evaluated as `exp(t log(b a⁻¹)) a`, sharing the
+//!   logarithm the angular velocity needs anyway. PERF.md has its figures
+//!   and where its time goes.
 //! - [`ReferenceCrowd`]: the same frame through [`crate::reference`], one
 //!   character at a time (`kineform crowd --scalar`).
 //!
