@@ -103,6 +103,8 @@ pub fn check(data: &[u8]) {
     let _ = (
         lanes::quat_exp(v),
         lanes::quat_log(q),
+        lanes::quat_exp_short(v),
+        lanes::quat_log_short(q),
         lanes::quat_slerp_shortest(q, Quatx8::IDENTITY, f),
         lanes::quat_between(v, Vec3x8::ONE),
     );
@@ -139,6 +141,31 @@ pub fn check(data: &[u8]) {
             let q: [Quat; 8] = core::array::from_fn(|_| b.quat());
             let e = lanes::quat_exp(Vec3x8::from_array(v)).to_array();
             let l = lanes::quat_log(Quatx8::from_array(q)).to_array();
+            // The short variants on their domain: |v| <= π/2, w >= 0.
+            let vs: [Vec3; 8] = core::array::from_fn(|_| b.vec3(0.9));
+            let qa = q.map(r::quat_abs);
+            let es = lanes::quat_exp_short(Vec3x8::from_array(vs)).to_array();
+            let ls = lanes::quat_log_short(Quatx8::from_array(qa)).to_array();
+            for i in 0..8 {
+                let exp_ref = r::quat_exp(vs[i]).to_array();
+                close(
+                    "quat_exp_short",
+                    &es[i].to_array(),
+                    &exp_ref,
+                    1.0,
+                    TRANSC.0,
+                    TRANSC.1,
+                );
+                let log_ref = r::quat_log(qa[i]).to_array();
+                close(
+                    "quat_log_short",
+                    &ls[i].to_array(),
+                    &log_ref,
+                    1.0,
+                    TRANSC.0,
+                    TRANSC.1,
+                );
+            }
             for i in 0..8 {
                 close(
                     "quat_exp",
