@@ -427,6 +427,29 @@ fn sampling_clamps_time_and_frame_time() {
     assert_eq!(o.pos[0], Vec3::ZERO);
     r::op_sample_linear(&mut o, p, q, s, 10.0, 1.0);
     assert_eq!((o.pos[0], o.vel[0]), (Vec3::splat(2.0), Vec3::ZERO));
+    // Frame indices past any clip (a huge time, a tiny frame time, an
+    // infinite quotient) clamp to the last frame: no overflow of st + 1
+    // (found by tests/crowd.rs's configuration proptest), no NaN weight.
+    for (time, dt) in [
+        (1e30, 1.0 / 120.0),
+        (1.0, 1e-40),
+        (f32::MAX, f32::MIN_POSITIVE),
+        (3e38, 1e-3),
+    ] {
+        assert_eq!(r::sample_frame(time, dt), (r::MAX_SAMPLE_FRAME, 0.0));
+        r::op_sample_linear(&mut o, p, q, s, time, dt);
+        assert_eq!(
+            (o.pos[0], o.vel[0]),
+            (Vec3::splat(2.0), Vec3::ZERO),
+            "{time} {dt}"
+        );
+        r::op_sample_cubic(&mut o, p, q, s, time, dt);
+        assert_eq!(
+            (o.pos[0], o.vel[0]),
+            (Vec3::splat(2.0), Vec3::ZERO),
+            "{time} {dt}"
+        );
+    }
 }
 
 #[test]

@@ -14,17 +14,28 @@ use super::pose::{Pose, Slice2d};
 ///
 /// Deviations from the published `(int)(time / dt)` and `fmod`: a negative
 /// `time` is clamped to 0 (the published code extrapolates backwards past
-/// the first frame with a negative `alpha`), and `dt <= 0` or a non-finite
-/// time samples frame 0.
+/// the first frame with a negative `alpha`), `dt <= 0` or a non-finite
+/// time samples frame 0, and a frame index of [`MAX_SAMPLE_FRAME`] or more
+/// (including an infinite `time / dt`) is that frame with `alpha = 0`: no
+/// clip is that long, so sampling clamps to its last frame, and the
+/// neighbouring indices `st ± 2` cannot overflow.
 #[inline]
 pub fn sample_frame(time: f32, dt: f32) -> (i64, f32) {
     if dt.is_nan() || dt <= 0.0 || !time.is_finite() {
         return (0, 0.0);
     }
     let f = (time / dt).max(0.0);
+    // Not NaN: time is finite and dt > 0 (an infinite quotient is caught here).
+    if f >= MAX_SAMPLE_FRAME as f32 {
+        return (MAX_SAMPLE_FRAME, 0.0);
+    }
     let st = f.floor();
     (st as i64, f - st)
 }
+
+/// The largest frame index [`sample_frame`] returns: 2²⁴, where f32 stops
+/// resolving fractions of a frame.
+pub const MAX_SAMPLE_FRAME: i64 = 1 << 24;
 
 fn clamp_row(i: i64, rows: usize) -> usize {
     i.clamp(0, rows as i64 - 1) as usize
