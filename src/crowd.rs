@@ -260,7 +260,8 @@ impl Character {
         let old = (adv(self.a, self.rate), adv(self.b, self.rate));
         self.phase += self.freq * dt;
         if self.phase >= std::f32::consts::TAU {
-            self.phase -= std::f32::consts::TAU;
+            // Once per turn; the remainder only matters for absurd steps.
+            self.phase = (self.phase - std::f32::consts::TAU) % std::f32::consts::TAU;
         }
         self.countdown -= dt;
         self.blend_time = (self.blend_time + dt).min(IDLE);
