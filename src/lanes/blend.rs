@@ -2,9 +2,9 @@
 //! ([`crate::reference::blend`] per lane; weights are lane vectors).
 
 use super::kform::Kformx8;
-use super::math::{F32x8, Rotor, Vec3x8, clampf, eerp_vec3, exp_vec3, lerp_vec3, log_vec3, splat};
+use super::math::{F32x8, Rotor, Vec3x8, clampf, exp_vec3, lerp_vec3, log_vec3, splat};
 use super::math::{
-    quat_abs, quat_from_scaled_angle_axis, quat_mul, quat_mul_inv, quat_slerp_shortest,
+    quat_abs, quat_exp, quat_from_scaled_angle_axis, quat_log, quat_mul, quat_mul_inv,
     quat_to_scaled_angle_axis,
 };
 use crate::reference::blend::EPS_SMOOTHSTEP;
@@ -49,16 +49,28 @@ pub fn weight_rate(alpha_vel: F32x8, dt: F32x8) -> F32x8 {
 }
 
 /// One joint of [`op_blend`]: `rate` is `alpha_vel / dt` (0 for a static blend).
+///
+/// The reference's terms, with the work they share done once: the
+/// rotation's slerp is `exp(alpha w) l` with `w = log(quat_abs(r l⁻¹))`,
+/// the same `w` whose double is the angular velocity term (for unit
+/// quaternions this is `quat_slerp_shortest` exactly: the shortest arc from
+/// `l` to `r`, and `l` itself for equal or opposite inputs); the scale's
+/// `eerp` and its velocity term share `ln l.scl` and `ln r.scl`
+/// (`ln(r / l) = ln r - ln l`). Three logarithms and the slerp's three sines
+/// fewer than evaluating each term on its own.
 #[inline(always)]
 pub fn kform_blend(l: &Kformx8, r: &Kformx8, alpha: F32x8, rate: F32x8) -> Kformx8 {
+    let w = quat_log(quat_abs(quat_mul_inv(r.rot, l.rot)));
+    let (ll, lr) = (log_vec3(l.scl), log_vec3(r.scl));
+    let keep = splat(1.0) - alpha;
+    let eerp = |x: F32x8, y: F32x8| keep.mul_add(x, alpha * y).exp();
     Kformx8 {
         pos: lerp_vec3(l.pos, r.pos, alpha),
-        rot: quat_slerp_shortest(l.rot, r.rot, alpha),
-        scl: eerp_vec3(l.scl, r.scl, alpha),
+        rot: quat_mul(quat_exp(w * alpha), l.rot),
+        scl: Vec3x8::new(eerp(ll.x, lr.x), eerp(ll.y, lr.y), eerp(ll.z, lr.z)),
         vel: lerp_vec3(l.vel, r.vel, alpha) + (r.pos - l.pos) * rate,
-        ang: lerp_vec3(l.ang, r.ang, alpha)
-            + quat_to_scaled_angle_axis(quat_abs(quat_mul_inv(r.rot, l.rot))) * rate,
-        svl: lerp_vec3(l.svl, r.svl, alpha) + log_vec3(r.scl / l.scl) * rate,
+        ang: lerp_vec3(l.ang, r.ang, alpha) + (w + w) * rate,
+        svl: lerp_vec3(l.svl, r.svl, alpha) + (lr - ll) * rate,
     }
 }
 
