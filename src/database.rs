@@ -10,8 +10,9 @@
 //! different times gather a joint with one aligned load per lane and one
 //! 8×8 transpose (two for a moving joint), and the CMU clip's 277 frames ×
 //! 31 joints take 275 KB, which fits in L2 beside a pack's working set.
-//! Scales are stored apart, and only when some clip has a scale other than
-//! 1.
+//! Scales are stored apart, and only when some clip has a scale other
+//! than one. Rotations are taken as unit quaternions (BVH clips are): the
+//! crowd's short-domain exponential and logarithm rely on it.
 
 use bytemuck::{Pod, Zeroable};
 

@@ -3,9 +3,9 @@
 //! gathered per lane, then the math runs 8-wide.
 
 use super::kform::Kformx8;
-use super::math::{F32x8, Quatx8, Vec3x8, div_dt, eerp_vec3, exp_vec3, lerp_vec3, log_vec3, splat};
+use super::math::{F32x8, Quatx8, Vec3x8, div_dt, exp_vec3, lerp_vec3, log_vec3, splat};
 use super::math::{
-    quat_abs, quat_from_scaled_angle_axis, quat_mul, quat_mul_inv, quat_slerp_shortest,
+    quat_abs, quat_exp_short, quat_from_scaled_angle_axis, quat_log, quat_mul, quat_mul_inv,
     quat_to_scaled_angle_axis,
 };
 use crate::reference::{Quat, Slice2d, Vec3, sample_frame};
@@ -46,6 +46,14 @@ pub fn sample_rows<const K: usize>(
 
 /// Linear sampling of one joint between rows `s0` and `s1` with weight
 /// `alpha` (per lane): the kernel of [`op_sample_linear`].
+///
+/// The reference's terms with their shared work done once: the slerp is
+/// `exp(alpha w) r0` with `w = log(quat_abs(r1 r0⁻¹))`, whose double over
+/// `dt` is the angular velocity; `w` is a shortest-arc half-angle vector
+/// (`|w| <= π/2`, whatever the quaternions' norms, as [`quat_log`] measures
+/// the angle with `atan2`) and `alpha` is in `[0, 1)`, so the short-domain
+/// [`quat_exp_short`] applies. The scale's `eerp` and velocity share `ln c0`
+/// and `ln c1`.
 #[inline(always)]
 pub fn sample_linear_joint(
     p: [Vec3x8; 2],
@@ -54,16 +62,17 @@ pub fn sample_linear_joint(
     alpha: F32x8,
     dt: F32x8,
 ) -> Kformx8 {
+    let w = quat_log(quat_abs(quat_mul_inv(r[1], r[0])));
+    let (l0, l1) = (log_vec3(c[0]), log_vec3(c[1]));
+    let keep = splat(1.0) - alpha;
+    let eerp = |x: F32x8, y: F32x8| keep.mul_add(x, alpha * y).exp();
     Kformx8 {
         pos: lerp_vec3(p[0], p[1], alpha),
         vel: div_dt(p[1] - p[0], dt),
-        rot: quat_slerp_shortest(r[0], r[1], alpha),
-        ang: div_dt(
-            quat_to_scaled_angle_axis(quat_abs(quat_mul_inv(r[1], r[0]))),
-            dt,
-        ),
-        scl: eerp_vec3(c[0], c[1], alpha),
-        svl: div_dt(log_vec3(c[1] / c[0]), dt),
+        rot: quat_mul(quat_exp_short(w * alpha), r[0]),
+        ang: div_dt(w + w, dt),
+        scl: Vec3x8::new(eerp(l0.x, l1.x), eerp(l0.y, l1.y), eerp(l0.z, l1.z)),
+        svl: div_dt(l1 - l0, dt),
     }
 }
 
