@@ -111,6 +111,60 @@ fn lanes_crowd_equals_reference_crowd() {
     }
 }
 
+/// Two clips of different subjects (different bone lengths, so joints whose
+/// position differs between clips get position rows in the database): the
+/// 8-lane crowd still equals the reference crowd.
+#[test]
+fn two_clips_of_different_subjects() {
+    let (mut clips, skel) = clip();
+    let other = kineform::bvh::load(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/data/mocap/cmu_131_01_max.bvh"
+    ))
+    .unwrap();
+    assert_eq!(other.skeleton.parents(), skel.parents());
+    // One clip: only the root moves (BVH position channels); two subjects:
+    // most joints' offsets differ between them (21 of 31 here).
+    assert_eq!(
+        kineform::database::Database::new(&clips)
+            .unwrap()
+            .moving_joints(),
+        1
+    );
+    clips.push(other.clip);
+    let moving = kineform::database::Database::new(&clips)
+        .unwrap()
+        .moving_joints();
+    assert!(moving > 1 && moving <= skel.len(), "{moving}");
+    let cfg = CrowdConfig {
+        characters: 9,
+        seed: 21,
+        ..Default::default()
+    };
+    let mut lanes = Crowd::new(&clips, &skel, cfg.clone()).unwrap();
+    let mut reference = ReferenceCrowd::new(&clips, &skel, cfg).unwrap();
+    let joints = lanes.skeleton().len();
+    let (mut d, mut used) = (Diffs::default(), [false; 2]);
+    for _ in 0..240 {
+        assert_eq!(lanes.step().transitions, reference.step().transitions);
+        for c in 0..9 {
+            used[lanes.character(c).unwrap().sources().0.clip] = true;
+            for j in 0..joints {
+                compare(
+                    &lanes.world_kform(c, j).unwrap(),
+                    &reference.world_kform(c, j).unwrap(),
+                    &mut d,
+                );
+            }
+        }
+    }
+    assert_eq!(used, [true, true], "both clips played");
+    assert!(
+        d.pos <= 1.0 && d.rot <= 1.0 && d.vel <= 1.0 && d.ang <= 1.0,
+        "{d:?}"
+    );
+}
+
 /// The live check: the propagated world velocities against the finite
 /// difference of world positions, `|(p1 - p0) / dt - (v0 + v1) / 2|`.
 /// Two parts make up the gap of a correct pipeline: the finite
