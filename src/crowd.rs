@@ -693,6 +693,8 @@ pub struct Crowd {
     offsets: Vec<Offsetx8>,
     transition: Vec<Motionx8>,
     world: Vec<Motionx8>,
+    /// Each pack's joint 0: the characters' places in the world (static).
+    roots: Vec<Motionx8>,
     frames: u64,
 }
 
@@ -702,6 +704,7 @@ struct Shared<'a> {
     db: &'a Database,
     parents: &'a [i32],
     clip_lengths: &'a [f32],
+    roots: &'a [Motionx8],
     characters: usize,
     first: bool,
 }
@@ -724,8 +727,20 @@ impl Crowd {
         let skel = crowd_skeleton(skeleton)?;
         let packs = cfg.characters.div_ceil(8);
         let j = skel.len();
-        let characters = (0..packs * 8)
+        let characters: Vec<Character> = (0..packs * 8)
             .map(|i| Character::new(i, &clip_lengths, &cfg))
+            .collect();
+        let roots = characters
+            .chunks(8)
+            .map(|chars| {
+                let w: [Kform; 8] = core::array::from_fn(|i| chars[i].world());
+                Motionx8 {
+                    pos: Vec3x8::from_array(w.map(|k| k.pos)),
+                    rot: Quatx8::from_array(w.map(|k| k.rot)),
+                    vel: Vec3x8::ZERO,
+                    ang: Vec3x8::ZERO,
+                }
+            })
             .collect();
         let zero = Offsetx8 {
             pos: Vec3x8::ZERO,
@@ -742,6 +757,7 @@ impl Crowd {
             offsets: vec![zero; if inert { packs * j } else { 0 }],
             transition: vec![Motionx8::REST; if inert { 0 } else { packs * j }],
             world: vec![Motionx8::REST; packs * j],
+            roots,
             frames: 0,
             cfg,
         })
@@ -803,6 +819,7 @@ impl Crowd {
             db: &self.db,
             parents: self.skeleton.parents(),
             clip_lengths: &self.clip_lengths,
+            roots: &self.roots,
             characters: self.cfg.characters,
             first: self.frames == 0,
         };
@@ -1104,13 +1121,7 @@ fn step_pack<const CUBIC: bool, const INERT: bool>(
 
     // Joint 0, each character's place in the world, then forward
     // kinematics into the world output, parents first.
-    let w0: [Kform; 8] = core::array::from_fn(|i| chars[i].world());
-    local[0] = Motionx8 {
-        pos: Vec3x8::from_array(w0.map(|k| k.pos)),
-        rot: Quatx8::from_array(w0.map(|k| k.rot)),
-        vel: Vec3x8::ZERO,
-        ang: Vec3x8::ZERO,
-    };
+    local[0] = sh.roots[p];
     let check = fk_pass(
         world,
         local,

@@ -130,7 +130,7 @@ fn load_clips(
 }
 
 enum AnyCrowd {
-    Lanes(Crowd),
+    Lanes(Box<Crowd>),
     Scalar(ReferenceCrowd),
 }
 
@@ -172,7 +172,7 @@ fn run_crowd(a: &CrowdArgs) -> Result<(), Box<dyn std::error::Error>> {
     let mut crowd = if a.scalar {
         AnyCrowd::Scalar(ReferenceCrowd::new(&clips, &skeleton, cfg.clone())?)
     } else {
-        AnyCrowd::Lanes(Crowd::new(&clips, &skeleton, cfg.clone())?)
+        AnyCrowd::Lanes(Box::new(Crowd::new(&clips, &skeleton, cfg.clone())?))
     };
     let joints = skeleton.len();
     let frames = a.frames as usize;
