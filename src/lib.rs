@@ -9,7 +9,7 @@
 //! animations from motion capture, propagating velocities). Data flows one
 //! way:
 //!
-//! - [`reference`]: plain scalar f32 code that mirrors the articles;
+//! - [`reference`](mod@reference): plain scalar f32 code that mirrors the articles;
 //! - [`lanes`]: the same functions over eight lanes ([`lanes::F32x8`],
 //!   [`lanes::Vec3x8`], [`lanes::Quatx8`], [`lanes::Kformx8`]), branch-free;
 //! - [`stream`] and [`skeleton`]: structure-of-arrays storage owned as lane
