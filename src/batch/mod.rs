@@ -1,4 +1,4 @@
-//! Batch entry points: one kernel over a whole [`Stream`](crate::stream::Stream) or [`CrowdPose`](crate::stream::CrowdPose).
+//! Batch entry points: one kernel over a whole [`Stream`](crate::stream::Stream) or [`CrowdPose`].
 //!
 //! Every call validates its inputs first (lengths, skeleton, `dt`,
 //! half-lives, blend durations) and returns an [`Error`] without writing
