@@ -506,18 +506,12 @@ fn sample_cubic_rows(
         three * x2 - splat(4.0) * x + splat(1.0),
         three * x2 - two * x,
     );
-    let d10 = Vec3x8::new(
-        valid & prev.step_pos.x,
-        valid & prev.step_pos.y,
-        valid & prev.step_pos.z,
-    );
+    // Steps into the frame before, zero where there is none.
+    let masked = |v: Vec3x8| Vec3x8::new(valid & v.x, valid & v.y, valid & v.z);
+    let d10 = masked(prev.step_pos);
     let (d21, d32) = (at.step_pos, next.step_pos);
     let (v1, v2) = ((d10 + d21) * half, (d21 + d32) * half);
-    let r10 = Vec3x8::new(
-        valid & prev.step_rot.x,
-        valid & prev.step_rot.y,
-        valid & prev.step_rot.z,
-    );
+    let r10 = masked(prev.step_rot);
     let (r21, r32) = (at.step_rot, next.step_rot);
     let (u1, u2) = ((r10 + r21) * half, (r21 + r32) * half);
     Motionx8 {
@@ -621,13 +615,7 @@ fn select_motion(m: F32x8, a: &Motionx8, b: &Motionx8) -> Motionx8 {
 /// on AMD Zen; with the mask opaque (see [`mask`]) it cannot here.
 #[inline(always)]
 fn update_offset(m: F32x8, new: &Offsetx8, state: &mut Offsetx8) {
-    let v = |n: Vec3x8, o: Vec3x8| {
-        Vec3x8::new(
-            m.bitselect(n.x, o.x),
-            m.bitselect(n.y, o.y),
-            m.bitselect(n.z, o.z),
-        )
-    };
+    let v = |n, o| bitselect_vec3(m, n, o);
     *state = Offsetx8 {
         pos: v(new.pos, state.pos),
         vel: v(new.vel, state.vel),
@@ -639,13 +627,7 @@ fn update_offset(m: F32x8, new: &Offsetx8, state: &mut Offsetx8) {
 /// [`update_offset`] for a [`Motionx8`].
 #[inline(always)]
 fn update_motion(m: F32x8, new: &Motionx8, state: &mut Motionx8) {
-    let v = |n: Vec3x8, o: Vec3x8| {
-        Vec3x8::new(
-            m.bitselect(n.x, o.x),
-            m.bitselect(n.y, o.y),
-            m.bitselect(n.z, o.z),
-        )
-    };
+    let v = |n, o| bitselect_vec3(m, n, o);
     let (n, o) = (new.rot, state.rot);
     let rot = Quatx8::new(
         m.bitselect(n.w, o.w),
@@ -659,6 +641,16 @@ fn update_motion(m: F32x8, new: &Motionx8, state: &mut Motionx8) {
         vel: v(new.vel, state.vel),
         ang: v(new.ang, state.ang),
     };
+}
+
+/// `m ? n : o` per component, bitwise (see [`update_offset`]).
+#[inline(always)]
+fn bitselect_vec3(m: F32x8, n: Vec3x8, o: Vec3x8) -> Vec3x8 {
+    Vec3x8::new(
+        m.bitselect(n.x, o.x),
+        m.bitselect(n.y, o.y),
+        m.bitselect(n.z, o.z),
+    )
 }
 
 /// Forward kinematics step at unit scale ([`lanes::kform_mul`] without

@@ -58,6 +58,49 @@ fn compare(a: &Kform, b: &Kform, d: &mut Diffs) {
     d.ang = d.ang.max(scaled(a.ang, b.ang, 2e-4, 1e-5));
 }
 
+/// What a lanes-vs-reference run saw.
+struct Run {
+    diffs: Diffs,
+    transitions: u32,
+    clips_played: Vec<bool>,
+}
+
+/// Runs the 8-lane and the reference crowd side by side for `frames`
+/// frames on two threads, asserting the same schedule every frame, and
+/// returns the worst differences of every character's world pose.
+fn run_both(clips: &[Clip], skel: &Skeleton, cfg: CrowdConfig, frames: usize) -> Run {
+    let n = cfg.characters;
+    let mut lanes = Crowd::new(clips, skel, cfg.clone()).unwrap();
+    let mut reference = ReferenceCrowd::new(clips, skel, cfg).unwrap();
+    let joints = lanes.skeleton().len();
+    let mut run = Run {
+        diffs: Diffs::default(),
+        transitions: 0,
+        clips_played: vec![false; clips.len()],
+    };
+    pool(2).install(|| {
+        for _ in 0..frames {
+            let (sl, sr) = (lanes.step(), reference.step());
+            assert_eq!(sl.transitions, sr.transitions, "the same schedule");
+            run.transitions += sl.transitions;
+            for c in 0..n {
+                let sources = lanes.character(c).unwrap().sources();
+                assert_eq!(sources, reference.character(c).unwrap().sources());
+                run.clips_played[sources.0.clip] = true;
+                for j in 0..joints {
+                    compare(
+                        &lanes.world_kform(c, j).unwrap(),
+                        &reference.world_kform(c, j).unwrap(),
+                        &mut run.diffs,
+                    );
+                }
+            }
+        }
+    });
+    assert!(lanes.world_kform(n, 0).is_none() && lanes.world_kform(0, joints).is_none());
+    run
+}
+
 #[test]
 fn lanes_crowd_equals_reference_crowd() {
     let (clips, skel) = clip();
@@ -70,32 +113,11 @@ fn lanes_crowd_equals_reference_crowd() {
             seed: 7,
             ..Default::default()
         };
-        let mut lanes = Crowd::new(&clips, &skel, cfg.clone()).unwrap();
-        let mut reference = ReferenceCrowd::new(&clips, &skel, cfg).unwrap();
-        let joints = lanes.skeleton().len();
-        let mut d = Diffs::default();
-        let mut transitions = 0;
-        pool(2).install(|| {
-            for _ in 0..300 {
-                let sl = lanes.step();
-                let sr = reference.step();
-                assert_eq!(sl.transitions, sr.transitions, "the same schedule");
-                transitions += sl.transitions;
-                for c in 0..9 {
-                    assert_eq!(
-                        lanes.character(c).unwrap().sources(),
-                        reference.character(c).unwrap().sources()
-                    );
-                    for j in 0..joints {
-                        compare(
-                            &lanes.world_kform(c, j).unwrap(),
-                            &reference.world_kform(c, j).unwrap(),
-                            &mut d,
-                        );
-                    }
-                }
-            }
-        });
+        let Run {
+            diffs: d,
+            transitions,
+            ..
+        } = run_both(&clips, &skel, cfg, 300);
         println!(
             "{sampling:?} {transition:?}: {transitions} transitions, worst diff / tolerance {d:?}"
         );
@@ -107,7 +129,6 @@ fn lanes_crowd_equals_reference_crowd() {
             d.pos <= 1.0 && d.rot <= 1.0 && d.vel <= 1.0 && d.ang <= 1.0,
             "{sampling:?} {transition:?}: {d:?}"
         );
-        assert!(lanes.world_kform(9, 0).is_none() && lanes.world_kform(0, joints).is_none());
     }
 }
 
@@ -141,24 +162,12 @@ fn two_clips_of_different_subjects() {
         seed: 21,
         ..Default::default()
     };
-    let mut lanes = Crowd::new(&clips, &skel, cfg.clone()).unwrap();
-    let mut reference = ReferenceCrowd::new(&clips, &skel, cfg).unwrap();
-    let joints = lanes.skeleton().len();
-    let (mut d, mut used) = (Diffs::default(), [false; 2]);
-    for _ in 0..240 {
-        assert_eq!(lanes.step().transitions, reference.step().transitions);
-        for c in 0..9 {
-            used[lanes.character(c).unwrap().sources().0.clip] = true;
-            for j in 0..joints {
-                compare(
-                    &lanes.world_kform(c, j).unwrap(),
-                    &reference.world_kform(c, j).unwrap(),
-                    &mut d,
-                );
-            }
-        }
-    }
-    assert_eq!(used, [true, true], "both clips played");
+    let Run {
+        diffs: d,
+        clips_played,
+        ..
+    } = run_both(&clips, &skel, cfg, 240);
+    assert_eq!(clips_played, [true, true], "both clips played");
     assert!(
         d.pos <= 1.0 && d.rot <= 1.0 && d.vel <= 1.0 && d.ang <= 1.0,
         "{d:?}"
