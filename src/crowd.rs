@@ -418,15 +418,31 @@ impl Motionx8 {
     };
 }
 
-/// An inertialization offset of one joint of eight characters, rotation as
-/// a half-angle vector (logged once, at the transition).
+/// The rotational half of an inertialization offset of one joint of eight
+/// characters: the rotation as a half-angle vector (logged once, at the
+/// transition) and the angular velocity. Kept for every joint.
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
 #[repr(C)]
-struct Offsetx8 {
-    pos: Vec3x8,
-    vel: Vec3x8,
+struct TurnOffsetx8 {
     rot: Vec3x8,
     ang: Vec3x8,
+}
+
+/// The positional half of an inertialization offset: kept only for joints
+/// whose position moves. Every other joint's offset is [`ShiftOffsetx8::ZERO`],
+/// its local position being the same in every pose.
+#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
+#[repr(C)]
+struct ShiftOffsetx8 {
+    pos: Vec3x8,
+    vel: Vec3x8,
+}
+
+impl ShiftOffsetx8 {
+    const ZERO: ShiftOffsetx8 = ShiftOffsetx8 {
+        pos: Vec3x8::ZERO,
+        vel: Vec3x8::ZERO,
+    };
 }
 
 /// Per-lane sampling rows of one source for a pack: the first database
@@ -538,14 +554,17 @@ fn blend_joint(a: &Motionx8, b: &Motionx8, alpha: F32x8, rate: F32x8) -> Motionx
 /// The offset from the displayed pose `l` to the new input `r`
 /// ([`r::op_inertialize_offset`], rotation stored as a half-angle vector).
 #[inline(always)]
-fn offset_between(l: &Motionx8, r: &Motionx8) -> Offsetx8 {
+fn offset_between(l: &Motionx8, r: &Motionx8) -> (TurnOffsetx8, ShiftOffsetx8) {
     let rot = lanes::quat_abs(lanes::quat_mul_inv(l.rot, r.rot));
-    Offsetx8 {
-        pos: l.pos - r.pos,
-        vel: l.vel - r.vel,
+    let turn = TurnOffsetx8 {
         rot: lanes::quat_log(rot),
         ang: l.ang - Rotor::new(rot).apply(r.ang),
-    }
+    };
+    let shift = ShiftOffsetx8 {
+        pos: l.pos - r.pos,
+        vel: l.vel - r.vel,
+    };
+    (turn, shift)
 }
 
 /// [`lanes::quat_exp`], through [`lanes::quat_exp_short`] when every lane
@@ -567,14 +586,19 @@ fn quat_exp_any(v: Vec3x8) -> Quatx8 {
 /// so the offset is the identity and the input passes through unchanged
 /// (bit for bit, offsets being finite).
 #[inline(always)]
-fn inertialize_joint(o: &Offsetx8, i: &Motionx8, w: &CubicWeights) -> Motionx8 {
-    let saa = o.rot + o.rot;
-    let off_rot = quat_exp_any(w.offset(saa, o.ang) * splat(0.5));
+fn inertialize_joint(
+    t: &TurnOffsetx8,
+    s: &ShiftOffsetx8,
+    i: &Motionx8,
+    w: &CubicWeights,
+) -> Motionx8 {
+    let saa = t.rot + t.rot;
+    let off_rot = quat_exp_any(w.offset(saa, t.ang) * splat(0.5));
     Motionx8 {
-        pos: i.pos + w.offset(o.pos, o.vel),
+        pos: i.pos + w.offset(s.pos, s.vel),
         rot: lanes::quat_mul(off_rot, i.rot),
-        vel: i.vel + w.velocity(o.pos, o.vel),
-        ang: Rotor::new(off_rot).apply_add(i.ang, w.velocity(saa, o.ang)),
+        vel: i.vel + w.velocity(s.pos, s.vel),
+        ang: Rotor::new(off_rot).apply_add(i.ang, w.velocity(saa, t.ang)),
     }
 }
 
@@ -614,17 +638,23 @@ fn select_motion(m: F32x8, a: &Motionx8, b: &Motionx8) -> Motionx8 {
 /// (`vmaskmovps`), which are microcoded and many times slower than a store
 /// on AMD Zen; with the mask opaque (see [`mask`]) it cannot here.
 #[inline(always)]
-fn update_offset(m: F32x8, new: &Offsetx8, state: &mut Offsetx8) {
-    let v = |n, o| bitselect_vec3(m, n, o);
-    *state = Offsetx8 {
-        pos: v(new.pos, state.pos),
-        vel: v(new.vel, state.vel),
-        rot: v(new.rot, state.rot),
-        ang: v(new.ang, state.ang),
+fn update_turn(m: F32x8, new: &TurnOffsetx8, state: &mut TurnOffsetx8) {
+    *state = TurnOffsetx8 {
+        rot: bitselect_vec3(m, new.rot, state.rot),
+        ang: bitselect_vec3(m, new.ang, state.ang),
     };
 }
 
-/// [`update_offset`] for a [`Motionx8`].
+/// [`update_turn`] for a [`ShiftOffsetx8`].
+#[inline(always)]
+fn update_shift(m: F32x8, new: &ShiftOffsetx8, state: &mut ShiftOffsetx8) {
+    *state = ShiftOffsetx8 {
+        pos: bitselect_vec3(m, new.pos, state.pos),
+        vel: bitselect_vec3(m, new.vel, state.vel),
+    };
+}
+
+/// [`update_turn`] for a [`Motionx8`].
 #[inline(always)]
 fn update_motion(m: F32x8, new: &Motionx8, state: &mut Motionx8) {
     let v = |n, o| bitselect_vec3(m, n, o);
@@ -643,7 +673,7 @@ fn update_motion(m: F32x8, new: &Motionx8, state: &mut Motionx8) {
     };
 }
 
-/// `m ? n : o` per component, bitwise (see [`update_offset`]).
+/// `m ? n : o` per component, bitwise (see [`update_turn`]).
 #[inline(always)]
 fn bitselect_vec3(m: F32x8, n: Vec3x8, o: Vec3x8) -> Vec3x8 {
     Vec3x8::new(
@@ -667,8 +697,33 @@ fn motion_mul(p: &Motionx8, l: &Motionx8) -> Motionx8 {
     }
 }
 
+/// [`motion_mul`] for a joint whose local position is fixed, so its local
+/// velocity is zero and contributes nothing: `vel = ω_p × lever + v_p`.
+#[inline(always)]
+fn motion_mul_fixed(p: &Motionx8, l: &Motionx8) -> Motionx8 {
+    let r = Rotor::new(p.rot);
+    let lever = r.apply(l.pos);
+    Motionx8 {
+        pos: lever + p.pos,
+        rot: lanes::quat_mul(p.rot, l.rot),
+        vel: lanes::cross_add(p.ang, lever, p.vel),
+        ang: r.apply_add(l.ang, p.ang),
+    }
+}
+
+/// `*o = m` for a joint whose local position is fixed: only the rotation and
+/// angular velocity are stored. Every local pose of such a joint holds the
+/// fixed position and zero velocity from the start ([`PackScratch::new`]),
+/// which is what `m.pos` and `m.vel` would be, and the compiler drops the
+/// arithmetic behind them.
+#[inline(always)]
+fn put_turn(o: &mut Motionx8, m: Motionx8) {
+    o.rot = m.rot;
+    o.ang = m.ang;
+}
+
 /// A lane mask from eight flags, opaque to the optimizer so that the
-/// bitwise selects of [`update_offset`] stay bitwise.
+/// bitwise selects of [`update_turn`] stay bitwise.
 fn mask(b: [bool; 8]) -> F32x8 {
     std::hint::black_box(F32x8::new(
         b.map(|b| if b { f32::from_bits(u32::MAX) } else { 0.0 }),
@@ -682,11 +737,20 @@ pub struct Crowd {
     skeleton: Skeleton,
     clip_lengths: Vec<f32>,
     characters: Vec<Character>,
-    offsets: Vec<Offsetx8>,
+    /// Inertialization offsets, pack-major: rotational halves for every
+    /// joint, positional halves for the joints whose position moves.
+    turns: Vec<TurnOffsetx8>,
+    shifts: Vec<ShiftOffsetx8>,
+    /// Dead blending's transition poses, pack-major.
     transition: Vec<Motionx8>,
     world: Vec<Motionx8>,
     /// Each pack's joint 0: the characters' places in the world (static).
     roots: Vec<Motionx8>,
+    /// Per crowd joint, its row among the joints whose position moves
+    /// (`None` for joint 0 and for joints with a fixed position).
+    moves: Vec<Option<usize>>,
+    /// A local pose at rest: fixed joints at their fixed positions.
+    rest: Vec<Motionx8>,
     frames: u64,
 }
 
@@ -697,6 +761,7 @@ struct Shared<'a> {
     parents: &'a [i32],
     clip_lengths: &'a [f32],
     roots: &'a [Motionx8],
+    moves: &'a [Option<usize>],
     characters: usize,
     first: bool,
 }
@@ -734,22 +799,45 @@ impl Crowd {
                 }
             })
             .collect();
-        let zero = Offsetx8 {
-            pos: Vec3x8::ZERO,
-            vel: Vec3x8::ZERO,
+        let moves: Vec<Option<usize>> = core::iter::once(None)
+            .chain((1..j).map(|cj| db.moving_row(cj - 1)))
+            .collect();
+        let rest: Vec<Motionx8> = (0..j)
+            .map(|cj| {
+                if cj > 0 && moves[cj].is_none() {
+                    Motionx8 {
+                        pos: Vec3x8::splat(db.fixed_position(cj - 1)),
+                        ..Motionx8::REST
+                    }
+                } else {
+                    Motionx8::REST
+                }
+            })
+            .collect();
+        let turn = TurnOffsetx8 {
             rot: Vec3x8::ZERO,
             ang: Vec3x8::ZERO,
         };
-        let inert = cfg.transition == Transition::Inertialize;
+        let (inert, moving) = (
+            cfg.transition == Transition::Inertialize,
+            db.moving_joints(),
+        );
         Ok(Crowd {
-            db,
             skeleton: skel,
             clip_lengths,
             characters,
-            offsets: vec![zero; if inert { packs * j } else { 0 }],
-            transition: vec![Motionx8::REST; if inert { 0 } else { packs * j }],
+            turns: vec![turn; if inert { packs * j } else { 0 }],
+            shifts: vec![ShiftOffsetx8::ZERO; if inert { packs * moving } else { 0 }],
+            transition: if inert {
+                Vec::new()
+            } else {
+                rest.repeat(packs)
+            },
             world: vec![Motionx8::REST; packs * j],
             roots,
+            moves,
+            rest,
+            db,
             frames: 0,
             cfg,
         })
@@ -812,31 +900,37 @@ impl Crowd {
             parents: self.skeleton.parents(),
             clip_lengths: &self.clip_lengths,
             roots: &self.roots,
+            moves: &self.moves,
             characters: self.cfg.characters,
             first: self.frames == 0,
         };
         let packs = self.characters.len() / 8;
-        // Each pack gets its slice of whichever state its transitions keep.
-        let mut offsets: Vec<&mut [Offsetx8]> = if INERT {
-            self.offsets.chunks_mut(j).collect()
-        } else {
-            (0..packs).map(|_| &mut [][..]).collect()
-        };
-        let mut transitions: Vec<&mut [Motionx8]> = if INERT {
-            (0..packs).map(|_| &mut [][..]).collect()
-        } else {
-            self.transition.chunks_mut(j).collect()
-        };
+        // Each pack gets its slices of whichever state its transitions keep.
+        let moving = self.db.moving_joints();
+        let turns = per_pack(&mut self.turns, j, packs);
+        let shifts = per_pack(&mut self.shifts, moving, packs);
+        let transitions = per_pack(&mut self.transition, j, packs);
+        let state: Vec<PackState> = turns
+            .into_iter()
+            .zip(shifts)
+            .zip(transitions)
+            .map(|((turns, shifts), transition)| PackState {
+                turns,
+                shifts,
+                transition,
+            })
+            .collect();
+        let rest = &self.rest;
         let stats: Vec<FrameStats> = self
             .characters
             .par_chunks_mut(8)
             .zip(self.world.par_chunks_mut(j))
-            .zip(offsets.par_iter_mut().zip(transitions.par_iter_mut()))
+            .zip(state)
             .enumerate()
             .map_init(
-                || PackScratch::new(j),
-                |scratch, (p, ((chars, world), (off, tr)))| {
-                    step_pack::<CUBIC, INERT>(&shared, p, chars, world, off, tr, scratch)
+                || PackScratch::new(rest),
+                |scratch, (p, ((chars, world), st))| {
+                    step_pack::<CUBIC, INERT>(&shared, p, chars, world, st, scratch)
                 },
             )
             .collect();
@@ -845,10 +939,30 @@ impl Crowd {
     }
 }
 
+/// `v` cut into `packs` slices of `per` items (empty ones when `v` is).
+fn per_pack<T>(v: &mut [T], per: usize, packs: usize) -> Vec<&mut [T]> {
+    if v.is_empty() || per == 0 {
+        (0..packs).map(|_| &mut [][..]).collect()
+    } else {
+        v.chunks_mut(per).collect()
+    }
+}
+
+/// A pack's share of the state kept across frames: inertialization offsets
+/// (for inertialization) or transition poses (for dead blending), the
+/// other kind empty.
+struct PackState<'a> {
+    turns: &'a mut [TurnOffsetx8],
+    shifts: &'a mut [ShiftOffsetx8],
+    transition: &'a mut [Motionx8],
+}
+
 /// Scratch poses of one worker, in crowd joint order (joint 0 the world
 /// root), about 13 KB each for the CMU skeleton, so a pack's passes stay in
 /// L1/L2: `a` the blended input, `b` the inertialized or dead-blended
 /// local pose; `old_a`, `old_b` the same for the sources a transition left.
+/// Joints with a fixed position hold it, and zero velocity, from the start;
+/// the passes write only their rotations and angular velocities.
 struct PackScratch {
     a: Vec<Motionx8>,
     b: Vec<Motionx8>,
@@ -857,8 +971,8 @@ struct PackScratch {
 }
 
 impl PackScratch {
-    fn new(joints: usize) -> PackScratch {
-        let v = || vec![Motionx8::REST; joints];
+    fn new(rest: &[Motionx8]) -> PackScratch {
+        let v = || rest.to_vec();
         PackScratch {
             a: v(),
             b: v(),
@@ -871,6 +985,7 @@ impl PackScratch {
 /// What a pack's sampling reads besides the rows.
 struct Sampler<'a> {
     db: &'a Database,
+    moves: &'a [Option<usize>],
     inv_frame: F32x8,
     speed: F32x8,
 }
@@ -889,13 +1004,16 @@ impl Sampler<'_> {
         out: &mut [Motionx8],
         ahead: &[(&[u8], usize)],
     ) {
-        for (cj, o) in out[1..].iter_mut().enumerate() {
+        for (cj, (o, m)) in out[1..].iter_mut().zip(&self.moves[1..]).enumerate() {
             for &(bytes, size) in ahead {
                 if let Some(item) = bytes.get((cj + 1) * size..(cj + 2) * size) {
                     prefetch::to_l2(item);
                 }
             }
-            *o = self.joint::<CUBIC>(rows, cj);
+            match m {
+                Some(_) => *o = self.joint::<CUBIC>(rows, cj),
+                None => put_turn(o, self.joint::<CUBIC>(rows, cj)),
+            }
         }
     }
 
@@ -910,9 +1028,14 @@ impl Sampler<'_> {
         alpha: F32x8,
         rate: F32x8,
     ) {
-        for (cj, x) in a[1..].iter_mut().enumerate() {
-            let y = self.joint::<CUBIC>(rows, cj);
-            *x = blend_joint(x, &y, alpha, rate);
+        for (cj, (x, m)) in a[1..].iter_mut().zip(&self.moves[1..]).enumerate() {
+            match m {
+                Some(_) => *x = blend_joint(x, &self.joint::<CUBIC>(rows, cj), alpha, rate),
+                None => {
+                    let y = self.joint::<CUBIC>(rows, cj);
+                    put_turn(x, blend_joint(x, &y, alpha, rate));
+                }
+            }
         }
     }
 
@@ -968,11 +1091,16 @@ impl Sampler<'_> {
 fn inertialize_pass(
     out: &mut [Motionx8],
     pose: &[Motionx8],
-    offsets: &[Offsetx8],
+    (turns, shifts): (&[TurnOffsetx8], &[ShiftOffsetx8]),
+    moves: &[Option<usize>],
     w: &CubicWeights,
 ) {
-    for ((r, m), o) in out[1..].iter_mut().zip(&pose[1..]).zip(&offsets[1..]) {
-        *r = inertialize_joint(o, m, w);
+    let joints = out[1..].iter_mut().zip(&pose[1..]);
+    for ((r, m), (t, mv)) in joints.zip(turns[1..].iter().zip(&moves[1..])) {
+        match mv {
+            Some(k) => *r = inertialize_joint(t, &shifts[*k], m, w),
+            None => put_turn(r, inertialize_joint(t, &ShiftOffsetx8::ZERO, m, w)),
+        }
     }
 }
 
@@ -982,12 +1110,18 @@ fn dead_blend_pass(
     out: &mut [Motionx8],
     pose: &[Motionx8],
     transition: &[Motionx8],
+    moves: &[Option<usize>],
     ex: (F32x8, F32x8),
     fade: (F32x8, F32x8),
     mask: F32x8,
 ) {
-    for ((r, m), t) in out[1..].iter_mut().zip(&pose[1..]).zip(&transition[1..]) {
-        *r = select_motion(mask, &dead_blend_joint(t, m, ex, fade.0, fade.1), m);
+    let joints = out[1..].iter_mut().zip(&pose[1..]);
+    for ((r, m), (t, mv)) in joints.zip(transition[1..].iter().zip(&moves[1..])) {
+        let d = |m| select_motion(mask, &dead_blend_joint(t, m, ex, fade.0, fade.1), m);
+        match mv {
+            Some(_) => *r = d(m),
+            None => put_turn(r, d(m)),
+        }
     }
 }
 
@@ -1001,11 +1135,15 @@ fn step_pack<const CUBIC: bool, const INERT: bool>(
     p: usize,
     chars: &mut [Character],
     world: &mut [Motionx8],
-    offsets: &mut [Offsetx8],
-    transition: &mut [Motionx8],
+    state: PackState,
     scratch: &mut PackScratch,
 ) -> FrameStats {
     let cfg = sh.cfg;
+    let PackState {
+        turns,
+        shifts,
+        transition,
+    } = state;
     let steps: [Step; 8] = core::array::from_fn(|i| chars[i].advance(sh.clip_lengths, cfg));
     let valid: [bool; 8] = core::array::from_fn(|i| p * 8 + i < sh.characters);
     let trans: [bool; 8] = core::array::from_fn(|i| steps[i].transition);
@@ -1020,6 +1158,7 @@ fn step_pack<const CUBIC: bool, const INERT: bool>(
     };
     let sampler = Sampler {
         db: sh.db,
+        moves: sh.moves,
         inv_frame: splat(1.0 / sh.db.frame_time()),
         speed: lanef(&|s| s.rate),
     };
@@ -1032,14 +1171,15 @@ fn step_pack<const CUBIC: bool, const INERT: bool>(
     // The input: two sources blended. Meanwhile the pack's world output
     // (and its transition state, if a pass will read it) is fetched from
     // memory a joint at a time.
-    let state: (&[u8], usize) = if !(active.contains(&true) || trans.contains(&true)) {
+    let kept: (&[u8], usize) = if !(active.contains(&true) || trans.contains(&true)) {
         (&[], 0)
     } else if INERT {
-        (bytemuck::cast_slice(offsets), size_of::<Offsetx8>())
+        prefetch::to_l2(bytemuck::cast_slice(shifts));
+        (bytemuck::cast_slice(turns), size_of::<TurnOffsetx8>())
     } else {
         (bytemuck::cast_slice(transition), size_of::<Motionx8>())
     };
-    let ahead = [(bytemuck::cast_slice(world), size_of::<Motionx8>()), state];
+    let ahead = [(bytemuck::cast_slice(world), size_of::<Motionx8>()), kept];
     sampler.input::<CUBIC>(
         &rows(&|s| s.new.0),
         &rows(&|s| s.new.1),
@@ -1068,12 +1208,14 @@ fn step_pack<const CUBIC: bool, const INERT: bool>(
         let (m_trans, m_active_old) = (mask(trans), mask(active_old));
         let shown = if active_old.contains(&true) {
             if INERT {
-                inertialize_pass(old_b, old_a, offsets, &CubicWeights::new(bt_old, d));
+                let w = CubicWeights::new(bt_old, d);
+                inertialize_pass(old_b, old_a, (turns, shifts), sh.moves, &w);
             } else {
                 dead_blend_pass(
                     old_b,
                     old_a,
                     transition,
+                    sh.moves,
                     lanes::extrapolate_decayed_weights(bt_old, hl),
                     fade(bt_old),
                     m_active_old,
@@ -1085,7 +1227,11 @@ fn step_pack<const CUBIC: bool, const INERT: bool>(
         };
         for j in 1..a.len() {
             if INERT {
-                update_offset(m_trans, &offset_between(&shown[j], &a[j]), &mut offsets[j]);
+                let (turn, shift) = offset_between(&shown[j], &a[j]);
+                update_turn(m_trans, &turn, &mut turns[j]);
+                if let Some(k) = sh.moves[j] {
+                    update_shift(m_trans, &shift, &mut shifts[k]);
+                }
             } else {
                 update_motion(m_trans, &shown[j], &mut transition[j]);
             }
@@ -1095,12 +1241,13 @@ fn step_pack<const CUBIC: bool, const INERT: bool>(
     // Transitions under way.
     let local = if active.contains(&true) {
         if INERT {
-            inertialize_pass(b, a, offsets, &CubicWeights::new(bt, d));
+            inertialize_pass(b, a, (turns, shifts), sh.moves, &CubicWeights::new(bt, d));
         } else {
             dead_blend_pass(
                 b,
                 a,
                 transition,
+                sh.moves,
                 lanes::extrapolate_decayed_weights(bt, hl),
                 fade(bt),
                 mask(active),
@@ -1118,6 +1265,7 @@ fn step_pack<const CUBIC: bool, const INERT: bool>(
         world,
         local,
         sh.parents,
+        sh.moves,
         sh.first,
         splat(1.0 / cfg.dt),
         mask(valid),
@@ -1136,6 +1284,7 @@ fn fk_pass(
     world: &mut [Motionx8],
     local: &[Motionx8],
     parents: &[i32],
+    moves: &[Option<usize>],
     first: bool,
     inv_dt: F32x8,
     valid: F32x8,
@@ -1144,7 +1293,11 @@ fn fk_pass(
     write_world(&mut world[0], &local[0], first, inv_dt, valid, &mut check);
     for j in 1..local.len() {
         let (done, rest) = world.split_at_mut(j);
-        let g = motion_mul(&done[parents[j] as usize], &local[j]);
+        let (p, l) = (&done[parents[j] as usize], &local[j]);
+        let g = match moves[j] {
+            Some(_) => motion_mul(p, l),
+            None => motion_mul_fixed(p, l),
+        };
         write_world(&mut rest[0], &g, first, inv_dt, valid, &mut check);
     }
     check

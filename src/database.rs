@@ -180,6 +180,19 @@ impl Database {
         self.moving_count
     }
 
+    /// Joint `j`'s row in the position table, or `None` where its
+    /// position never moves (then it is [`Database::fixed_position`] in
+    /// every frame of every clip, and its velocity is zero).
+    pub fn moving_row(&self, j: usize) -> Option<usize> {
+        self.moving.get(j).copied().flatten()
+    }
+
+    /// Joint `j`'s position in the first frame of the first clip: its
+    /// position in every frame where [`Database::moving_row`] is `None`.
+    pub fn fixed_position(&self, j: usize) -> Vec3 {
+        self.fixed.get(j).copied().unwrap_or(Vec3::ZERO)
+    }
+
     /// Scale and log-scale step of global frame `f`, joint `j` (1 and 0 for
     /// unit-scale databases).
     pub fn scale(&self, f: usize, j: usize) -> (Vec3, Vec3) {
