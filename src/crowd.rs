@@ -762,6 +762,12 @@ struct Shared<'a> {
     clip_lengths: &'a [f32],
     roots: &'a [Motionx8],
     moves: &'a [Option<usize>],
+    /// Addresses of the world output and of the kept state (offsets or
+    /// transition poses, with its element size), for prefetching the next
+    /// pack's while this one runs.
+    world_at: usize,
+    kept_at: Option<(usize, usize)>,
+    packs: usize,
     characters: usize,
     first: bool,
 }
@@ -894,7 +900,17 @@ impl Crowd {
 
     fn step_with<const CUBIC: bool, const INERT: bool>(&mut self) -> FrameStats {
         let j = self.skeleton.len();
+        let kept_at = if INERT {
+            (!self.turns.is_empty())
+                .then_some((self.turns.as_ptr() as usize, size_of::<TurnOffsetx8>()))
+        } else {
+            (!self.transition.is_empty())
+                .then_some((self.transition.as_ptr() as usize, size_of::<Motionx8>()))
+        };
         let shared = Shared {
+            world_at: self.world.as_ptr() as usize,
+            kept_at,
+            packs: self.characters.len() / 8,
             cfg: &self.cfg,
             db: &self.db,
             parents: self.skeleton.parents(),
@@ -994,22 +1010,13 @@ impl Sampler<'_> {
     /// Samples every clip joint of one source into `out[1..]`, velocities
     /// scaled by the playback rate ([`r::op_timescale`]).
     ///
-    /// `ahead` lists byte views of per-joint arrays that later passes of
-    /// this pack will read, with their element sizes: joint `j`'s element
-    /// of each is prefetched as joint `j` is sampled (see [`prefetch`]).
+    /// `ahead` lists per-joint arrays that the next pack will read: joint
+    /// `j`'s element of each is prefetched as joint `j` is sampled (see
+    /// [`prefetch`]).
     #[inline(never)]
-    fn sample<const CUBIC: bool>(
-        &self,
-        rows: &SampleRows,
-        out: &mut [Motionx8],
-        ahead: &[(&[u8], usize)],
-    ) {
+    fn sample<const CUBIC: bool>(&self, rows: &SampleRows, out: &mut [Motionx8], ahead: &[Ahead]) {
         for (cj, (o, m)) in out[1..].iter_mut().zip(&self.moves[1..]).enumerate() {
-            for &(bytes, size) in ahead {
-                if let Some(item) = bytes.get((cj + 1) * size..(cj + 2) * size) {
-                    prefetch::to_l2(item);
-                }
-            }
+            prefetch_joint(ahead, cj + 1);
             match m {
                 Some(_) => *o = self.joint::<CUBIC>(rows, cj),
                 None => put_turn(o, self.joint::<CUBIC>(rows, cj)),
@@ -1025,10 +1032,11 @@ impl Sampler<'_> {
         &self,
         rows: &SampleRows,
         a: &mut [Motionx8],
-        alpha: F32x8,
-        rate: F32x8,
+        (alpha, rate): (F32x8, F32x8),
+        ahead: &[Ahead],
     ) {
         for (cj, (x, m)) in a[1..].iter_mut().zip(&self.moves[1..]).enumerate() {
+            prefetch_joint(ahead, cj + 1);
             match m {
                 Some(_) => *x = blend_joint(x, &self.joint::<CUBIC>(rows, cj), alpha, rate),
                 None => {
@@ -1071,17 +1079,38 @@ impl Sampler<'_> {
 
     /// The blended input of sources `ra` and `rb` into `a[1..]`:
     /// [`blend_joint`] at weight `alpha` changing at `rate` per second;
-    /// `ahead` as for [`Sampler::sample`].
+    /// `ahead` as for [`Sampler::sample`], one list for each of the two
+    /// passes, so that the fetching is spread over both.
     fn input<const CUBIC: bool>(
         &self,
         ra: &SampleRows,
         rb: &SampleRows,
-        (alpha, rate): (F32x8, F32x8),
+        weight: (F32x8, F32x8),
         a: &mut [Motionx8],
-        ahead: &[(&[u8], usize)],
+        ahead: [&[Ahead]; 2],
     ) {
-        self.sample::<CUBIC>(ra, a, ahead);
-        self.sample_blend::<CUBIC>(rb, a, alpha, rate);
+        self.sample::<CUBIC>(ra, a, ahead[0]);
+        self.sample_blend::<CUBIC>(rb, a, weight, ahead[1]);
+    }
+}
+
+/// A per-joint array to prefetch: its address and element size (0 for
+/// none).
+#[derive(Clone, Copy)]
+struct Ahead {
+    addr: usize,
+    size: usize,
+}
+
+impl Ahead {
+    const NONE: Ahead = Ahead { addr: 0, size: 0 };
+}
+
+/// Prefetches joint `j`'s element of each array.
+#[inline(always)]
+fn prefetch_joint(ahead: &[Ahead], j: usize) {
+    for a in ahead {
+        prefetch::to_l2_at(a.addr + j * a.size, a.size);
     }
 }
 
@@ -1168,24 +1197,34 @@ fn step_pack<const CUBIC: bool, const INERT: bool>(
     let (alpha, rate) = (half.mul_add(sin, half), half * cos * lanef(&|s| s.freq));
     let PackScratch { a, b, old_a, old_b } = scratch;
 
-    // The input: two sources blended. Meanwhile the pack's world output
-    // (and its transition state, if a pass will read it) is fetched from
-    // memory a joint at a time.
-    let kept: (&[u8], usize) = if !(active.contains(&true) || trans.contains(&true)) {
-        (&[], 0)
-    } else if INERT {
-        prefetch::to_l2(bytemuck::cast_slice(shifts));
-        (bytemuck::cast_slice(turns), size_of::<TurnOffsetx8>())
-    } else {
-        (bytemuck::cast_slice(transition), size_of::<Motionx8>())
+    // The input: two sources blended. Meanwhile the next pack's world
+    // output and kept state are fetched from memory a joint at a time
+    // (the world in the first pass, the state in the second), so that the
+    // fetching is spread over this pack's work and the next pack finds
+    // them in L2.
+    let next = p + 1 < sh.packs;
+    let nj = world.len();
+    let world_next = match next {
+        true => Ahead {
+            addr: sh.world_at + (p + 1) * nj * size_of::<Motionx8>(),
+            size: size_of::<Motionx8>(),
+        },
+        false => Ahead::NONE,
     };
-    let ahead = [(bytemuck::cast_slice(world), size_of::<Motionx8>()), kept];
+    let kept_next = match sh.kept_at {
+        Some((at, size)) if next => Ahead {
+            addr: at + (p + 1) * nj * size,
+            size,
+        },
+        _ => Ahead::NONE,
+    };
+    prefetch::to_l2(bytemuck::cast_slice(shifts));
     sampler.input::<CUBIC>(
         &rows(&|s| s.new.0),
         &rows(&|s| s.new.1),
         (alpha, rate),
         a,
-        &ahead,
+        [&[world_next], &[kept_next]],
     );
 
     // Transitions: the pose that would have been shown becomes the new
@@ -1203,7 +1242,7 @@ fn step_pack<const CUBIC: bool, const INERT: bool>(
             &rows(&|s| s.old.1),
             (alpha, rate),
             old_a,
-            &[],
+            [&[], &[]],
         );
         let (m_trans, m_active_old) = (mask(trans), mask(active_old));
         let shown = if active_old.contains(&true) {
