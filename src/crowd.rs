@@ -552,12 +552,13 @@ fn blend_joint(a: &Motionx8, b: &Motionx8, alpha: F32x8, rate: F32x8) -> Motionx
 }
 
 /// The offset from the displayed pose `l` to the new input `r`
-/// ([`r::op_inertialize_offset`], rotation stored as a half-angle vector).
+/// ([`r::op_inertialize_offset`], rotation stored as a half-angle vector;
+/// [`lanes::quat_log_short`] applies, `quat_abs` giving `w >= 0`).
 #[inline(always)]
 fn offset_between(l: &Motionx8, r: &Motionx8) -> (TurnOffsetx8, ShiftOffsetx8) {
     let rot = lanes::quat_abs(lanes::quat_mul_inv(l.rot, r.rot));
     let turn = TurnOffsetx8 {
-        rot: lanes::quat_log(rot),
+        rot: lanes::quat_log_short(rot),
         ang: l.ang - Rotor::new(rot).apply(r.ang),
     };
     let shift = ShiftOffsetx8 {
@@ -1306,12 +1307,11 @@ fn step_pack<const CUBIC: bool, const INERT: bool>(
         sh.parents,
         sh.moves,
         sh.first,
-        splat(1.0 / cfg.dt),
-        mask(valid),
+        splat(0.5 * cfg.dt),
     );
     FrameStats {
         transitions: trans.iter().zip(&valid).filter(|(t, v)| **t && **v).count() as u32,
-        velocity: check.finish(valid, local.len(), sh.first),
+        velocity: check.finish(valid, local.len(), sh.first, cfg.dt),
     }
 }
 
@@ -1325,11 +1325,10 @@ fn fk_pass(
     parents: &[i32],
     moves: &[Option<usize>],
     first: bool,
-    inv_dt: F32x8,
-    valid: F32x8,
+    half_dt: F32x8,
 ) -> PackCheck {
     let mut check = PackCheck::EMPTY;
-    write_world(&mut world[0], &local[0], first, inv_dt, valid, &mut check);
+    write_world(&mut world[0], &local[0], first, half_dt, &mut check);
     for j in 1..local.len() {
         let (done, rest) = world.split_at_mut(j);
         let (p, l) = (&done[parents[j] as usize], &local[j]);
@@ -1337,31 +1336,25 @@ fn fk_pass(
             Some(_) => motion_mul(p, l),
             None => motion_mul_fixed(p, l),
         };
-        write_world(&mut rest[0], &g, first, inv_dt, valid, &mut check);
+        write_world(&mut rest[0], &g, first, half_dt, &mut check);
     }
     check
 }
 
 /// Writes one joint's world output after comparing it with the previous
 /// frame's: the finite difference of positions against the mean of the two
-/// propagated velocities.
+/// propagated velocities, kept as `dt` times the gap,
+/// `|Δpos - (v + v_prev) dt/2|` (scaled by `1/dt` once per pack, in
+/// [`PackCheck::finish`]).
 #[inline(always)]
-fn write_world(
-    w: &mut Motionx8,
-    g: &Motionx8,
-    first: bool,
-    inv_dt: F32x8,
-    valid: F32x8,
-    check: &mut PackCheck,
-) {
+fn write_world(w: &mut Motionx8, g: &Motionx8, first: bool, half_dt: F32x8, check: &mut PackCheck) {
     if !first {
-        let fd = (g.pos - w.pos) * inv_dt;
-        let mid = (g.vel + w.vel) * splat(0.5);
-        let gap = valid & lanes::length(fd - mid);
+        let e = (g.pos - w.pos) - (g.vel + w.vel) * half_dt;
+        let gap = lanes::length(e);
         // fast_max: vmaxps, no NaN select (a NaN gap still shows in the sum).
         check.max_gap = check.max_gap.fast_max(gap);
         check.sum_gap += gap;
-        check.max_speed2 = check.max_speed2.fast_max(valid & lanes::dot(g.vel, g.vel));
+        check.max_speed2 = check.max_speed2.fast_max(lanes::dot(g.vel, g.vel));
     }
     *w = *g;
 }
@@ -1381,15 +1374,22 @@ impl PackCheck {
         max_speed2: F32x8::ZERO,
     };
 
-    /// The run-level check of `joints` joints of the `valid` lanes.
-    fn finish(&self, valid: [bool; 8], joints: usize, first: bool) -> VelocityCheck {
+    /// The run-level check of `joints` joints of the `valid` lanes, gaps
+    /// divided by the step `dt`.
+    fn finish(&self, valid: [bool; 8], joints: usize, first: bool, dt: f32) -> VelocityCheck {
         if first {
             return VelocityCheck::default();
         }
-        let max = |v: F32x8| v.to_array().iter().fold(0.0f32, |m, &x| m.max(x));
+        let lanes = |v: F32x8| {
+            v.to_array()
+                .into_iter()
+                .zip(valid)
+                .filter_map(|(x, ok)| ok.then_some(x))
+        };
+        let max = |v: F32x8| lanes(v).fold(0.0f32, f32::max);
         VelocityCheck {
-            max_gap: max(self.max_gap),
-            sum_gap: self.sum_gap.to_array().iter().map(|&x| x as f64).sum(),
+            max_gap: max(self.max_gap) / dt,
+            sum_gap: lanes(self.sum_gap).map(|x| x as f64).sum::<f64>() / dt as f64,
             samples: (valid.iter().filter(|&&v| v).count() * joints) as u64,
             max_speed: max(self.max_speed2).sqrt(),
         }
