@@ -30,6 +30,7 @@
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg32;
 use rayon::prelude::*;
+use std::sync::Mutex;
 
 use crate::batch::positive;
 use crate::clip::Clip;
@@ -752,6 +753,9 @@ pub struct Crowd {
     moves: Vec<Option<usize>>,
     /// A local pose at rest: fixed joints at their fixed positions.
     rest: Vec<Motionx8>,
+    /// One scratch per rayon worker, kept across frames (see
+    /// [`PackScratch`]).
+    scratch: Vec<Mutex<PackScratch>>,
     frames: u64,
 }
 
@@ -844,6 +848,7 @@ impl Crowd {
             roots,
             moves,
             rest,
+            scratch: Vec::new(),
             db,
             frames: 0,
             cfg,
@@ -937,19 +942,31 @@ impl Crowd {
                 transition,
             })
             .collect();
-        let rest = &self.rest;
+        while self.scratch.len() < rayon::current_num_threads() {
+            self.scratch.push(Mutex::new(PackScratch::new(&self.rest)));
+        }
+        let (rest, scratch) = (&self.rest, &self.scratch);
         let stats: Vec<FrameStats> = self
             .characters
             .par_chunks_mut(8)
             .zip(self.world.par_chunks_mut(j))
             .zip(state)
             .enumerate()
-            .map_init(
-                || PackScratch::new(rest),
-                |scratch, (p, ((chars, world), st))| {
-                    step_pack::<CUBIC, INERT>(&shared, p, chars, world, st, scratch)
-                },
-            )
+            .map(|(p, ((chars, world), st))| {
+                // Each worker has its own scratch, so the lock is never
+                // contended; a worker outside the pool sized for makes one.
+                let own = rayon::current_thread_index().and_then(|t| scratch.get(t));
+                match own {
+                    Some(m) => {
+                        let mut s = m.lock().unwrap_or_else(|e| e.into_inner());
+                        step_pack::<CUBIC, INERT>(&shared, p, chars, world, st, &mut s)
+                    }
+                    None => {
+                        let mut s = PackScratch::new(rest);
+                        step_pack::<CUBIC, INERT>(&shared, p, chars, world, st, &mut s)
+                    }
+                }
+            })
             .collect();
         self.frames += 1;
         FrameStats::total(&stats)
