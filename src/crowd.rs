@@ -458,7 +458,10 @@ struct SampleRows {
 }
 
 impl SampleRows {
-    fn new(db: &Database, src: [Source; 8]) -> SampleRows {
+    /// The rows of `src`; for linear sampling only `at` is read (the
+    /// others repeat it).
+    #[inline(always)]
+    fn new<const CUBIC: bool>(db: &Database, src: [Source; 8]) -> SampleRows {
         let dt = db.frame_time();
         let (mut prev, mut at, mut next) = ([0; 8], [0; 8], [0; 8]);
         let (mut valid, mut alpha) = ([0.0f32; 8], [0.0f32; 8]);
@@ -476,10 +479,11 @@ impl SampleRows {
             };
             alpha[i] = a;
         }
+        let at = db.frames8(at);
         SampleRows {
-            prev: db.frames8(prev),
-            at: db.frames8(at),
-            next: db.frames8(next),
+            prev: if CUBIC { db.frames8(prev) } else { at },
+            at,
+            next: if CUBIC { db.frames8(next) } else { at },
             prev_valid: F32x8::new(valid),
             alpha: F32x8::new(alpha),
         }
@@ -1197,22 +1201,20 @@ fn step_pack<const CUBIC: bool, const INERT: bool>(
     let dur = cfg.blend_duration;
     let active: [bool; 8] = core::array::from_fn(|i| steps[i].blend_time < dur);
     let active_old: [bool; 8] = core::array::from_fn(|i| steps[i].blend_time_old < dur);
-    let lanef = |f: &dyn Fn(&Step) -> f32| F32x8::new(core::array::from_fn(|i| f(&steps[i])));
-    let (bt, bt_old) = (lanef(&|s| s.blend_time), lanef(&|s| s.blend_time_old));
+    let lanef = |f: fn(&Step) -> f32| F32x8::new(steps.each_ref().map(f));
+    let (bt, bt_old) = (lanef(|s| s.blend_time), lanef(|s| s.blend_time_old));
     let (d, dt) = (splat(dur), splat(cfg.dt));
-    let rows = |f: &dyn Fn(&Step) -> Source| {
-        SampleRows::new(sh.db, core::array::from_fn(|i| f(&steps[i])))
-    };
+    let rows = |f: fn(&Step) -> Source| SampleRows::new::<CUBIC>(sh.db, steps.each_ref().map(f));
     let sampler = Sampler {
         db: sh.db,
         moves: sh.moves,
         inv_frame: splat(1.0 / sh.db.frame_time()),
-        speed: lanef(&|s| s.rate),
+        speed: lanef(|s| s.rate),
     };
     // Step::weight in lanes; `rate` is alpha_vel / dt.
-    let (sin, cos) = lanes::sin_cos(lanef(&|s| s.phase));
+    let (sin, cos) = lanes::sin_cos(lanef(|s| s.phase));
     let half = splat(0.5);
-    let (alpha, rate) = (half.mul_add(sin, half), half * cos * lanef(&|s| s.freq));
+    let (alpha, rate) = (half.mul_add(sin, half), half * cos * lanef(|s| s.freq));
     let PackScratch { a, b, old_a, old_b } = scratch;
 
     // The input: two sources blended. Meanwhile the next pack's world
@@ -1238,8 +1240,8 @@ fn step_pack<const CUBIC: bool, const INERT: bool>(
     };
     prefetch::to_l2(bytemuck::cast_slice(shifts));
     sampler.input::<CUBIC>(
-        &rows(&|s| s.new.0),
-        &rows(&|s| s.new.1),
+        &rows(|s| s.new.0),
+        &rows(|s| s.new.1),
         (alpha, rate),
         a,
         [&[world_next], &[kept_next]],
@@ -1256,8 +1258,8 @@ fn step_pack<const CUBIC: bool, const INERT: bool>(
     };
     if trans.contains(&true) {
         sampler.input::<CUBIC>(
-            &rows(&|s| s.old.0),
-            &rows(&|s| s.old.1),
+            &rows(|s| s.old.0),
+            &rows(|s| s.old.1),
             (alpha, rate),
             old_a,
             [&[], &[]],
