@@ -36,7 +36,7 @@ use crate::batch::positive;
 use crate::clip::Clip;
 use crate::database::{Database, Frames8, Rowx8};
 use crate::error::{Error, Result};
-use crate::lanes::{self, CubicWeights, F32x8, Quatx8, Rotor, Vec3x8, splat};
+use crate::lanes::{self, CubicWeights, F32x8, I32x8, Quatx8, Rotor, Vec3x8, splat};
 use crate::prefetch;
 use crate::reference::{self as r, Kform, Pose, Vec3};
 use crate::skeleton::Skeleton;
@@ -462,30 +462,26 @@ impl SampleRows {
     /// others repeat it).
     #[inline(always)]
     fn new<const CUBIC: bool>(db: &Database, src: [Source; 8]) -> SampleRows {
-        let dt = db.frame_time();
-        let (mut prev, mut at, mut next) = ([0; 8], [0; 8], [0; 8]);
-        let (mut valid, mut alpha) = ([0.0f32; 8], [0.0f32; 8]);
-        for (i, s) in src.iter().enumerate() {
-            let (start, frames) = db.clips()[s.clip];
-            let (st, a) = r::sample_frame(s.time, dt);
-            let clamp = |k: i64| start + k.clamp(0, frames as i64 - 1) as usize;
-            prev[i] = clamp(st - 1);
-            at[i] = clamp(st);
-            next[i] = clamp(st + 1);
-            valid[i] = if st >= 1 {
-                f32::from_bits(u32::MAX)
-            } else {
-                0.0
-            };
-            alpha[i] = a;
-        }
+        let (st, alpha) = lanes::sample_frame(F32x8::new(src.map(|s| s.time)), db.frame_time());
+        let span = src.map(|s| db.clips()[s.clip]);
+        let lane = |x: usize| i32::try_from(x).unwrap_or(i32::MAX);
+        let start = I32x8::new(span.map(|(start, _)| lane(start)));
+        let last = I32x8::new(span.map(|(_, frames)| lane(frames) - 1));
+        let row = |k: I32x8| {
+            (k.max(I32x8::ZERO).min(last) + start)
+                .to_array()
+                .map(|i| i as usize)
+        };
+        let one = I32x8::splat(1);
+        let (prev, at, next) = (row(st - one), row(st), row(st + one));
+        let prev_valid: F32x8 = bytemuck::cast(st.simd_gt(I32x8::ZERO));
         let at = db.frames8(at);
         SampleRows {
             prev: if CUBIC { db.frames8(prev) } else { at },
             at,
             next: if CUBIC { db.frames8(next) } else { at },
-            prev_valid: F32x8::new(valid),
-            alpha: F32x8::new(alpha),
+            prev_valid,
+            alpha,
         }
     }
 }

@@ -147,6 +147,27 @@ proptest! {
         }
     }
 
+    /// The frame and weight of a time, bit for bit, for any f32 time
+    /// (NaN, infinities, negatives, subnormals, past 2^24 frames) and
+    /// frame times including the ones the reference refuses.
+    #[test]
+    fn sample_frame_is_exact(bits in arr8(any::<u32>()), pick in arr8(0usize..4), scale in arr8(f32_in(0.0, 3.0)),
+                             dt in prop_oneof![Just(1.0f32 / 120.0), Just(0.0083333), Just(1e-30), Just(0.0), Just(-1.0), Just(f32::NAN), Just(f32::INFINITY), 1e-6f32..10.0]) {
+        let edges = [0.0, -0.0, f32::INFINITY, f32::NEG_INFINITY, f32::NAN, 16_777_216.0 * dt, 16_777_215.5 * dt, 1e38];
+        let t: [f32; 8] = core::array::from_fn(|i| match pick[i] {
+            0 => f32::from_bits(bits[i]),
+            1 => edges[bits[i] as usize % edges.len()],
+            _ => scale[i] * (1 + bits[i] % 4000) as f32 * dt / 3.0,
+        });
+        let (st, a) = lanes::sample_frame(f8(t), dt);
+        let (st, a) = (st.to_array(), a.to_array());
+        for i in 0..8 {
+            let (rst, ra) = r::sample_frame(t[i], dt);
+            prop_assert_eq!(st[i] as i64, rst, "frame of time {:e} dt {:e}", t[i], dt);
+            prop_assert_eq!(a[i].to_bits(), ra.to_bits(), "weight of time {:e} dt {:e}", t[i], dt);
+        }
+    }
+
     #[test]
     fn sampling(frames in 2usize..12, pos in proptest::collection::vec(vec3_in(5.0), 12 * 4), rot in proptest::collection::vec(unit_quat(), 12 * 4),
                 scl in proptest::collection::vec((0.5f32..2.0).prop_map(Vec3::splat), 12 * 4), time in arr8(f32_in(-0.1, 0.2))) {

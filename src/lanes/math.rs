@@ -15,6 +15,9 @@ use crate::reference::math::{EPS_NORMALIZE, FLUSH_TINY, QUAT_BETWEEN_OPPOSITE, S
 /// Eight f32 lanes (`wide::f32x8`: one ymm register with AVX).
 pub type F32x8 = wide::f32x8;
 
+/// Eight i32 lanes (frame indices).
+pub type I32x8 = wide::i32x8;
+
 /// `F32x8::splat`, short.
 #[inline(always)]
 pub fn splat(v: f32) -> F32x8 {

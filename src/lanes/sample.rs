@@ -3,12 +3,12 @@
 //! gathered per lane, then the math runs 8-wide.
 
 use super::kform::Kformx8;
-use super::math::{F32x8, Quatx8, Vec3x8, div_dt, exp_vec3, lerp_vec3, log_vec3, splat};
+use super::math::{F32x8, I32x8, Quatx8, Vec3x8, div_dt, exp_vec3, lerp_vec3, log_vec3, splat};
 use super::math::{
     quat_abs, quat_exp_short, quat_from_scaled_angle_axis, quat_log, quat_mul, quat_mul_inv,
     quat_to_scaled_angle_axis,
 };
-use crate::reference::{Quat, Slice2d, Vec3, sample_frame};
+use crate::reference::{MAX_SAMPLE_FRAME, Quat, Slice2d, Vec3};
 
 /// Rows `s` of column `j`, one per lane.
 #[inline(always)]
@@ -22,8 +22,28 @@ pub fn gather_quat(a: Slice2d<Quat>, s: &[usize; 8], j: usize) -> Quatx8 {
     Quatx8::from_array(core::array::from_fn(|i| a.get(s[i], j)))
 }
 
-/// Per lane, the frame before `time` and the weight (the reference's
-/// [`sample_frame`]), clamped to `rows` frames as `[st + k for k in offsets]`.
+/// [`crate::reference::sample_frame`] per lane, bit for bit: the frame
+/// before `time` and the weight, `st = floor(time / dt)` and
+/// `alpha = fract(time / dt)`, with the reference's edges (a negative time
+/// is frame 0; a non-finite time or a `dt` that is not positive gives frame
+/// 0 with weight 0; from [`MAX_SAMPLE_FRAME`] on, that frame with weight 0).
+#[inline(always)]
+pub fn sample_frame(time: F32x8, dt: f32) -> (I32x8, F32x8) {
+    if dt.is_nan() || dt <= 0.0 {
+        return (I32x8::ZERO, F32x8::ZERO);
+    }
+    let max = splat(MAX_SAMPLE_FRAME as f32);
+    let f = (time / splat(dt)).fast_max(F32x8::ZERO);
+    let (finite, big) = (time.is_finite(), f.simd_ge(max));
+    let st = f.floor();
+    let alpha = (finite & !big) & (f - st);
+    let st = finite & big.select(max, st);
+    // Integral and at most 2^24: converted exactly.
+    (st.round_int(), alpha)
+}
+
+/// Per lane, the frame before `time` and the weight ([`sample_frame`]),
+/// clamped to `rows` frames as `[st + k for k in offsets]`.
 #[inline]
 pub fn sample_rows<const K: usize>(
     time: F32x8,
@@ -31,17 +51,10 @@ pub fn sample_rows<const K: usize>(
     rows: usize,
     offsets: [i64; K],
 ) -> ([[usize; 8]; K], F32x8) {
-    let t = time.to_array();
-    let mut alpha = [0.0f32; 8];
-    let mut s = [[0usize; 8]; K];
-    for i in 0..8 {
-        let (st, a) = sample_frame(t[i], dt);
-        alpha[i] = a;
-        for (k, o) in offsets.iter().enumerate() {
-            s[k][i] = (st + o).clamp(0, rows as i64 - 1) as usize;
-        }
-    }
-    (s, F32x8::new(alpha))
+    let (st, alpha) = sample_frame(time, dt);
+    let st = st.to_array();
+    let s = offsets.map(|o| st.map(|st| (st as i64 + o).clamp(0, rows as i64 - 1) as usize));
+    (s, alpha)
 }
 
 /// Linear sampling of one joint between rows `s0` and `s1` with weight
