@@ -446,6 +446,44 @@ impl ShiftOffsetx8 {
     };
 }
 
+/// What a crowd joint's local pose does over the clips, which decides the
+/// work its passes do and the state it keeps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Track {
+    /// Position and rotation the same in every frame of every clip
+    /// ([`Database::still_rotation`]; 8 of the embedded clip's 31 joints):
+    /// sampling, blending and transitions all give that pose with zero
+    /// velocities, as the reference computes them exactly, so the scratch
+    /// poses hold it from the start and only FK reads it. Also joint 0,
+    /// the world root, which is set per pack.
+    Still,
+    /// A fixed position and an animated rotation: its row among a pack's
+    /// turn offsets.
+    Turns(usize),
+    /// Animated position and rotation: its rows among the turn and the
+    /// shift offsets.
+    Moves(usize, usize),
+}
+
+impl Track {
+    /// Per crowd joint (joint 0 the world root), from the database.
+    fn of(db: &Database) -> Vec<Track> {
+        let mut turns = 0;
+        core::iter::once(Track::Still)
+            .chain((0..db.joints()).map(|j| {
+                if db.still_rotation(j).is_some() {
+                    return Track::Still;
+                }
+                turns += 1;
+                match db.moving_row(j) {
+                    Some(k) => Track::Moves(turns - 1, k),
+                    None => Track::Turns(turns - 1),
+                }
+            }))
+            .collect()
+    }
+}
+
 /// Per-lane sampling rows of one source for a pack: the first database
 /// row of the frames before, at and after each lane's time.
 #[derive(Clone, Copy)]
@@ -748,10 +786,12 @@ pub struct Crowd {
     world: Vec<Motionx8>,
     /// Each pack's joint 0: the characters' places in the world (static).
     roots: Vec<Motionx8>,
-    /// Per crowd joint, its row among the joints whose position moves
-    /// (`None` for joint 0 and for joints with a fixed position).
-    moves: Vec<Option<usize>>,
-    /// A local pose at rest: fixed joints at their fixed positions.
+    /// Per crowd joint, what its local pose does.
+    tracks: Vec<Track>,
+    /// Rows of turn offsets per pack (joints that are not still).
+    turning: usize,
+    /// A local pose at rest: joints with a fixed position at it, still
+    /// joints at their constant pose.
     rest: Vec<Motionx8>,
     /// One scratch per rayon worker, kept across frames (see
     /// [`PackScratch`]).
@@ -766,12 +806,12 @@ struct Shared<'a> {
     parents: &'a [i32],
     clip_lengths: &'a [f32],
     roots: &'a [Motionx8],
-    moves: &'a [Option<usize>],
-    /// Addresses of the world output and of the kept state (offsets or
-    /// transition poses, with its element size), for prefetching the next
-    /// pack's while this one runs.
+    tracks: &'a [Track],
+    /// Addresses of the world output and of the kept state (turn offsets
+    /// or transition poses), for prefetching the next pack's while this
+    /// one runs.
     world_at: usize,
-    kept_at: Option<(usize, usize)>,
+    kept_at: Option<usize>,
     packs: usize,
     characters: usize,
     first: bool,
@@ -810,19 +850,18 @@ impl Crowd {
                 }
             })
             .collect();
-        let moves: Vec<Option<usize>> = core::iter::once(None)
-            .chain((1..j).map(|cj| db.moving_row(cj - 1)))
-            .collect();
+        let tracks = Track::of(&db);
+        let turning = tracks.iter().filter(|t| **t != Track::Still).count();
         let rest: Vec<Motionx8> = (0..j)
-            .map(|cj| {
-                if cj > 0 && moves[cj].is_none() {
-                    Motionx8 {
-                        pos: Vec3x8::splat(db.fixed_position(cj - 1)),
-                        ..Motionx8::REST
-                    }
-                } else {
-                    Motionx8::REST
-                }
+            .map(|cj| match cj.checked_sub(1) {
+                Some(clip_joint) if db.moving_row(clip_joint).is_none() => Motionx8 {
+                    pos: Vec3x8::splat(db.fixed_position(clip_joint)),
+                    rot: db
+                        .still_rotation(clip_joint)
+                        .map_or(Quatx8::IDENTITY, Quatx8::splat),
+                    ..Motionx8::REST
+                },
+                _ => Motionx8::REST,
             })
             .collect();
         let turn = TurnOffsetx8 {
@@ -837,7 +876,7 @@ impl Crowd {
             skeleton: skel,
             clip_lengths,
             characters,
-            turns: vec![turn; if inert { packs * j } else { 0 }],
+            turns: vec![turn; if inert { packs * turning } else { 0 }],
             shifts: vec![ShiftOffsetx8::ZERO; if inert { packs * moving } else { 0 }],
             transition: if inert {
                 Vec::new()
@@ -846,7 +885,8 @@ impl Crowd {
             },
             world: vec![Motionx8::REST; packs * j],
             roots,
-            moves,
+            tracks,
+            turning,
             rest,
             scratch: Vec::new(),
             db,
@@ -907,11 +947,9 @@ impl Crowd {
     fn step_with<const CUBIC: bool, const INERT: bool>(&mut self) -> FrameStats {
         let j = self.skeleton.len();
         let kept_at = if INERT {
-            (!self.turns.is_empty())
-                .then_some((self.turns.as_ptr() as usize, size_of::<TurnOffsetx8>()))
+            (!self.turns.is_empty()).then_some(self.turns.as_ptr() as usize)
         } else {
-            (!self.transition.is_empty())
-                .then_some((self.transition.as_ptr() as usize, size_of::<Motionx8>()))
+            (!self.transition.is_empty()).then_some(self.transition.as_ptr() as usize)
         };
         let shared = Shared {
             world_at: self.world.as_ptr() as usize,
@@ -922,14 +960,14 @@ impl Crowd {
             parents: self.skeleton.parents(),
             clip_lengths: &self.clip_lengths,
             roots: &self.roots,
-            moves: &self.moves,
+            tracks: &self.tracks,
             characters: self.cfg.characters,
             first: self.frames == 0,
         };
         let packs = self.characters.len() / 8;
         // Each pack gets its slices of whichever state its transitions keep.
         let moving = self.db.moving_joints();
-        let turns = per_pack(&mut self.turns, j, packs);
+        let turns = per_pack(&mut self.turns, self.turning, packs);
         let shifts = per_pack(&mut self.shifts, moving, packs);
         let transitions = per_pack(&mut self.transition, j, packs);
         let state: Vec<PackState> = turns
@@ -1019,7 +1057,7 @@ impl PackScratch {
 /// What a pack's sampling reads besides the rows.
 struct Sampler<'a> {
     db: &'a Database,
-    moves: &'a [Option<usize>],
+    tracks: &'a [Track],
     inv_frame: F32x8,
     speed: F32x8,
 }
@@ -1033,11 +1071,12 @@ impl Sampler<'_> {
     /// [`prefetch`]).
     #[inline(never)]
     fn sample<const CUBIC: bool>(&self, rows: &SampleRows, out: &mut [Motionx8], ahead: &[Ahead]) {
-        for (cj, (o, m)) in out[1..].iter_mut().zip(&self.moves[1..]).enumerate() {
-            prefetch_joint(ahead, cj + 1);
-            match m {
-                Some(_) => *o = self.joint::<CUBIC>(rows, cj),
-                None => put_turn(o, self.joint::<CUBIC>(rows, cj)),
+        for (cj, (o, t)) in out[1..].iter_mut().zip(&self.tracks[1..]).enumerate() {
+            prefetch_part(ahead, cj);
+            match t {
+                Track::Still => {}
+                Track::Turns(_) => put_turn(o, self.joint::<CUBIC>(rows, cj)),
+                Track::Moves(..) => *o = self.joint::<CUBIC>(rows, cj),
             }
         }
     }
@@ -1053,13 +1092,16 @@ impl Sampler<'_> {
         (alpha, rate): (F32x8, F32x8),
         ahead: &[Ahead],
     ) {
-        for (cj, (x, m)) in a[1..].iter_mut().zip(&self.moves[1..]).enumerate() {
-            prefetch_joint(ahead, cj + 1);
-            match m {
-                Some(_) => *x = blend_joint(x, &self.joint::<CUBIC>(rows, cj), alpha, rate),
-                None => {
+        for (cj, (x, t)) in a[1..].iter_mut().zip(&self.tracks[1..]).enumerate() {
+            prefetch_part(ahead, cj);
+            match t {
+                Track::Still => {}
+                Track::Turns(_) => {
                     let y = self.joint::<CUBIC>(rows, cj);
                     put_turn(x, blend_joint(x, &y, alpha, rate));
+                }
+                Track::Moves(..) => {
+                    *x = blend_joint(x, &self.joint::<CUBIC>(rows, cj), alpha, rate)
                 }
             }
         }
@@ -1112,23 +1154,31 @@ impl Sampler<'_> {
     }
 }
 
-/// A per-joint array to prefetch: its address and element size (0 for
-/// none).
+/// A region of memory the next pack will read, fetched in equal parts of
+/// `step` bytes over a pass (`step` 0 for none).
 #[derive(Clone, Copy)]
 struct Ahead {
     addr: usize,
-    size: usize,
+    step: usize,
 }
 
 impl Ahead {
-    const NONE: Ahead = Ahead { addr: 0, size: 0 };
+    const NONE: Ahead = Ahead { addr: 0, step: 0 };
+
+    /// `len` bytes at `addr`, in `parts` parts of whole lines.
+    fn new(addr: usize, len: usize, parts: usize) -> Ahead {
+        Ahead {
+            addr,
+            step: len.div_ceil(parts.max(1)).next_multiple_of(64),
+        }
+    }
 }
 
-/// Prefetches joint `j`'s element of each array.
+/// Prefetches part `i` of each region.
 #[inline(always)]
-fn prefetch_joint(ahead: &[Ahead], j: usize) {
+fn prefetch_part(ahead: &[Ahead], i: usize) {
     for a in ahead {
-        prefetch::to_l2_at(a.addr + j * a.size, a.size);
+        prefetch::to_l2_at(a.addr + i * a.step, a.step);
     }
 }
 
@@ -1139,14 +1189,17 @@ fn inertialize_pass(
     out: &mut [Motionx8],
     pose: &[Motionx8],
     (turns, shifts): (&[TurnOffsetx8], &[ShiftOffsetx8]),
-    moves: &[Option<usize>],
+    tracks: &[Track],
     w: &CubicWeights,
 ) {
-    let joints = out[1..].iter_mut().zip(&pose[1..]);
-    for ((r, m), (t, mv)) in joints.zip(turns[1..].iter().zip(&moves[1..])) {
-        match mv {
-            Some(k) => *r = inertialize_joint(t, &shifts[*k], m, w),
-            None => put_turn(r, inertialize_joint(t, &ShiftOffsetx8::ZERO, m, w)),
+    for ((r, m), t) in out.iter_mut().zip(pose).zip(tracks).skip(1) {
+        match *t {
+            Track::Still => {}
+            Track::Turns(k) => {
+                let zero = ShiftOffsetx8::ZERO;
+                put_turn(r, inertialize_joint(&turns[k], &zero, m, w));
+            }
+            Track::Moves(k, s) => *r = inertialize_joint(&turns[k], &shifts[s], m, w),
         }
     }
 }
@@ -1157,17 +1210,18 @@ fn dead_blend_pass(
     out: &mut [Motionx8],
     pose: &[Motionx8],
     transition: &[Motionx8],
-    moves: &[Option<usize>],
+    tracks: &[Track],
     ex: (F32x8, F32x8),
     fade: (F32x8, F32x8),
     mask: F32x8,
 ) {
-    let joints = out[1..].iter_mut().zip(&pose[1..]);
-    for ((r, m), (t, mv)) in joints.zip(transition[1..].iter().zip(&moves[1..])) {
+    let joints = out.iter_mut().zip(pose).zip(transition.iter().zip(tracks));
+    for ((r, m), (t, track)) in joints.skip(1) {
         let d = |m| select_motion(mask, &dead_blend_joint(t, m, ex, fade.0, fade.1), m);
-        match mv {
-            Some(_) => *r = d(m),
-            None => put_turn(r, d(m)),
+        match track {
+            Track::Still => {}
+            Track::Turns(_) => put_turn(r, d(m)),
+            Track::Moves(..) => *r = d(m),
         }
     }
 }
@@ -1203,7 +1257,7 @@ fn step_pack<const CUBIC: bool, const INERT: bool>(
     let rows = |f: fn(&Step) -> Source| SampleRows::new::<CUBIC>(sh.db, steps.each_ref().map(f));
     let sampler = Sampler {
         db: sh.db,
-        moves: sh.moves,
+        tracks: sh.tracks,
         inv_frame: splat(1.0 / sh.db.frame_time()),
         speed: lanef(|s| s.rate),
     };
@@ -1219,20 +1273,16 @@ fn step_pack<const CUBIC: bool, const INERT: bool>(
     // fetching is spread over this pack's work and the next pack finds
     // them in L2.
     let next = p + 1 < sh.packs;
-    let nj = world.len();
-    let world_next = match next {
-        true => Ahead {
-            addr: sh.world_at + (p + 1) * nj * size_of::<Motionx8>(),
-            size: size_of::<Motionx8>(),
-        },
+    let (nj, parts) = (world.len(), world.len() - 1);
+    let region = |at: usize, len: usize| match next {
+        true => Ahead::new(at + (p + 1) * len, len, parts),
         false => Ahead::NONE,
     };
-    let kept_next = match sh.kept_at {
-        Some((at, size)) if next => Ahead {
-            addr: at + (p + 1) * nj * size,
-            size,
-        },
-        _ => Ahead::NONE,
+    let world_next = region(sh.world_at, nj * size_of::<Motionx8>());
+    let kept_next = match (sh.kept_at, INERT) {
+        (Some(at), true) => region(at, size_of_val(turns)),
+        (Some(at), false) => region(at, nj * size_of::<Motionx8>()),
+        (None, _) => Ahead::NONE,
     };
     prefetch::to_l2(bytemuck::cast_slice(shifts));
     sampler.input::<CUBIC>(
@@ -1264,13 +1314,13 @@ fn step_pack<const CUBIC: bool, const INERT: bool>(
         let shown = if active_old.contains(&true) {
             if INERT {
                 let w = CubicWeights::new(bt_old, d);
-                inertialize_pass(old_b, old_a, (turns, shifts), sh.moves, &w);
+                inertialize_pass(old_b, old_a, (turns, shifts), sh.tracks, &w);
             } else {
                 dead_blend_pass(
                     old_b,
                     old_a,
                     transition,
-                    sh.moves,
+                    sh.tracks,
                     lanes::extrapolate_decayed_weights(bt_old, hl),
                     fade(bt_old),
                     m_active_old,
@@ -1280,15 +1330,18 @@ fn step_pack<const CUBIC: bool, const INERT: bool>(
         } else {
             &old_a[..]
         };
-        for j in 1..a.len() {
-            if INERT {
-                let (turn, shift) = offset_between(&shown[j], &a[j]);
-                update_turn(m_trans, &turn, &mut turns[j]);
-                if let Some(k) = sh.moves[j] {
-                    update_shift(m_trans, &shift, &mut shifts[k]);
+        for (j, t) in sh.tracks.iter().enumerate().skip(1) {
+            match (*t, INERT) {
+                (Track::Still, _) => {}
+                (Track::Turns(k), true) => {
+                    update_turn(m_trans, &offset_between(&shown[j], &a[j]).0, &mut turns[k]);
                 }
-            } else {
-                update_motion(m_trans, &shown[j], &mut transition[j]);
+                (Track::Moves(k, s), true) => {
+                    let (turn, shift) = offset_between(&shown[j], &a[j]);
+                    update_turn(m_trans, &turn, &mut turns[k]);
+                    update_shift(m_trans, &shift, &mut shifts[s]);
+                }
+                (_, false) => update_motion(m_trans, &shown[j], &mut transition[j]),
             }
         }
     }
@@ -1296,13 +1349,13 @@ fn step_pack<const CUBIC: bool, const INERT: bool>(
     // Transitions under way.
     let local = if active.contains(&true) {
         if INERT {
-            inertialize_pass(b, a, (turns, shifts), sh.moves, &CubicWeights::new(bt, d));
+            inertialize_pass(b, a, (turns, shifts), sh.tracks, &CubicWeights::new(bt, d));
         } else {
             dead_blend_pass(
                 b,
                 a,
                 transition,
-                sh.moves,
+                sh.tracks,
                 lanes::extrapolate_decayed_weights(bt, hl),
                 fade(bt),
                 mask(active),
@@ -1320,7 +1373,7 @@ fn step_pack<const CUBIC: bool, const INERT: bool>(
         world,
         local,
         sh.parents,
-        sh.moves,
+        sh.tracks,
         sh.first,
         splat(0.5 * cfg.dt),
     );
@@ -1338,7 +1391,7 @@ fn fk_pass(
     world: &mut [Motionx8],
     local: &[Motionx8],
     parents: &[i32],
-    moves: &[Option<usize>],
+    tracks: &[Track],
     first: bool,
     half_dt: F32x8,
 ) -> PackCheck {
@@ -1347,9 +1400,9 @@ fn fk_pass(
     for j in 1..local.len() {
         let (done, rest) = world.split_at_mut(j);
         let (p, l) = (&done[parents[j] as usize], &local[j]);
-        let g = match moves[j] {
-            Some(_) => motion_mul(p, l),
-            None => motion_mul_fixed(p, l),
+        let g = match tracks[j] {
+            Track::Moves(..) => motion_mul(p, l),
+            Track::Still | Track::Turns(_) => motion_mul_fixed(p, l),
         };
         write_world(&mut rest[0], &g, first, half_dt, &mut check);
     }

@@ -19,7 +19,7 @@ use bytemuck::{Pod, Zeroable};
 use crate::clip::Clip;
 use crate::error::{Error, Result};
 use crate::lanes::{F32x8, Quatx8, Vec3x8};
-use crate::reference::{self as r, Vec3};
+use crate::reference::{self as r, Quat, Vec3};
 
 /// Eight floats, 32-byte aligned: a rotation or position row (see the
 /// module docs).
@@ -60,6 +60,9 @@ pub struct Database {
     moving: Vec<Option<usize>>,
     /// Per joint, its position where it does not move.
     fixed: Vec<Vec3>,
+    /// Per joint, its rotation where neither it nor the position ever
+    /// changes.
+    still: Vec<Option<Quat>>,
     /// Joints whose position moves (the position table's row width).
     moving_count: usize,
     joints: usize,
@@ -114,6 +117,20 @@ impl Database {
                 count += 1;
             }
         }
+        // Still joints: a fixed position and the same rotation (bitwise) in
+        // every frame of every clip.
+        let still: Vec<Option<Quat>> = (0..joints)
+            .map(|j| {
+                let q = first.rot(0, j);
+                let same = |r: Quat| {
+                    [r.w, r.x, r.y, r.z].map(f32::to_bits) == [q.w, q.x, q.y, q.z].map(f32::to_bits)
+                };
+                let constant = clips
+                    .iter()
+                    .all(|c| (0..c.frames()).all(|f| same(c.rot(f, j))));
+                (moving[j].is_none() && constant).then_some(q)
+            })
+            .collect();
         let total: usize = clips.iter().map(Clip::frames).sum();
         let mut rot = Vec::with_capacity(total * joints);
         let mut pos = Vec::with_capacity(total * count);
@@ -147,6 +164,7 @@ impl Database {
             pos,
             moving,
             fixed,
+            still,
             moving_count: count,
             joints,
             frame_time,
@@ -191,6 +209,14 @@ impl Database {
     /// position in every frame where [`Database::moving_row`] is `None`.
     pub fn fixed_position(&self, j: usize) -> Vec3 {
         self.fixed.get(j).copied().unwrap_or(Vec3::ZERO)
+    }
+
+    /// Joint `j`'s rotation where the joint is still: its position fixed
+    /// and its rotation the same in every frame of every clip (so sampling,
+    /// blending and transitions leave it as it is, with zero velocities).
+    /// `None` for a joint that moves or turns.
+    pub fn still_rotation(&self, j: usize) -> Option<Quat> {
+        self.still.get(j).copied().flatten()
     }
 
     /// Scale and log-scale step of global frame `f`, joint `j` (1 and 0 for
