@@ -152,11 +152,27 @@ fn two_clips_of_different_subjects() {
             .moving_joints(),
         1
     );
+    // Still joints (position and rotation constant in every frame): in
+    // 102_01 the hip joints, collars, hands and fingers; the crowd skips
+    // their sampling and transitions, so both runs below cover them.
+    let still = |db: &kineform::database::Database| -> Vec<usize> {
+        (0..db.joints())
+            .filter(|&j| db.still_rotation(j).is_some())
+            .collect()
+    };
+    let one = kineform::database::Database::new(&clips).unwrap();
+    assert_eq!(still(&one), [1, 6, 17, 21, 22, 24, 28, 29]);
     clips.push(other.clip);
-    let moving = kineform::database::Database::new(&clips)
-        .unwrap()
-        .moving_joints();
+    let both = kineform::database::Database::new(&clips).unwrap();
+    let moving = both.moving_joints();
     assert!(moving > 1 && moving <= skel.len(), "{moving}");
+    // A joint still in one clip but moving (offsets differ) or turning in
+    // the other is not still.
+    let s2 = still(&both);
+    assert!(
+        s2.iter().all(|j| still(&one).contains(j)) && s2.len() < 8,
+        "{s2:?}"
+    );
     let cfg = CrowdConfig {
         characters: 9,
         seed: 21,
