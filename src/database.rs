@@ -1,15 +1,17 @@
-//! Clips packed for 8-lane sampling. Each frame of each joint is a 32-byte
-//! rotation row, `[rw rx ry rz | wx wy wz | 0]`, with
+//! Clips packed for 8-lane sampling. Each frame of each joint that turns is
+//! a 32-byte rotation row, `[rw rx ry rz | wx wy wz | 0]`, with
 //! `w = quat_log(quat_abs(r[k+1] r[k]⁻¹))` the half-angle vector of the step
 //! to the next frame (so `slerp(r[k], r[k+1], a) = exp(a w) r[k]` and linear
 //! sampling needs no logarithm). Joints whose position moves (in BVH, the
 //! joints with position channels: the root) also get a 32-byte position
 //! row, `[px py pz | dx dy dz | 0 0]` with `d = p[k+1] - p[k]`; every other
-//! joint's position is stored once. Steps are zero on a clip's last frame,
-//! as the reference's clamped sampling sees it. Eight characters at eight
-//! different times gather a joint with one aligned load per lane and one
-//! 8×8 transpose (two for a moving joint), and the CMU clip's 277 frames ×
-//! 31 joints take 275 KB, which fits in L2 beside a pack's working set.
+//! joint's position is stored once, and a still joint's rotation too (one
+//! whose position and rotation never change, [`Database::still_rotation`]).
+//! Steps are zero on a clip's last frame, as the reference's clamped
+//! sampling sees it. Eight characters at eight different times gather a
+//! joint with one aligned load per lane and one 8×8 transpose (two for a
+//! moving joint), and the CMU clip's 277 frames × 23 turning joints (of
+//! 31) take 213 KB, which fits in L2 beside a pack's working set.
 //! Scales are stored apart, and only when some clip has a scale other
 //! than one. Rotations are taken as unit quaternions (BVH clips are): the
 //! crowd's short-domain exponential and logarithm rely on it.
@@ -63,6 +65,10 @@ pub struct Database {
     /// Per joint, its rotation where neither it nor the position ever
     /// changes.
     still: Vec<Option<Quat>>,
+    /// Per joint, its index among the joints that are not still (the
+    /// rotation table's row width); still joints have no rows.
+    turning: Vec<Option<usize>>,
+    turning_count: usize,
     /// Joints whose position moves (the position table's row width).
     moving_count: usize,
     joints: usize,
@@ -131,21 +137,33 @@ impl Database {
                 (moving[j].is_none() && constant).then_some(q)
             })
             .collect();
+        let mut turning = vec![None; joints];
+        let mut turning_count = 0;
+        for (t, s) in turning.iter_mut().zip(&still) {
+            if s.is_none() {
+                *t = Some(turning_count);
+                turning_count += 1;
+            }
+        }
         let total: usize = clips.iter().map(Clip::frames).sum();
-        let mut rot = Vec::with_capacity(total * joints);
+        let mut rot = Vec::with_capacity(total * turning_count);
         let mut pos = Vec::with_capacity(total * count);
         let mut scales = (!unit).then(|| Vec::with_capacity(total * joints));
         let mut spans = Vec::with_capacity(clips.len());
+        let mut first_frame = 0;
         for c in clips {
-            spans.push((rot.len() / joints, c.frames()));
+            spans.push((first_frame, c.frames()));
+            first_frame += c.frames();
             for f in 0..c.frames() {
                 let g = (f + 1).min(c.frames() - 1);
                 for (j, moves) in moving.iter().enumerate() {
-                    let (q0, q1) = (c.rot(f, j), c.rot(g, j));
-                    let w = r::quat_log(r::quat_abs(r::quat_mul_inv(q1, q0)));
-                    rot.push(Row {
-                        v: [q0.w, q0.x, q0.y, q0.z, w.x, w.y, w.z, 0.0],
-                    });
+                    if turning[j].is_some() {
+                        let (q0, q1) = (c.rot(f, j), c.rot(g, j));
+                        let w = r::quat_log(r::quat_abs(r::quat_mul_inv(q1, q0)));
+                        rot.push(Row {
+                            v: [q0.w, q0.x, q0.y, q0.z, w.x, w.y, w.z, 0.0],
+                        });
+                    }
                     if moves.is_some() {
                         let (p0, p1) = (c.pos(f, j), c.pos(g, j));
                         let d = p1 - p0;
@@ -165,6 +183,8 @@ impl Database {
             moving,
             fixed,
             still,
+            turning,
+            turning_count,
             moving_count: count,
             joints,
             frame_time,
@@ -230,7 +250,7 @@ impl Database {
     /// Eight global frames prepared for [`Database::gather`].
     pub fn frames8(&self, f: [usize; 8]) -> Frames8 {
         Frames8 {
-            rot: f.map(|f| f * self.joints),
+            rot: f.map(|f| f * self.turning_count),
             pos: f.map(|f| f * self.moving_count),
         }
     }
@@ -241,7 +261,19 @@ impl Database {
         let load = |rows: &[Row], base: &[usize; 8], k: usize| -> [F32x8; 8] {
             F32x8::transpose(core::array::from_fn(|i| F32x8::new(rows[base[i] + k].v)))
         };
-        let a = load(&self.rot, &f.rot, j);
+        let (rot, step_rot) = match self.turning[j] {
+            Some(k) => {
+                let a = load(&self.rot, &f.rot, k);
+                (
+                    Quatx8::new(a[0], a[1], a[2], a[3]),
+                    Vec3x8::new(a[4], a[5], a[6]),
+                )
+            }
+            None => (
+                Quatx8::splat(self.still[j].unwrap_or(Quat::IDENTITY)),
+                Vec3x8::ZERO,
+            ),
+        };
         let (pos, step_pos) = match self.moving[j] {
             Some(k) => {
                 let b = load(&self.pos, &f.pos, k);
@@ -254,9 +286,43 @@ impl Database {
         };
         Rowx8 {
             pos,
-            rot: Quatx8::new(a[0], a[1], a[2], a[3]),
-            step_rot: Vec3x8::new(a[4], a[5], a[6]),
+            rot,
+            step_rot,
             step_pos,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every joint gathers its clip's rotation, position and steps, still
+    /// joints (stored once) included.
+    #[test]
+    fn gather_gives_every_joint_of_every_lane() {
+        let clip = crate::data::default_clip().clip;
+        let db = Database::new(core::slice::from_ref(&clip)).unwrap();
+        assert!(db.turning_count < db.joints(), "the clip has still joints");
+        let last = clip.frames() - 1;
+        let frames = [0, 5, 100, last, 17, 3, last - 1, 200];
+        let f8 = db.frames8(frames);
+        for j in 0..db.joints() {
+            let g = db.gather(&f8, j);
+            for (i, &f) in frames.iter().enumerate() {
+                let next = (f + 1).min(last);
+                let (q0, q1) = (clip.rot(f, j), clip.rot(next, j));
+                let w = r::quat_log(r::quat_abs(r::quat_mul_inv(q1, q0)));
+                assert_eq!(g.rot.lane(i), q0, "rotation joint {j} frame {f}");
+                assert_eq!(g.step_rot.lane(i), w, "rotation step joint {j} frame {f}");
+                assert_eq!(
+                    g.pos.lane(i),
+                    clip.pos(f, j),
+                    "position joint {j} frame {f}"
+                );
+                let d = clip.pos(next, j) - clip.pos(f, j);
+                assert_eq!(g.step_pos.lane(i), d, "position step joint {j} frame {f}");
+            }
         }
     }
 }
