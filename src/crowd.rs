@@ -493,6 +493,7 @@ struct SampleRows {
     next: Frames8,
     prev_valid: F32x8,
     alpha: F32x8,
+    alpha2: F32x8,
 }
 
 impl SampleRows {
@@ -520,18 +521,33 @@ impl SampleRows {
             next: if CUBIC { db.frames8(next) } else { at },
             prev_valid,
             alpha,
+            alpha2: alpha * alpha,
         }
     }
 }
 
 /// Linear sampling of one joint from a gathered row, velocities scaled by
 /// the playback rate `speed`: `pos = p + a d`, `vel = d / dt`,
-/// `rot = exp(a w) r` (the slerp), `ang = 2 w / dt`.
+/// `rot = exp(a w) r` (the slerp), `ang = 2 w / dt`. `|a w|² = a² (w·w)`
+/// from the row; when every lane's is within [`lanes::EXP_SMALL_S`] (a
+/// 120 Hz clip's steps nearly always are) the exponential takes the short
+/// series.
 #[inline(always)]
-fn sample_linear_row(row: &Rowx8, alpha: F32x8, vel_scale: F32x8, ang_scale: F32x8) -> Motionx8 {
+fn sample_linear_row(
+    row: &Rowx8,
+    (alpha, alpha2): (F32x8, F32x8),
+    vel_scale: F32x8,
+    ang_scale: F32x8,
+) -> Motionx8 {
+    let (v, s) = (row.step_rot * alpha, alpha2 * row.step_h2);
+    let step = if s.simd_le(splat(lanes::EXP_SMALL_S)).all() {
+        lanes::quat_exp_small(v, s)
+    } else {
+        lanes::quat_exp_short_s(v, s)
+    };
     Motionx8 {
         pos: row.pos + alpha * row.step_pos,
-        rot: lanes::quat_mul(lanes::quat_exp_short(row.step_rot * alpha), row.rot),
+        rot: lanes::quat_mul(step, row.rot),
         vel: row.step_pos * vel_scale,
         ang: row.step_rot * ang_scale,
     }
@@ -1130,7 +1146,7 @@ impl Sampler<'_> {
         } else {
             sample_linear_row(
                 &self.db.gather(&rows.at, cj),
-                rows.alpha,
+                (rows.alpha, rows.alpha2),
                 vel_scale,
                 ang_scale,
             )

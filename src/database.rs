@@ -1,8 +1,9 @@
 //! Clips packed for 8-lane sampling. Each frame of each joint that turns is
-//! a 32-byte rotation row, `[rw rx ry rz | wx wy wz | 0]`, with
+//! a 32-byte rotation row, `[rw rx ry rz | wx wy wz | w·w]`, with
 //! `w = quat_log(quat_abs(r[k+1] r[k]⁻¹))` the half-angle vector of the step
 //! to the next frame (so `slerp(r[k], r[k+1], a) = exp(a w) r[k]` and linear
-//! sampling needs no logarithm). Joints whose position moves (in BVH, the
+//! sampling needs no logarithm; with `w·w` stored, `|a w|²` is one
+//! multiply). Joints whose position moves (in BVH, the
 //! joints with position channels: the root) also get a 32-byte position
 //! row, `[px py pz | dx dy dz | 0 0]` with `d = p[k+1] - p[k]`; every other
 //! joint's position is stored once, and a still joint's rotation too (one
@@ -41,6 +42,8 @@ pub struct Rowx8 {
     pub rot: Quatx8,
     /// Half-angle vectors of the step to the next frame.
     pub step_rot: Vec3x8,
+    /// Their squared lengths, `step_rot · step_rot`.
+    pub step_h2: F32x8,
     /// Position step to the next frame.
     pub step_pos: Vec3x8,
 }
@@ -161,7 +164,7 @@ impl Database {
                         let (q0, q1) = (c.rot(f, j), c.rot(g, j));
                         let w = r::quat_log(r::quat_abs(r::quat_mul_inv(q1, q0)));
                         rot.push(Row {
-                            v: [q0.w, q0.x, q0.y, q0.z, w.x, w.y, w.z, 0.0],
+                            v: [q0.w, q0.x, q0.y, q0.z, w.x, w.y, w.z, r::dot(w, w)],
                         });
                     }
                     if moves.is_some() {
@@ -261,17 +264,16 @@ impl Database {
         let load = |rows: &[Row], base: &[usize; 8], k: usize| -> [F32x8; 8] {
             F32x8::transpose(core::array::from_fn(|i| F32x8::new(rows[base[i] + k].v)))
         };
-        let (rot, step_rot) = match self.turning[j] {
+        let (rot, step_rot, step_h2) = match self.turning[j] {
             Some(k) => {
                 let a = load(&self.rot, &f.rot, k);
-                (
-                    Quatx8::new(a[0], a[1], a[2], a[3]),
-                    Vec3x8::new(a[4], a[5], a[6]),
-                )
+                let q = Quatx8::new(a[0], a[1], a[2], a[3]);
+                (q, Vec3x8::new(a[4], a[5], a[6]), a[7])
             }
             None => (
                 Quatx8::splat(self.still[j].unwrap_or(Quat::IDENTITY)),
                 Vec3x8::ZERO,
+                F32x8::ZERO,
             ),
         };
         let (pos, step_pos) = match self.moving[j] {
@@ -288,6 +290,7 @@ impl Database {
             pos,
             rot,
             step_rot,
+            step_h2,
             step_pos,
         }
     }
@@ -315,6 +318,7 @@ mod tests {
                 let w = r::quat_log(r::quat_abs(r::quat_mul_inv(q1, q0)));
                 assert_eq!(g.rot.lane(i), q0, "rotation joint {j} frame {f}");
                 assert_eq!(g.step_rot.lane(i), w, "rotation step joint {j} frame {f}");
+                assert_eq!(g.step_h2.to_array()[i], r::dot(w, w), "joint {j} frame {f}");
                 assert_eq!(
                     g.pos.lane(i),
                     clip.pos(f, j),

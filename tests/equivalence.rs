@@ -126,6 +126,15 @@ proptest! {
         // shortest slerp from the identity.
         let w: [r::Vec3; 8] = core::array::from_fn(|i| r::quat_log(qa[i]) * t[i]);
         check_lanes(lanes::quat_exp_short(v8(w)), |i| r::quat_exp(w[i]), |_| 1.0, TRANSC, "quat_exp_short of a scaled log")?;
+        // The small-angle variant on its domain, |v| <= 0.2 (v scaled into
+        // it), with s given as the crowd gives it: a weight squared times
+        // the step's stored v·v.
+        let small: [r::Vec3; 8] = core::array::from_fn(|i| v[i] * 0.127); // |v| <= 0.906 √3
+        let s8 = lanes::F32x8::new(core::array::from_fn(|i| t[i] * t[i] * r::dot(small[i], small[i])));
+        let ts: [r::Vec3; 8] = core::array::from_fn(|i| small[i] * t[i]);
+        prop_assert!(s8.to_array().iter().all(|&s| s <= lanes::EXP_SMALL_S * 1.0001));
+        check_lanes(lanes::quat_exp_small(v8(ts), s8), |i| r::quat_exp(ts[i]), |_| 1.0, TRANSC, "quat_exp_small")?;
+        check_lanes(lanes::quat_exp_short_s(v8(ts), s8), |i| r::quat_exp(ts[i]), |_| 1.0, TRANSC, "quat_exp_short_s")?;
     }
 
     #[test]

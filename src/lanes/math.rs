@@ -660,7 +660,14 @@ const COS_SHORT: [f32; 5] = [
 /// [`quat_exp`]).
 #[inline(always)]
 pub fn quat_exp_short(v: Vec3x8) -> Quatx8 {
-    let s = dot(v, v);
+    quat_exp_short_s(v, dot(v, v))
+}
+
+/// [`quat_exp_short`] with `s = v·v` given (the crowd's clip database
+/// stores each step's squared half-angle, so a weighted step's is one
+/// multiply).
+#[inline(always)]
+pub fn quat_exp_short_s(v: Vec3x8, s: F32x8) -> Quatx8 {
     let k = s.mul_add(horner(&SINC_SHORT, s), splat(1.0));
     Quatx8::new(
         s.mul_add(horner(&COS_SHORT, s), splat(1.0)),
@@ -668,6 +675,29 @@ pub fn quat_exp_short(v: Vec3x8) -> Quatx8 {
         v.y * k,
         v.z * k,
     )
+}
+
+/// The largest `s = v·v` for [`quat_exp_small`]: half-angles up to 0.2
+/// rad, rotations up to 23°, which a 120 Hz clip's frame-to-frame steps
+/// stay below unless a joint turns faster than 48 rad/s.
+pub const EXP_SMALL_S: f32 = 0.04;
+
+/// [`quat_exp`] for `s = v·v <= EXP_SMALL_S`, given `s`: the Taylor series
+/// `cos h = 1 - s/2 + s²/24 - s³/720` and `sin(h)/h = 1 - s/6 + s²/120`,
+/// truncated below 7e-11 and 1.3e-8 on that domain (two fewer multiply-adds
+/// each than [`quat_exp_short`]). Callers check the domain for the whole
+/// pack ([`F32x8::all`]) and take [`quat_exp_short_s`] otherwise.
+#[inline(always)]
+pub fn quat_exp_small(v: Vec3x8, s: F32x8) -> Quatx8 {
+    let c = s.mul_add(
+        s.mul_add(
+            s.mul_add(splat(-1.0 / 720.0), splat(1.0 / 24.0)),
+            splat(-0.5),
+        ),
+        splat(1.0),
+    );
+    let k = s.mul_add(s.mul_add(splat(1.0 / 120.0), splat(-1.0 / 6.0)), splat(1.0));
+    Quatx8::new(c, v.x * k, v.y * k, v.z * k)
 }
 
 /// [`quat_log`] for unit quaternions with `w >= 0` (what [`quat_abs`]
