@@ -767,6 +767,19 @@ fn motion_mul_fixed(p: &Motionx8, l: &Motionx8) -> Motionx8 {
     }
 }
 
+/// [`motion_mul_fixed`] for a still joint, whose local angular velocity is
+/// zero too: `ang = ω_p`.
+#[inline(always)]
+fn motion_mul_still(p: &Motionx8, l: &Motionx8) -> Motionx8 {
+    let lever = Rotor::new(p.rot).apply(l.pos);
+    Motionx8 {
+        pos: lever + p.pos,
+        rot: lanes::quat_mul(p.rot, l.rot),
+        vel: lanes::cross_add(p.ang, lever, p.vel),
+        ang: p.ang,
+    }
+}
+
 /// `*o = m` for a joint whose local position is fixed: only the rotation and
 /// angular velocity are stored. Every local pose of such a joint holds the
 /// fixed position and zero velocity from the start ([`PackScratch::new`]),
@@ -1418,7 +1431,8 @@ fn fk_pass(
         let (p, l) = (&done[parents[j] as usize], &local[j]);
         let g = match tracks[j] {
             Track::Moves(..) => motion_mul(p, l),
-            Track::Still | Track::Turns(_) => motion_mul_fixed(p, l),
+            Track::Turns(_) => motion_mul_fixed(p, l),
+            Track::Still => motion_mul_still(p, l),
         };
         write_world(&mut rest[0], &g, first, half_dt, &mut check);
     }
