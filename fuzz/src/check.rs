@@ -105,6 +105,7 @@ pub fn check(data: &[u8]) {
         lanes::quat_log(q),
         lanes::quat_exp_short(v),
         lanes::quat_log_short(q),
+        lanes::quat_exp_small(v, f),
         lanes::quat_slerp_shortest(q, Quatx8::IDENTITY, f),
         lanes::quat_between(v, Vec3x8::ONE),
     );
@@ -123,6 +124,21 @@ pub fn check(data: &[u8]) {
         },
         Kformx8::IDENTITY,
     );
+    // The frame and weight of any time, bit for bit, for an arbitrary and
+    // a typical frame time.
+    for dt in [raw[0], 1.0 / 120.0] {
+        let (st, alpha) = lanes::sample_frame(f, dt);
+        let (st, alpha) = (st.to_array(), alpha.to_array());
+        for (i, &t) in raw.iter().enumerate() {
+            let (rst, ra) = r::sample_frame(t, dt);
+            assert!(
+                st[i] as i64 == rst && alpha[i].to_bits() == ra.to_bits(),
+                "sample_frame({t:e}, {dt:e}): lanes ({}, {:e}) vs reference ({rst}, {ra:e})",
+                st[i],
+                alpha[i]
+            );
+        }
+    }
     for x in raw {
         let (v, q) = (Vec3::new(x, x * 0.5, -x), Quat::new(x, x, x * 0.5, -x));
         let _ = (
@@ -145,6 +161,21 @@ pub fn check(data: &[u8]) {
             let vs: [Vec3; 8] = core::array::from_fn(|_| b.vec3(0.9));
             let qa = q.map(r::quat_abs);
             let es = lanes::quat_exp_short(Vec3x8::from_array(vs)).to_array();
+            // The small-angle series on its domain, |v| <= 0.2.
+            let vm: [Vec3; 8] = core::array::from_fn(|_| b.vec3(0.115));
+            let sm = F32x8::new(vm.map(|v| r::dot(v, v)));
+            let em = lanes::quat_exp_small(Vec3x8::from_array(vm), sm).to_array();
+            for i in 0..8 {
+                let want = r::quat_exp(vm[i]).to_array();
+                close(
+                    "quat_exp_small",
+                    &em[i].to_array(),
+                    &want,
+                    1.0,
+                    TRANSC.0,
+                    TRANSC.1,
+                );
+            }
             let ls = lanes::quat_log_short(Quatx8::from_array(qa)).to_array();
             for i in 0..8 {
                 let exp_ref = r::quat_exp(vs[i]).to_array();
