@@ -740,43 +740,30 @@ fn bitselect_vec3(m: F32x8, n: Vec3x8, o: Vec3x8) -> Vec3x8 {
 }
 
 /// Forward kinematics step at unit scale ([`lanes::kform_mul`] without
-/// the scale terms).
+/// the scale terms): `pos = R l.pos + p.pos`, `rot = p.rot l.rot`,
+/// `vel = R l.vel + ω_p × (R l.pos) + v_p`, `ang = R l.ang + ω_p`. `VEL` and
+/// `ANG` say whether the local velocity and angular velocity can be
+/// non-zero: a joint with a fixed position has no local velocity, a still
+/// joint no angular velocity either, and their terms are left out (exactly:
+/// rotating a zero vector gives zero).
 #[inline(always)]
-fn motion_mul(p: &Motionx8, l: &Motionx8) -> Motionx8 {
+fn motion_mul<const VEL: bool, const ANG: bool>(p: &Motionx8, l: &Motionx8) -> Motionx8 {
     let r = Rotor::new(p.rot);
     let lever = r.apply(l.pos);
+    let carried = lanes::cross_add(p.ang, lever, p.vel);
     Motionx8 {
         pos: lever + p.pos,
         rot: lanes::quat_mul(p.rot, l.rot),
-        vel: r.apply_add(l.vel, lanes::cross_add(p.ang, lever, p.vel)),
-        ang: r.apply_add(l.ang, p.ang),
-    }
-}
-
-/// [`motion_mul`] for a joint whose local position is fixed, so its local
-/// velocity is zero and contributes nothing: `vel = ω_p × lever + v_p`.
-#[inline(always)]
-fn motion_mul_fixed(p: &Motionx8, l: &Motionx8) -> Motionx8 {
-    let r = Rotor::new(p.rot);
-    let lever = r.apply(l.pos);
-    Motionx8 {
-        pos: lever + p.pos,
-        rot: lanes::quat_mul(p.rot, l.rot),
-        vel: lanes::cross_add(p.ang, lever, p.vel),
-        ang: r.apply_add(l.ang, p.ang),
-    }
-}
-
-/// [`motion_mul_fixed`] for a still joint, whose local angular velocity is
-/// zero too: `ang = ω_p`.
-#[inline(always)]
-fn motion_mul_still(p: &Motionx8, l: &Motionx8) -> Motionx8 {
-    let lever = Rotor::new(p.rot).apply(l.pos);
-    Motionx8 {
-        pos: lever + p.pos,
-        rot: lanes::quat_mul(p.rot, l.rot),
-        vel: lanes::cross_add(p.ang, lever, p.vel),
-        ang: p.ang,
+        vel: if VEL {
+            r.apply_add(l.vel, carried)
+        } else {
+            carried
+        },
+        ang: if ANG {
+            r.apply_add(l.ang, p.ang)
+        } else {
+            p.ang
+        },
     }
 }
 
@@ -1430,9 +1417,9 @@ fn fk_pass(
         let (done, rest) = world.split_at_mut(j);
         let (p, l) = (&done[parents[j] as usize], &local[j]);
         let g = match tracks[j] {
-            Track::Moves(..) => motion_mul(p, l),
-            Track::Turns(_) => motion_mul_fixed(p, l),
-            Track::Still => motion_mul_still(p, l),
+            Track::Moves(..) => motion_mul::<true, true>(p, l),
+            Track::Turns(_) => motion_mul::<false, true>(p, l),
+            Track::Still => motion_mul::<false, false>(p, l),
         };
         write_world(&mut rest[0], &g, first, half_dt, &mut check);
     }
