@@ -1412,7 +1412,11 @@ fn fk_pass(
     half_dt: F32x8,
 ) -> PackCheck {
     let mut check = PackCheck::EMPTY;
-    write_world(&mut world[0], &local[0], first, half_dt, &mut check);
+    // Joint 0, the characters' places in the world, never changes: written
+    // on the first frame, then left (its check gap is exactly zero).
+    if first {
+        write_world(&mut world[0], &local[0], first, half_dt, &mut check);
+    }
     for j in 1..local.len() {
         let (done, rest) = world.split_at_mut(j);
         let (p, l) = (&done[parents[j] as usize], &local[j]);
