@@ -823,11 +823,11 @@ struct Shared<'a> {
     clip_lengths: &'a [f32],
     roots: &'a [Motionx8],
     tracks: &'a [Track],
-    /// Addresses of the world output and of the kept state (turn offsets
-    /// or transition poses), for prefetching the next pack's while this
-    /// one runs.
-    world_at: usize,
-    kept_at: Option<usize>,
+    /// Pack 0's world output and kept state (turn offsets or transition
+    /// poses) as regions to prefetch, in parts of one per clip joint; a
+    /// pack prefetches the next pack's while it runs.
+    world_ahead: Ahead,
+    kept_ahead: Ahead,
     packs: usize,
     characters: usize,
     first: bool,
@@ -962,14 +962,21 @@ impl Crowd {
 
     fn step_with<const CUBIC: bool, const INERT: bool>(&mut self) -> FrameStats {
         let j = self.skeleton.len();
-        let kept_at = if INERT {
-            (!self.turns.is_empty()).then_some(self.turns.as_ptr() as usize)
-        } else {
-            (!self.transition.is_empty()).then_some(self.transition.as_ptr() as usize)
+        let parts = j - 1;
+        let region = |at: *const u8, len: usize| match len {
+            0 => Ahead::NONE,
+            _ => Ahead::new(at as usize, len, parts),
+        };
+        let kept_ahead = match INERT {
+            true => region(
+                self.turns.as_ptr().cast(),
+                self.turning * size_of::<TurnOffsetx8>(),
+            ),
+            false => region(self.transition.as_ptr().cast(), j * size_of::<Motionx8>()),
         };
         let shared = Shared {
-            world_at: self.world.as_ptr() as usize,
-            kept_at,
+            world_ahead: region(self.world.as_ptr().cast(), j * size_of::<Motionx8>()),
+            kept_ahead,
             packs: self.characters.len() / 8,
             cfg: &self.cfg,
             db: &self.db,
@@ -1288,17 +1295,17 @@ fn step_pack<const CUBIC: bool, const INERT: bool>(
     // (the world in the first pass, the state in the second), so that the
     // fetching is spread over this pack's work and the next pack finds
     // them in L2.
-    let next = p + 1 < sh.packs;
-    let (nj, parts) = (world.len(), world.len() - 1);
-    let region = |at: usize, len: usize| match next {
-        true => Ahead::new(at + (p + 1) * len, len, parts),
+    let next = |a: Ahead, len: usize| match p + 1 < sh.packs {
+        true => Ahead {
+            addr: a.addr + (p + 1) * len,
+            step: a.step,
+        },
         false => Ahead::NONE,
     };
-    let world_next = region(sh.world_at, nj * size_of::<Motionx8>());
-    let kept_next = match (sh.kept_at, INERT) {
-        (Some(at), true) => region(at, size_of_val(turns)),
-        (Some(at), false) => region(at, nj * size_of::<Motionx8>()),
-        (None, _) => Ahead::NONE,
+    let world_next = next(sh.world_ahead, size_of_val(world));
+    let kept_next = match INERT {
+        true => next(sh.kept_ahead, size_of_val(turns)),
+        false => next(sh.kept_ahead, size_of_val(transition)),
     };
     prefetch::to_l2(bytemuck::cast_slice(shifts));
     sampler.input::<CUBIC>(
