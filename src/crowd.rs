@@ -155,7 +155,10 @@ pub struct Character {
     freq: f32,
     countdown: f32,
     blend_time: f32,
-    world: Kform,
+    /// Place on the ground and facing (radians about +y): joint 0, kept
+    /// small because every frame reads and writes the schedule.
+    place: Vec3,
+    facing: f32,
 }
 
 /// What one frame holds for one character.
@@ -202,15 +205,11 @@ impl Character {
             Pcg32::seed_from_u64(cfg.seed ^ (index as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
         let cols = (cfg.characters as f32).sqrt().ceil().max(1.0) as usize;
         let facing = rng.random_range(0.0..std::f32::consts::TAU);
-        let world = Kform {
-            pos: Vec3::new(
-                (index % cols) as f32 * cfg.spacing,
-                0.0,
-                (index / cols) as f32 * cfg.spacing,
-            ),
-            rot: r::quat_from_angle_axis(facing, Vec3::new(0.0, 1.0, 0.0)),
-            ..Kform::IDENTITY
-        };
+        let place = Vec3::new(
+            (index % cols) as f32 * cfg.spacing,
+            0.0,
+            (index / cols) as f32 * cfg.spacing,
+        );
         let mut c = Character {
             a: Source { clip: 0, time: 0.0 },
             b: Source { clip: 0, time: 0.0 },
@@ -220,7 +219,8 @@ impl Character {
             freq: rng.random_range(0.3..1.5),
             countdown: 0.0,
             blend_time: IDLE,
-            world,
+            place,
+            facing,
             rng,
         };
         c.jump(clip_lengths, cfg);
@@ -289,7 +289,11 @@ impl Character {
 
     /// The character's place in the world (joint 0).
     pub fn world(&self) -> Kform {
-        self.world
+        Kform {
+            pos: self.place,
+            rot: r::quat_from_angle_axis(self.facing, Vec3::new(0.0, 1.0, 0.0)),
+            ..Kform::IDENTITY
+        }
     }
 
     /// Seconds into the current transition (huge when none has happened).
