@@ -510,20 +510,14 @@ impl SampleRows {
         let lane = |x: usize| i32::try_from(x).unwrap_or(i32::MAX);
         let start = I32x8::new(span.map(|(start, _)| lane(start)));
         let last = I32x8::new(span.map(|(_, frames)| lane(frames) - 1));
-        let row = |k: I32x8| {
-            (k.max(I32x8::ZERO).min(last) + start)
-                .to_array()
-                .map(|i| i as usize)
-        };
+        let row = |k: I32x8| db.frames8_lanes(k.max(I32x8::ZERO).min(last) + start);
         let one = I32x8::splat(1);
-        let (prev, at, next) = (row(st - one), row(st), row(st + one));
-        let prev_valid: F32x8 = bytemuck::cast(st.simd_gt(I32x8::ZERO));
-        let at = db.frames8(at);
+        let at = row(st);
         SampleRows {
-            prev: if CUBIC { db.frames8(prev) } else { at },
+            prev: if CUBIC { row(st - one) } else { at },
             at,
-            next: if CUBIC { db.frames8(next) } else { at },
-            prev_valid,
+            next: if CUBIC { row(st + one) } else { at },
+            prev_valid: bytemuck::cast(st.simd_gt(I32x8::ZERO)),
             alpha,
             alpha2: alpha * alpha,
         }

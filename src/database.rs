@@ -21,7 +21,7 @@ use bytemuck::{Pod, Zeroable};
 
 use crate::clip::Clip;
 use crate::error::{Error, Result};
-use crate::lanes::{F32x8, Quatx8, Vec3x8};
+use crate::lanes::{F32x8, I32x8, Quatx8, Vec3x8};
 use crate::reference::{self as r, Quat, Vec3};
 
 /// Eight floats, 32-byte aligned: a rotation or position row (see the
@@ -52,8 +52,8 @@ pub struct Rowx8 {
 /// position tables ([`Database::frames8`]).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Frames8 {
-    rot: [usize; 8],
-    pos: [usize; 8],
+    rot: [u32; 8],
+    pos: [u32; 8],
 }
 
 /// Clips of one skeleton, concatenated and packed.
@@ -72,6 +72,8 @@ pub struct Database {
     /// rotation table's row width); still joints have no rows.
     turning: Vec<Option<usize>>,
     turning_count: usize,
+    /// Frames of all clips.
+    frames: usize,
     /// Joints whose position moves (the position table's row width).
     moving_count: usize,
     joints: usize,
@@ -149,6 +151,14 @@ impl Database {
             }
         }
         let total: usize = clips.iter().map(Clip::frames).sum();
+        // Row indices are kept as 32-bit lanes (Frames8).
+        if total.saturating_mul(joints) > i32::MAX as usize {
+            return Err(Error::Length {
+                what: "clip frames x joints (at most 2^31 - 1 rows)",
+                expected: i32::MAX as usize,
+                got: total.saturating_mul(joints),
+            });
+        }
         let mut rot = Vec::with_capacity(total * turning_count);
         let mut pos = Vec::with_capacity(total * count);
         let mut scales = (!unit).then(|| Vec::with_capacity(total * joints));
@@ -188,6 +198,7 @@ impl Database {
             still,
             turning,
             turning_count,
+            frames: total,
             moving_count: count,
             joints,
             frame_time,
@@ -252,17 +263,31 @@ impl Database {
 
     /// Eight global frames prepared for [`Database::gather`].
     pub fn frames8(&self, f: [usize; 8]) -> Frames8 {
+        let lane = |f: usize| i32::try_from(f).unwrap_or(i32::MAX);
+        self.frames8_lanes(I32x8::new(f.map(lane)))
+    }
+
+    /// [`Database::frames8`] of frames in lanes, each clamped to the
+    /// database's frames.
+    #[inline(always)]
+    pub fn frames8_lanes(&self, f: I32x8) -> Frames8 {
+        // In range: frames x joints fits in i32 (checked in `new`).
+        let last = I32x8::splat(self.frames as i32 - 1);
+        let f = f.max(I32x8::ZERO).min(last);
+        let rows = |width: usize| bytemuck::cast(f * I32x8::splat(width as i32));
         Frames8 {
-            rot: f.map(|f| f * self.turning_count),
-            pos: f.map(|f| f * self.moving_count),
+            rot: rows(self.turning_count),
+            pos: rows(self.moving_count),
         }
     }
 
     /// Joint `j` of eight frames, transposed into lanes.
     #[inline(always)]
     pub fn gather(&self, f: &Frames8, j: usize) -> Rowx8 {
-        let load = |rows: &[Row], base: &[usize; 8], k: usize| -> [F32x8; 8] {
-            F32x8::transpose(core::array::from_fn(|i| F32x8::new(rows[base[i] + k].v)))
+        let load = |rows: &[Row], base: &[u32; 8], k: usize| -> [F32x8; 8] {
+            F32x8::transpose(core::array::from_fn(|i| {
+                F32x8::new(rows[base[i] as usize + k].v)
+            }))
         };
         let (rot, step_rot, step_h2) = match self.turning[j] {
             Some(k) => {
