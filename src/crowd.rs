@@ -471,19 +471,16 @@ enum Track {
 
 impl Track {
     /// Per crowd joint (joint 0 the world root), from the database.
+    /// Turn offsets follow the database's rotation rows.
     fn of(db: &Database) -> Vec<Track> {
-        let mut turns = 0;
         core::iter::once(Track::Still)
-            .chain((0..db.joints()).map(|j| {
-                if db.still_rotation(j).is_some() {
-                    return Track::Still;
-                }
-                turns += 1;
-                match db.moving_row(j) {
-                    Some(k) => Track::Moves(turns - 1, k),
-                    None => Track::Turns(turns - 1),
-                }
-            }))
+            .chain(
+                (0..db.joints()).map(|j| match (db.turning_row(j), db.moving_row(j)) {
+                    (None, _) => Track::Still,
+                    (Some(k), None) => Track::Turns(k),
+                    (Some(k), Some(s)) => Track::Moves(k, s),
+                }),
+            )
             .collect()
     }
 }
@@ -865,7 +862,7 @@ impl Crowd {
             })
             .collect();
         let tracks = Track::of(&db);
-        let turning = tracks.iter().filter(|t| **t != Track::Still).count();
+        let turning = db.turning_joints();
         let rest: Vec<Motionx8> = (0..j)
             .map(|cj| match cj.checked_sub(1) {
                 Some(clip_joint) if db.moving_row(clip_joint).is_none() => Motionx8 {

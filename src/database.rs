@@ -245,6 +245,17 @@ impl Database {
         self.fixed.get(j).copied().unwrap_or(Vec3::ZERO)
     }
 
+    /// Joint `j`'s row in the rotation table (its index among the joints
+    /// that are not still), or `None` for a still joint.
+    pub fn turning_row(&self, j: usize) -> Option<usize> {
+        self.turning.get(j).copied().flatten()
+    }
+
+    /// Number of joints that are not still (the rotation table's width).
+    pub fn turning_joints(&self) -> usize {
+        self.turning_count
+    }
+
     /// Joint `j`'s rotation where the joint is still: its position fixed
     /// and its rotation the same in every frame of every clip (so sampling,
     /// blending and transitions leave it as it is, with zero velocities).
