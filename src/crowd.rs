@@ -251,40 +251,59 @@ impl Character {
         self.blend_time = 0.0;
     }
 
-    /// Advances the schedule by one step of `cfg.dt`.
-    pub fn advance(&mut self, clip_lengths: &[f32], cfg: &CrowdConfig) -> Step {
+    /// The step [`Character::advance`] will take, without taking it: where
+    /// it jumps, `new` repeats `old` and `blend_time` the old one (the jump
+    /// draws from the generator, which only `advance` does).
+    #[inline(always)]
+    pub fn preview(&self, clip_lengths: &[f32], cfg: &CrowdConfig) -> Step {
         let dt = cfg.dt;
-        let adv = |s: Source, rate: f32| Source {
+        let adv = |s: Source| Source {
             clip: s.clip,
-            time: s.time + rate * dt,
+            time: s.time + self.rate * dt,
         };
-        let old = (adv(self.a, self.rate), adv(self.b, self.rate));
-        self.phase += self.freq * dt;
-        if self.phase >= std::f32::consts::TAU {
+        let old = (adv(self.a), adv(self.b));
+        let mut phase = self.phase + self.freq * dt;
+        if phase >= std::f32::consts::TAU {
             // Once per turn; the remainder only matters for absurd steps.
-            self.phase = (self.phase - std::f32::consts::TAU) % std::f32::consts::TAU;
+            phase = (phase - std::f32::consts::TAU) % std::f32::consts::TAU;
         }
-        self.countdown -= dt;
-        self.blend_time = (self.blend_time + dt).min(IDLE);
-        let blend_time_old = self.blend_time;
-        let (a, b) = old;
-        let transition =
-            self.countdown <= 0.0 || a.time > clip_lengths[a.clip] || b.time > clip_lengths[b.clip];
-        if transition {
-            self.jump(clip_lengths, cfg);
-        } else {
-            (self.a, self.b) = old;
-        }
+        let blend_time_old = (self.blend_time + dt).min(IDLE);
+        let transition = self.will_jump(clip_lengths, dt);
         Step {
             old,
-            new: (self.a, self.b),
+            new: old,
             transition,
             rate: self.rate,
-            phase: self.phase,
+            phase,
             freq: self.freq,
             blend_time_old,
-            blend_time: self.blend_time,
+            blend_time: blend_time_old,
         }
+    }
+
+    /// Whether the next step of `dt` jumps: when the countdown runs out or
+    /// either source would pass the end of its clip.
+    #[inline]
+    pub fn will_jump(&self, clip_lengths: &[f32], dt: f32) -> bool {
+        let past = |s: Source| s.time + self.rate * dt > clip_lengths[s.clip];
+        self.countdown - dt <= 0.0 || past(self.a) || past(self.b)
+    }
+
+    /// Advances the schedule by one step of `cfg.dt` ([`Character::preview`],
+    /// then the jump where it transitions).
+    pub fn advance(&mut self, clip_lengths: &[f32], cfg: &CrowdConfig) -> Step {
+        let mut step = self.preview(clip_lengths, cfg);
+        self.phase = step.phase;
+        self.countdown -= cfg.dt;
+        self.blend_time = step.blend_time_old;
+        if step.transition {
+            self.jump(clip_lengths, cfg);
+            step.new = (self.a, self.b);
+            step.blend_time = self.blend_time;
+        } else {
+            (self.a, self.b) = step.old;
+        }
+        step
     }
 
     /// The character's place in the world (joint 0).
@@ -807,6 +826,16 @@ pub struct Crowd {
     /// One scratch per rayon worker, kept across frames (see
     /// [`PackScratch`]).
     scratch: Vec<Mutex<PackScratch>>,
+    /// Per pack, which of its characters jump in the next frame (bit `i`
+    /// for character `8p + i`; [`Character::preview`]).
+    jumps: Vec<u8>,
+    /// The next frame's jumping characters in order, and per pack the
+    /// index of its first one among them.
+    movers: Vec<u32>,
+    first_mover: Vec<u32>,
+    /// The poses the jumping characters would have shown, eight per
+    /// batch in the order of `movers` (see [`shown_batch`]).
+    shown: Vec<Motionx8>,
     frames: u64,
 }
 
@@ -818,6 +847,8 @@ struct Shared<'a> {
     clip_lengths: &'a [f32],
     roots: &'a [Motionx8],
     tracks: &'a [Track],
+    /// The poses the frame's jumping characters would have shown.
+    shown: &'a [Motionx8],
     /// Pack 0's world output and kept state (turn offsets or transition
     /// poses) as regions to prefetch, in parts of one per clip joint; a
     /// pack prefetches the next pack's while it runs.
@@ -883,7 +914,15 @@ impl Crowd {
             cfg.transition == Transition::Inertialize,
             db.moving_joints(),
         );
+        let jumps = characters
+            .chunks(8)
+            .map(|chars| jump_bits(chars, &clip_lengths, &cfg))
+            .collect();
         Ok(Crowd {
+            jumps,
+            movers: Vec::new(),
+            first_mover: Vec::new(),
+            shown: Vec::new(),
             skeleton: skel,
             clip_lengths,
             characters,
@@ -958,6 +997,14 @@ impl Crowd {
     fn step_with<const CUBIC: bool, const INERT: bool>(&mut self) -> FrameStats {
         let j = self.skeleton.len();
         let parts = j - 1;
+        let packs = self.characters.len() / 8;
+        let (turning, moving) = (self.turning, self.db.moving_joints());
+        while self.scratch.len() < rayon::current_num_threads() {
+            let s = PackScratch::new(&self.rest, turning, moving);
+            self.scratch.push(Mutex::new(s));
+        }
+        let (rest, scratch) = (&self.rest, &self.scratch[..]);
+        let make = || PackScratch::new(rest, turning, moving);
         let region = |at: *const u8, len: usize| match len {
             0 => Ahead::NONE,
             _ => Ahead::new(at as usize, len, parts),
@@ -965,43 +1012,79 @@ impl Crowd {
         let kept_ahead = match INERT {
             true => region(
                 self.turns.as_ptr().cast(),
-                self.turning * size_of::<TurnOffsetx8>(),
+                turning * size_of::<TurnOffsetx8>(),
             ),
             false => region(self.transition.as_ptr().cast(), j * size_of::<Motionx8>()),
         };
-        let shared = Shared {
+        let mut shared = Shared {
             world_ahead: region(self.world.as_ptr().cast(), j * size_of::<Motionx8>()),
             kept_ahead,
-            packs: self.characters.len() / 8,
+            packs,
             cfg: &self.cfg,
             db: &self.db,
             parents: self.skeleton.parents(),
             clip_lengths: &self.clip_lengths,
             roots: &self.roots,
             tracks: &self.tracks,
+            shown: &[],
             characters: self.cfg.characters,
             first: self.frames == 0,
         };
-        let packs = self.characters.len() / 8;
+
+        // The characters that jump this frame, eight at a time across
+        // packs: the poses they would have shown (a pack on its own would
+        // sample its old sources for all eight lanes for the one or two
+        // that jump).
+        self.movers.clear();
+        self.first_mover.clear();
+        for (p, &bits) in self.jumps.iter().enumerate() {
+            self.first_mover.push(self.movers.len() as u32);
+            let lanes = (0..8).filter(|i| bits & (1 << i) != 0);
+            self.movers.extend(lanes.map(|i| (p * 8 + i) as u32));
+        }
+        // Batches start at rest, as the scratch poses do: the passes write
+        // only what moves.
+        let batches = self.movers.len().div_ceil(8);
+        while self.shown.len() < batches * j {
+            self.shown.extend_from_slice(&self.rest);
+        }
+        let kept = Kept {
+            turns: &self.turns,
+            shifts: &self.shifts,
+            transition: &self.transition,
+            turning,
+            moving,
+        };
+        let characters = &self.characters[..];
+        self.shown[..batches * j]
+            .par_chunks_mut(j)
+            .zip(self.movers.par_chunks(8))
+            .for_each(|(out, movers)| {
+                with_scratch(scratch, make, |s| {
+                    shown_batch::<CUBIC, INERT>(&shared, characters, movers, &kept, out, s)
+                })
+            });
+        shared.shown = &self.shown;
+
         // Each pack gets its slices of whichever state its transitions keep.
-        let moving = self.db.moving_joints();
-        let turns = per_pack(&mut self.turns, self.turning, packs);
+        let turns = per_pack(&mut self.turns, turning, packs);
         let shifts = per_pack(&mut self.shifts, moving, packs);
         let transitions = per_pack(&mut self.transition, j, packs);
         let state: Vec<PackState> = turns
             .into_iter()
             .zip(shifts)
             .zip(transitions)
-            .map(|((turns, shifts), transition)| PackState {
-                turns,
-                shifts,
-                transition,
-            })
+            .zip(self.jumps.iter_mut().zip(&self.first_mover))
+            .map(
+                |(((turns, shifts), transition), (jumps, &first))| PackState {
+                    turns,
+                    shifts,
+                    transition,
+                    jumps,
+                    first_mover: first as usize,
+                },
+            )
             .collect();
-        while self.scratch.len() < rayon::current_num_threads() {
-            self.scratch.push(Mutex::new(PackScratch::new(&self.rest)));
-        }
-        let (rest, scratch) = (&self.rest, &self.scratch);
         let stats: Vec<FrameStats> = self
             .characters
             .par_chunks_mut(8)
@@ -1009,23 +1092,126 @@ impl Crowd {
             .zip(state)
             .enumerate()
             .map(|(p, ((chars, world), st))| {
-                // Each worker has its own scratch, so the lock is never
-                // contended; a worker outside the pool sized for makes one.
-                let own = rayon::current_thread_index().and_then(|t| scratch.get(t));
-                match own {
-                    Some(m) => {
-                        let mut s = m.lock().unwrap_or_else(|e| e.into_inner());
-                        step_pack::<CUBIC, INERT>(&shared, p, chars, world, st, &mut s)
-                    }
-                    None => {
-                        let mut s = PackScratch::new(rest);
-                        step_pack::<CUBIC, INERT>(&shared, p, chars, world, st, &mut s)
-                    }
-                }
+                with_scratch(scratch, make, |s| {
+                    step_pack::<CUBIC, INERT>(&shared, p, chars, world, st, s)
+                })
             })
             .collect();
         self.frames += 1;
         FrameStats::total(&stats)
+    }
+}
+
+/// Runs `f` with the calling rayon worker's scratch: each worker has its
+/// own, so the lock is never contended; a thread outside the pool it was
+/// sized for gets a new one from `make`.
+fn with_scratch<R>(
+    scratch: &[Mutex<PackScratch>],
+    make: impl Fn() -> PackScratch,
+    f: impl FnOnce(&mut PackScratch) -> R,
+) -> R {
+    match rayon::current_thread_index().and_then(|t| scratch.get(t)) {
+        Some(m) => f(&mut m.lock().unwrap_or_else(|e| e.into_inner())),
+        None => f(&mut make()),
+    }
+}
+
+/// Bit `i` set where `chars[i]` jumps in its next step.
+fn jump_bits(chars: &[Character], clip_lengths: &[f32], cfg: &CrowdConfig) -> u8 {
+    chars.iter().enumerate().fold(0, |bits, (i, c)| {
+        bits | (u8::from(c.will_jump(clip_lengths, cfg.dt)) << i)
+    })
+}
+
+/// The whole crowd's kept state, read by [`shown_batch`].
+struct Kept<'a> {
+    turns: &'a [TurnOffsetx8],
+    shifts: &'a [ShiftOffsetx8],
+    transition: &'a [Motionx8],
+    turning: usize,
+    moving: usize,
+}
+
+/// Copies lane `from` of `src` into lane `to` of `dst`, two 8-lane
+/// structures of `f32` lanes (component `c` of lane `l` at `8c + l`).
+#[inline(always)]
+fn copy_lane<T: bytemuck::Pod>(dst: &mut T, to: usize, src: &T, from: usize) {
+    let d: &mut [f32] = bytemuck::cast_slice_mut(core::slice::from_mut(dst));
+    let s: &[f32] = bytemuck::cast_slice(core::slice::from_ref(src));
+    for (d, s) in d.chunks_exact_mut(8).zip(s.chunks_exact(8)) {
+        d[to & 7] = s[from & 7];
+    }
+}
+
+/// The poses that up to eight jumping characters (`movers`, from any
+/// packs) would have shown this frame had they not jumped, into `out`:
+/// their old sources sampled and blended, then inertialized or
+/// dead-blended with their packs' kept state gathered into lanes. Lanes
+/// past `movers.len()` repeat its last character. `out` holds the rest
+/// pose where nothing moves (see [`PackScratch`]).
+fn shown_batch<const CUBIC: bool, const INERT: bool>(
+    sh: &Shared,
+    characters: &[Character],
+    movers: &[u32],
+    kept: &Kept,
+    out: &mut [Motionx8],
+    scratch: &mut PackScratch,
+) {
+    let (cfg, j) = (sh.cfg, out.len());
+    let at: [usize; 8] = core::array::from_fn(|i| movers[i.min(movers.len() - 1)] as usize);
+    let steps = at.map(|c| characters[c].preview(sh.clip_lengths, cfg));
+    let dur = cfg.blend_duration;
+    let active_old: [bool; 8] = core::array::from_fn(|i| steps[i].blend_time_old < dur);
+    let pl = PackLanes::new(&steps, sh);
+    let input = |a: &mut [Motionx8]| {
+        pl.sampler.input::<CUBIC>(
+            &SampleRows::new::<CUBIC>(sh.db, steps.each_ref().map(|s| s.old.0)),
+            &SampleRows::new::<CUBIC>(sh.db, steps.each_ref().map(|s| s.old.1)),
+            pl.weight,
+            a,
+            [&[], &[]],
+        )
+    };
+    if !active_old.contains(&true) {
+        input(out);
+        return;
+    }
+    let old_a = &mut scratch.old_a;
+    input(old_a);
+    let (d, bt_old) = (splat(dur), pl.blend_time_old);
+    if INERT {
+        let (kt, ks) = (&mut scratch.kept_turns, &mut scratch.kept_shifts);
+        for (l, &c) in at.iter().enumerate() {
+            let (p, cl) = (c / 8, c % 8);
+            let turns = &kept.turns[p * kept.turning..][..kept.turning];
+            let shifts = &kept.shifts[p * kept.moving..][..kept.moving];
+            kt.iter_mut()
+                .zip(turns)
+                .for_each(|(k, t)| copy_lane(k, l, t, cl));
+            ks.iter_mut()
+                .zip(shifts)
+                .for_each(|(k, t)| copy_lane(k, l, t, cl));
+        }
+        let w = CubicWeights::new(bt_old, d);
+        inertialize_pass(out, old_a, (kt, ks), sh.tracks, &w);
+    } else {
+        let kp = &mut scratch.kept_poses;
+        for (l, &c) in at.iter().enumerate() {
+            let (p, cl) = (c / 8, c % 8);
+            let poses = &kept.transition[p * j..][..j];
+            kp.iter_mut()
+                .zip(poses)
+                .for_each(|(k, t)| copy_lane(k, l, t, cl));
+        }
+        dead_blend_pass(
+            out,
+            old_a,
+            kp,
+            sh.tracks,
+            lanes::extrapolate_decayed_weights(bt_old, splat(cfg.extrapolation_halflife)),
+            fade(bt_old, d, splat(cfg.dt)),
+            mask(active_old),
+        );
     }
 }
 
@@ -1040,36 +1226,94 @@ fn per_pack<T>(v: &mut [T], per: usize, packs: usize) -> Vec<&mut [T]> {
 
 /// A pack's share of the state kept across frames: inertialization offsets
 /// (for inertialization) or transition poses (for dead blending), the
-/// other kind empty.
+/// other kind empty; which of its characters jump in the next frame
+/// (bits, written by the pack); where its jumping characters' shown poses
+/// start among the frame's ([`Shared::shown`]).
 struct PackState<'a> {
     turns: &'a mut [TurnOffsetx8],
     shifts: &'a mut [ShiftOffsetx8],
     transition: &'a mut [Motionx8],
+    jumps: &'a mut u8,
+    first_mover: usize,
 }
 
-/// Scratch poses of one worker, in crowd joint order (joint 0 the world
-/// root), about 13 KB each for the CMU skeleton, so a pack's passes stay in
-/// L1/L2: `a` the blended input, `b` the inertialized or dead-blended
-/// local pose; `old_a`, `old_b` the same for the sources a transition left.
-/// Joints with a fixed position hold it, and zero velocity, from the start;
-/// the passes write only their rotations and angular velocities.
+/// Scratch of one worker, about 13 KB per pose for the CMU skeleton, so a
+/// pack's passes stay in L1/L2. Poses in crowd joint order (joint 0 the
+/// world root): `a` the blended input, `b` the inertialized or dead-blended
+/// local pose, `shown` the pose that jumping lanes would have shown,
+/// `old_a` the input of a batch of jumping characters' old sources
+/// ([`shown_batch`]). Joints with a fixed position hold it, and zero
+/// velocity, from the start; the passes write only their rotations and
+/// angular velocities. `kept_*`: a batch's kept state, gathered from its
+/// characters' packs.
 struct PackScratch {
     a: Vec<Motionx8>,
     b: Vec<Motionx8>,
+    shown: Vec<Motionx8>,
     old_a: Vec<Motionx8>,
-    old_b: Vec<Motionx8>,
+    kept_turns: Vec<TurnOffsetx8>,
+    kept_shifts: Vec<ShiftOffsetx8>,
+    kept_poses: Vec<Motionx8>,
 }
 
 impl PackScratch {
-    fn new(rest: &[Motionx8]) -> PackScratch {
+    /// For `turning` turn offsets and `moving` shift offsets per pack.
+    fn new(rest: &[Motionx8], turning: usize, moving: usize) -> PackScratch {
         let v = || rest.to_vec();
+        let turn = TurnOffsetx8 {
+            rot: Vec3x8::ZERO,
+            ang: Vec3x8::ZERO,
+        };
         PackScratch {
             a: v(),
             b: v(),
+            shown: v(),
             old_a: v(),
-            old_b: v(),
+            kept_turns: vec![turn; turning],
+            kept_shifts: vec![ShiftOffsetx8::ZERO; moving],
+            kept_poses: v(),
         }
     }
+}
+
+/// Eight characters' steps in lanes: the sampler, source B's blend weight
+/// and its rate of change per second ([`Step::weight`] through
+/// [`lanes::sin_cos`]), the blend times.
+struct PackLanes<'a> {
+    sampler: Sampler<'a>,
+    weight: (F32x8, F32x8),
+    blend_time: F32x8,
+    blend_time_old: F32x8,
+}
+
+impl<'a> PackLanes<'a> {
+    #[inline(always)]
+    fn new(steps: &[Step; 8], sh: &Shared<'a>) -> PackLanes<'a> {
+        let lanef = |f: fn(&Step) -> f32| F32x8::new(steps.each_ref().map(f));
+        let (sin, cos) = lanes::sin_cos(lanef(|s| s.phase));
+        let half = splat(0.5);
+        PackLanes {
+            sampler: Sampler {
+                db: sh.db,
+                tracks: sh.tracks,
+                inv_frame: splat(1.0 / sh.db.frame_time()),
+                speed: lanef(|s| s.rate),
+            },
+            weight: (half.mul_add(sin, half), half * cos * lanef(|s| s.freq)),
+            blend_time: lanef(|s| s.blend_time),
+            blend_time_old: lanef(|s| s.blend_time_old),
+        }
+    }
+}
+
+/// Dead blending's fade at blend time `t` of `d`: the smoothstep weight
+/// and its rate of change per second over a step of `dt`.
+#[inline(always)]
+fn fade(t: F32x8, d: F32x8, dt: F32x8) -> (F32x8, F32x8) {
+    (
+        lanes::smoothstep_blend_alpha(t, d),
+        lanes::smoothstep_blend_alpha_dx(t, d, dt) / dt,
+    )
 }
 
 /// What a pack's sampling reads besides the rows.
@@ -1245,10 +1489,10 @@ fn dead_blend_pass(
 }
 
 /// One frame of one pack, as passes over the pack's joints whose data stays
-/// in L1/L2: sample and blend the input; on a transition, the pose that
-/// would have been shown and the new offsets; inertialize or dead-blend;
-/// forward kinematics straight into the world output, checked against the
-/// previous frame's.
+/// in L1/L2: sample and blend the input; on a transition, the new offsets
+/// (or transition poses) from the poses that would have been shown
+/// ([`shown_batch`]); inertialize or dead-blend; forward kinematics straight
+/// into the world output, checked against the previous frame's.
 fn step_pack<const CUBIC: bool, const INERT: bool>(
     sh: &Shared,
     p: usize,
@@ -1262,28 +1506,23 @@ fn step_pack<const CUBIC: bool, const INERT: bool>(
         turns,
         shifts,
         transition,
+        jumps,
+        first_mover,
     } = state;
     let steps: [Step; 8] = core::array::from_fn(|i| chars[i].advance(sh.clip_lengths, cfg));
     let valid: [bool; 8] = core::array::from_fn(|i| p * 8 + i < sh.characters);
     let trans: [bool; 8] = core::array::from_fn(|i| steps[i].transition);
+    debug_assert_eq!(
+        *jumps,
+        trans.iter().rev().fold(0, |b, &t| (b << 1) | u8::from(t))
+    );
+    *jumps = jump_bits(chars, sh.clip_lengths, cfg);
     let dur = cfg.blend_duration;
     let active: [bool; 8] = core::array::from_fn(|i| steps[i].blend_time < dur);
-    let active_old: [bool; 8] = core::array::from_fn(|i| steps[i].blend_time_old < dur);
-    let lanef = |f: fn(&Step) -> f32| F32x8::new(steps.each_ref().map(f));
-    let (bt, bt_old) = (lanef(|s| s.blend_time), lanef(|s| s.blend_time_old));
     let (d, dt) = (splat(dur), splat(cfg.dt));
+    let pl = PackLanes::new(&steps, sh);
     let rows = |f: fn(&Step) -> Source| SampleRows::new::<CUBIC>(sh.db, steps.each_ref().map(f));
-    let sampler = Sampler {
-        db: sh.db,
-        tracks: sh.tracks,
-        inv_frame: splat(1.0 / sh.db.frame_time()),
-        speed: lanef(|s| s.rate),
-    };
-    // Step::weight in lanes; `rate` is alpha_vel / dt.
-    let (sin, cos) = lanes::sin_cos(lanef(|s| s.phase));
-    let half = splat(0.5);
-    let (alpha, rate) = (half.mul_add(sin, half), half * cos * lanef(|s| s.freq));
-    let PackScratch { a, b, old_a, old_b } = scratch;
+    let PackScratch { a, b, shown, .. } = scratch;
 
     // The input: two sources blended. Meanwhile the next pack's world
     // output and kept state are fetched from memory a joint at a time
@@ -1303,51 +1542,29 @@ fn step_pack<const CUBIC: bool, const INERT: bool>(
         false => next(sh.kept_ahead, size_of_val(transition)),
     };
     prefetch::to_l2(bytemuck::cast_slice(shifts));
-    sampler.input::<CUBIC>(
+    pl.sampler.input::<CUBIC>(
         &rows(|s| s.new.0),
         &rows(|s| s.new.1),
-        (alpha, rate),
+        pl.weight,
         a,
         [&[world_next], &[kept_next]],
     );
 
-    // Transitions: the pose that would have been shown becomes the new
-    // offset's (or the extrapolation's) start.
-    let hl = splat(cfg.extrapolation_halflife);
-    let fade = |t: F32x8| {
-        (
-            lanes::smoothstep_blend_alpha(t, d),
-            lanes::smoothstep_blend_alpha_dx(t, d, dt) / dt,
-        )
-    };
+    // Transitions: the pose that would have been shown, computed for the
+    // frame's jumping characters together, becomes the new offset's (or
+    // the extrapolation's) start.
     if trans.contains(&true) {
-        sampler.input::<CUBIC>(
-            &rows(|s| s.old.0),
-            &rows(|s| s.old.1),
-            (alpha, rate),
-            old_a,
-            [&[], &[]],
-        );
-        let (m_trans, m_active_old) = (mask(trans), mask(active_old));
-        let shown = if active_old.contains(&true) {
-            if INERT {
-                let w = CubicWeights::new(bt_old, d);
-                inertialize_pass(old_b, old_a, (turns, shifts), sh.tracks, &w);
-            } else {
-                dead_blend_pass(
-                    old_b,
-                    old_a,
-                    transition,
-                    sh.tracks,
-                    lanes::extrapolate_decayed_weights(bt_old, hl),
-                    fade(bt_old),
-                    m_active_old,
-                );
+        let j = a.len();
+        let lanes = (0..8).filter(|&l| trans[l]);
+        for (l, m) in lanes.zip(first_mover..) {
+            let batch = &sh.shown[(m / 8) * j..][..j];
+            for ((o, s), t) in shown.iter_mut().zip(batch).zip(sh.tracks) {
+                if *t != Track::Still {
+                    copy_lane(o, l, s, m % 8);
+                }
             }
-            &old_b[..]
-        } else {
-            &old_a[..]
-        };
+        }
+        let m_trans = mask(trans);
         for (j, t) in sh.tracks.iter().enumerate().skip(1) {
             match (*t, INERT) {
                 (Track::Still, _) => {}
@@ -1365,6 +1582,7 @@ fn step_pack<const CUBIC: bool, const INERT: bool>(
     }
 
     // Transitions under way.
+    let bt = pl.blend_time;
     let local = if active.contains(&true) {
         if INERT {
             inertialize_pass(b, a, (turns, shifts), sh.tracks, &CubicWeights::new(bt, d));
@@ -1374,8 +1592,8 @@ fn step_pack<const CUBIC: bool, const INERT: bool>(
                 a,
                 transition,
                 sh.tracks,
-                lanes::extrapolate_decayed_weights(bt, hl),
-                fade(bt),
+                lanes::extrapolate_decayed_weights(bt, splat(cfg.extrapolation_halflife)),
+                fade(bt, d, dt),
                 mask(active),
             );
         }

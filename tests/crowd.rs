@@ -62,6 +62,8 @@ fn compare(a: &Kform, b: &Kform, d: &mut Diffs) {
 struct Run {
     diffs: Diffs,
     transitions: u32,
+    /// Jumps made while the character's previous transition still ran.
+    interrupted: u32,
     clips_played: Vec<bool>,
 }
 
@@ -69,21 +71,27 @@ struct Run {
 /// frames on two threads, asserting the same schedule every frame, and
 /// returns the worst differences of every character's world pose.
 fn run_both(clips: &[Clip], skel: &Skeleton, cfg: CrowdConfig, frames: usize) -> Run {
-    let n = cfg.characters;
+    let (n, dt, duration) = (cfg.characters, cfg.dt, cfg.blend_duration);
     let mut lanes = Crowd::new(clips, skel, cfg.clone()).unwrap();
     let mut reference = ReferenceCrowd::new(clips, skel, cfg).unwrap();
     let joints = lanes.skeleton().len();
     let mut run = Run {
         diffs: Diffs::default(),
         transitions: 0,
+        interrupted: 0,
         clips_played: vec![false; clips.len()],
     };
     pool(2).install(|| {
         for _ in 0..frames {
+            let running: Vec<bool> = (0..n)
+                .map(|c| lanes.character(c).unwrap().blend_time() + dt < duration)
+                .collect();
             let (sl, sr) = (lanes.step(), reference.step());
             assert_eq!(sl.transitions, sr.transitions, "the same schedule");
             run.transitions += sl.transitions;
-            for c in 0..n {
+            for (c, was_running) in running.into_iter().enumerate() {
+                let jumped = lanes.character(c).unwrap().blend_time() == 0.0;
+                run.interrupted += u32::from(jumped && was_running);
                 let sources = lanes.character(c).unwrap().sources();
                 assert_eq!(sources, reference.character(c).unwrap().sources());
                 run.clips_played[sources.0.clip] = true;
@@ -124,6 +132,39 @@ fn lanes_crowd_equals_reference_crowd() {
         assert!(
             transitions >= 9,
             "the run must cross transitions ({transitions})"
+        );
+        assert!(
+            d.pos <= 1.0 && d.rot <= 1.0 && d.vel <= 1.0 && d.ang <= 1.0,
+            "{sampling:?} {transition:?}: {d:?}"
+        );
+    }
+}
+
+/// Jumps every 0.1 to 0.4 s, so characters often jump while their last
+/// transition still runs (the pose they would have shown is then itself
+/// inertialized or dead-blended, from offsets gathered across packs), in
+/// three packs.
+#[test]
+fn interrupted_transitions_equal_reference() {
+    let (clips, skel) = clip();
+    for (sampling, transition) in MODES {
+        let cfg = CrowdConfig {
+            characters: 24,
+            sampling,
+            transition,
+            seed: 3,
+            transition_every: (0.1, 0.4),
+            ..Default::default()
+        };
+        let Run {
+            diffs: d,
+            interrupted,
+            ..
+        } = run_both(&clips, &skel, cfg, 150);
+        println!("{sampling:?} {transition:?}: {interrupted} interrupted, {d:?}");
+        assert!(
+            interrupted >= 50,
+            "few interrupted transitions ({interrupted})"
         );
         assert!(
             d.pos <= 1.0 && d.rot <= 1.0 && d.vel <= 1.0 && d.ang <= 1.0,
