@@ -143,7 +143,9 @@ pub struct Source {
 }
 
 /// One character's schedule: its two sources, playback rate, blend weight
-/// and transitions. Shared by [`Crowd`] and [`ReferenceCrowd`].
+/// and transitions. Shared by [`ReferenceCrowd`] and [`Crowd`], which
+/// advances eight at a time in lanes with the same arithmetic (`Schedx8`)
+/// and calls on this one for jumps.
 #[derive(Clone, Debug)]
 pub struct Character {
     rng: Pcg32,
@@ -323,6 +325,202 @@ impl Character {
     /// The two sources shown.
     pub fn sources(&self) -> (Source, Source) {
         (self.a, self.b)
+    }
+}
+
+/// Eight characters' schedules in lanes: the 8-lane crowd's form of
+/// [`Character`], advanced with the same operations in the same order
+/// ([`Character::preview`], [`Character::will_jump`]), so each lane follows
+/// its character bit for bit. A jump, which draws from the character's
+/// generator, goes through [`Character::jump`] on the scalar character,
+/// which the crowd keeps beside; between jumps only its generator, lag,
+/// clip and place are current ([`Schedx8::get`] gives the whole character).
+#[derive(Clone, Copy)]
+struct Schedx8 {
+    a: F32x8,
+    b: F32x8,
+    rate: F32x8,
+    phase: F32x8,
+    freq: F32x8,
+    countdown: F32x8,
+    blend_time: F32x8,
+    /// Per lane, its clip's length in seconds, first database row and last
+    /// frame (both sources play one clip, as [`Character::jump`] picks
+    /// them).
+    length: F32x8,
+    start: I32x8,
+    last: I32x8,
+}
+
+/// Eight characters' step in lanes ([`Step`]): the times of the two
+/// sources to sample and their clip's rows, the playback rate, the blend
+/// weight's phase and frequency, the blend times, and which lanes jumped
+/// (bits).
+#[derive(Clone, Copy)]
+struct Stepx8 {
+    a: F32x8,
+    b: F32x8,
+    start: I32x8,
+    last: I32x8,
+    rate: F32x8,
+    phase: F32x8,
+    freq: F32x8,
+    blend_time: F32x8,
+    blend_time_old: F32x8,
+    jumped: u8,
+}
+
+/// Clip `clip`'s first database row and last frame, as lanes take them.
+fn clip_rows(db: &Database, clip: usize) -> (i32, i32) {
+    let lane = |x: usize| i32::try_from(x).unwrap_or(i32::MAX);
+    let (start, frames) = db.clips()[clip];
+    (lane(start), lane(frames) - 1)
+}
+
+impl Schedx8 {
+    /// The schedules of `chars` (eight).
+    fn new(chars: &[Character], db: &Database, clip_lengths: &[f32]) -> Schedx8 {
+        let zero = F32x8::ZERO;
+        let mut s = Schedx8 {
+            a: zero,
+            b: zero,
+            rate: zero,
+            phase: zero,
+            freq: zero,
+            countdown: zero,
+            blend_time: zero,
+            length: zero,
+            start: I32x8::ZERO,
+            last: I32x8::ZERO,
+        };
+        for (l, c) in chars.iter().enumerate() {
+            s.set(l, c, db, clip_lengths);
+        }
+        s
+    }
+
+    /// Lane `l` set to character `c`.
+    fn set(&mut self, l: usize, c: &Character, db: &Database, clip_lengths: &[f32]) {
+        debug_assert_eq!(c.a.clip, c.b.clip, "both sources play one clip");
+        let (start, last) = clip_rows(db, c.a.clip);
+        let l = l & 7;
+        let fields = [
+            (&mut self.a, c.a.time),
+            (&mut self.b, c.b.time),
+            (&mut self.rate, c.rate),
+            (&mut self.phase, c.phase),
+            (&mut self.freq, c.freq),
+            (&mut self.countdown, c.countdown),
+            (&mut self.blend_time, c.blend_time),
+            (&mut self.length, clip_lengths[c.a.clip]),
+        ];
+        for (x, v) in fields {
+            bytemuck::cast_mut::<F32x8, [f32; 8]>(x)[l] = v;
+        }
+        bytemuck::cast_mut::<I32x8, [i32; 8]>(&mut self.start)[l] = start;
+        bytemuck::cast_mut::<I32x8, [i32; 8]>(&mut self.last)[l] = last;
+    }
+
+    /// Character `c` (lane `l`'s) with lane `l`'s state.
+    fn get(&self, l: usize, c: &Character) -> Character {
+        let at = |x: F32x8| x.to_array()[l & 7];
+        Character {
+            a: Source {
+                clip: c.a.clip,
+                time: at(self.a),
+            },
+            b: Source {
+                clip: c.b.clip,
+                time: at(self.b),
+            },
+            phase: at(self.phase),
+            countdown: at(self.countdown),
+            blend_time: at(self.blend_time),
+            ..c.clone()
+        }
+    }
+
+    /// [`Character::advance`] of every lane, `chars` the lanes'
+    /// characters (eight).
+    #[inline(always)]
+    fn advance(
+        &mut self,
+        chars: &mut [Character],
+        db: &Database,
+        clip_lengths: &[f32],
+        cfg: &CrowdConfig,
+    ) -> Stepx8 {
+        let dt = splat(cfg.dt);
+        let (a, b) = (self.a + self.rate * dt, self.b + self.rate * dt);
+        let mut phase = self.phase + self.freq * dt;
+        const TAU: f32 = std::f32::consts::TAU;
+        if phase.simd_ge(splat(TAU)).any() {
+            // Once per turn, per lane as Character::preview.
+            for p in bytemuck::cast_mut::<F32x8, [f32; 8]>(&mut phase) {
+                if *p >= TAU {
+                    *p = (*p - TAU) % TAU;
+                }
+            }
+        }
+        let countdown = self.countdown - dt;
+        let blend_time_old = (self.blend_time + dt).min(splat(IDLE));
+        let jump = countdown.simd_le(F32x8::ZERO) | a.simd_gt(self.length) | b.simd_gt(self.length);
+        *self = Schedx8 {
+            a,
+            b,
+            phase,
+            countdown,
+            blend_time: blend_time_old,
+            ..*self
+        };
+        let jumped = jump.to_bitmask() as u8;
+        for l in (0..8).filter(|l| jumped & (1 << l) != 0) {
+            let mut c = self.get(l, &chars[l]);
+            c.jump(clip_lengths, cfg);
+            self.set(l, &c, db, clip_lengths);
+            chars[l] = c;
+        }
+        Stepx8 {
+            a: self.a,
+            b: self.b,
+            start: self.start,
+            last: self.last,
+            rate: self.rate,
+            phase,
+            freq: self.freq,
+            blend_time: self.blend_time,
+            blend_time_old,
+            jumped,
+        }
+    }
+
+    /// [`Character::will_jump`] of every lane, as bits.
+    #[inline(always)]
+    fn will_jump(&self, dt: f32) -> u8 {
+        let dt = splat(dt);
+        let past = |t: F32x8| (t + self.rate * dt).simd_gt(self.length);
+        ((self.countdown - dt).simd_le(F32x8::ZERO) | past(self.a) | past(self.b)).to_bitmask()
+            as u8
+    }
+}
+
+impl Stepx8 {
+    /// Eight scalar steps' old sources (the poses a jump leaves) in lanes.
+    fn old_of(steps: &[Step; 8], db: &Database) -> Stepx8 {
+        let lanef = |f: fn(&Step) -> f32| F32x8::new(steps.each_ref().map(f));
+        let rows = steps.each_ref().map(|s| clip_rows(db, s.old.0.clip));
+        Stepx8 {
+            a: lanef(|s| s.old.0.time),
+            b: lanef(|s| s.old.1.time),
+            start: I32x8::new(rows.map(|r| r.0)),
+            last: I32x8::new(rows.map(|r| r.1)),
+            rate: lanef(|s| s.rate),
+            phase: lanef(|s| s.phase),
+            freq: lanef(|s| s.freq),
+            blend_time: lanef(|s| s.blend_time),
+            blend_time_old: lanef(|s| s.blend_time_old),
+            jumped: 0,
+        }
     }
 }
 
@@ -517,15 +715,12 @@ struct SampleRows {
 }
 
 impl SampleRows {
-    /// The rows of `src`; for linear sampling only `at` is read (the
-    /// others repeat it).
+    /// The rows at `time` of clips starting at row `start` with last
+    /// frame `last` ([`clip_rows`]); for linear sampling only `at` is read
+    /// (the others repeat it).
     #[inline(always)]
-    fn new<const CUBIC: bool>(db: &Database, src: [Source; 8]) -> SampleRows {
-        let (st, alpha) = lanes::sample_frame(F32x8::new(src.map(|s| s.time)), db.frame_time());
-        let span = src.map(|s| db.clips()[s.clip]);
-        let lane = |x: usize| i32::try_from(x).unwrap_or(i32::MAX);
-        let start = I32x8::new(span.map(|(start, _)| lane(start)));
-        let last = I32x8::new(span.map(|(_, frames)| lane(frames) - 1));
+    fn new<const CUBIC: bool>(db: &Database, time: F32x8, start: I32x8, last: I32x8) -> SampleRows {
+        let (st, alpha) = lanes::sample_frame(time, db.frame_time());
         let row = |k: I32x8| db.frames8_lanes(k.max(I32x8::ZERO).min(last) + start);
         let one = I32x8::splat(1);
         let at = row(st);
@@ -795,9 +990,14 @@ fn put_turn(o: &mut Motionx8, m: Motionx8) {
 /// A lane mask from eight flags, opaque to the optimizer so that the
 /// bitwise selects of [`update_turn`] stay bitwise.
 fn mask(b: [bool; 8]) -> F32x8 {
-    std::hint::black_box(F32x8::new(
+    opaque(F32x8::new(
         b.map(|b| if b { f32::from_bits(u32::MAX) } else { 0.0 }),
     ))
+}
+
+/// `m`, opaque to the optimizer (see [`mask`]).
+fn opaque(m: F32x8) -> F32x8 {
+    std::hint::black_box(m)
 }
 
 /// The crowd, eight characters per pack (see the module docs).
@@ -806,6 +1006,9 @@ pub struct Crowd {
     db: Database,
     skeleton: Skeleton,
     clip_lengths: Vec<f32>,
+    /// The characters: their schedules in lanes, advanced every frame, and
+    /// as scalars, which jumps use (see [`Schedx8`]).
+    scheds: Vec<Schedx8>,
     characters: Vec<Character>,
     /// Inertialization offsets, pack-major: rotational halves for every
     /// joint, positional halves for the joints whose position moves.
@@ -914,11 +1117,13 @@ impl Crowd {
             cfg.transition == Transition::Inertialize,
             db.moving_joints(),
         );
-        let jumps = characters
+        let scheds: Vec<Schedx8> = characters
             .chunks(8)
-            .map(|chars| jump_bits(chars, &clip_lengths, &cfg))
+            .map(|chars| Schedx8::new(chars, &db, &clip_lengths))
             .collect();
+        let jumps = scheds.iter().map(|s| s.will_jump(cfg.dt)).collect();
         Ok(Crowd {
+            scheds,
             jumps,
             movers: Vec::new(),
             first_mover: Vec::new(),
@@ -955,9 +1160,9 @@ impl Crowd {
         &self.cfg
     }
 
-    /// Character `c`'s schedule.
-    pub fn character(&self, c: usize) -> Option<&Character> {
-        (c < self.cfg.characters).then(|| &self.characters[c])
+    /// Character `c`'s schedule (assembled from its lanes).
+    pub fn character(&self, c: usize) -> Option<Character> {
+        (c < self.cfg.characters).then(|| self.scheds[c / 8].get(c % 8, &self.characters[c]))
     }
 
     /// World-space output, pack-major: `world()[p * joints + j]` is joint `j`
@@ -1055,7 +1260,7 @@ impl Crowd {
             turning,
             moving,
         };
-        let characters = &self.characters[..];
+        let characters = (&self.scheds[..], &self.characters[..]);
         self.shown[..batches * j]
             .par_chunks_mut(j)
             .zip(self.movers.par_chunks(8))
@@ -1075,11 +1280,13 @@ impl Crowd {
             .zip(shifts)
             .zip(transitions)
             .zip(self.jumps.iter_mut().zip(&self.first_mover))
+            .zip(self.scheds.iter_mut())
             .map(
-                |(((turns, shifts), transition), (jumps, &first))| PackState {
+                |((((turns, shifts), transition), (jumps, &first)), sched)| PackState {
                     turns,
                     shifts,
                     transition,
+                    sched,
                     jumps,
                     first_mover: first as usize,
                 },
@@ -1116,13 +1323,6 @@ fn with_scratch<R>(
     }
 }
 
-/// Bit `i` set where `chars[i]` jumps in its next step.
-fn jump_bits(chars: &[Character], clip_lengths: &[f32], cfg: &CrowdConfig) -> u8 {
-    chars.iter().enumerate().fold(0, |bits, (i, c)| {
-        bits | (u8::from(c.will_jump(clip_lengths, cfg.dt)) << i)
-    })
-}
-
 /// The whole crowd's kept state, read by [`shown_batch`].
 struct Kept<'a> {
     turns: &'a [TurnOffsetx8],
@@ -1146,12 +1346,13 @@ fn copy_lane<T: bytemuck::Pod>(dst: &mut T, to: usize, src: &T, from: usize) {
 /// The poses that up to eight jumping characters (`movers`, from any
 /// packs) would have shown this frame had they not jumped, into `out`:
 /// their old sources sampled and blended, then inertialized or
-/// dead-blended with their packs' kept state gathered into lanes. Lanes
+/// dead-blended with their packs' kept state gathered into lanes
+/// (`scheds` and `characters` the crowd's, before the frame). Lanes
 /// past `movers.len()` repeat its last character. `out` holds the rest
 /// pose where nothing moves (see [`PackScratch`]).
 fn shown_batch<const CUBIC: bool, const INERT: bool>(
     sh: &Shared,
-    characters: &[Character],
+    (scheds, characters): (&[Schedx8], &[Character]),
     movers: &[u32],
     kept: &Kept,
     out: &mut [Motionx8],
@@ -1159,19 +1360,15 @@ fn shown_batch<const CUBIC: bool, const INERT: bool>(
 ) {
     let (cfg, j) = (sh.cfg, out.len());
     let at: [usize; 8] = core::array::from_fn(|i| movers[i.min(movers.len() - 1)] as usize);
-    let steps = at.map(|c| characters[c].preview(sh.clip_lengths, cfg));
+    let steps = at.map(|c| {
+        let character = scheds[c / 8].get(c % 8, &characters[c]);
+        character.preview(sh.clip_lengths, cfg)
+    });
     let dur = cfg.blend_duration;
     let active_old: [bool; 8] = core::array::from_fn(|i| steps[i].blend_time_old < dur);
-    let pl = PackLanes::new(&steps, sh);
-    let input = |a: &mut [Motionx8]| {
-        pl.sampler.input::<CUBIC>(
-            &SampleRows::new::<CUBIC>(sh.db, steps.each_ref().map(|s| s.old.0)),
-            &SampleRows::new::<CUBIC>(sh.db, steps.each_ref().map(|s| s.old.1)),
-            pl.weight,
-            a,
-            [&[], &[]],
-        )
-    };
+    let old = Stepx8::old_of(&steps, sh.db);
+    let pl = PackLanes::new(&old, sh);
+    let input = |a: &mut [Motionx8]| pl.input::<CUBIC>(&old, a, [&[], &[]]);
     if !active_old.contains(&true) {
         input(out);
         return;
@@ -1226,13 +1423,15 @@ fn per_pack<T>(v: &mut [T], per: usize, packs: usize) -> Vec<&mut [T]> {
 
 /// A pack's share of the state kept across frames: inertialization offsets
 /// (for inertialization) or transition poses (for dead blending), the
-/// other kind empty; which of its characters jump in the next frame
+/// other kind empty; its characters' schedules; which of them jump in the
+/// next frame
 /// (bits, written by the pack); where its jumping characters' shown poses
 /// start among the frame's ([`Shared::shown`]).
 struct PackState<'a> {
     turns: &'a mut [TurnOffsetx8],
     shifts: &'a mut [ShiftOffsetx8],
     transition: &'a mut [Motionx8],
+    sched: &'a mut Schedx8,
     jumps: &'a mut u8,
     first_mover: usize,
 }
@@ -1288,21 +1487,34 @@ struct PackLanes<'a> {
 
 impl<'a> PackLanes<'a> {
     #[inline(always)]
-    fn new(steps: &[Step; 8], sh: &Shared<'a>) -> PackLanes<'a> {
-        let lanef = |f: fn(&Step) -> f32| F32x8::new(steps.each_ref().map(f));
-        let (sin, cos) = lanes::sin_cos(lanef(|s| s.phase));
+    fn new(st: &Stepx8, sh: &Shared<'a>) -> PackLanes<'a> {
+        let (sin, cos) = lanes::sin_cos(st.phase);
         let half = splat(0.5);
         PackLanes {
             sampler: Sampler {
                 db: sh.db,
                 tracks: sh.tracks,
                 inv_frame: splat(1.0 / sh.db.frame_time()),
-                speed: lanef(|s| s.rate),
+                speed: st.rate,
             },
-            weight: (half.mul_add(sin, half), half * cos * lanef(|s| s.freq)),
-            blend_time: lanef(|s| s.blend_time),
-            blend_time_old: lanef(|s| s.blend_time_old),
+            weight: (half.mul_add(sin, half), half * cos * st.freq),
+            blend_time: st.blend_time,
+            blend_time_old: st.blend_time_old,
         }
+    }
+
+    /// The input of sources at times `st.a` and `st.b` into `a`
+    /// ([`Sampler::input`]).
+    #[inline(always)]
+    fn input<const CUBIC: bool>(&self, st: &Stepx8, a: &mut [Motionx8], ahead: [&[Ahead]; 2]) {
+        let db = self.sampler.db;
+        self.sampler.input::<CUBIC>(
+            &SampleRows::new::<CUBIC>(db, st.a, st.start, st.last),
+            &SampleRows::new::<CUBIC>(db, st.b, st.start, st.last),
+            self.weight,
+            a,
+            ahead,
+        )
     }
 }
 
@@ -1506,22 +1718,17 @@ fn step_pack<const CUBIC: bool, const INERT: bool>(
         turns,
         shifts,
         transition,
+        sched,
         jumps,
         first_mover,
     } = state;
-    let steps: [Step; 8] = core::array::from_fn(|i| chars[i].advance(sh.clip_lengths, cfg));
+    let st = sched.advance(chars, sh.db, sh.clip_lengths, cfg);
+    debug_assert_eq!(*jumps, st.jumped, "jumps foreseen by will_jump");
+    *jumps = sched.will_jump(cfg.dt);
     let valid: [bool; 8] = core::array::from_fn(|i| p * 8 + i < sh.characters);
-    let trans: [bool; 8] = core::array::from_fn(|i| steps[i].transition);
-    debug_assert_eq!(
-        *jumps,
-        trans.iter().rev().fold(0, |b, &t| (b << 1) | u8::from(t))
-    );
-    *jumps = jump_bits(chars, sh.clip_lengths, cfg);
-    let dur = cfg.blend_duration;
-    let active: [bool; 8] = core::array::from_fn(|i| steps[i].blend_time < dur);
-    let (d, dt) = (splat(dur), splat(cfg.dt));
-    let pl = PackLanes::new(&steps, sh);
-    let rows = |f: fn(&Step) -> Source| SampleRows::new::<CUBIC>(sh.db, steps.each_ref().map(f));
+    let trans: [bool; 8] = core::array::from_fn(|i| st.jumped & (1 << i) != 0);
+    let (d, dt) = (splat(cfg.blend_duration), splat(cfg.dt));
+    let pl = PackLanes::new(&st, sh);
     let PackScratch { a, b, shown, .. } = scratch;
 
     // The input: two sources blended. Meanwhile the next pack's world
@@ -1542,13 +1749,7 @@ fn step_pack<const CUBIC: bool, const INERT: bool>(
         false => next(sh.kept_ahead, size_of_val(transition)),
     };
     prefetch::to_l2(bytemuck::cast_slice(shifts));
-    pl.sampler.input::<CUBIC>(
-        &rows(|s| s.new.0),
-        &rows(|s| s.new.1),
-        pl.weight,
-        a,
-        [&[world_next], &[kept_next]],
-    );
+    pl.input::<CUBIC>(&st, a, [&[world_next], &[kept_next]]);
 
     // Transitions: the pose that would have been shown, computed for the
     // frame's jumping characters together, becomes the new offset's (or
@@ -1583,7 +1784,8 @@ fn step_pack<const CUBIC: bool, const INERT: bool>(
 
     // Transitions under way.
     let bt = pl.blend_time;
-    let local = if active.contains(&true) {
+    let active = bt.simd_lt(d);
+    let local = if active.any() {
         if INERT {
             inertialize_pass(b, a, (turns, shifts), sh.tracks, &CubicWeights::new(bt, d));
         } else {
@@ -1594,7 +1796,7 @@ fn step_pack<const CUBIC: bool, const INERT: bool>(
                 sh.tracks,
                 lanes::extrapolate_decayed_weights(bt, splat(cfg.extrapolation_halflife)),
                 fade(bt, d, dt),
-                mask(active),
+                opaque(active),
             );
         }
         b
