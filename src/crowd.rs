@@ -748,11 +748,11 @@ fn sample_linear_row(
     vel_scale: F32x8,
     ang_scale: F32x8,
 ) -> Motionx8 {
-    let (v, s) = (row.step_rot * alpha, alpha2 * row.step_h2);
+    let s = alpha2 * row.step_h2;
     let step = if s.simd_le(splat(lanes::EXP_SMALL_S)).all() {
-        lanes::quat_exp_small(v, s)
+        lanes::quat_exp_small_scaled(row.step_rot, alpha, s)
     } else {
-        lanes::quat_exp_short_s(v, s)
+        lanes::quat_exp_short_scaled(row.step_rot, alpha, s)
     };
     Motionx8 {
         pos: row.pos + alpha * row.step_pos,
@@ -804,14 +804,21 @@ fn sample_cubic_rows(
 
 /// Blend of one joint: `slerp(a, b, t) = exp(t w) a` with
 /// `w = log(quat_abs(b a⁻¹))`, velocities lerped plus `(b - a) rate`.
+/// `w = k v` with `v` the relative rotation's vector part
+/// ([`lanes::quat_log_short_factor`]), so `t w` and the angular velocity
+/// term `2 w rate` scale `v` once each, and `|t w|² = (k t)² (v·v)`.
 #[inline(always)]
 fn blend_joint(a: &Motionx8, b: &Motionx8, alpha: F32x8, rate: F32x8) -> Motionx8 {
-    let w = lanes::quat_log_short(lanes::quat_abs(lanes::quat_mul_inv(b.rot, a.rot)));
+    let d = lanes::quat_abs(lanes::quat_mul_inv(b.rot, a.rot));
+    let v = d.xyz();
+    let l2 = lanes::dot(v, v);
+    let k = lanes::quat_log_short_factor(d.w, l2);
+    let kt = k * alpha;
     Motionx8 {
         pos: lanes::lerp_vec3(a.pos, b.pos, alpha),
-        rot: lanes::quat_mul(lanes::quat_exp_short(w * alpha), a.rot),
+        rot: lanes::quat_mul(lanes::quat_exp_short_scaled(v, kt, l2 * (kt * kt)), a.rot),
         vel: lanes::lerp_vec3(a.vel, b.vel, alpha) + (b.pos - a.pos) * rate,
-        ang: lanes::lerp_vec3(a.ang, b.ang, alpha) + w * (rate + rate),
+        ang: lanes::lerp_vec3(a.ang, b.ang, alpha) + v * (k * (rate + rate)),
     }
 }
 

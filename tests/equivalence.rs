@@ -133,8 +133,9 @@ proptest! {
         let s8 = lanes::F32x8::new(core::array::from_fn(|i| t[i] * t[i] * r::dot(small[i], small[i])));
         let ts: [r::Vec3; 8] = core::array::from_fn(|i| small[i] * t[i]);
         prop_assert!(s8.to_array().iter().all(|&s| s <= lanes::EXP_SMALL_S * 1.0001));
-        check_lanes(lanes::quat_exp_small(v8(ts), s8), |i| r::quat_exp(ts[i]), |_| 1.0, TRANSC, "quat_exp_small")?;
-        check_lanes(lanes::quat_exp_short_s(v8(ts), s8), |i| r::quat_exp(ts[i]), |_| 1.0, TRANSC, "quat_exp_short_s")?;
+        let t8 = lanes::F32x8::new(t);
+        check_lanes(lanes::quat_exp_small_scaled(v8(small), t8, s8), |i| r::quat_exp(ts[i]), |_| 1.0, TRANSC, "quat_exp_small_scaled")?;
+        check_lanes(lanes::quat_exp_short_scaled(v8(small), t8, s8), |i| r::quat_exp(ts[i]), |_| 1.0, TRANSC, "quat_exp_short_scaled")?;
     }
 
     #[test]

@@ -660,35 +660,37 @@ const COS_SHORT: [f32; 5] = [
 /// [`quat_exp`]).
 #[inline(always)]
 pub fn quat_exp_short(v: Vec3x8) -> Quatx8 {
-    quat_exp_short_s(v, dot(v, v))
+    quat_exp_short_scaled(v, splat(1.0), dot(v, v))
 }
 
-/// [`quat_exp_short`] with `s = v·v` given (the crowd's clip database
-/// stores each step's squared half-angle, so a weighted step's is one
-/// multiply).
+/// [`quat_exp_short`] of `a u`, given `s = |a u|²`: the scale is folded
+/// into the sine's factor, one multiply per lane instead of three, and `s`
+/// often comes cheaper than a dot product (the crowd's clip database stores
+/// each step's squared half-angle; a blend knows its logarithm's length).
 #[inline(always)]
-pub fn quat_exp_short_s(v: Vec3x8, s: F32x8) -> Quatx8 {
-    let k = s.mul_add(horner(&SINC_SHORT, s), splat(1.0));
+pub fn quat_exp_short_scaled(u: Vec3x8, a: F32x8, s: F32x8) -> Quatx8 {
+    let k = a * s.mul_add(horner(&SINC_SHORT, s), splat(1.0));
     Quatx8::new(
         s.mul_add(horner(&COS_SHORT, s), splat(1.0)),
-        v.x * k,
-        v.y * k,
-        v.z * k,
+        u.x * k,
+        u.y * k,
+        u.z * k,
     )
 }
 
-/// The largest `s = v·v` for [`quat_exp_small`]: half-angles up to 0.2
+/// The largest `s = v·v` for [`quat_exp_small_scaled`]: half-angles up to 0.2
 /// rad, rotations up to 23°, which a 120 Hz clip's frame-to-frame steps
 /// stay below unless a joint turns faster than 48 rad/s.
 pub const EXP_SMALL_S: f32 = 0.04;
 
-/// [`quat_exp`] for `s = v·v <= EXP_SMALL_S`, given `s`: the Taylor series
+/// [`quat_exp`] of `v = a u` for `s = v·v <= EXP_SMALL_S`, given `s`
+/// (the scale folded in as in [`quat_exp_short_scaled`]): the Taylor series
 /// `cos h = 1 - s/2 + s²/24 - s³/720` and `sin(h)/h = 1 - s/6 + s²/120`,
 /// truncated below 7e-11 and 1.3e-8 on that domain (two fewer multiply-adds
 /// each than [`quat_exp_short`]). Callers check the domain for the whole
-/// pack ([`F32x8::all`]) and take [`quat_exp_short_s`] otherwise.
+/// pack ([`F32x8::all`]) and take [`quat_exp_short_scaled`] otherwise.
 #[inline(always)]
-pub fn quat_exp_small(v: Vec3x8, s: F32x8) -> Quatx8 {
+pub fn quat_exp_small_scaled(u: Vec3x8, a: F32x8, s: F32x8) -> Quatx8 {
     let c = s.mul_add(
         s.mul_add(
             s.mul_add(splat(-1.0 / 720.0), splat(1.0 / 24.0)),
@@ -696,8 +698,8 @@ pub fn quat_exp_small(v: Vec3x8, s: F32x8) -> Quatx8 {
         ),
         splat(1.0),
     );
-    let k = s.mul_add(s.mul_add(splat(1.0 / 120.0), splat(-1.0 / 6.0)), splat(1.0));
-    Quatx8::new(c, v.x * k, v.y * k, v.z * k)
+    let k = a * s.mul_add(s.mul_add(splat(1.0 / 120.0), splat(-1.0 / 6.0)), splat(1.0));
+    Quatx8::new(c, u.x * k, u.y * k, u.z * k)
 }
 
 /// [`quat_log`] for unit quaternions with `w >= 0` (what [`quat_abs`]
@@ -708,10 +710,17 @@ pub fn quat_exp_small(v: Vec3x8, s: F32x8) -> Quatx8 {
 #[inline(always)]
 pub fn quat_log_short(q: Quatx8) -> Vec3x8 {
     let v = q.xyz();
-    let r = splat(1.0) / (splat(1.0) + q.w);
-    let s = dot(v, v) * (r * r);
-    let k = (r + r) * s.mul_add(horner(&ATAN_P, s), splat(1.0));
-    v * k
+    v * quat_log_short_factor(q.w, dot(v, v))
+}
+
+/// The factor `k` of [`quat_log_short`]`(q) = k (qx, qy, qz)`, from `w = qw`
+/// and `l2 = |(qx, qy, qz)|²`: for callers that go on to scale the
+/// logarithm or need its length (`k² l2`).
+#[inline(always)]
+pub fn quat_log_short_factor(w: F32x8, l2: F32x8) -> F32x8 {
+    let r = splat(1.0) / (splat(1.0) + w);
+    let s = l2 * (r * r);
+    (r + r) * s.mul_add(horner(&ATAN_P, s), splat(1.0))
 }
 
 /// `quat_exp(v / 2)` per lane.
