@@ -1059,10 +1059,10 @@ struct Shared<'a> {
     tracks: &'a [Track],
     /// The poses the frame's jumping characters would have shown.
     shown: &'a [Motionx8],
-    /// Pack 0's world output and kept state (turn offsets or transition
-    /// poses) as regions to prefetch, in parts of one per clip joint; a
-    /// pack prefetches the next pack's while it runs.
-    world_ahead: Ahead,
+    /// Pack 0's world output (a head and a tail) and kept state (turn
+    /// offsets or transition poses) as regions to prefetch, in parts of one
+    /// per clip joint; a pack prefetches the next pack's while it runs.
+    world_ahead: [Ahead; 2],
     kept_ahead: Ahead,
     packs: usize,
     characters: usize,
@@ -1228,8 +1228,18 @@ impl Crowd {
             ),
             false => region(self.transition.as_ptr().cast(), j * size_of::<Motionx8>()),
         };
+        // A third of the world output in the first pass, the rest with the
+        // kept state in the second (about twice as long): the fetching runs
+        // at about the same rate through both.
+        let world_len = j * size_of::<Motionx8>();
+        let head = (world_len / 3).next_multiple_of(64).min(world_len);
+        let world: *const u8 = self.world.as_ptr().cast();
+        let world_ahead = [
+            region(world, head),
+            region(world.wrapping_add(head), world_len - head),
+        ];
         let mut shared = Shared {
-            world_ahead: region(self.world.as_ptr().cast(), j * size_of::<Motionx8>()),
+            world_ahead,
             kept_ahead,
             packs,
             cfg: &self.cfg,
@@ -1740,9 +1750,9 @@ fn step_pack<const CUBIC: bool, const INERT: bool>(
 
     // The input: two sources blended. Meanwhile the next pack's world
     // output and kept state are fetched from memory a joint at a time
-    // (the world in the first pass, the state in the second), so that the
-    // fetching is spread over this pack's work and the next pack finds
-    // them in L2.
+    // (the world's head in the first pass, its tail and the state in the
+    // second), so that the fetching is spread over this pack's work and
+    // the next pack finds them in L2.
     let next = |a: Ahead, len: usize| match p + 1 < sh.packs {
         true => Ahead {
             addr: a.addr + (p + 1) * len,
@@ -1750,13 +1760,14 @@ fn step_pack<const CUBIC: bool, const INERT: bool>(
         },
         false => Ahead::NONE,
     };
-    let world_next = next(sh.world_ahead, size_of_val(world));
+    let world_next = sh.world_ahead.map(|w| next(w, size_of_val(world)));
     let kept_next = match INERT {
         true => next(sh.kept_ahead, size_of_val(turns)),
         false => next(sh.kept_ahead, size_of_val(transition)),
     };
     prefetch::to_l2(bytemuck::cast_slice(shifts));
-    pl.input::<CUBIC>(&st, a, [&[world_next], &[kept_next]]);
+    let [head, tail] = world_next;
+    pl.input::<CUBIC>(&st, a, [&[head], &[tail, kept_next]]);
 
     // Transitions: the pose that would have been shown, computed for the
     // frame's jumping characters together, becomes the new offset's (or
@@ -1811,12 +1822,12 @@ fn step_pack<const CUBIC: bool, const INERT: bool>(
         a
     };
 
-    // Joint 0, each character's place in the world, then forward
-    // kinematics into the world output, parents first.
-    local[0] = sh.roots[p];
+    // Forward kinematics into the world output, parents first, from joint
+    // 0, each character's place in the world (static: set on the first
+    // frame only).
     let check = fk_pass(
         world,
-        local,
+        (&sh.roots[p], local),
         sh.parents,
         sh.tracks,
         sh.first,
@@ -1830,11 +1841,12 @@ fn step_pack<const CUBIC: bool, const INERT: bool>(
 
 /// Forward kinematics of a pack's `local` pose straight into its `world`
 /// output (parents first), each joint checked against the previous frame's
-/// by [`write_world`].
+/// by [`write_world`]. Joint 0 is `root`, written on the `first` frame
+/// only (`local[0]` is not read).
 #[inline(never)]
 fn fk_pass(
     world: &mut [Motionx8],
-    local: &[Motionx8],
+    (root, local): (&Motionx8, &[Motionx8]),
     parents: &[i32],
     tracks: &[Track],
     first: bool,
@@ -1844,7 +1856,7 @@ fn fk_pass(
     // Joint 0, the characters' places in the world, never changes: written
     // on the first frame, then left (its check gap is exactly zero).
     if first {
-        write_world(&mut world[0], &local[0], first, half_dt, &mut check);
+        write_world(&mut world[0], root, first, half_dt, &mut check);
     }
     for j in 1..local.len() {
         let (done, rest) = world.split_at_mut(j);
