@@ -7,6 +7,11 @@
 //! scalar reference path on a 1,000-character crowd (the same per
 //! character-joint work; 10,000 would take seconds a frame).
 //! Throughput is in character-joints (clip joints, 31 per character).
+//!
+//! Frames run inside the thread pool, one `install` per criterion sample,
+//! as the main job and an engine's frame loop run them: entering a pool
+//! from outside it costs a cross-thread wake-up, which is not the frame's
+//! work and is measured on its own (`crowd/pool_install`).
 
 mod common;
 use common::*;
@@ -14,7 +19,18 @@ use common::*;
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use kineform::crowd::{Crowd, CrowdConfig, ReferenceCrowd, Sampling, Transition};
 use kineform::data;
-use std::time::Duration;
+use std::time::{Duration, Instant};
+
+/// `iters` runs of `f` on a worker of `p`, timed there.
+fn in_pool(p: &rayon::ThreadPool, iters: u64, mut f: impl FnMut() + Send) -> Duration {
+    p.install(|| {
+        let t = Instant::now();
+        for _ in 0..iters {
+            f();
+        }
+        t.elapsed()
+    })
+}
 
 const WARMUP_FRAMES: usize = 180;
 
@@ -66,7 +82,11 @@ fn crowd(c: &mut Criterion) {
                 })
             });
             group.bench_function(BenchmarkId::new("lanes", format!("10k_{t}t")), |bch| {
-                bch.iter(|| p.install(|| crowd.step()))
+                bch.iter_custom(|iters| {
+                    in_pool(&p, iters, || {
+                        std::hint::black_box(crowd.step());
+                    })
+                })
             });
         }
         group.finish();
@@ -88,10 +108,23 @@ fn crowd(c: &mut Criterion) {
             })
         });
         group.bench_function(BenchmarkId::new("reference", "1k_1t"), |bch| {
-            bch.iter(|| p.install(|| reference.step()))
+            bch.iter_custom(|iters| {
+                in_pool(&p, iters, || {
+                    std::hint::black_box(reference.step());
+                })
+            })
         });
         group.finish();
     }
+
+    // What entering the pool from outside costs per call (the previous
+    // form of these benchmarks paid it every frame).
+    let mut group = c.benchmark_group("crowd/pool_install");
+    for t in [1, threads] {
+        let p = pool(t);
+        group.bench_function(format!("{t}t"), |bch| bch.iter(|| p.install(|| ())));
+    }
+    group.finish();
 }
 
 criterion_group!(benches, crowd);
