@@ -47,6 +47,13 @@ struct Diffs {
     ang: f32,
 }
 
+impl Diffs {
+    /// Every difference within its tolerance.
+    fn within(&self) -> bool {
+        self.pos <= 1.0 && self.rot <= 1.0 && self.vel <= 1.0 && self.ang <= 1.0
+    }
+}
+
 /// Largest scaled differences between the two crowds' world poses.
 fn compare(a: &Kform, b: &Kform, d: &mut Diffs) {
     // |x - y| over its tolerance `abs + rel |y|`.
@@ -133,10 +140,7 @@ fn lanes_crowd_equals_reference_crowd() {
             transitions >= 9,
             "the run must cross transitions ({transitions})"
         );
-        assert!(
-            d.pos <= 1.0 && d.rot <= 1.0 && d.vel <= 1.0 && d.ang <= 1.0,
-            "{sampling:?} {transition:?}: {d:?}"
-        );
+        assert!(d.within(), "{sampling:?} {transition:?}: {d:?}");
     }
 }
 
@@ -166,10 +170,7 @@ fn interrupted_transitions_equal_reference() {
             interrupted >= 50,
             "few interrupted transitions ({interrupted})"
         );
-        assert!(
-            d.pos <= 1.0 && d.rot <= 1.0 && d.vel <= 1.0 && d.ang <= 1.0,
-            "{sampling:?} {transition:?}: {d:?}"
-        );
+        assert!(d.within(), "{sampling:?} {transition:?}: {d:?}");
     }
 }
 
@@ -225,10 +226,7 @@ fn two_clips_of_different_subjects() {
         ..
     } = run_both(&clips, &skel, cfg, 240);
     assert_eq!(clips_played, [true, true], "both clips played");
-    assert!(
-        d.pos <= 1.0 && d.rot <= 1.0 && d.vel <= 1.0 && d.ang <= 1.0,
-        "{d:?}"
-    );
+    assert!(d.within(), "{d:?}");
 }
 
 /// The live check: the propagated world velocities against the finite
