@@ -1037,7 +1037,10 @@ pub struct Crowd {
     /// [`PackScratch`]).
     scratch: Vec<Mutex<PackScratch>>,
     /// Per pack, which of its characters jump in the next frame (bit `i`
-    /// for character `8p + i`; [`Character::preview`]).
+    /// for character `8p + i`; `Schedx8::will_jump`). Derivable from
+    /// `scheds`, but kept: each pack writes its bits while its schedules
+    /// are in cache, where deriving them at the start of the next frame
+    /// would be a serial pass over all the schedules.
     jumps: Vec<u8>,
     /// The next frame's jumping characters in order, and per pack the
     /// index of its first one among them.
