@@ -89,12 +89,14 @@ fn catalogue(c: &mut Criterion) {
     let mut g = c.benchmark_group("deadblend");
     g.throughput(Throughput::Elements(cj));
     let (mut o2, mut e2) = (Pose::new(j), Pose::new(j));
+    let mut path2 = vec![r::Quat::IDENTITY; j];
     g.bench_function("op_dead_blending/reference", |b| {
         b.iter(|| {
             for k in 0..CHARS {
                 r::op_dead_blending(
                     &mut o2,
                     &mut e2,
+                    &mut path2,
                     &lin_poses[k],
                     &cub_poses[k],
                     0.2,
@@ -106,12 +108,23 @@ fn catalogue(c: &mut Criterion) {
         })
     });
     let (mut db, mut dx) = (CrowdPose::new(CHARS, j), CrowdPose::new(CHARS, j));
+    let mut path = vec![kineform::lanes::Quatx8::IDENTITY; db.lanes().len()];
     let bt: Vec<f32> = times.iter().map(|t| t * 0.1).collect();
     g.bench_function("op_dead_blending/lanes", |b| {
         one.install(|| {
             b.iter(|| {
-                crowd::op_dead_blending(&mut db, &mut dx, &lin, &cub, 0.2, &bt, 0.5, 1.0 / 60.0)
-                    .unwrap()
+                crowd::op_dead_blending(
+                    &mut db,
+                    &mut dx,
+                    &mut path,
+                    &lin,
+                    &cub,
+                    0.2,
+                    &bt,
+                    0.5,
+                    1.0 / 60.0,
+                )
+                .unwrap()
             })
         })
     });

@@ -794,19 +794,29 @@ fn sample_cubic_rows(
     let r10 = masked(prev.step_rot);
     let (r21, r32) = (at.step_rot, next.step_rot);
     let (u1, u2) = ((r10 + r21) * half, (r21 + r32) * half);
+    // The rotation is exp(h) at.rot with h the cubic in half-angle space;
+    // its angular velocity is J(2h) (2h)' (lanes::exp_map_dx).
+    let h = w1 * r21 + w2 * u1 + w3 * u2;
+    let (step, sigma) = quat_exp_any_sinc(h);
     Motionx8 {
         pos: w0 * at.pos + w1 * (at.pos + d21) + w2 * v1 + w3 * v2,
-        rot: lanes::quat_mul(quat_exp_any(w1 * r21 + w2 * u1 + w3 * u2), at.rot),
+        rot: lanes::quat_mul(step, at.rot),
         vel: (q1 * d21 + q2 * v1 + q3 * v2) * vel_scale,
-        ang: (q1 * r21 + q2 * u1 + q3 * u2) * ang_scale,
+        ang: lanes::exp_map_dx(
+            h + h,
+            (q1 * r21 + q2 * u1 + q3 * u2) * ang_scale,
+            step.w,
+            sigma,
+        ),
     }
 }
 
 /// Blend of one joint: `slerp(a, b, t) = exp(t w) a` with
-/// `w = log(quat_abs(b a⁻¹))`, velocities lerped plus `(b - a) rate`.
+/// `w = log(quat_abs(b a⁻¹))`, velocities lerped plus `(b - a) rate`, the
+/// angular velocity the slerp's exact one ([`lanes::slerp_dx_parts`]).
 /// `w = k v` with `v` the relative rotation's vector part
-/// ([`lanes::quat_log_short_factor`]), so `t w` and the angular velocity
-/// term `2 w rate` scale `v` once each, and `|t w|² = (k t)² (v·v)`.
+/// ([`lanes::quat_log_short_factor`]), so `t w` scales `v` once, and
+/// `|t w|² = (k t)² (v·v)`.
 #[inline(always)]
 fn blend_joint(a: &Motionx8, b: &Motionx8, alpha: F32x8, rate: F32x8) -> Motionx8 {
     let d = lanes::quat_abs(lanes::quat_mul_inv(b.rot, a.rot));
@@ -814,23 +824,45 @@ fn blend_joint(a: &Motionx8, b: &Motionx8, alpha: F32x8, rate: F32x8) -> Motionx
     let l2 = lanes::dot(v, v);
     let k = lanes::quat_log_short_factor(d.w, l2);
     let kt = k * alpha;
+    let (ca, kb) = lanes::quat_exp_short_scaled_parts(kt, l2 * (kt * kt));
+    blend_along(a, b, (v, d.w, ca, kb, k), alpha, rate)
+}
+
+/// The blend of [`blend_joint`] from the slerp's pieces (`u`, `c` the
+/// relative rotation's parts, `exp(α log d) = (ca, kb u)`, `log d = k u`;
+/// [`lanes::slerp_dx_parts`]).
+#[inline(always)]
+fn blend_along(
+    a: &Motionx8,
+    b: &Motionx8,
+    (u, c, ca, kb, k): (Vec3x8, F32x8, F32x8, F32x8, F32x8),
+    alpha: F32x8,
+    rate: F32x8,
+) -> Motionx8 {
     Motionx8 {
         pos: lanes::lerp_vec3(a.pos, b.pos, alpha),
-        rot: lanes::quat_mul(lanes::quat_exp_short_scaled(v, kt, l2 * (kt * kt)), a.rot),
+        rot: lanes::quat_mul(Quatx8::new(ca, u.x * kb, u.y * kb, u.z * kb), a.rot),
         vel: lanes::lerp_vec3(a.vel, b.vel, alpha) + (b.pos - a.pos) * rate,
-        ang: lanes::lerp_vec3(a.ang, b.ang, alpha) + v * (k * (rate + rate)),
+        ang: lanes::slerp_dx_parts(u, c, ca, kb, k, alpha, rate, (a.ang, b.ang)),
     }
 }
 
 /// The offset from the displayed pose `l` to the new input `r`
 /// ([`r::op_inertialize_offset`], rotation stored as a half-angle vector;
-/// [`lanes::quat_log_short`] applies, `quat_abs` giving `w >= 0`).
+/// [`lanes::quat_log_short`] applies, `quat_abs` giving `w >= 0`). The
+/// rotational offset's velocity is kept as the rate of its scaled angle
+/// axis, `J(x)⁻¹ ang` ([`lanes::exp_map_dx_inv`]), which the cubic decays
+/// ([`r::op_inertialize`] converts it every step; the crowd once).
 #[inline(always)]
 fn offset_between(l: &Motionx8, r: &Motionx8) -> (TurnOffsetx8, ShiftOffsetx8) {
     let rot = lanes::quat_abs(lanes::quat_mul_inv(l.rot, r.rot));
+    let u = rot.xyz();
+    let k = lanes::quat_log_short_factor(rot.w, lanes::dot(u, u));
+    let half = u * k;
+    let ang = l.ang - Rotor::new(rot).apply(r.ang);
     let turn = TurnOffsetx8 {
-        rot: lanes::quat_log_short(rot),
-        ang: l.ang - Rotor::new(rot).apply(r.ang),
+        rot: half,
+        ang: lanes::exp_map_dx_inv(half + half, ang, rot.w * k),
     };
     let shift = ShiftOffsetx8 {
         pos: l.pos - r.pos,
@@ -839,24 +871,28 @@ fn offset_between(l: &Motionx8, r: &Motionx8) -> (TurnOffsetx8, ShiftOffsetx8) {
     (turn, shift)
 }
 
-/// [`lanes::quat_exp`], through [`lanes::quat_exp_short`] when every lane
-/// is in its domain (`|v| <= π/2`, nearly always for decaying offsets): a
-/// branch taken by the whole pack, so no lane is ever evaluated outside
-/// the domain.
+/// [`lanes::quat_exp`] and `σ = sin|v| / |v|` ([`lanes::quat_exp_sinc`]),
+/// through [`lanes::quat_exp_short_scaled_parts`] when every lane is in
+/// its domain (`|v| <= π/2`, nearly always for decaying offsets and
+/// sampling steps): a branch taken by the whole pack, so no lane is ever
+/// evaluated outside the domain.
 #[inline(always)]
-fn quat_exp_any(v: Vec3x8) -> Quatx8 {
+fn quat_exp_any_sinc(v: Vec3x8) -> (Quatx8, F32x8) {
     const SHORT2: f32 = core::f32::consts::FRAC_PI_2 * core::f32::consts::FRAC_PI_2;
-    if lanes::dot(v, v).simd_le(splat(SHORT2)).all() {
-        lanes::quat_exp_short(v)
+    let v2 = lanes::dot(v, v);
+    if v2.simd_le(splat(SHORT2)).all() {
+        let (c, sigma) = lanes::quat_exp_short_scaled_parts(splat(1.0), v2);
+        (Quatx8::new(c, v.x * sigma, v.y * sigma, v.z * sigma), sigma)
     } else {
-        lanes::quat_exp(v)
+        lanes::quat_exp_sinc(v)
     }
 }
 
-/// The decayed offset applied to the input ([`r::op_inertialize`]). Lanes
-/// past their transition need no select: their weights are exactly zero,
-/// so the offset is the identity and the input passes through unchanged
-/// (bit for bit, offsets being finite).
+/// The decayed offset applied to the input ([`r::op_inertialize`]), its
+/// angular velocity `J(x) x'` of the decaying scaled angle axis `x`
+/// ([`lanes::exp_map_dx`]). Lanes past their transition need no select:
+/// their weights are exactly zero, so the offset is the identity and the
+/// input passes through unchanged (bit for bit, offsets being finite).
 #[inline(always)]
 fn inertialize_joint(
     t: &TurnOffsetx8,
@@ -865,33 +901,43 @@ fn inertialize_joint(
     w: &CubicWeights,
 ) -> Motionx8 {
     let saa = t.rot + t.rot;
-    let off_rot = quat_exp_any(w.offset(saa, t.ang) * splat(0.5));
+    let x = w.offset(saa, t.ang);
+    let (off_rot, sigma) = quat_exp_any_sinc(x * splat(0.5));
+    let off_ang = lanes::exp_map_dx(x, w.velocity(saa, t.ang), off_rot.w, sigma);
     Motionx8 {
         pos: i.pos + w.offset(s.pos, s.vel),
         rot: lanes::quat_mul(off_rot, i.rot),
         vel: i.vel + w.velocity(s.pos, s.vel),
-        ang: Rotor::new(off_rot).apply_add(i.ang, w.velocity(saa, t.ang)),
+        ang: Rotor::new(off_rot).apply_add(i.ang, off_ang),
     }
 }
 
 /// Dead blending of one joint: the transition pose extrapolated with
-/// `(alpha, dalpha)`, blended into `input` with weight `a` changing at `ar`
-/// per second ([`r::op_dead_blending`]).
+/// `(alpha, dalpha)` (its turn capped, [`lanes::extrapolation_turn_scale`]),
+/// blended into `input` with weight `a` changing at `ar` per second along
+/// the relative rotation followed from the previous step, `path`, which is
+/// updated ([`r::op_dead_blending`]).
 #[inline(always)]
 fn dead_blend_joint(
     tp: &Motionx8,
     input: &Motionx8,
+    path: &mut Quatx8,
     ex: (F32x8, F32x8),
     a: F32x8,
     ar: F32x8,
 ) -> Motionx8 {
+    let moved = tp.ang * ex.0;
+    let s = lanes::extrapolation_turn_scale(lanes::dot(moved, moved));
     let e = Motionx8 {
         pos: tp.pos + tp.vel * ex.0,
-        rot: lanes::quat_mul(lanes::quat_from_scaled_angle_axis(tp.ang * ex.0), tp.rot),
+        rot: lanes::quat_mul(lanes::quat_from_scaled_angle_axis(moved * s), tp.rot),
         vel: tp.vel * ex.1,
-        ang: tp.ang * ex.1,
+        ang: tp.ang * (ex.1 * (s * s * s)),
     };
-    blend_joint(&e, input, a, ar)
+    let rel = lanes::quat_relative_along(*path, e.rot, input.rot);
+    *path = rel;
+    let (ca, kb, k) = lanes::quat_slerp_parts(rel, a);
+    blend_along(&e, input, (rel.xyz(), rel.w, ca, kb, k), a, ar)
 }
 
 #[inline(always)]
@@ -943,6 +989,18 @@ fn update_motion(m: F32x8, new: &Motionx8, state: &mut Motionx8) {
         vel: v(new.vel, state.vel),
         ang: v(new.ang, state.ang),
     };
+}
+
+/// [`update_turn`] for a [`Quatx8`].
+#[inline(always)]
+fn update_quat(m: F32x8, new: &Quatx8, state: &mut Quatx8) {
+    let (n, o) = (new, *state);
+    *state = Quatx8::new(
+        m.bitselect(n.w, o.w),
+        m.bitselect(n.x, o.x),
+        m.bitselect(n.y, o.y),
+        m.bitselect(n.z, o.z),
+    );
 }
 
 /// `m ? n : o` per component, bitwise (see [`update_turn`]).
@@ -1021,8 +1079,10 @@ pub struct Crowd {
     /// joint, positional halves for the joints whose position moves.
     turns: Vec<TurnOffsetx8>,
     shifts: Vec<ShiftOffsetx8>,
-    /// Dead blending's transition poses, pack-major.
+    /// Dead blending's transition poses, pack-major, and each joint's
+    /// relative rotation followed from step to step ([`r::op_dead_blending`]).
     transition: Vec<Motionx8>,
+    paths: Vec<Quatx8>,
     world: Vec<Motionx8>,
     /// Each pack's joint 0: the characters' places in the world (static).
     roots: Vec<Motionx8>,
@@ -1147,6 +1207,11 @@ impl Crowd {
                 Vec::new()
             } else {
                 rest.repeat(packs)
+            },
+            paths: if inert {
+                Vec::new()
+            } else {
+                vec![Quatx8::IDENTITY; packs * j]
             },
             world: vec![Motionx8::REST; packs * j],
             roots,
@@ -1277,6 +1342,7 @@ impl Crowd {
             turns: &self.turns,
             shifts: &self.shifts,
             transition: &self.transition,
+            paths: &self.paths,
             turning,
             moving,
         };
@@ -1295,17 +1361,19 @@ impl Crowd {
         let turns = per_pack(&mut self.turns, turning, packs);
         let shifts = per_pack(&mut self.shifts, moving, packs);
         let transitions = per_pack(&mut self.transition, j, packs);
+        let paths = per_pack(&mut self.paths, j, packs);
         let state: Vec<PackState> = turns
             .into_iter()
             .zip(shifts)
-            .zip(transitions)
+            .zip(transitions.into_iter().zip(paths))
             .zip(self.jumps.iter_mut().zip(&self.first_mover))
             .zip(self.scheds.iter_mut())
             .map(
-                |((((turns, shifts), transition), (jumps, &first)), sched)| PackState {
+                |((((turns, shifts), (transition, paths)), (jumps, &first)), sched)| PackState {
                     turns,
                     shifts,
                     transition,
+                    paths,
                     sched,
                     jumps,
                     first_mover: first as usize,
@@ -1348,6 +1416,7 @@ struct Kept<'a> {
     turns: &'a [TurnOffsetx8],
     shifts: &'a [ShiftOffsetx8],
     transition: &'a [Motionx8],
+    paths: &'a [Quatx8],
     turning: usize,
     moving: usize,
 }
@@ -1412,18 +1481,22 @@ fn shown_batch<const CUBIC: bool, const INERT: bool>(
         let w = CubicWeights::new(bt_old, d);
         inertialize_pass(out, old_a, (kt, ks), sh.tracks, &w);
     } else {
-        let kp = &mut scratch.kept_poses;
+        let (kp, kq) = (&mut scratch.kept_poses, &mut scratch.kept_paths);
         for (l, &c) in at.iter().enumerate() {
             let (p, cl) = (c / 8, c % 8);
             let poses = &kept.transition[p * j..][..j];
             kp.iter_mut()
                 .zip(poses)
                 .for_each(|(k, t)| copy_lane(k, l, t, cl));
+            let paths = &kept.paths[p * j..][..j];
+            kq.iter_mut()
+                .zip(paths)
+                .for_each(|(k, t)| copy_lane(k, l, t, cl));
         }
         dead_blend_pass(
             out,
             old_a,
-            kp,
+            (kp, kq),
             sh.tracks,
             lanes::extrapolate_decayed_weights(bt_old, splat(cfg.extrapolation_halflife)),
             fade(bt_old, d, splat(cfg.dt)),
@@ -1451,6 +1524,7 @@ struct PackState<'a> {
     turns: &'a mut [TurnOffsetx8],
     shifts: &'a mut [ShiftOffsetx8],
     transition: &'a mut [Motionx8],
+    paths: &'a mut [Quatx8],
     sched: &'a mut Schedx8,
     jumps: &'a mut u8,
     first_mover: usize,
@@ -1473,6 +1547,7 @@ struct PackScratch {
     kept_turns: Vec<TurnOffsetx8>,
     kept_shifts: Vec<ShiftOffsetx8>,
     kept_poses: Vec<Motionx8>,
+    kept_paths: Vec<Quatx8>,
 }
 
 impl PackScratch {
@@ -1491,6 +1566,7 @@ impl PackScratch {
             kept_turns: vec![turn; turning],
             kept_shifts: vec![ShiftOffsetx8::ZERO; moving],
             kept_poses: v(),
+            kept_paths: vec![Quatx8::IDENTITY; rest.len()],
         }
     }
 }
@@ -1698,20 +1774,22 @@ fn inertialize_pass(
     }
 }
 
-/// `out = select(mask, dead_blend(transition, pose), pose)` per joint.
+/// `out = select(mask, dead_blend(transition, pose), pose)` per joint,
+/// each joint's relative rotation followed in `paths`.
+#[allow(clippy::too_many_arguments)]
 #[inline(never)]
 fn dead_blend_pass(
     out: &mut [Motionx8],
     pose: &[Motionx8],
-    transition: &[Motionx8],
+    (transition, paths): (&[Motionx8], &mut [Quatx8]),
     tracks: &[Track],
     ex: (F32x8, F32x8),
     fade: (F32x8, F32x8),
     mask: F32x8,
 ) {
     let joints = out.iter_mut().zip(pose).zip(transition.iter().zip(tracks));
-    for ((r, m), (t, track)) in joints.skip(1) {
-        let d = |m| select_motion(mask, &dead_blend_joint(t, m, ex, fade.0, fade.1), m);
+    for (((r, m), (t, track)), path) in joints.zip(paths.iter_mut()).skip(1) {
+        let mut d = |m| select_motion(mask, &dead_blend_joint(t, m, path, ex, fade.0, fade.1), m);
         match track {
             Track::Still => {}
             Track::Turns(_) => put_turn(r, d(m)),
@@ -1738,6 +1816,7 @@ fn step_pack<const CUBIC: bool, const INERT: bool>(
         turns,
         shifts,
         transition,
+        paths,
         sched,
         jumps,
         first_mover,
@@ -1798,7 +1877,10 @@ fn step_pack<const CUBIC: bool, const INERT: bool>(
                     update_turn(m_trans, &turn, &mut turns[k]);
                     update_shift(m_trans, &shift, &mut shifts[s]);
                 }
-                (_, false) => update_motion(m_trans, &shown[j], &mut transition[j]),
+                (_, false) => {
+                    update_motion(m_trans, &shown[j], &mut transition[j]);
+                    update_quat(m_trans, &Quatx8::IDENTITY, &mut paths[j]);
+                }
             }
         }
     }
@@ -1813,7 +1895,7 @@ fn step_pack<const CUBIC: bool, const INERT: bool>(
             dead_blend_pass(
                 b,
                 a,
-                transition,
+                (transition, paths),
                 sh.tracks,
                 lanes::extrapolate_decayed_weights(bt, splat(cfg.extrapolation_halflife)),
                 fade(bt, d, dt),
@@ -1948,6 +2030,9 @@ pub struct ReferenceCrowd {
 struct RefState {
     offset: Pose,
     transition: Pose,
+    /// Dead blending's relative rotations, followed from step to step
+    /// ([`r::op_dead_blending`]).
+    path: Vec<r::Quat>,
     world: Pose,
 }
 
@@ -1978,6 +2063,7 @@ impl ReferenceCrowd {
             RefState {
                 offset: Pose::new(j),
                 transition: Pose::new(j),
+                path: vec![r::Quat::IDENTITY; j],
                 world: Pose::new(j)
             };
             cfg.characters
@@ -2135,6 +2221,7 @@ fn reference_frame(
                     r::op_dead_blending(
                         &mut shown,
                         &mut s.extrapolated,
+                        &mut st.path,
                         &st.transition,
                         &old,
                         cfg.extrapolation_halflife,
@@ -2147,6 +2234,7 @@ fn reference_frame(
                 }
                 shown.set(0, world);
                 st.transition.clone_from(&shown);
+                st.path.fill(r::Quat::IDENTITY);
             }
         }
         s.old = old;
@@ -2160,6 +2248,7 @@ fn reference_frame(
             Transition::DeadBlend => r::op_dead_blending(
                 &mut local,
                 &mut s.extrapolated,
+                &mut st.path,
                 &st.transition,
                 &input,
                 cfg.extrapolation_halflife,

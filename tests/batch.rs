@@ -426,7 +426,8 @@ mod catalogue {
             let mut ex = CrowdPose::new(9, j);
             crowd::op_extrapolate_decayed(&mut ex, &lin, &times, 0.2).unwrap();
             let (mut db, mut dbx) = (CrowdPose::new(9, j), CrowdPose::new(9, j));
-            crowd::op_dead_blending(&mut db, &mut dbx, &lin, &cub, 0.2, &times, 0.5, dt).unwrap();
+            let mut path = vec![kineform::lanes::Quatx8::IDENTITY; db.lanes().len()];
+            crowd::op_dead_blending(&mut db, &mut dbx, &mut path, &lin, &cub, 0.2, &times, 0.5, dt).unwrap();
             let (p, q, s, ft) = (clip.pos_slice(), clip.rot_slice(), clip.scl_slice(), clip.frame_time());
             for c in 0..9 {
                 let (mut rl, mut rc) = (Pose::new(j), Pose::new(j));
@@ -437,7 +438,7 @@ mod catalogue {
                 let mut re = Pose::new(j);
                 r::op_extrapolate_decayed(&mut re, &rl, times[c], 0.2);
                 let (mut rd, mut rdx) = (Pose::new(j), Pose::new(j));
-                r::op_dead_blending(&mut rd, &mut rdx, &rl, &rc, 0.2, times[c], 0.5, dt);
+                r::op_dead_blending(&mut rd, &mut rdx, &mut vec![r::Quat::IDENTITY; j], &rl, &rc, 0.2, times[c], 0.5, dt);
                 let floors = [20.0, 1.0, 1.0, 20.0 / ft, 20.0 / ft, 1.0];
                 for k in 0..j {
                     check_floors(lin.get(c, k).unwrap(), rl.get(k), &floors, TRANSC, "crowd sample linear")?;
@@ -650,6 +651,7 @@ mod catalogue {
             crowd::op_dead_blending(
                 &mut c,
                 &mut e,
+                &mut vec![kineform::lanes::Quatx8::IDENTITY; 2 * j],
                 &CrowdPose::new(9, j),
                 &CrowdPose::new(9, j),
                 0.2,

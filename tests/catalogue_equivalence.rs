@@ -125,7 +125,7 @@ proptest! {
         let mut prev8 = vec![Kformx8::IDENTITY; 5];
         lanes::op_extrapolate_prev(&mut prev8, &a8, f8(dt));
         let (mut out8, mut tmp8) = (vec![Kformx8::IDENTITY; 5], vec![Kformx8::IDENTITY; 5]);
-        lanes::op_dead_blending(&mut out8, &mut tmp8, &a8, &b8, f8(hl), f8(t), f8(d), f8(dt));
+        lanes::op_dead_blending(&mut out8, &mut tmp8, &mut [lanes::Quatx8::IDENTITY; 5], &a8, &b8, f8(hl), f8(t), f8(d), f8(dt));
         let mut fd8 = a8.clone();
         lanes::op_finite_diff_inplace(&mut fd8, &b8, f8(dt));
         for c in 0..8 {
@@ -135,7 +135,7 @@ proptest! {
             let mut prev = Pose::new(5);
             r::op_extrapolate_prev(&mut prev, &a[c], dt[c]);
             let (mut out, mut tmp) = (Pose::new(5), Pose::new(5));
-            r::op_dead_blending(&mut out, &mut tmp, &a[c], &b[c], hl[c], t[c], d[c], dt[c]);
+            r::op_dead_blending(&mut out, &mut tmp, &mut [r::Quat::IDENTITY; 5], &a[c], &b[c], hl[c], t[c], d[c], dt[c]);
             let mut fd = a[c].clone();
             r::op_finite_diff_inplace(&mut fd, &b[c], dt[c]);
             for j in 0..5 {

@@ -361,3 +361,57 @@ proptest! {
         }
     }
 }
+
+// ---- angular velocities of exp-map rotations (issue 11) ----
+
+proptest! {
+    #![proptest_config(cfg())]
+
+    /// The exponential map's Jacobian and its inverse: the reference
+    /// composes them literally, the lanes in half-angle form. Rotations up
+    /// to a half turn (`quat_edgy` adds the identity, its negative, half
+    /// turns and tiny ones). Scale: the rates times `1 + |v|`, TRANSC: the
+    /// half-angle sine and cosine come from the lane polynomials.
+    #[test]
+    fn exponential_map_jacobians(v in arr8(vec3_edgy(1.8)), dv in arr8(vec3_edgy(20.0)), q in arr8(quat_edgy())) {
+        let s = |i: usize| mag(dv[i]) * (1.0 + mag(v[i]));
+        check_lanes(lanes::quat_from_scaled_angle_axis_dx(v8(v), v8(dv)),
+            |i| r::quat_from_scaled_angle_axis_dx(v[i], dv[i]), s, TRANSC, "quat_from_scaled_angle_axis_dx")?;
+        // Short-way rotations (the offsets the inertializers keep): the
+        // inverse Jacobian grows as 1/sin near a whole turn, so only the
+        // canonical hemisphere is compared.
+        let qa = q.map(r::quat_abs);
+        let s = |i: usize| mag(dv[i]) * 4.0;
+        check_lanes(lanes::quat_to_scaled_angle_axis_dx(q8(qa), v8(dv)),
+            |i| r::quat_to_scaled_angle_axis_dx(qa[i], dv[i]), s, TRANSC, "quat_to_scaled_angle_axis_dx")?;
+    }
+
+    /// The slerp's angular velocity, for relative rotations in either
+    /// hemisphere up to 0.9 of a whole turn (dead blending follows its
+    /// path past half a turn), and the hemisphere choice of
+    /// `quat_relative_along`. Scale: the inputs' angular velocities and
+    /// the rate times the angle, amplified by `1 / sin(x)` of the
+    /// relative half angle (the slerp's own weights).
+    #[test]
+    fn slerp_angular_velocity(axis in arr8(vec3_in(1.0)), angle in arr8(f32_in(0.0, 5.6)), alpha in arr8(f32_in(0.0, 1.0)),
+                              rate in arr8(f32_in(-3.0, 3.0)), wa in arr8(vec3_in(10.0)), wb in arr8(vec3_in(10.0)),
+                              path in arr8(quat_edgy()), from in arr8(unit_quat())) {
+        let rel: [r::Quat; 8] = core::array::from_fn(|i| r::quat_from_scaled_angle_axis(r::normalize(axis[i]) * angle[i]));
+        let s = |i: usize| {
+            let sin = (0.5 * angle[i]).sin().max(0.05);
+            (mag(wa[i]) + mag(wb[i]) + rate[i].abs() * angle[i]) / sin
+        };
+        check_lanes(lanes::quat_slerp_dx(q8(rel), f8(alpha), f8(rate), v8(wa), v8(wb)),
+            |i| r::quat_slerp_dx(rel[i], alpha[i], rate[i], wa[i], wb[i]), s, TRANSC, "quat_slerp_dx")?;
+        let to: [r::Quat; 8] = core::array::from_fn(|i| r::quat_mul(rel[i], from[i]));
+        check_lanes(lanes::quat_relative_along(q8(path), q8(from), q8(to)),
+            |i| r::quat_relative_along(path[i], from[i], to[i]), |_| 1.0, ARITH, "quat_relative_along")?;
+    }
+
+    /// The extrapolation's cap and `fast_negexp`'s derivative.
+    #[test]
+    fn extrapolation_rates(z2 in arr8(prop_oneof![Just(0.0f32), f32_in(0.0, 400.0)]), x in arr8(prop_oneof![Just(0.0f32), Just(-1.0f32), f32_in(0.0, 20.0)])) {
+        check_lanes(lanes::extrapolation_turn_scale(f8(z2)), |i| r::extrapolation_turn_scale(z2[i]), |_| 1.0, TRANSC, "extrapolation_turn_scale")?;
+        check_lanes(lanes::fast_negexp_dx(f8(x)), |i| r::fast_negexp_dx(x[i]), |_| 1.0, SPRING, "fast_negexp_dx")?;
+    }
+}

@@ -522,11 +522,16 @@ pub mod crowd {
 
     /// Dead blending of every character at its own `blend_time[c]`
     /// ([`crate::reference::op_dead_blending`]); `extrapolated` receives the
-    /// extrapolated transition poses.
+    /// extrapolated transition poses. `blend_path` holds each joint's
+    /// relative rotation from one step to the next, one [`lanes::Quatx8`]
+    /// per pack and joint in the crowd pose's order (`pack * joints +
+    /// joint`): set a character's lanes to the identity at its transition
+    /// and pass them back unchanged every step of its blend.
     #[allow(clippy::too_many_arguments)]
     pub fn op_dead_blending(
         output: &mut CrowdPose,
         extrapolated: &mut CrowdPose,
+        blend_path: &mut [lanes::Quatx8],
         transition: &CrowdPose,
         input: &CrowdPose,
         extrapolation_halflife: f32,
@@ -538,20 +543,34 @@ pub mod crowd {
         same_shape("transition", output, transition)?;
         same_shape("input", output, input)?;
         same_len("blend_time", output.characters(), blend_time.len())?;
+        same_len("blend_path", output.lanes().len(), blend_path.len())?;
         for &t in blend_time {
             check_time("blend_time", t)?;
         }
         check_time("extrapolation_halflife", extrapolation_halflife)?;
         check_time("blend_duration", blend_duration)?;
         check_dt("dt", dt)?;
-        op_extrapolate_decayed(extrapolated, transition, blend_time, extrapolation_halflife)?;
-        let (dur, d) = (splat(blend_duration), splat(dt));
-        let ex: &CrowdPose = extrapolated;
-        par_packs(output, cost_ns::BLEND_JOINT, |k, o| {
-            let t = lane_times(blend_time, k);
-            let a = lanes::smoothstep_blend_alpha(t, dur);
-            let av = lanes::smoothstep_blend_alpha_dx(t, dur, d);
-            lanes::op_blend(o, ex.pack(k), input.pack(k), a, av, d)
+        let (h, dur, d) = (
+            splat(extrapolation_halflife),
+            splat(blend_duration),
+            splat(dt),
+        );
+        let joints = output.joints().max(1);
+        let c = chunk(output.packs(), 2 * cost_ns::BLEND_JOINT * joints);
+        let chunks = output
+            .lanes_mut()
+            .par_chunks_mut(c * joints)
+            .zip(extrapolated.lanes_mut().par_chunks_mut(c * joints))
+            .zip(blend_path.par_chunks_mut(c * joints))
+            .enumerate();
+        run(chunks, |(k, ((out, ex), paths))| {
+            let packs = out.chunks_mut(joints).zip(ex.chunks_mut(joints));
+            for (i, ((o, e), path)) in packs.zip(paths.chunks_mut(joints)).enumerate() {
+                let p = k * c + i;
+                let (tp, x) = (transition.pack(p), input.pack(p));
+                let t = lane_times(blend_time, p);
+                lanes::op_dead_blending(o, e, path, tp, x, h, t, dur, d);
+            }
         });
         Ok(())
     }

@@ -1,11 +1,11 @@
 //! Blends and additives with velocities for eight characters
 //! ([`crate::reference::blend`] per lane; weights are lane vectors).
 
+use super::angular::{quat_slerp_parts, slerp_dx_parts};
 use super::kform::Kformx8;
-use super::math::{F32x8, Rotor, Vec3x8, clampf, exp_vec3, lerp_vec3, log_vec3, splat};
+use super::math::{F32x8, Quatx8, Rotor, Vec3x8, clampf, exp_vec3, lerp_vec3, log_vec3, splat};
 use super::math::{
-    quat_abs, quat_exp, quat_from_scaled_angle_axis, quat_log, quat_mul, quat_mul_inv,
-    quat_to_scaled_angle_axis,
+    quat_abs, quat_from_scaled_angle_axis, quat_mul, quat_mul_inv, quat_to_scaled_angle_axis,
 };
 use crate::reference::blend::EPS_SMOOTHSTEP;
 
@@ -51,25 +51,40 @@ pub fn weight_rate(alpha_vel: F32x8, dt: F32x8) -> F32x8 {
 /// One joint of [`op_blend`]: `rate` is `alpha_vel / dt` (0 for a static blend).
 ///
 /// The reference's terms, with the work they share done once: the
-/// rotation's slerp is `exp(alpha w) l` with `w = log(quat_abs(r l⁻¹))`,
-/// the same `w` whose double is the angular velocity term (for unit
-/// quaternions this is `quat_slerp_shortest` exactly: the shortest arc from
-/// `l` to `r`, and `l` itself for equal or opposite inputs); the scale's
-/// `eerp` and its velocity term share `ln l.scl` and `ln r.scl`
-/// (`ln(r / l) = ln r - ln l`). Three logarithms and the slerp's three sines
-/// fewer than evaluating each term on its own.
+/// rotation's slerp is `exp(alpha log d) l` with `d = quat_abs(r l⁻¹)` (for
+/// unit quaternions `quat_slerp_shortest` exactly: the shortest arc from
+/// `l` to `r`, and `l` itself for equal or opposite inputs), whose pieces
+/// also give its exact angular velocity ([`slerp_dx_parts`],
+/// [`crate::reference::quat_slerp_dx`]); the scale's `eerp` and its
+/// velocity term share `ln l.scl` and `ln r.scl` (`ln(r / l) = ln r - ln l`).
 #[inline(always)]
 pub fn kform_blend(l: &Kformx8, r: &Kformx8, alpha: F32x8, rate: F32x8) -> Kformx8 {
-    let w = quat_log(quat_abs(quat_mul_inv(r.rot, l.rot)));
+    kform_blend_along(l, r, quat_abs(quat_mul_inv(r.rot, l.rot)), alpha, rate)
+}
+
+/// [`kform_blend`] along the relative rotation `rel` from `l.rot` to
+/// `r.rot` (`r.rot = ±rel l.rot`), whichever hemisphere it is in: the
+/// rotation is `exp(alpha log rel) l.rot` (dead blending's path,
+/// [`crate::reference::op_dead_blending`]).
+#[inline(always)]
+pub fn kform_blend_along(
+    l: &Kformx8,
+    r: &Kformx8,
+    rel: Quatx8,
+    alpha: F32x8,
+    rate: F32x8,
+) -> Kformx8 {
+    let (ca, kb, k) = quat_slerp_parts(rel, alpha);
+    let u = rel.xyz();
     let (ll, lr) = (log_vec3(l.scl), log_vec3(r.scl));
     let keep = splat(1.0) - alpha;
     let eerp = |x: F32x8, y: F32x8| keep.mul_add(x, alpha * y).exp();
     Kformx8 {
         pos: lerp_vec3(l.pos, r.pos, alpha),
-        rot: quat_mul(quat_exp(w * alpha), l.rot),
+        rot: quat_mul(Quatx8::new(ca, u.x * kb, u.y * kb, u.z * kb), l.rot),
         scl: Vec3x8::new(eerp(ll.x, lr.x), eerp(ll.y, lr.y), eerp(ll.z, lr.z)),
         vel: lerp_vec3(l.vel, r.vel, alpha) + (r.pos - l.pos) * rate,
-        ang: lerp_vec3(l.ang, r.ang, alpha) + (w + w) * rate,
+        ang: slerp_dx_parts(u, rel.w, ca, kb, k, alpha, rate, (l.ang, r.ang)),
         svl: lerp_vec3(l.svl, r.svl, alpha) + (lr - ll) * rate,
     }
 }
@@ -81,11 +96,7 @@ pub fn op_blend_static(output: &mut [Kformx8], lhs: &[Kformx8], rhs: &[Kformx8],
         "pose lengths differ"
     );
     for ((o, l), r) in output.iter_mut().zip(lhs).zip(rhs) {
-        let mut k = kform_blend(l, r, alpha, F32x8::ZERO);
-        k.vel = lerp_vec3(l.vel, r.vel, alpha);
-        k.ang = lerp_vec3(l.ang, r.ang, alpha);
-        k.svl = lerp_vec3(l.svl, r.svl, alpha);
-        *o = k;
+        *o = kform_blend(l, r, alpha, F32x8::ZERO);
     }
 }
 

@@ -1,12 +1,14 @@
 //! Dead blending for eight characters ([`crate::reference::deadblend`] per lane).
 
-use super::blend::{op_blend, smoothstep_blend_alpha, smoothstep_blend_alpha_dx};
+use super::blend::weight_rate;
+use super::blend::{kform_blend_along, smoothstep_blend_alpha, smoothstep_blend_alpha_dx};
 use super::kform::Kformx8;
 use super::math::{
-    F32x8, Quatx8, Vec3x8, clampf, exp_vec3, quat_from_scaled_angle_axis, quat_mul, splat,
+    F32x8, Quatx8, Vec3x8, clampf, dot, exp_vec3, quat_dot, quat_from_scaled_angle_axis, quat_mul,
+    quat_mul_inv, splat,
 };
-use super::spring::fast_negexp;
-use crate::reference::deadblend::EPS_DEADBLEND;
+use super::spring::{fast_negexp, fast_negexp_dx};
+use crate::reference::deadblend::{EPS_DEADBLEND, EXTRAPOLATION_MAX_ANGLE};
 use crate::reference::math::LN2;
 
 /// [`crate::reference::max_mag`] per lane (the sign of zero respected).
@@ -81,27 +83,48 @@ pub fn extrapolate_decay_position(
     (x + (v / (y + eps)) * (Vec3x8::ONE - e), v * e)
 }
 
+/// [`crate::reference::extrapolation_turn_scale`] per lane.
+#[inline(always)]
+pub fn extrapolation_turn_scale(z2: F32x8) -> F32x8 {
+    const INV_MAX2: f32 = 1.0 / (EXTRAPOLATION_MAX_ANGLE * EXTRAPOLATION_MAX_ANGLE);
+    splat(1.0) / z2.mul_add(splat(INV_MAX2), splat(1.0)).sqrt()
+}
+
 /// One joint of [`op_extrapolate_decayed`] with `alpha` and `dalpha`
 /// precomputed.
 #[inline(always)]
 pub fn kform_extrapolate_decayed(k: &Kformx8, alpha: F32x8, dalpha: F32x8) -> Kformx8 {
+    let moved = k.ang * alpha;
+    let s = extrapolation_turn_scale(dot(moved, moved));
     Kformx8 {
         pos: k.pos + k.vel * alpha,
-        rot: quat_mul(quat_from_scaled_angle_axis(k.ang * alpha), k.rot),
+        rot: quat_mul(quat_from_scaled_angle_axis(moved * s), k.rot),
         scl: k.scl * exp_vec3(k.svl * alpha),
         vel: k.vel * dalpha,
-        ang: k.ang * dalpha,
+        ang: k.ang * (dalpha * (s * s * s)),
         svl: k.svl * dalpha,
     }
 }
 
+/// [`crate::reference::quat_relative_along`] per lane: `to from⁻¹`,
+/// negated where its dot product with `path` is negative.
+#[inline(always)]
+pub fn quat_relative_along(path: Quatx8, from: Quatx8, to: Quatx8) -> Quatx8 {
+    let d = quat_mul_inv(to, from);
+    let sign = quat_dot(d, path).simd_lt(F32x8::ZERO) & splat(-0.0);
+    Quatx8::new(d.w ^ sign, d.x ^ sign, d.y ^ sign, d.z ^ sign)
+}
+
 /// `(alpha, dalpha)` of the decayed extrapolation: `y = ln2 / (h + 1e-8)`,
-/// `alpha = (1 - fast_negexp(y dt)) / (y + 1e-8)`, `dalpha = fast_negexp(y dt)`.
+/// `alpha = (1 - fast_negexp(y dt)) / (y + 1e-8)` and its rate
+/// `dalpha = -fast_negexp_dx(y dt) y / (y + 1e-8)`
+/// ([`crate::reference::op_extrapolate_decayed`]).
 #[inline(always)]
 pub fn extrapolate_decayed_weights(dt: F32x8, halflife: F32x8) -> (F32x8, F32x8) {
     let y = splat(LN2) / (halflife + splat(EPS_DEADBLEND));
+    let inv = splat(1.0) / (y + splat(EPS_DEADBLEND));
     let e = fast_negexp(y * dt);
-    ((splat(1.0) - e) / (y + splat(EPS_DEADBLEND)), e)
+    ((splat(1.0) - e) * inv, -fast_negexp_dx(y * dt) * (y * inv))
 }
 
 /// [`crate::reference::op_extrapolate_decayed`] for eight characters (joint 0
@@ -128,11 +151,13 @@ pub fn op_extrapolate_decayed(
     }
 }
 
-/// [`crate::reference::op_dead_blending`] for eight characters.
+/// [`crate::reference::op_dead_blending`] for eight characters
+/// (`blend_path` one relative rotation per joint, kept from call to call).
 #[allow(clippy::too_many_arguments)]
 pub fn op_dead_blending(
     output: &mut [Kformx8],
     extrapolated_pose: &mut [Kformx8],
+    blend_path: &mut [Quatx8],
     transition_pose: &[Kformx8],
     input: &[Kformx8],
     extrapolation_halflife: F32x8,
@@ -140,6 +165,11 @@ pub fn op_dead_blending(
     blend_duration: F32x8,
     dt: F32x8,
 ) {
+    let n = output.len();
+    assert!(
+        blend_path.len() >= n && input.len() >= n,
+        "pose lengths differ"
+    );
     op_extrapolate_decayed(
         extrapolated_pose,
         transition_pose,
@@ -147,6 +177,17 @@ pub fn op_dead_blending(
         extrapolation_halflife,
     );
     let a = smoothstep_blend_alpha(blend_time, blend_duration);
-    let av = smoothstep_blend_alpha_dx(blend_time, blend_duration, dt);
-    op_blend(output, extrapolated_pose, input, a, av, dt);
+    let rate = weight_rate(
+        smoothstep_blend_alpha_dx(blend_time, blend_duration, dt),
+        dt,
+    );
+    for (((o, e), p), x) in output
+        .iter_mut()
+        .zip(extrapolated_pose.iter())
+        .zip(blend_path.iter_mut())
+        .zip(input)
+    {
+        *p = quat_relative_along(*p, e.rot, x.rot);
+        *o = kform_blend_along(e, x, *p, a, rate);
+    }
 }

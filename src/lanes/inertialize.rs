@@ -2,6 +2,7 @@
 //! lane. Blend times are lane vectors, so each lane (each character of a
 //! pack) can be at its own point of its own transition.
 
+use super::angular::{quat_from_scaled_angle_axis_dx, quat_to_scaled_angle_axis_dx};
 use super::kform::Kformx8;
 use super::math::{F32x8, Quatx8, Rotor, Vec3x8, clampf, exp_vec3, log_vec3, quat_abs, splat};
 use super::math::{quat_from_scaled_angle_axis, quat_mul, quat_mul_inv, quat_to_scaled_angle_axis};
@@ -36,13 +37,17 @@ pub fn decayed_offset_cubic_quat(
     blendtime: F32x8,
     dt: F32x8,
 ) -> (Quatx8, Vec3x8) {
+    let init_x = quat_abs(init_x);
     let (x, v) = decayed_offset_cubic(
-        quat_to_scaled_angle_axis(quat_abs(init_x)),
-        init_v,
+        quat_to_scaled_angle_axis(init_x),
+        quat_to_scaled_angle_axis_dx(init_x, init_v),
         blendtime,
         dt,
     );
-    (quat_from_scaled_angle_axis(x), v)
+    (
+        quat_from_scaled_angle_axis(x),
+        quat_from_scaled_angle_axis_dx(x, v),
+    )
 }
 
 /// Starts a cubic transition per lane; returns `(off_x, off_v, off_t)`.
@@ -251,14 +256,18 @@ impl CubicWeights {
 /// decayed with `w` applied to `input` (see [`crate::reference::op_inertialize`]).
 #[inline(always)]
 pub fn kform_inertialize(offset: Kformx8, input: Kformx8, w: &CubicWeights) -> Kformx8 {
-    let off_rot_saa = quat_to_scaled_angle_axis(quat_abs(offset.rot));
+    let off_abs = quat_abs(offset.rot);
+    let off_rot_saa = quat_to_scaled_angle_axis(off_abs);
+    let off_rot_rate = quat_to_scaled_angle_axis_dx(off_abs, offset.ang);
     let off_log_scl = log_vec3(offset.scl);
-    let off_rot = quat_from_scaled_angle_axis(w.offset(off_rot_saa, offset.ang));
+    let off_saa = w.offset(off_rot_saa, off_rot_rate);
+    let off_rot = quat_from_scaled_angle_axis(off_saa);
+    let off_ang = quat_from_scaled_angle_axis_dx(off_saa, w.velocity(off_rot_saa, off_rot_rate));
     Kformx8 {
         pos: input.pos + w.offset(offset.pos, offset.vel),
         vel: input.vel + w.velocity(offset.pos, offset.vel),
         rot: quat_mul(off_rot, input.rot),
-        ang: Rotor::new(off_rot).apply_add(input.ang, w.velocity(off_rot_saa, offset.ang)),
+        ang: Rotor::new(off_rot).apply_add(input.ang, off_ang),
         scl: input.scl * exp_vec3(w.offset(off_log_scl, offset.svl)),
         svl: input.svl + w.velocity(off_log_scl, offset.svl),
     }

@@ -669,12 +669,17 @@ pub fn quat_exp_short(v: Vec3x8) -> Quatx8 {
 /// each step's squared half-angle; a blend knows its logarithm's length).
 #[inline(always)]
 pub fn quat_exp_short_scaled(u: Vec3x8, a: F32x8, s: F32x8) -> Quatx8 {
-    let k = a * s.mul_add(horner(&SINC_SHORT, s), splat(1.0));
-    Quatx8::new(
+    let (c, k) = quat_exp_short_scaled_parts(a, s);
+    Quatx8::new(c, u.x * k, u.y * k, u.z * k)
+}
+
+/// The scalar part and the vector factor of [`quat_exp_short_scaled`]:
+/// `(c, k)` with `quat_exp_short_scaled(u, a, s) = (c, k u)`, `k = a sin(h)/h`.
+#[inline(always)]
+pub fn quat_exp_short_scaled_parts(a: F32x8, s: F32x8) -> (F32x8, F32x8) {
+    (
         s.mul_add(horner(&COS_SHORT, s), splat(1.0)),
-        u.x * k,
-        u.y * k,
-        u.z * k,
+        a * s.mul_add(horner(&SINC_SHORT, s), splat(1.0)),
     )
 }
 

@@ -7,6 +7,7 @@
 //! Lane functions follow the same edge-case table as the reference and
 //! agree with it within the tolerances stated in `tests/equivalence.rs`.
 
+pub mod angular;
 pub mod blend;
 pub mod cost;
 pub mod deadblend;
@@ -20,6 +21,7 @@ pub mod sample;
 pub mod spring;
 pub mod tracking;
 
+pub use angular::*;
 pub use blend::*;
 pub use cost::*;
 pub use deadblend::*;

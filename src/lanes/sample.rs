@@ -2,6 +2,7 @@
 //! time ([`crate::reference::sample`] per lane). The clip's frames are
 //! gathered per lane, then the math runs 8-wide.
 
+use super::angular::quat_from_scaled_angle_axis_dx;
 use super::kform::Kformx8;
 use super::math::{F32x8, I32x8, Quatx8, Vec3x8, div_dt, exp_vec3, lerp_vec3, log_vec3, splat};
 use super::math::{
@@ -169,12 +170,10 @@ pub fn quat_catmull_rom(
     let v1 = (d10 + d21) * half;
     let v2 = (d21 + d32) * half;
     let (w, q) = hermite_weights(x);
+    let s = w[1] * d21 + w[2] * v1 + w[3] * v2;
     (
-        quat_mul(
-            quat_from_scaled_angle_axis(w[1] * d21 + w[2] * v1 + w[3] * v2),
-            r1,
-        ),
-        div_dt(q[1] * d21 + q[2] * v1 + q[3] * v2, dt),
+        quat_mul(quat_from_scaled_angle_axis(s), r1),
+        quat_from_scaled_angle_axis_dx(s, div_dt(q[1] * d21 + q[2] * v1 + q[3] * v2, dt)),
     )
 }
 

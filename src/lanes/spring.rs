@@ -3,6 +3,7 @@
 //! [`spring_damper_exact_stiffness_damping`] are all evaluated and selected
 //! per lane.
 
+use super::angular::{quat_from_scaled_angle_axis_dx, quat_to_scaled_angle_axis_dx};
 use super::math::{F32x8, Quatx8, Vec3x8, flush_tiny, flush_tiny_vec3, lerp, sin_cos, splat};
 use super::math::{quat_abs, quat_from_scaled_angle_axis, quat_to_scaled_angle_axis};
 use crate::reference::math::LN2;
@@ -15,6 +16,15 @@ use crate::reference::spring::EPS_SPRING;
 pub fn fast_negexp(x: F32x8) -> F32x8 {
     let x = x.simd_lt(F32x8::ZERO).select(F32x8::ZERO, x);
     splat(1.0) / (splat(1.0) + x + splat(0.48) * x * x + splat(0.235) * x * x * x)
+}
+
+/// [`crate::reference::fast_negexp_dx`] per lane.
+#[inline(always)]
+pub fn fast_negexp_dx(x: F32x8) -> F32x8 {
+    let neg = x.simd_lt(F32x8::ZERO);
+    let e = fast_negexp(x);
+    let d = -(x.mul_add(splat(0.705), splat(0.96)).mul_add(x, splat(1.0)) * (e * e));
+    neg.select(F32x8::ZERO, d)
 }
 
 /// The cheap arctangent of the reference, per lane.
@@ -102,9 +112,18 @@ pub fn decay_spring_damper_exact_quat(
     halflife: F32x8,
     dt: F32x8,
 ) -> (Quatx8, Vec3x8) {
-    let (x, v) =
-        decay_spring_damper_exact_vec3(quat_to_scaled_angle_axis(quat_abs(x)), v, halflife, dt);
-    (quat_from_scaled_angle_axis(flush_tiny_vec3(x)), v)
+    let x = quat_abs(x);
+    let (s, rate) = decay_spring_damper_exact_vec3(
+        quat_to_scaled_angle_axis(x),
+        quat_to_scaled_angle_axis_dx(x, v),
+        halflife,
+        dt,
+    );
+    let s = flush_tiny_vec3(s);
+    (
+        quat_from_scaled_angle_axis(s),
+        flush_tiny_vec3(quat_from_scaled_angle_axis_dx(s, rate)),
+    )
 }
 
 /// Critically damped spring toward a fixed goal, per lane.

@@ -3,6 +3,7 @@
 //! "Appendix: Cubic Inertializer"; reference-math.md, "Inertializers on
 //! single values"; velocities article, "Inertialization").
 
+use super::angular::{quat_from_scaled_angle_axis_dx, quat_to_scaled_angle_axis_dx};
 use super::math::{Quat, Vec3, clampf, exp_vec3, log_vec3, quat_abs, quat_from_scaled_angle_axis};
 use super::math::{quat_mul, quat_mul_inv, quat_mul_vec3, quat_to_scaled_angle_axis};
 use super::pose::Pose;
@@ -30,7 +31,16 @@ pub fn decayed_offset_cubic(init_x: Vec3, init_v: Vec3, blendtime: f32, dt: f32)
 
 /// [`decayed_offset_cubic`] of a rotational offset: decayed in
 /// scaled-angle-axis space (after `quat_abs`, so the short way round) and
-/// turned back into a quaternion.
+/// turned back into a quaternion. `init_v` and the returned velocity are
+/// angular velocities.
+///
+/// Correction of the published code, which decays the angular velocity as
+/// if it were the scaled angle axis's rate: the two are equal only while
+/// the offset and its velocity are parallel. Here the rate is
+/// `J(x)⁻¹ init_v` ([`quat_to_scaled_angle_axis_dx`]) and the angular
+/// velocity returned `J(x(t)) x'(t)` ([`quat_from_scaled_angle_axis_dx`]),
+/// so it is the derivative of the rotation returned (tested against finite
+/// differences in `tests/catalogue_velocities.rs`).
 #[inline]
 pub fn decayed_offset_cubic_quat(
     init_x: Quat,
@@ -38,13 +48,17 @@ pub fn decayed_offset_cubic_quat(
     blendtime: f32,
     dt: f32,
 ) -> (Quat, Vec3) {
+    let init_x = quat_abs(init_x);
     let (x, v) = decayed_offset_cubic(
-        quat_to_scaled_angle_axis(quat_abs(init_x)),
-        init_v,
+        quat_to_scaled_angle_axis(init_x),
+        quat_to_scaled_angle_axis_dx(init_x, init_v),
         blendtime,
         dt,
     );
-    (quat_from_scaled_angle_axis(x), v)
+    (
+        quat_from_scaled_angle_axis(x),
+        quat_from_scaled_angle_axis_dx(x, v),
+    )
 }
 
 /// Starts a cubic transition from the source to the destination: the offset
@@ -240,6 +254,18 @@ pub fn op_inertialize_offset(offset: &mut Pose, lhs: &Pose, rhs: &Pose) {
 /// `scl = in.scl off_scl`.
 ///
 /// The offset rotation goes through `quat_abs` first (edge-case table).
+///
+/// Correction of the published code: `offset.ang` is the offset's angular
+/// velocity ([`op_inertialize_offset`]), which the published code decays
+/// as if it were the rate of the offset's scaled angle axis, and whose
+/// decayed rate it then adds as an angular velocity. The two agree only
+/// while the offset and its velocity are parallel; a knee offset of a
+/// radian turning across itself at 10 rad/s is off by several rad/s. Here
+/// the rate is `J(x)⁻¹ ang` and the angular velocity added
+/// `J(off) off_vel` ([`quat_to_scaled_angle_axis_dx`],
+/// [`quat_from_scaled_angle_axis_dx`]), so the output's angular velocity is
+/// the derivative of its rotation (tested against finite differences in
+/// `tests/catalogue_velocities.rs`).
 pub fn op_inertialize(
     output: &mut Pose,
     offset: &Pose,
@@ -255,12 +281,15 @@ pub fn op_inertialize(
     let w2 = (6.0 * t * t - 6.0 * t) / (blend_duration + EPS_BLEND);
     let w3 = 3.0 * t * t - 4.0 * t + 1.0;
     for i in 0..n {
-        let off_rot_saa = quat_to_scaled_angle_axis(quat_abs(offset.rot[i]));
+        let off_rot_abs = quat_abs(offset.rot[i]);
+        let off_rot_saa = quat_to_scaled_angle_axis(off_rot_abs);
+        let off_rot_rate = quat_to_scaled_angle_axis_dx(off_rot_abs, offset.ang[i]);
         let off_log_scl = log_vec3(offset.scl[i]);
         let off_pos = w0 * offset.pos[i] + w1 * offset.vel[i];
         let off_vel = w2 * offset.pos[i] + w3 * offset.vel[i];
-        let off_rot = quat_from_scaled_angle_axis(w0 * off_rot_saa + w1 * offset.ang[i]);
-        let off_ang = w2 * off_rot_saa + w3 * offset.ang[i];
+        let off_saa = w0 * off_rot_saa + w1 * off_rot_rate;
+        let off_rot = quat_from_scaled_angle_axis(off_saa);
+        let off_ang = quat_from_scaled_angle_axis_dx(off_saa, w2 * off_rot_saa + w3 * off_rot_rate);
         let off_scl = exp_vec3(w0 * off_log_scl + w1 * offset.svl[i]);
         let off_svl = w2 * off_log_scl + w3 * offset.svl[i];
 

@@ -12,6 +12,7 @@
 //! reads like the article. [`crate::lanes`] holds the same functions over
 //! eight lanes, file for file.
 
+pub mod angular;
 pub mod blend;
 pub mod cost;
 pub mod deadblend;
@@ -25,6 +26,7 @@ pub mod sample;
 pub mod spring;
 pub mod tracking;
 
+pub use angular::*;
 pub use blend::*;
 pub use cost::*;
 pub use deadblend::*;

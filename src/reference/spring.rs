@@ -2,6 +2,7 @@
 //! same author's "Spring-It-On"), the building blocks of inertialization,
 //! tracking springs and dead blending.
 
+use super::angular::{quat_from_scaled_angle_axis_dx, quat_to_scaled_angle_axis_dx};
 use super::math::{LN2, Quat, Vec3, flush_tiny, flush_tiny_vec3, lerp};
 use super::math::{quat_abs, quat_from_scaled_angle_axis, quat_to_scaled_angle_axis};
 
@@ -17,6 +18,18 @@ pub const EPS_SPRING: f32 = 1e-5;
 pub fn fast_negexp(x: f32) -> f32 {
     let x = if x < 0.0 { 0.0 } else { x };
     1.0 / (1.0 + x + 0.48 * x * x + 0.235 * x * x * x)
+}
+
+/// The derivative of [`fast_negexp`]:
+/// `-(1 + 0.96 x + 0.705 x²) fast_negexp(x)²` for `x > 0`, 0 for `x < 0`
+/// (where the argument is clamped).
+#[inline]
+pub fn fast_negexp_dx(x: f32) -> f32 {
+    if x < 0.0 {
+        return 0.0;
+    }
+    let e = fast_negexp(x);
+    -(1.0 + 0.96 * x + 0.705 * x * x) * (e * e)
 }
 
 /// A cheap arctangent, max error about 1e-3 rad (reference-math.md):
@@ -98,15 +111,28 @@ pub fn decay_spring_damper_exact_vec3(x: Vec3, v: Vec3, halflife: f32, dt: f32) 
 ///
 /// Deviation: the offset is passed through `quat_abs` first, so a
 /// negative-w offset decays the short way round (edge-case table).
+///
+/// Correction of the published code, which decays the angular velocity as
+/// the scaled angle axis's rate: the spring runs on the rate
+/// `J(x)⁻¹ v` ([`quat_to_scaled_angle_axis_dx`]) and returns the angular
+/// velocity `J(x') x'_rate` ([`quat_from_scaled_angle_axis_dx`]), the
+/// derivative of the rotation returned (equal to the published result
+/// when `v` is parallel to the offset).
 #[inline]
 pub fn decay_spring_damper_exact_quat(x: Quat, v: Vec3, halflife: f32, dt: f32) -> (Quat, Vec3) {
     let y = halflife_to_damping(halflife) / 2.0;
-    let j0 = quat_to_scaled_angle_axis(quat_abs(x));
-    let j1 = v + j0 * y;
+    let x = quat_abs(x);
+    let j0 = quat_to_scaled_angle_axis(x);
+    let rate = quat_to_scaled_angle_axis_dx(x, v);
+    let j1 = rate + j0 * y;
     let eydt = fast_negexp(y * dt);
+    let saa = flush_tiny_vec3(eydt * (j0 + j1 * dt));
     (
-        quat_from_scaled_angle_axis(flush_tiny_vec3(eydt * (j0 + j1 * dt))),
-        flush_tiny_vec3(eydt * (v - j1 * (y * dt))),
+        quat_from_scaled_angle_axis(saa),
+        flush_tiny_vec3(quat_from_scaled_angle_axis_dx(
+            saa,
+            eydt * (rate - j1 * (y * dt)),
+        )),
     )
 }
 
