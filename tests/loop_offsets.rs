@@ -1,16 +1,42 @@
-//! One-frame loops (issue 14): a clip of one frame is both its start and
-//! its end (reference-math.md, "Repository-only functions"), so every
-//! offset function gives the value the formulas give with the one frame at
-//! both ends, finite, in both paths; the differences of a one-frame clip
-//! are zero; `make_loop` still refuses a one-frame clip with a typed error.
+//! The looping article's repository-only offsets (`compute_linear_offsets`,
+//! `compute_inertialize_start_offsets`, `compute_inertialize_end_offsets`;
+//! reference-math.md, "Repository-only functions") and one-frame loops.
+//!
+//! - lanes against the reference, 16 joints (two packs of eight, every lane
+//!   a different joint), 1 to 40 frames. Tolerance TRANSC (abs and rel 4e-6
+//!   of the inputs' magnitude, as in catalogue_equivalence.rs): the spring
+//!   offsets go through `fast_negexp` (bit-identical on both paths) and a
+//!   few fused multiply-adds; the linear fade is one lerp and one product.
+//! - the property each offset promises: the start offsets carry the whole
+//!   correction at frame 0 (value and velocity) and decay, the end offsets
+//!   at the last frame, the linear offsets interpolate the start's share
+//!   to the end's.
+//! - one-frame loops: every offset function gives the reference-math.md
+//!   value, finite, in both paths; the differences of a one-frame clip are
+//!   zero; `make_loop` still refuses a one-frame clip with a typed error.
 
 #![allow(clippy::needless_range_loop)] // lanes and reference side by side
+
+mod common;
+use common::*;
 
 use kineform::batch::looping::{LoopMethod, LoopOptions, make_loop};
 use kineform::lanes::{self, Quatx8, Vec3x8};
 use kineform::reference::{self as r, Quat, Slice2d, Vec3};
+use proptest::prelude::*;
 
+const TRANSC: Tol = Tol::new(4e-6, 4e-6);
 const COLS: usize = 16;
+
+fn cfg() -> ProptestConfig {
+    ProptestConfig {
+        cases: std::env::var("PROPTEST_CASES")
+            .ok()
+            .and_then(|c| c.parse().ok())
+            .unwrap_or(128),
+        ..ProptestConfig::default()
+    }
+}
 
 /// Joints `8k + i` into lane `i` of pack `k`.
 fn to8(a: &[Vec3]) -> Vec<Vec3x8> {
@@ -23,8 +49,156 @@ fn un8(a: &[Vec3x8]) -> Vec<Vec3> {
     a.iter().flat_map(|v| v.to_array()).collect()
 }
 
+/// The three repository-only offset functions, reference and lanes, for
+/// `rows` frames: (linear, start, end), each frames × joints.
+type Offsets = [Vec<Vec3>; 3];
+
+fn reference_offsets(
+    rows: usize,
+    dp: &[Vec3],
+    dv: &[Vec3],
+    h: f32,
+    ratio: f32,
+    dt: f32,
+) -> Offsets {
+    let n = rows * dp.len();
+    let (mut lin, mut st, mut en) = (
+        vec![Vec3::ZERO; n],
+        vec![Vec3::ZERO; n],
+        vec![Vec3::ZERO; n],
+    );
+    r::compute_linear_offsets(&mut lin, dp, ratio);
+    r::compute_inertialize_start_offsets(&mut st, dp, dv, h, dt);
+    r::compute_inertialize_end_offsets(&mut en, dp, dv, h, dt);
+    [lin, st, en]
+}
+
+fn lane_offsets(rows: usize, dp: &[Vec3], dv: &[Vec3], h: f32, ratio: f32, dt: f32) -> Offsets {
+    let (dp8, dv8) = (to8(dp), to8(dv));
+    let n = rows * dp8.len();
+    let (mut lin, mut st, mut en) = (
+        vec![Vec3x8::ZERO; n],
+        vec![Vec3x8::ZERO; n],
+        vec![Vec3x8::ZERO; n],
+    );
+    lanes::compute_linear_offsets(&mut lin, &dp8, ratio);
+    lanes::compute_inertialize_start_offsets(&mut st, &dp8, &dv8, h, dt);
+    lanes::compute_inertialize_end_offsets(&mut en, &dp8, &dv8, h, dt);
+    [un8(&lin), un8(&st), un8(&en)]
+}
+
 fn finite(v: Vec3) -> bool {
     v.to_array().iter().all(|x| x.is_finite())
+}
+
+proptest! {
+    #![proptest_config(cfg())]
+
+    #[test]
+    fn lanes_match_the_reference(rows in 1usize..40, dp in proptest::collection::vec(vec3_edgy(5.0), COLS), dv in proptest::collection::vec(vec3_edgy(20.0), COLS),
+                                 h in 0.02f32..1.0, ratio in 0.0f32..1.0, dt in prop_oneof![Just(0.0f32), 0.001f32..0.05]) {
+        let want = reference_offsets(rows, &dp, &dv, h, ratio, dt);
+        let got = lane_offsets(rows, &dp, &dv, h, ratio, dt);
+        for (name, (g, w)) in ["compute_linear_offsets", "compute_inertialize_start_offsets", "compute_inertialize_end_offsets"].iter().zip(got.iter().zip(&want)) {
+            for k in 0..rows * COLS {
+                let j = k % COLS;
+                check(g[k], w[k], mag(dp[j]) + mag(dv[j]) * h, TRANSC, &format!("{name} frame {} joint {j}", k / COLS))?;
+            }
+        }
+    }
+
+    /// Start offsets: frame 0 carries the whole positional difference
+    /// exactly, the offset's velocity there is the whole velocity difference
+    /// (forward differences at two step sizes, the gap shrinking), and after
+    /// ten half-lives less than 5% is left.
+    #[test]
+    fn start_offsets_take_the_whole_correction_at_frame_0_and_decay(dp in proptest::collection::vec(vec3_in(2.0), COLS), dv in proptest::collection::vec(vec3_in(5.0), COLS), h in 0.05f32..0.5) {
+        let [_, st, _] = reference_offsets(2, &dp, &dv, h, 0.5, 0.0);
+        for j in 0..COLS {
+            prop_assert_eq!(st[j], dp[j], "frame 0 of joint {}", j);
+        }
+        velocity_at_an_end(&dp, &dv, h, 1)?;
+        // Long clip: ten half-lives and more after the start.
+        let dt = h / 4.0;
+        let rows = 48;
+        let [_, st, _] = reference_offsets(rows, &dp, &dv, h, 0.5, dt);
+        for i in 40..rows {
+            for j in 0..COLS {
+                let left = r::length(st[i * COLS + j]);
+                prop_assert!(left <= 0.05 * (r::length(dp[j]) + r::length(dv[j]) * h) + 1e-6, "frame {} joint {}: {} left", i, j, left);
+            }
+        }
+    }
+
+    /// End offsets: the last frame carries minus the positional difference
+    /// exactly (it moves onto the first frame), the offset changes by minus
+    /// the velocity difference there (the last frame takes the first's
+    /// velocity), and ten half-lives before the end less than 5% is left.
+    #[test]
+    fn end_offsets_take_the_whole_correction_at_the_last_frame_and_decay(dp in proptest::collection::vec(vec3_in(2.0), COLS), dv in proptest::collection::vec(vec3_in(5.0), COLS), h in 0.05f32..0.5) {
+        let rows = 48;
+        let dt = h / 4.0;
+        let [_, _, en] = reference_offsets(rows, &dp, &dv, h, 0.5, dt);
+        for j in 0..COLS {
+            prop_assert_eq!(en[(rows - 1) * COLS + j], -dp[j], "last frame of joint {}", j);
+        }
+        for i in 0..rows - 40 {
+            for j in 0..COLS {
+                let left = r::length(en[i * COLS + j]);
+                prop_assert!(left <= 0.05 * (r::length(dp[j]) + r::length(dv[j]) * h) + 1e-6, "frame {} joint {}: {} left", i, j, left);
+            }
+        }
+        velocity_at_an_end(&dp, &dv, h, 2)?;
+    }
+
+    /// Linear offsets: frame 0 carries `ratio` of the difference, the last
+    /// frame `ratio - 1` (so the first and last frames meet), and every
+    /// frame in between lies on the straight line between them.
+    #[test]
+    fn linear_offsets_interpolate_the_share(rows in 2usize..40, dp in proptest::collection::vec(vec3_in(5.0), COLS), ratio in 0.0f32..1.0) {
+        let [lin, _, _] = reference_offsets(rows, &dp, &dp, 0.1, ratio, 0.0);
+        for j in 0..COLS {
+            let s = mag(dp[j]);
+            check(lin[j], dp[j] * ratio, s, TRANSC, "share at the start")?;
+            check(lin[(rows - 1) * COLS + j], dp[j] * (ratio - 1.0), s, TRANSC, "share at the end")?;
+            check(lin[j] - lin[(rows - 1) * COLS + j], dp[j], s, TRANSC, "the seam closes")?;
+            for i in 0..rows {
+                let a = i as f32 / (rows - 1) as f32;
+                let on_line = lin[j] * (1.0 - a) + lin[(rows - 1) * COLS + j] * a;
+                check(lin[i * COLS + j], on_line, s, TRANSC, &format!("frame {i} on the line"))?;
+            }
+        }
+    }
+}
+
+/// The offsets' velocity at the seam against `dv`: for `which = 1` the
+/// start offsets' forward difference at frame 0 must be `+dv`, for
+/// `which = 2` the end offsets' backward difference at the last frame must
+/// be `-dv`. Two frames at steps `h/20` and `h/200`: the gap must be small
+/// (relative 2% of `|dv| + |dp| / h` at the larger step) and shrink by at
+/// least 4x at the smaller one (the error is first order in the step).
+fn velocity_at_an_end(dp: &[Vec3], dv: &[Vec3], h: f32, which: usize) -> Result<(), TestCaseError> {
+    let gap = |step: f32| -> Vec<f32> {
+        let o = &reference_offsets(2, dp, dv, h, 0.5, step)[which];
+        (0..COLS)
+            .map(|j| {
+                let v = (o[COLS + j] - o[j]) / step;
+                let want = if which == 1 { dv[j] } else { -dv[j] };
+                r::length(v - want) / (r::length(dv[j]) + r::length(dp[j]) / h + 1e-3)
+            })
+            .collect()
+    };
+    let (coarse, fine) = (gap(h / 20.0), gap(h / 200.0));
+    for j in 0..COLS {
+        prop_assert!(
+            coarse[j] < 0.2 && fine[j] < 0.02 && fine[j] <= coarse[j] / 4.0 + 1e-4,
+            "joint {}: velocity gap {} at h/20, {} at h/200",
+            j,
+            coarse[j],
+            fine[j]
+        );
+    }
+    Ok(())
 }
 
 #[test]
@@ -84,6 +258,11 @@ fn one_frame_loops_give_finite_offsets_in_both_paths() {
         un8(&o8),
         sf0 * (2.0 * ratio - 1.0),
     ));
+    let [lin, st, en] = reference_offsets(1, &dp, &dv, h, ratio, dt);
+    let [lin8, st8, en8] = lane_offsets(1, &dp, &dv, h, ratio, dt);
+    results.push(("compute_linear_offsets", lin, lin8, ratio));
+    results.push(("compute_inertialize_start_offsets", st, st8, 1.0));
+    results.push(("compute_inertialize_end_offsets", en, en8, -1.0));
     for (name, want_ref, want_lanes, share) in &results {
         for j in 0..COLS {
             for (path, got) in [("reference", want_ref[j]), ("lanes", want_lanes[j])] {

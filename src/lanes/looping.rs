@@ -152,6 +152,60 @@ pub fn compute_linear_inertialize_offsets(
     }
 }
 
+/// [`crate::reference::compute_linear_offsets`], eight joints per lane vector.
+pub fn compute_linear_offsets(offsets: &mut [Vec3x8], diff_pos: &[Vec3x8], ratio: f32) {
+    let cols = diff_pos.len();
+    let rows = rows_of(offsets.len(), cols);
+    for i in 0..rows {
+        let w = lerp(
+            splat(ratio),
+            splat(ratio - 1.0),
+            splat(linear_fade_alpha(i, rows)),
+        );
+        for j in 0..cols {
+            offsets[i * cols + j] = w * diff_pos[j];
+        }
+    }
+}
+
+/// [`crate::reference::compute_inertialize_start_offsets`], eight joints per lane vector.
+pub fn compute_inertialize_start_offsets(
+    offsets: &mut [Vec3x8],
+    diff_pos: &[Vec3x8],
+    diff_vel: &[Vec3x8],
+    halflife: f32,
+    dt: f32,
+) {
+    let cols = diff_pos.len();
+    let rows = rows_of(offsets.len(), cols);
+    let h = splat(halflife);
+    for i in 0..rows {
+        let t = splat(i as f32 * dt);
+        for j in 0..cols {
+            offsets[i * cols + j] = decayed_offset(diff_pos[j], diff_vel[j], h, t);
+        }
+    }
+}
+
+/// [`crate::reference::compute_inertialize_end_offsets`], eight joints per lane vector.
+pub fn compute_inertialize_end_offsets(
+    offsets: &mut [Vec3x8],
+    diff_pos: &[Vec3x8],
+    diff_vel: &[Vec3x8],
+    halflife: f32,
+    dt: f32,
+) {
+    let cols = diff_pos.len();
+    let rows = rows_of(offsets.len(), cols);
+    let h = splat(halflife);
+    for i in 0..rows {
+        let t = splat((rows - 1 - i) as f32 * dt);
+        for j in 0..cols {
+            offsets[i * cols + j] = decayed_offset(-diff_pos[j], diff_vel[j], h, t);
+        }
+    }
+}
+
 /// [`crate::reference::softfade`] per lane (stable softplus form).
 #[inline(always)]
 pub fn softfade(x: F32x8, alpha: F32x8) -> F32x8 {

@@ -213,6 +213,74 @@ pub fn compute_linear_inertialize_offsets(
     }
 }
 
+/// Offsets fading the positional difference linearly over the whole clip,
+/// with no velocity correction (a repository-only function of the looping
+/// article's code; reference-math.md, "Repository-only functions"): frame
+/// `i` gets `lerp(ratio, ratio - 1, i / (rows - 1)) diff_pos`, so the first
+/// frame takes `ratio` of the difference and the last gives back the rest.
+/// This is the article's "naive" linear fade, whose velocity seam
+/// [`compute_linear_inertialize_offsets`] removes. One row gets
+/// `ratio diff_pos` ([`linear_fade_alpha`]).
+pub fn compute_linear_offsets(offsets: &mut [Vec3], diff_pos: &[Vec3], ratio: f32) {
+    let cols = diff_pos.len();
+    let rows = rows_of(offsets.len(), cols);
+    for i in 0..rows {
+        let w = lerp(ratio, ratio - 1.0, linear_fade_alpha(i, rows));
+        for j in 0..cols {
+            offsets[i * cols + j] = w * diff_pos[j];
+        }
+    }
+}
+
+/// Spring-inertializer offsets carrying the whole correction at the start
+/// (a repository-only function; reference-math.md): frame `i` gets
+/// [`decayed_offset`]`(diff_pos, diff_vel, halflife, i dt)`, so the first
+/// frame moves onto the last and takes its velocity, and the offset decays
+/// from there. [`compute_inertialize_both_offsets`] with `ratio = 1`.
+pub fn compute_inertialize_start_offsets(
+    offsets: &mut [Vec3],
+    diff_pos: &[Vec3],
+    diff_vel: &[Vec3],
+    halflife: f32,
+    dt: f32,
+) {
+    let cols = diff_pos.len();
+    let rows = rows_of(offsets.len(), cols);
+    for i in 0..rows {
+        for j in 0..cols {
+            offsets[i * cols + j] =
+                decayed_offset(diff_pos[j], diff_vel[j], halflife, i as f32 * dt);
+        }
+    }
+}
+
+/// Spring-inertializer offsets carrying the whole correction at the end
+/// (a repository-only function; reference-math.md): frame `i` gets
+/// [`decayed_offset`]`(-diff_pos, diff_vel, halflife, (rows - 1 - i) dt)`,
+/// decaying backward in time from the last frame, which moves onto the
+/// first and takes its velocity. [`compute_inertialize_both_offsets`] with
+/// `ratio = 0`.
+pub fn compute_inertialize_end_offsets(
+    offsets: &mut [Vec3],
+    diff_pos: &[Vec3],
+    diff_vel: &[Vec3],
+    halflife: f32,
+    dt: f32,
+) {
+    let cols = diff_pos.len();
+    let rows = rows_of(offsets.len(), cols);
+    for i in 0..rows {
+        for j in 0..cols {
+            offsets[i * cols + j] = decayed_offset(
+                -diff_pos[j],
+                diff_vel[j],
+                halflife,
+                (rows - 1 - i) as f32 * dt,
+            );
+        }
+    }
+}
+
 /// `ln(1 + e^{α - 2αx}) / α`: a ramp from about 1 at `x = 0` to about 0 at
 /// `x = 1`, `alpha` its hardness.
 ///
