@@ -92,18 +92,18 @@ fn joint_pair() -> impl Strategy<Value = (Kform, Kform)> {
         })
 }
 
-fn poses() -> impl Strategy<Value = (Vec<Pose>, Vec<Pose>)> {
-    proptest::collection::vec(proptest::collection::vec(joint_pair(), J), 8).prop_map(|cs| {
-        let src = cs
-            .iter()
-            .map(|c| Pose::from_kforms(&c.iter().map(|p| p.0).collect::<Vec<_>>()))
-            .collect();
-        let dst = cs
-            .iter()
-            .map(|c| Pose::from_kforms(&c.iter().map(|p| p.1).collect::<Vec<_>>()))
-            .collect();
-        (src, dst)
-    })
+/// `characters` (source, destination) pose pairs of `J` joints.
+fn pose_pairs(characters: usize) -> impl Strategy<Value = (Vec<Pose>, Vec<Pose>)> {
+    proptest::collection::vec(proptest::collection::vec(joint_pair(), J), characters).prop_map(
+        |cs| {
+            let side = |pick: fn(&(Kform, Kform)) -> Kform| -> Vec<Pose> {
+                cs.iter()
+                    .map(|c| Pose::from_kforms(&c.iter().map(pick).collect::<Vec<_>>()))
+                    .collect()
+            };
+            (side(|p| p.0), side(|p| p.1))
+        },
+    )
 }
 
 /// The reference's half-lives for one character.
@@ -166,7 +166,7 @@ proptest! {
     #![proptest_config(cfg())]
 
     #[test]
-    fn lanes_match_the_reference((src, dst) in poses(), ps in arr8(params())) {
+    fn lanes_match_the_reference((src, dst) in pose_pairs(8), ps in arr8(params())) {
         let (s8, d8) = (poses8(&src), poses8(&dst));
         let f = |g: fn(&Kform) -> Vec3, from: &[lanes::Kformx8]| -> Vec<Vec3x8> { from.iter().map(|k| Vec3x8::from_array(k.to_array().map(|x| g(&x)))).collect() };
         let q = |from: &[lanes::Kformx8]| -> Vec<Quatx8> { from.iter().map(|k| k.rot).collect() };
@@ -234,17 +234,7 @@ fn crowd_pair(seed: u64) -> (Vec<Pose>, Vec<Pose>) {
             &[seed as u8; 32],
         ),
     );
-    let strat = proptest::collection::vec(proptest::collection::vec(joint_pair(), J), 9);
-    let cs = strat.new_tree(&mut runner).unwrap().current();
-    let src = cs
-        .iter()
-        .map(|c| Pose::from_kforms(&c.iter().map(|p| p.0).collect::<Vec<_>>()))
-        .collect();
-    let dst = cs
-        .iter()
-        .map(|c| Pose::from_kforms(&c.iter().map(|p| p.1).collect::<Vec<_>>()))
-        .collect();
-    (src, dst)
+    pose_pairs(9).new_tree(&mut runner).unwrap().current()
 }
 
 fn pool(n: usize) -> rayon::ThreadPool {
