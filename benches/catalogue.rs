@@ -8,9 +8,9 @@ use common::*;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use kineform::batch::looping::{LoopMethod, LoopOptions, make_loop};
 use kineform::batch::tracking::{Gains, Targets};
-use kineform::batch::{cost, crowd, tracking};
+use kineform::batch::{cost, crowd, deadblend, tracking};
 use kineform::reference::{self as r, Pose, Quat, Vec3};
-use kineform::stream::{CrowdPose, F32Stream, Vec3Stream};
+use kineform::stream::{CrowdHalflives, CrowdPose, F32Stream, Vec3Stream};
 use std::hint::black_box;
 
 const CHARS: usize = 1024;
@@ -125,6 +125,29 @@ fn catalogue(c: &mut Criterion) {
                     1.0 / 60.0,
                 )
                 .unwrap()
+            })
+        })
+    });
+    // Per-joint, per-axis half-lives fitted at a transition (from the
+    // linear sample toward the cubic one), the article's defaults.
+    let (mut hp, mut hr) = (vec![Vec3::ZERO; j], vec![Vec3::ZERO; j]);
+    g.bench_function("fit_halflives/reference", |b| {
+        b.iter(|| {
+            for k in 0..CHARS {
+                let (s, d) = (&lin_poses[k], &cub_poses[k]);
+                r::fit_halflives(
+                    &mut hp, &mut hr, &s.pos, &s.vel, &s.rot, &s.ang, &d.pos, &d.rot, 0.3, 0.1,
+                    1.0, 0.1,
+                );
+                black_box((&hp, &hr));
+            }
+        })
+    });
+    let mut fitted = CrowdHalflives::new(CHARS, j);
+    g.bench_function("fit_halflives/lanes", |b| {
+        one.install(|| {
+            b.iter(|| {
+                deadblend::fit_halflives(&mut fitted, &lin, &cub, 0.3, 0.1, 1.0, 0.1).unwrap()
             })
         })
     });

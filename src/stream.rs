@@ -13,6 +13,8 @@
 //! pack, each field's eight lanes are contiguous (`x0..x7, y0..y7, ...`).
 //! Padding lanes of a partial last pack hold identity values so kernels stay
 //! finite there; they never reach [`Stream::to_vec`] or [`CrowdPose::get`].
+//! [`CrowdHalflives`] holds a crowd's per-joint, per-axis dead-blending
+//! half-lives in the same pack layout.
 
 use bytemuck::Pod;
 
@@ -259,5 +261,72 @@ impl CrowdPose {
     /// then the 19 fields' eight lanes.
     pub fn as_f32s(&self) -> &[f32] {
         bytemuck::cast_slice(&self.data)
+    }
+}
+
+/// Per character, joint and axis half-lives of a crowd's dead blends, one
+/// for positions and one for rotations
+/// ([`crate::batch::deadblend::fit_halflives`] fills them): one [`Vec3x8`]
+/// of each per pack and joint, in the layout of [`CrowdPose`] (pack `p` is
+/// characters `8p .. 8p + 8`, lane `i` character `8p + i`), so pack `p`'s
+/// half-lives sit beside [`CrowdPose::pack`]`(p)`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CrowdHalflives {
+    pos: Vec<Vec3x8>,
+    rot: Vec<Vec3x8>,
+    characters: usize,
+    joints: usize,
+}
+
+impl CrowdHalflives {
+    /// Zero half-lives for `characters × joints`.
+    pub fn new(characters: usize, joints: usize) -> CrowdHalflives {
+        let n = packs_for(characters) * joints;
+        CrowdHalflives {
+            pos: vec![Vec3x8::ZERO; n],
+            rot: vec![Vec3x8::ZERO; n],
+            characters,
+            joints,
+        }
+    }
+
+    /// Number of characters.
+    pub fn characters(&self) -> usize {
+        self.characters
+    }
+
+    /// Joints per character.
+    pub fn joints(&self) -> usize {
+        self.joints
+    }
+
+    /// Number of packs of eight characters.
+    pub fn packs(&self) -> usize {
+        packs_for(self.characters)
+    }
+
+    /// Pack `p`'s position half-lives, one [`Vec3x8`] per joint.
+    pub fn pos_pack(&self, p: usize) -> &[Vec3x8] {
+        &self.pos[p * self.joints..(p + 1) * self.joints]
+    }
+
+    /// Pack `p`'s rotation half-lives, one [`Vec3x8`] per joint.
+    pub fn rot_pack(&self, p: usize) -> &[Vec3x8] {
+        &self.rot[p * self.joints..(p + 1) * self.joints]
+    }
+
+    /// All packs' (position, rotation) half-lives, mutable, joint-major
+    /// within each pack.
+    pub fn lanes_mut(&mut self) -> (&mut [Vec3x8], &mut [Vec3x8]) {
+        (&mut self.pos, &mut self.rot)
+    }
+
+    /// `(position half-lives, rotation half-lives)` of joint `j` of
+    /// character `c`, or `None` out of range.
+    pub fn get(&self, c: usize, j: usize) -> Option<(Vec3, Vec3)> {
+        (c < self.characters && j < self.joints).then(|| {
+            let k = (c / 8) * self.joints + j;
+            (self.pos[k].lane(c % 8), self.rot[k].lane(c % 8))
+        })
     }
 }

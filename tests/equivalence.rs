@@ -148,10 +148,21 @@ proptest! {
     }
 
     #[test]
-    fn slerp(q in arr8(quat_edgy()), p in arr8(quat_edgy()), t in arr8(f32_in(-0.25, 1.25)), same in arr8(0u8..4)) {
+    fn slerp(q in arr8(quat_edgy()), p in arr8(quat_edgy()), t in arr8(f32_in(-0.25, 1.25)), same in arr8(0u8..8), u in arr8(vec3_in(1.0))) {
         // A quarter of the lanes interpolate between equal or opposite
-        // inputs, where the reference returns q exactly.
-        let p: [r::Quat; 8] = core::array::from_fn(|i| match same[i] { 0 => q[i], 1 => -q[i], _ => p[i] });
+        // inputs, where the reference returns q exactly; a quarter between
+        // ties, p orthogonal to q in 4D (each lane its own tie, either
+        // sign), where the flip is decided by rounding and must be the
+        // reference's (issue 14).
+        let p: [r::Quat; 8] = core::array::from_fn(|i| match same[i] {
+            0 => q[i],
+            1 => -q[i],
+            2 | 3 => {
+                let o = orthogonal(q[i], same[i].wrapping_add(u[i].x.to_bits() as u8), u[i]);
+                if u[i].y < 0.0 { -o } else { o }
+            }
+            _ => p[i],
+        });
         check_lanes(lanes::quat_slerp_shortest(q8(q), q8(p), f8(t)), |i| r::quat_slerp_shortest(q[i], p[i], t[i]), |_| 1.0, TRANSC, "quat_slerp_shortest")?;
         // nlerp is used (by slerp) on the hemisphere of q and t in [0, 1];
         // elsewhere it normalizes a near-zero sum and is ill-conditioned.

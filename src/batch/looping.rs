@@ -42,6 +42,28 @@ pub enum LoopMethod {
         /// Fade hardnesses (start, end).
         hardness: (f32, f32),
     },
+    /// The whole correction at the start: a critically damped spring
+    /// decaying from the first frame, which moves onto the last frame and
+    /// takes its velocity ([`lanes::compute_inertialize_start_offsets`]).
+    /// `ratio` is not used (the start takes all of it).
+    SpringStart {
+        /// Half-life, seconds.
+        halflife: f32,
+    },
+    /// The whole correction at the end, decaying backward in time from the
+    /// last frame ([`lanes::compute_inertialize_end_offsets`]). `ratio` is
+    /// not used (the end takes all of it).
+    SpringEnd {
+        /// Half-life, seconds.
+        halflife: f32,
+    },
+    /// The positional difference faded linearly over the clip, `ratio` of it
+    /// at the start, with no velocity correction
+    /// ([`lanes::compute_linear_offsets`]): the looping article's naive fade,
+    /// which leaves a velocity seam that [`LoopMethod::Linear`] removes.
+    /// With `root_in_character_space` the root is left as it is (this
+    /// method corrects no velocity).
+    LinearFade,
 }
 
 /// Options of [`make_loop`].
@@ -95,16 +117,21 @@ impl LoopMethod {
                 }
                 Ok(())
             }
+            LoopMethod::SpringStart { halflife } | LoopMethod::SpringEnd { halflife } => {
+                positive("halflife", halflife)
+            }
+            LoopMethod::LinearFade => Ok(()),
         }
     }
 
-    /// Start and end times used for the root's velocity offsets.
-    fn ends(&self) -> (f32, f32) {
+    /// Start and end times, and the start's share of the correction, of
+    /// the root's velocity offsets.
+    fn root_ends(&self, ratio: f32) -> (f32, f32, f32) {
         match *self {
             LoopMethod::Spring {
                 halflife_start,
                 halflife_end,
-            } => (halflife_start, halflife_end),
+            } => (halflife_start, halflife_end, ratio),
             LoopMethod::Cubic {
                 blendtime_start,
                 blendtime_end,
@@ -112,8 +139,12 @@ impl LoopMethod {
             | LoopMethod::Linear {
                 blendtime_start,
                 blendtime_end,
-            } => (blendtime_start, blendtime_end),
-            LoopMethod::Softfade { blendtime, .. } => blendtime,
+            } => (blendtime_start, blendtime_end, ratio),
+            LoopMethod::Softfade { blendtime, .. } => (blendtime.0, blendtime.1, ratio),
+            LoopMethod::SpringStart { halflife } => (halflife, halflife, 1.0),
+            LoopMethod::SpringEnd { halflife } => (halflife, halflife, 0.0),
+            // Zero blend times give zero velocity offsets: the root unchanged.
+            LoopMethod::LinearFade => (0.0, 0.0, ratio),
         }
     }
 }
@@ -182,14 +213,24 @@ fn offsets(
             ratio,
             dt,
         ),
+        LoopMethod::SpringStart { halflife } => {
+            lanes::compute_inertialize_start_offsets(&mut off, d, dv, halflife, dt)
+        }
+        LoopMethod::SpringEnd { halflife } => {
+            lanes::compute_inertialize_end_offsets(&mut off, d, dv, halflife, dt)
+        }
+        LoopMethod::LinearFade => lanes::compute_linear_offsets(&mut off, d, ratio),
     }
     off
 }
 
 /// A looped copy of `clip`: its first and last frames meet and their
-/// velocities match, every joint's position and rotation corrected by
+/// velocities match (except with [`LoopMethod::LinearFade`], which corrects
+/// positions only), every joint's position and rotation corrected by
 /// offsets spread as `options.method` says (scales are kept). Refuses
-/// clips of fewer than 3 frames and bad parameters, with nothing built.
+/// clips of fewer than 3 frames (`Error::Length`: a one-frame clip has no
+/// seam to close, and the seam velocities need two frames at each end) and
+/// bad parameters, with nothing built.
 pub fn make_loop(clip: &Clip, options: &LoopOptions) -> Result<Clip> {
     let (frames, joints, dt) = (clip.frames(), clip.joints(), clip.frame_time());
     if frames < 3 {
@@ -281,7 +322,7 @@ pub fn make_loop(clip: &Clip, options: &LoopOptions) -> Result<Clip> {
         let root_p: Vec<Vec3> = (0..frames).map(|f| clip.pos(f, 0)).collect();
         let root_r: Vec<Quat> = (0..frames).map(|f| clip.rot(f, 0)).collect();
         let (mut rp, mut rr) = (vec![Vec3::ZERO; frames], vec![Vec3::ZERO; frames]);
-        let (bs, be) = options.method.ends();
+        let (bs, be, ratio) = options.method.root_ends(options.ratio);
         crate::reference::compute_root_inertialize_offsets(
             &mut rp,
             &mut rr,
@@ -289,7 +330,7 @@ pub fn make_loop(clip: &Clip, options: &LoopOptions) -> Result<Clip> {
             Slice2d::new(&root_r, 1).expect("shape"),
             bs,
             be,
-            options.ratio,
+            ratio,
             dt,
         );
         for f in 0..frames {

@@ -15,6 +15,7 @@ use crate::skeleton::Skeleton;
 use crate::stream::{CrowdPose, F32Stream, KformStream, QuatStream, Vec3Stream};
 
 pub mod cost;
+pub mod deadblend;
 pub mod looping;
 pub mod tracking;
 
@@ -36,6 +37,7 @@ pub(crate) mod cost_ns {
     pub const FK_JOINT: usize = 20;
     pub const SAMPLE_JOINT: usize = 150;
     pub const BLEND_JOINT: usize = 120;
+    pub const FIT_HALFLIFE_JOINT: usize = 50;
 }
 
 /// Packs per task for a kernel costing `ns_each` per pack over `n` packs:

@@ -7,6 +7,7 @@ use super::math::{
     F32x8, Quatx8, Vec3x8, clampf, dot, exp_vec3, quat_dot, quat_from_scaled_angle_axis, quat_mul,
     quat_mul_inv, splat,
 };
+use super::math::{quat_abs, quat_to_scaled_angle_axis};
 use super::spring::{fast_negexp, fast_negexp_dx};
 use crate::reference::deadblend::{EPS_DEADBLEND, EXTRAPOLATION_MAX_ANGLE};
 use crate::reference::math::LN2;
@@ -40,6 +41,90 @@ pub fn estimate_halflife(
         clampf(r.y, halflife_min, halflife_max),
         clampf(r.z, halflife_min, halflife_max),
     )
+}
+
+/// [`crate::reference::fit_joint_halflives`] per lane (eight characters'
+/// same joint, or eight joints). The rotation difference's `quat_abs`
+/// decides its side from `dst_rot · src_rot` with the reference's bits
+/// ([`super::math::quat_mul_inv`]), so half-turn ties agree too.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+pub fn fit_joint_halflives(
+    src_pos: Vec3x8,
+    src_vel: Vec3x8,
+    src_rot: Quatx8,
+    src_ang: Vec3x8,
+    dst_pos: Vec3x8,
+    dst_rot: Quatx8,
+    halflife: F32x8,
+    min_halflife: F32x8,
+    max_halflife: F32x8,
+) -> (Vec3x8, Vec3x8) {
+    let rot_diff = quat_to_scaled_angle_axis(quat_abs(quat_mul_inv(dst_rot, src_rot)));
+    (
+        estimate_halflife(
+            dst_pos - src_pos,
+            src_vel,
+            halflife,
+            min_halflife,
+            max_halflife,
+        ),
+        estimate_halflife(rot_diff, src_ang, halflife, min_halflife, max_halflife),
+    )
+}
+
+/// [`crate::reference::fit_halflives`] for eight characters: element `j` of
+/// every slice is joint `j` of the eight characters (a pack of a
+/// [`crate::stream::CrowdPose`]), joint 0 being the root, which gets
+/// `root_halflife` on every axis. Parameters are per lane.
+#[allow(clippy::too_many_arguments)]
+pub fn fit_halflives(
+    halflives_pos: &mut [Vec3x8],
+    halflives_rot: &mut [Vec3x8],
+    src_pos: &[Vec3x8],
+    src_vel: &[Vec3x8],
+    src_rot: &[Quatx8],
+    src_ang: &[Vec3x8],
+    dst_pos: &[Vec3x8],
+    dst_rot: &[Quatx8],
+    halflife: F32x8,
+    min_halflife: F32x8,
+    max_halflife: F32x8,
+    root_halflife: F32x8,
+) {
+    let n = halflives_pos.len();
+    assert!(
+        [
+            halflives_rot.len(),
+            src_pos.len(),
+            src_vel.len(),
+            src_rot.len(),
+            src_ang.len(),
+            dst_pos.len(),
+            dst_rot.len()
+        ]
+        .iter()
+        .all(|&l| l == n),
+        "fit_halflives: every slice needs one entry per joint"
+    );
+    let root = Vec3x8::new(root_halflife, root_halflife, root_halflife);
+    for j in 0..n {
+        (halflives_pos[j], halflives_rot[j]) = if j == 0 {
+            (root, root)
+        } else {
+            fit_joint_halflives(
+                src_pos[j],
+                src_vel[j],
+                src_rot[j],
+                src_ang[j],
+                dst_pos[j],
+                dst_rot[j],
+                halflife,
+                min_halflife,
+                max_halflife,
+            )
+        };
+    }
 }
 
 #[inline(always)]

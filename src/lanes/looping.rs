@@ -1,6 +1,7 @@
 //! Loop offsets with joints in lanes ([`crate::reference::looping`] per
 //! lane): arrays are frames × joint packs, lane `i` of pack `k` being joint
-//! `8k + i`, so one pass over a clip does eight joints at a time.
+//! `8k + i`, so one pass over a clip does eight joints at a time. One-frame
+//! clips give the reference's finite results (the one frame is both ends).
 
 use super::inertialize::decayed_offset_cubic;
 use super::math::{
@@ -10,20 +11,7 @@ use super::math::{quat_from_scaled_angle_axis, quat_mul, quat_mul_inv, quat_to_s
 use super::spring::{fast_negexp, halflife_to_damping};
 use crate::reference::Slice2d;
 use crate::reference::inertialize::EPS_BLEND;
-
-fn two_frames(rows: usize) {
-    assert!(rows >= 2, "a loop needs at least 2 frames, got {rows}");
-}
-
-fn rows_of(len: usize, cols: usize) -> usize {
-    assert!(
-        cols > 0 && len.is_multiple_of(cols),
-        "offsets are not frames × joints"
-    );
-    let rows = len / cols;
-    two_frames(rows);
-    rows
-}
+use crate::reference::looping::{linear_fade_alpha, rows_of, seam_frames};
 
 /// [`crate::reference::compute_start_end_positional_difference`], eight joints per lane vector.
 pub fn compute_start_end_positional_difference(
@@ -32,13 +20,12 @@ pub fn compute_start_end_positional_difference(
     pos: Slice2d<Vec3x8>,
     dt: f32,
 ) {
-    let n = pos.rows();
-    two_frames(n);
+    let (e1, e0, s1, s0) = seam_frames(pos.rows());
     let d = splat(dt);
     for j in 0..pos.cols() {
-        diff_pos[j] = pos.get(n - 1, j) - pos.get(0, j);
-        diff_vel[j] = div_dt(pos.get(n - 1, j) - pos.get(n - 2, j), d)
-            - div_dt(pos.get(1, j) - pos.get(0, j), d);
+        diff_pos[j] = pos.get(e1, j) - pos.get(0, j);
+        diff_vel[j] =
+            div_dt(pos.get(e1, j) - pos.get(e0, j), d) - div_dt(pos.get(s1, j) - pos.get(s0, j), d);
     }
 }
 
@@ -49,14 +36,13 @@ pub fn compute_start_end_rotational_difference(
     rot: Slice2d<Quatx8>,
     dt: f32,
 ) {
-    let n = rot.rows();
-    two_frames(n);
+    let (e1, e0, s1, s0) = seam_frames(rot.rows());
     let d = splat(dt);
     for j in 0..rot.cols() {
         diff_rot[j] =
-            quat_to_scaled_angle_axis(quat_abs(quat_mul_inv(rot.get(n - 1, j), rot.get(0, j))));
-        diff_vel[j] = quat_differentiate_angular_velocity(rot.get(n - 1, j), rot.get(n - 2, j), d)
-            - quat_differentiate_angular_velocity(rot.get(1, j), rot.get(0, j), d);
+            quat_to_scaled_angle_axis(quat_abs(quat_mul_inv(rot.get(e1, j), rot.get(0, j))));
+        diff_vel[j] = quat_differentiate_angular_velocity(rot.get(e1, j), rot.get(e0, j), d)
+            - quat_differentiate_angular_velocity(rot.get(s1, j), rot.get(s0, j), d);
     }
 }
 
@@ -156,12 +142,66 @@ pub fn compute_linear_inertialize_offsets(
         splat(1.0 - ratio),
     );
     for i in 0..rows {
-        let w = lerp(r, splat(ratio - 1.0), splat(i as f32 / (rows - 1) as f32));
+        let w = lerp(r, splat(ratio - 1.0), splat(linear_fade_alpha(i, rows)));
         let (ts, te) = (splat(i as f32 * dt), splat((rows - 1 - i) as f32 * dt));
         for j in 0..cols {
             offsets[i * cols + j] = w * diff_pos[j]
                 + decayed_velocity_offset_cubic(r * diff_vel[j], bs, ts)
                 + decayed_velocity_offset_cubic(r1 * diff_vel[j], be, te);
+        }
+    }
+}
+
+/// [`crate::reference::compute_linear_offsets`], eight joints per lane vector.
+pub fn compute_linear_offsets(offsets: &mut [Vec3x8], diff_pos: &[Vec3x8], ratio: f32) {
+    let cols = diff_pos.len();
+    let rows = rows_of(offsets.len(), cols);
+    for i in 0..rows {
+        let w = lerp(
+            splat(ratio),
+            splat(ratio - 1.0),
+            splat(linear_fade_alpha(i, rows)),
+        );
+        for j in 0..cols {
+            offsets[i * cols + j] = w * diff_pos[j];
+        }
+    }
+}
+
+/// [`crate::reference::compute_inertialize_start_offsets`], eight joints per lane vector.
+pub fn compute_inertialize_start_offsets(
+    offsets: &mut [Vec3x8],
+    diff_pos: &[Vec3x8],
+    diff_vel: &[Vec3x8],
+    halflife: f32,
+    dt: f32,
+) {
+    let cols = diff_pos.len();
+    let rows = rows_of(offsets.len(), cols);
+    let h = splat(halflife);
+    for i in 0..rows {
+        let t = splat(i as f32 * dt);
+        for j in 0..cols {
+            offsets[i * cols + j] = decayed_offset(diff_pos[j], diff_vel[j], h, t);
+        }
+    }
+}
+
+/// [`crate::reference::compute_inertialize_end_offsets`], eight joints per lane vector.
+pub fn compute_inertialize_end_offsets(
+    offsets: &mut [Vec3x8],
+    diff_pos: &[Vec3x8],
+    diff_vel: &[Vec3x8],
+    halflife: f32,
+    dt: f32,
+) {
+    let cols = diff_pos.len();
+    let rows = rows_of(offsets.len(), cols);
+    let h = splat(halflife);
+    for i in 0..rows {
+        let t = splat((rows - 1 - i) as f32 * dt);
+        for j in 0..cols {
+            offsets[i * cols + j] = decayed_offset(-diff_pos[j], diff_vel[j], h, t);
         }
     }
 }
@@ -205,18 +245,17 @@ pub fn compute_softfade_start_end_difference(
     ratio: f32,
     dt: f32,
 ) {
-    let n = pos.rows();
-    two_frames(n);
+    let (e1, e0, s1, s0) = seam_frames(pos.rows());
     let d = splat(dt);
     for j in 0..pos.cols() {
-        diff_pos[j] = pos.get(n - 1, j) - pos.get(0, j);
-        let end = div_dt(pos.get(n - 1, j) - pos.get(n - 2, j), d)
+        diff_pos[j] = pos.get(e1, j) - pos.get(0, j);
+        let end = div_dt(pos.get(e1, j) - pos.get(e0, j), d)
             + decayed_offset_softfade_grad_zero(
                 splat(1.0 - ratio) * diff_pos[j],
                 splat(duration_end),
                 splat(hardness_end),
             );
-        let start = div_dt(pos.get(1, j) - pos.get(0, j), d)
+        let start = div_dt(pos.get(s1, j) - pos.get(s0, j), d)
             + decayed_offset_softfade_grad_zero(
                 splat(ratio) * diff_pos[j],
                 splat(duration_start),
@@ -239,19 +278,18 @@ pub fn compute_softfade_start_end_difference_quat(
     ratio: f32,
     dt: f32,
 ) {
-    let n = rot.rows();
-    two_frames(n);
+    let (e1, e0, s1, s0) = seam_frames(rot.rows());
     let d = splat(dt);
     for j in 0..rot.cols() {
         diff_rot[j] =
-            quat_to_scaled_angle_axis(quat_abs(quat_mul_inv(rot.get(n - 1, j), rot.get(0, j))));
-        let end = quat_differentiate_angular_velocity(rot.get(n - 1, j), rot.get(n - 2, j), d)
+            quat_to_scaled_angle_axis(quat_abs(quat_mul_inv(rot.get(e1, j), rot.get(0, j))));
+        let end = quat_differentiate_angular_velocity(rot.get(e1, j), rot.get(e0, j), d)
             + decayed_offset_softfade_grad_zero(
                 splat(1.0 - ratio) * diff_rot[j],
                 splat(duration_end),
                 splat(hardness_end),
             );
-        let start = quat_differentiate_angular_velocity(rot.get(1, j), rot.get(0, j), d)
+        let start = quat_differentiate_angular_velocity(rot.get(s1, j), rot.get(s0, j), d)
             + decayed_offset_softfade_grad_zero(
                 splat(ratio) * diff_rot[j],
                 splat(duration_start),
@@ -329,27 +367,27 @@ pub fn compute_root_inertialize_offsets(
 ) {
     use super::math::{Rotor, quat_inv};
     let n = rot.rows();
-    two_frames(n);
+    let (e1, e0, s1, s0) = seam_frames(n);
     assert!(
         pos.rows() == n,
         "positions and rotations have different frame counts"
     );
     let cols = rot.cols();
     let d = splat(dt);
-    let (root_start, root_end) = (rot.get(0, 0), rot.get(n - 1, 0));
+    let (root_start, root_end) = (rot.get(0, 0), rot.get(e1, 0));
     let (to_start, to_end) = (
         Rotor::new(quat_inv(root_start)),
         Rotor::new(quat_inv(root_end)),
     );
-    let diff_pos_vel = to_end.apply(div_dt(pos.get(n - 1, 0) - pos.get(n - 2, 0), d))
-        - to_start.apply(div_dt(pos.get(1, 0) - pos.get(0, 0), d));
+    let diff_pos_vel = to_end.apply(div_dt(pos.get(e1, 0) - pos.get(e0, 0), d))
+        - to_start.apply(div_dt(pos.get(s1, 0) - pos.get(s0, 0), d));
     let diff_rot_vel = to_end.apply(quat_differentiate_angular_velocity(
-        rot.get(n - 1, 0),
-        rot.get(n - 2, 0),
+        rot.get(e1, 0),
+        rot.get(e0, 0),
         d,
     )) - to_start.apply(quat_differentiate_angular_velocity(
-        rot.get(1, 0),
-        rot.get(0, 0),
+        rot.get(s1, 0),
+        rot.get(s0, 0),
         d,
     ));
     let (from_start, from_end) = (Rotor::new(root_start), Rotor::new(root_end));

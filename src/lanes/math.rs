@@ -484,16 +484,31 @@ pub fn rsqrt(x: F32x8) -> F32x8 {
     (splat(0.5) * y) * (splat(3.0) - xy2)
 }
 
-/// `q · p` per lane.
+/// `q · p` per lane, rounded exactly as [`crate::reference::quat_dot`]
+/// rounds it: `((qw pw + qx px) + qy py) + qz pz`, four products and three
+/// sums, no fused multiply-add, so every lane's bits are the reference's.
+///
+/// Hemisphere choices hang on its sign ([`quat_slerp_shortest`]'s flip; the
+/// `w` of [`quat_mul_inv`], which is this dot product, under [`quat_abs`]).
+/// For `p` orthogonal to `q` in 4D (a half turn apart) the sign is decided
+/// by rounding alone, and a fused evaluation leaves a residue of its own
+/// sign, so the lanes took the other hemisphere about one time in thirteen
+/// (issue 14; `tests/hemisphere_ties.rs`).
 #[inline(always)]
 pub fn quat_dot(q: Quatx8, p: Quatx8) -> F32x8 {
-    q.w.mul_add(p.w, q.x.mul_add(p.x, q.y.mul_add(p.y, q.z * p.z)))
+    ((q.w * p.w + q.x * p.x) + q.y * p.y) + q.z * p.z
+}
+
+/// `q · q` with fused multiply-adds (a length has no sign to decide).
+#[inline(always)]
+fn quat_norm2(q: Quatx8) -> F32x8 {
+    q.w.mul_add(q.w, q.x.mul_add(q.x, q.y.mul_add(q.y, q.z * q.z)))
 }
 
 /// `|q|` per lane.
 #[inline(always)]
 pub fn quat_length(q: Quatx8) -> F32x8 {
-    quat_dot(q, q).sqrt()
+    quat_norm2(q).sqrt()
 }
 
 /// `q / (|q| + 1e-8)` per lane.
@@ -526,16 +541,23 @@ pub fn quat_inv(q: Quatx8) -> Quatx8 {
     Quatx8::new(q.w, -q.x, -q.y, -q.z)
 }
 
-/// `q * inv(p)` per lane.
+/// `q * inv(p)` per lane. Its `w` is `q · p`, computed by [`quat_dot`] so
+/// that it has the reference's bits: `quat_abs` of this product (the short
+/// way from `p` to `q`, used by blends, sampling, inertialization offsets,
+/// finite differences and loop differences) then picks the reference's
+/// side at a half-turn tie. The vector part keeps its fused evaluation.
 #[inline(always)]
 pub fn quat_mul_inv(q: Quatx8, p: Quatx8) -> Quatx8 {
-    quat_mul(q, quat_inv(p))
+    let r = quat_mul(q, quat_inv(p));
+    Quatx8::new(quat_dot(q, p), r.x, r.y, r.z)
 }
 
-/// `inv(q) * p` per lane.
+/// `inv(q) * p` per lane; its `w` is `q · p` from [`quat_dot`], as in
+/// [`quat_mul_inv`].
 #[inline(always)]
 pub fn quat_inv_mul(q: Quatx8, p: Quatx8) -> Quatx8 {
-    quat_mul(quat_inv(q), p)
+    let r = quat_mul(quat_inv(q), p);
+    Quatx8::new(quat_dot(q, p), r.x, r.y, r.z)
 }
 
 /// A rotation prepared for rotating several vectors: the scalar part and
@@ -779,7 +801,9 @@ pub fn quat_nlerp(q: Quatx8, p: Quatx8, alpha: F32x8) -> Quatx8 {
 
 /// Spherical interpolation the short way round, per lane, with the
 /// reference's edge cases: `q` exactly where the (sign-corrected) inputs are
-/// equal, normalized lerp below [`SLERP_NLERP_ANGLE`].
+/// equal, normalized lerp below [`SLERP_NLERP_ANGLE`]. The flip is decided
+/// by [`quat_dot`], whose bits are the reference's, so a tie (`p`
+/// orthogonal to `q`) flips exactly when the reference flips.
 #[inline(always)]
 pub fn quat_slerp_shortest(q: Quatx8, p: Quatx8, alpha: F32x8) -> Quatx8 {
     let flip = quat_dot(q, p).simd_lt(F32x8::ZERO) & splat(-0.0);

@@ -164,7 +164,8 @@ pub fn op_additive_inplace(output: &mut Pose, add: &Pose, alpha: f32, alpha_vel:
 /// current rotation (`R(rot) add_saa`), as the additive's angular velocity
 /// is; the published code adds it unrotated, which disagrees with the
 /// finite difference whenever `rot` is not the identity (tested in
-/// `tests/velocities.rs`).
+/// `tests/catalogue_velocities.rs`, `additives_with_a_changing_weight`;
+/// the corrections are listed in `tests/corrections.rs`).
 pub fn op_additive_local_inplace(
     output: &mut Pose,
     add: &Pose,

@@ -6,7 +6,7 @@ use super::angular::quat_slerp_dx;
 use super::blend::{smoothstep_blend_alpha, smoothstep_blend_alpha_dx, weight_rate};
 use super::kform::Kform;
 use super::math::{LN2, Quat, Vec3, clampf, eerp_vec3, exp_vec3, lerp_vec3, log_vec3};
-use super::math::{dot, quat_to_scaled_angle_axis};
+use super::math::{dot, quat_abs, quat_to_scaled_angle_axis};
 use super::math::{quat_dot, quat_from_scaled_angle_axis, quat_mul, quat_mul_inv};
 use super::pose::Pose;
 use super::spring::{fast_negexp, fast_negexp_dx};
@@ -76,6 +76,100 @@ pub fn estimate_halflife(
 ) -> Vec3 {
     let r = halflife_scale * (src_dst_diff / max_mag_vec3(src_vel, EPS_DEADBLEND));
     r.map(|h| clampf(h, halflife_min, halflife_max))
+}
+
+/// One joint's per-axis half-lives for dead blending, fitted at a
+/// transition (Dead Blending Node article, the `estimate_halflife`
+/// heuristic; reference-math.md, "Repository-only functions"):
+/// positions `estimate_halflife(dst_pos - src_pos, src_vel, halflife,
+/// min_halflife, max_halflife)`, rotations `estimate_halflife(d, src_ang,
+/// ...)` with `d = quat_to_scaled_angle_axis(quat_abs(dst_rot src_rot⁻¹))`
+/// the short rotation from source to destination. `halflife` is the
+/// heuristic's `halflife_scale`. Returns `(position half-lives, rotation
+/// half-lives)`.
+#[allow(clippy::too_many_arguments)]
+#[inline]
+pub fn fit_joint_halflives(
+    src_pos: Vec3,
+    src_vel: Vec3,
+    src_rot: Quat,
+    src_ang: Vec3,
+    dst_pos: Vec3,
+    dst_rot: Quat,
+    halflife: f32,
+    min_halflife: f32,
+    max_halflife: f32,
+) -> (Vec3, Vec3) {
+    let rot_diff = quat_to_scaled_angle_axis(quat_abs(quat_mul_inv(dst_rot, src_rot)));
+    (
+        estimate_halflife(
+            dst_pos - src_pos,
+            src_vel,
+            halflife,
+            min_halflife,
+            max_halflife,
+        ),
+        estimate_halflife(rot_diff, src_ang, halflife, min_halflife, max_halflife),
+    )
+}
+
+/// Per-joint, per-axis half-lives for a dead blend from the source pose
+/// (positions, velocities, rotations, angular velocities) to the destination
+/// pose (positions, rotations), a repository-only function of the dead
+/// blending demo (reference-math.md, "Repository-only functions"): joint 0
+/// (the root, which dead blending holds) gets `root_halflife` on every axis,
+/// every other joint [`fit_joint_halflives`]. Writes `halflives_pos[j]` and
+/// `halflives_rot[j]` for every joint; panics when the slices' lengths
+/// differ (the batch entry point `batch::deadblend::fit_halflives`
+/// validates first). The half-lives feed [`extrapolate_decay_position`]
+/// and [`extrapolate_decay_rotation`].
+#[allow(clippy::too_many_arguments)]
+pub fn fit_halflives(
+    halflives_pos: &mut [Vec3],
+    halflives_rot: &mut [Vec3],
+    src_pos: &[Vec3],
+    src_vel: &[Vec3],
+    src_rot: &[Quat],
+    src_ang: &[Vec3],
+    dst_pos: &[Vec3],
+    dst_rot: &[Quat],
+    halflife: f32,
+    min_halflife: f32,
+    max_halflife: f32,
+    root_halflife: f32,
+) {
+    let n = halflives_pos.len();
+    assert!(
+        [
+            halflives_rot.len(),
+            src_pos.len(),
+            src_vel.len(),
+            src_rot.len(),
+            src_ang.len(),
+            dst_pos.len(),
+            dst_rot.len()
+        ]
+        .iter()
+        .all(|&l| l == n),
+        "fit_halflives: every slice needs one entry per joint"
+    );
+    for j in 0..n {
+        (halflives_pos[j], halflives_rot[j]) = if j == 0 {
+            (Vec3::splat(root_halflife), Vec3::splat(root_halflife))
+        } else {
+            fit_joint_halflives(
+                src_pos[j],
+                src_vel[j],
+                src_rot[j],
+                src_ang[j],
+                dst_pos[j],
+                dst_rot[j],
+                halflife,
+                min_halflife,
+                max_halflife,
+            )
+        };
+    }
 }
 
 /// Per-axis decay factors for a half-life per axis: `y = ln2 / (h + 1e-8)`,

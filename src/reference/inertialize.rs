@@ -109,6 +109,8 @@ pub fn inertialize_cubic_update(
 /// output's angular velocity jump at the transition. Rotating both input
 /// velocities keeps it continuous; the two agree when the offsets are
 /// identity. Offsets are canonicalized with `quat_abs` (edge-case table).
+/// Tested in `tests/edge_cases.rs` (`transitions_are_continuous_in_value_and_velocity`)
+/// and `tests/corrections.rs`.
 #[allow(clippy::too_many_arguments)]
 #[inline]
 pub fn inertialize_cubic_transition_quat(
@@ -182,7 +184,8 @@ pub fn inertialize_update(
 
 /// [`inertialize_transition`] for rotations, with the same continuity
 /// correction as [`inertialize_cubic_transition_quat`]: the displayed value
-/// is `off_x src_x` turning at `off_v + R(off_x) src_v`.
+/// is `off_x src_x` turning at `off_v + R(off_x) src_v` (tested in
+/// `tests/corrections.rs`, `quaternion_transitions_keep_the_displayed_angular_velocity`).
 #[inline]
 pub fn inertialize_transition_quat(
     off_x: Quat,
@@ -229,7 +232,8 @@ pub fn inertialize_update_quat(
 /// through `quat_abs` (edge-case table), and the angular velocity offset
 /// rotates `rhs.ang` by it, because [`op_inertialize`] rotates the input's
 /// angular velocity; the published `lhs.ang - rhs.ang` makes the output's
-/// angular velocity jump at the transition.
+/// angular velocity jump at the transition (tested in `tests/edge_cases.rs`,
+/// `transitions_are_continuous_in_value_and_velocity`).
 pub fn op_inertialize_offset(offset: &mut Pose, lhs: &Pose, rhs: &Pose) {
     let n = offset.len();
     assert!(lhs.len() >= n && rhs.len() >= n, "pose lengths differ");

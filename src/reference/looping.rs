@@ -4,8 +4,15 @@
 //!
 //! Arrays are frames × joints, frame-major ([`Slice2d`] in, `&mut [T]` of the
 //! same shape out); per-joint differences have one entry per joint. Like the
-//! article's `assert`s, these panic on shape mismatches and on clips of
-//! fewer than two frames; [`crate::batch::looping`] validates first.
+//! article's `assert`s, these panic on shape mismatches and on empty clips;
+//! [`crate::batch::looping`] validates first.
+//!
+//! A clip of one frame gives finite results (reference-math.md, "Repository-only
+//! functions"): its one frame is both the start and the end, so the start and
+//! end velocities are the same and their difference is zero, offsets are the
+//! same formulas with `i = 0` at both ends, and the linear fade's
+//! `i / (rows - 1)` is taken as 0. (The published code asserts two frames in
+//! the differences and divides 0/0 in the linear fade.)
 
 use super::inertialize::decayed_offset_cubic;
 use super::math::{Quat, Vec3, div_dt, lerp, quat_abs, quat_differentiate_angular_velocity};
@@ -16,8 +23,31 @@ use super::math::{
 use super::pose::Slice2d;
 use super::spring::{fast_negexp, halflife_to_damping};
 
-fn two_frames(rows: usize) {
-    assert!(rows >= 2, "a loop needs at least 2 frames, got {rows}");
+fn some_frames(rows: usize) {
+    assert!(rows >= 1, "a loop needs at least 1 frame, got 0");
+}
+
+/// The frames of the end and start finite differences, `(n-1, n-2, 1, 0)`;
+/// a one-frame clip uses frame 0 for all four (its one frame is both ends,
+/// so the two velocities are equal and cancel in their difference).
+pub(crate) fn seam_frames(n: usize) -> (usize, usize, usize, usize) {
+    some_frames(n);
+    if n >= 2 {
+        (n - 1, n - 2, 1, 0)
+    } else {
+        (0, 0, 0, 0)
+    }
+}
+
+/// `i / (rows - 1)`, the linear fade's position of frame `i`; 0 for a
+/// one-frame clip (reference-math.md), where the published `0 / 0` is NaN.
+#[inline]
+pub fn linear_fade_alpha(i: usize, rows: usize) -> f32 {
+    if rows > 1 {
+        i as f32 / (rows - 1) as f32
+    } else {
+        0.0
+    }
 }
 
 /// Per joint, the positional difference between the last and first frames
@@ -29,12 +59,11 @@ pub fn compute_start_end_positional_difference(
     pos: Slice2d<Vec3>,
     dt: f32,
 ) {
-    let n = pos.rows();
-    two_frames(n);
+    let (e1, e0, s1, s0) = seam_frames(pos.rows());
     for j in 0..pos.cols() {
-        diff_pos[j] = pos.get(n - 1, j) - pos.get(0, j);
-        diff_vel[j] = div_dt(pos.get(n - 1, j) - pos.get(n - 2, j), dt)
-            - div_dt(pos.get(1, j) - pos.get(0, j), dt);
+        diff_pos[j] = pos.get(e1, j) - pos.get(0, j);
+        diff_vel[j] = div_dt(pos.get(e1, j) - pos.get(e0, j), dt)
+            - div_dt(pos.get(s1, j) - pos.get(s0, j), dt);
     }
 }
 
@@ -47,13 +76,12 @@ pub fn compute_start_end_rotational_difference(
     rot: Slice2d<Quat>,
     dt: f32,
 ) {
-    let n = rot.rows();
-    two_frames(n);
+    let (e1, e0, s1, s0) = seam_frames(rot.rows());
     for j in 0..rot.cols() {
         diff_rot[j] =
-            quat_to_scaled_angle_axis(quat_abs(quat_mul_inv(rot.get(n - 1, j), rot.get(0, j))));
-        diff_vel[j] = quat_differentiate_angular_velocity(rot.get(n - 1, j), rot.get(n - 2, j), dt)
-            - quat_differentiate_angular_velocity(rot.get(1, j), rot.get(0, j), dt);
+            quat_to_scaled_angle_axis(quat_abs(quat_mul_inv(rot.get(e1, j), rot.get(0, j))));
+        diff_vel[j] = quat_differentiate_angular_velocity(rot.get(e1, j), rot.get(e0, j), dt)
+            - quat_differentiate_angular_velocity(rot.get(s1, j), rot.get(s0, j), dt);
     }
 }
 
@@ -78,14 +106,12 @@ pub fn decayed_velocity_offset_cubic(v: Vec3, blendtime: f32, dt: f32) -> Vec3 {
 }
 
 /// The frame count of `offsets` for `cols` joints.
-fn rows_of(offsets_len: usize, cols: usize) -> usize {
+pub(crate) fn rows_of(offsets_len: usize, cols: usize) -> usize {
     assert!(
         cols > 0 && offsets_len.is_multiple_of(cols),
         "offsets are not frames × joints"
     );
-    let rows = offsets_len / cols;
-    two_frames(rows);
-    rows
+    offsets_len / cols
 }
 
 /// Spring-inertializer offsets for every frame: `ratio` of the difference is
@@ -170,7 +196,7 @@ pub fn compute_linear_inertialize_offsets(
     let cols = diff_pos.len();
     let rows = rows_of(offsets.len(), cols);
     for i in 0..rows {
-        let w = lerp(ratio, ratio - 1.0, i as f32 / (rows - 1) as f32);
+        let w = lerp(ratio, ratio - 1.0, linear_fade_alpha(i, rows));
         for j in 0..cols {
             offsets[i * cols + j] = w * diff_pos[j]
                 + decayed_velocity_offset_cubic(
@@ -183,6 +209,74 @@ pub fn compute_linear_inertialize_offsets(
                     blendtime_end,
                     (rows - 1 - i) as f32 * dt,
                 );
+        }
+    }
+}
+
+/// Offsets fading the positional difference linearly over the whole clip,
+/// with no velocity correction (a repository-only function of the looping
+/// article's code; reference-math.md, "Repository-only functions"): frame
+/// `i` gets `lerp(ratio, ratio - 1, i / (rows - 1)) diff_pos`, so the first
+/// frame takes `ratio` of the difference and the last gives back the rest.
+/// This is the article's "naive" linear fade, whose velocity seam
+/// [`compute_linear_inertialize_offsets`] removes. One row gets
+/// `ratio diff_pos` ([`linear_fade_alpha`]).
+pub fn compute_linear_offsets(offsets: &mut [Vec3], diff_pos: &[Vec3], ratio: f32) {
+    let cols = diff_pos.len();
+    let rows = rows_of(offsets.len(), cols);
+    for i in 0..rows {
+        let w = lerp(ratio, ratio - 1.0, linear_fade_alpha(i, rows));
+        for j in 0..cols {
+            offsets[i * cols + j] = w * diff_pos[j];
+        }
+    }
+}
+
+/// Spring-inertializer offsets carrying the whole correction at the start
+/// (a repository-only function; reference-math.md): frame `i` gets
+/// [`decayed_offset`]`(diff_pos, diff_vel, halflife, i dt)`, so the first
+/// frame moves onto the last and takes its velocity, and the offset decays
+/// from there. [`compute_inertialize_both_offsets`] with `ratio = 1`.
+pub fn compute_inertialize_start_offsets(
+    offsets: &mut [Vec3],
+    diff_pos: &[Vec3],
+    diff_vel: &[Vec3],
+    halflife: f32,
+    dt: f32,
+) {
+    let cols = diff_pos.len();
+    let rows = rows_of(offsets.len(), cols);
+    for i in 0..rows {
+        for j in 0..cols {
+            offsets[i * cols + j] =
+                decayed_offset(diff_pos[j], diff_vel[j], halflife, i as f32 * dt);
+        }
+    }
+}
+
+/// Spring-inertializer offsets carrying the whole correction at the end
+/// (a repository-only function; reference-math.md): frame `i` gets
+/// [`decayed_offset`]`(-diff_pos, diff_vel, halflife, (rows - 1 - i) dt)`,
+/// decaying backward in time from the last frame, which moves onto the
+/// first and takes its velocity. [`compute_inertialize_both_offsets`] with
+/// `ratio = 0`.
+pub fn compute_inertialize_end_offsets(
+    offsets: &mut [Vec3],
+    diff_pos: &[Vec3],
+    diff_vel: &[Vec3],
+    halflife: f32,
+    dt: f32,
+) {
+    let cols = diff_pos.len();
+    let rows = rows_of(offsets.len(), cols);
+    for i in 0..rows {
+        for j in 0..cols {
+            offsets[i * cols + j] = decayed_offset(
+                -diff_pos[j],
+                diff_vel[j],
+                halflife,
+                (rows - 1 - i) as f32 * dt,
+            );
         }
     }
 }
@@ -233,7 +327,8 @@ pub fn decayed_offset_softfade_grad_zero(x: Vec3, duration: f32, hardness: f32) 
 /// velocity by `ratio diff_pos softfade'(0) / duration_start` and the last
 /// frame's by `(1 - ratio) diff_pos softfade'(0) / duration_end`, and those
 /// are added here, so that the velocity offsets close the seam (tested on
-/// the CMU clips in `tests/looping.rs`).
+/// the CMU clips in `tests/looping.rs` for rotations, and on positions in
+/// `tests/corrections.rs`).
 #[allow(clippy::too_many_arguments)]
 pub fn compute_softfade_start_end_difference(
     diff_pos: &mut [Vec3],
@@ -246,17 +341,16 @@ pub fn compute_softfade_start_end_difference(
     ratio: f32,
     dt: f32,
 ) {
-    let n = pos.rows();
-    two_frames(n);
+    let (e1, e0, s1, s0) = seam_frames(pos.rows());
     for j in 0..pos.cols() {
-        diff_pos[j] = pos.get(n - 1, j) - pos.get(0, j);
-        let velocity_end = div_dt(pos.get(n - 1, j) - pos.get(n - 2, j), dt)
+        diff_pos[j] = pos.get(e1, j) - pos.get(0, j);
+        let velocity_end = div_dt(pos.get(e1, j) - pos.get(e0, j), dt)
             + decayed_offset_softfade_grad_zero(
                 (1.0 - ratio) * diff_pos[j],
                 duration_end,
                 hardness_end,
             );
-        let velocity_start = div_dt(pos.get(1, j) - pos.get(0, j), dt)
+        let velocity_start = div_dt(pos.get(s1, j) - pos.get(s0, j), dt)
             + decayed_offset_softfade_grad_zero(
                 ratio * diff_pos[j],
                 duration_start,
@@ -280,24 +374,23 @@ pub fn compute_softfade_start_end_difference_quat(
     ratio: f32,
     dt: f32,
 ) {
-    let n = rot.rows();
-    two_frames(n);
+    let (e1, e0, s1, s0) = seam_frames(rot.rows());
     for j in 0..rot.cols() {
         diff_rot[j] =
-            quat_to_scaled_angle_axis(quat_abs(quat_mul_inv(rot.get(n - 1, j), rot.get(0, j))));
-        let velocity_end =
-            quat_differentiate_angular_velocity(rot.get(n - 1, j), rot.get(n - 2, j), dt)
-                + decayed_offset_softfade_grad_zero(
-                    (1.0 - ratio) * diff_rot[j],
-                    duration_end,
-                    hardness_end,
-                );
-        let velocity_start = quat_differentiate_angular_velocity(rot.get(1, j), rot.get(0, j), dt)
+            quat_to_scaled_angle_axis(quat_abs(quat_mul_inv(rot.get(e1, j), rot.get(0, j))));
+        let velocity_end = quat_differentiate_angular_velocity(rot.get(e1, j), rot.get(e0, j), dt)
             + decayed_offset_softfade_grad_zero(
-                ratio * diff_rot[j],
-                duration_start,
-                hardness_start,
+                (1.0 - ratio) * diff_rot[j],
+                duration_end,
+                hardness_end,
             );
+        let velocity_start =
+            quat_differentiate_angular_velocity(rot.get(s1, j), rot.get(s0, j), dt)
+                + decayed_offset_softfade_grad_zero(
+                    ratio * diff_rot[j],
+                    duration_start,
+                    hardness_start,
+                );
         diff_vel[j] = velocity_end - velocity_start;
     }
 }
@@ -355,25 +448,24 @@ pub fn compute_root_inertialize_offsets(
     dt: f32,
 ) {
     let n = rot.rows();
-    two_frames(n);
+    let (e1, e0, s1, s0) = seam_frames(n);
     assert!(
         pos.rows() == n,
         "positions and rotations have different frame counts"
     );
     let cols = rot.cols();
     let root_start = rot.get(0, 0);
-    let root_end = rot.get(n - 1, 0);
-    let pos_vel_end =
-        quat_inv_mul_vec3(root_end, div_dt(pos.get(n - 1, 0) - pos.get(n - 2, 0), dt));
-    let pos_vel_start = quat_inv_mul_vec3(root_start, div_dt(pos.get(1, 0) - pos.get(0, 0), dt));
+    let root_end = rot.get(e1, 0);
+    let pos_vel_end = quat_inv_mul_vec3(root_end, div_dt(pos.get(e1, 0) - pos.get(e0, 0), dt));
+    let pos_vel_start = quat_inv_mul_vec3(root_start, div_dt(pos.get(s1, 0) - pos.get(s0, 0), dt));
     let diff_pos_vel = pos_vel_end - pos_vel_start;
     let rot_vel_end = quat_inv_mul_vec3(
         root_end,
-        quat_differentiate_angular_velocity(rot.get(n - 1, 0), rot.get(n - 2, 0), dt),
+        quat_differentiate_angular_velocity(rot.get(e1, 0), rot.get(e0, 0), dt),
     );
     let rot_vel_start = quat_inv_mul_vec3(
         root_start,
-        quat_differentiate_angular_velocity(rot.get(1, 0), rot.get(0, 0), dt),
+        quat_differentiate_angular_velocity(rot.get(s1, 0), rot.get(s0, 0), dt),
     );
     let diff_rot_vel = rot_vel_end - rot_vel_start;
     for i in 0..n {

@@ -195,6 +195,23 @@ pub fn unit_quat() -> impl Strategy<Value = Quat> {
     })
 }
 
+/// A quaternion orthogonal to `q` in 4D (a half turn away, a hemisphere
+/// tie): kinds 0 to 2 permute and negate `q`'s components (exactly
+/// orthogonal; the reference's dot product is 0 or a residue of its own
+/// rounding), kind 3 is `q u` for the pure unit quaternion along `u`
+/// (orthogonal up to the product's rounding).
+pub fn orthogonal(q: Quat, kind: u8, u: Vec3) -> Quat {
+    match kind % 4 {
+        0 => Quat::new(-q.x, q.w, -q.z, q.y),
+        1 => Quat::new(-q.y, q.z, q.w, -q.x),
+        2 => Quat::new(-q.z, -q.y, q.x, q.w),
+        _ => {
+            let a = kineform::reference::normalize(u + Vec3::new(1e-3, 0.0, 0.0));
+            kineform::reference::quat_mul(q, Quat::new(0.0, a.x, a.y, a.z))
+        }
+    }
+}
+
 /// Quaternions with edge cases: identity, negative identity, half turns,
 /// slightly denormalized (|w| > 1), tiny rotations.
 pub fn quat_edgy() -> impl Strategy<Value = Quat> {
