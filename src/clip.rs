@@ -87,6 +87,27 @@ impl Clip {
         (self.frames - 1) as f32 * self.frame_time
     }
 
+    /// The same clip with each joint's rotations as a path without sign
+    /// jumps: frame `f`'s quaternion negated where its dot product with
+    /// frame `f - 1`'s (already flipped) is negative. `q` and `-q` are the
+    /// same rotation, so every pose is unchanged; what changes is that
+    /// sampling between frames, and any product of sampled rotations,
+    /// moves continuously as a quaternion, not only as a rotation. The
+    /// crowd keeps the hemisphere of a blend's relative rotation fixed
+    /// between a transition and the next on that ground.
+    pub fn with_continuous_rotations(&self) -> Clip {
+        let mut c = self.clone();
+        for f in 1..c.frames {
+            for j in 0..c.joints {
+                let (prev, cur) = (c.rot[(f - 1) * c.joints + j], c.rot[f * c.joints + j]);
+                if crate::reference::quat_dot(prev, cur) < 0.0 {
+                    c.rot[f * c.joints + j] = -cur;
+                }
+            }
+        }
+        c
+    }
+
     /// Local position of joint `j` at frame `f` (panics out of range).
     pub fn pos(&self, f: usize, j: usize) -> Vec3 {
         self.pos[f * self.joints + j]

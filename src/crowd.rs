@@ -538,24 +538,58 @@ fn crowd_skeleton(clip: &Skeleton) -> Result<Skeleton> {
 /// Velocity check over a run: the gap between the propagated world velocity
 /// and the finite difference of world positions across a frame,
 /// `|(p₁ - p₀) / dt - (v₀ + v₁) / 2|`, over every character and joint.
+///
+/// The verdict ([`VelocityCheck::passed`]): every output finite, and the
+/// largest gap within [`VelocityCheck::bound`], twice the top speed of the
+/// run. A motion whose positions follow its velocities moves no faster
+/// over a step than its top speed, so `|(p₁ - p₀) / dt|` and
+/// `|(v₀ + v₁) / 2|` are both within it and their difference within twice
+/// it, whatever the step; a jump in position (a snap, a pop at a
+/// transition) gives a gap that grows as `1 / dt` and passes it. How
+/// closely the velocities follow the motion (a few units/s on average; the
+/// largest gaps are linear sampling's frame-to-frame velocity jumps) is
+/// what `tests/continuity.rs` proves, by halving the step.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct VelocityCheck {
     /// Largest gap, units per second.
     pub max_gap: f32,
+    /// Where the largest gap was: character, crowd joint, frame (frames
+    /// counted from 0, the crowd's first).
+    pub worst: Option<GapAt>,
     /// Sum of gaps (for the mean).
     pub sum_gap: f64,
     /// Number of character-joint samples.
     pub samples: u64,
     /// Largest propagated speed seen, units per second (for scale).
     pub max_speed: f32,
+    /// Character-frames whose output holds a value that is not finite.
+    pub non_finite: u64,
+}
+
+/// A place in a crowd run: character, crowd joint (0 the world root) and
+/// frame.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct GapAt {
+    /// Character index.
+    pub character: usize,
+    /// Crowd joint.
+    pub joint: usize,
+    /// Frame, from 0.
+    pub frame: u64,
 }
 
 impl VelocityCheck {
-    fn merge(&mut self, o: &VelocityCheck) {
-        self.max_gap = self.max_gap.max(o.max_gap);
+    /// Adds another part of the run (other characters or frames); the
+    /// earlier part wins ties, so the sum is the same for any thread count.
+    pub fn merge(&mut self, o: &VelocityCheck) {
+        if o.max_gap > self.max_gap || (self.worst.is_none() && o.worst.is_some()) {
+            self.max_gap = o.max_gap;
+            self.worst = o.worst;
+        }
         self.sum_gap += o.sum_gap;
         self.samples += o.samples;
         self.max_speed = self.max_speed.max(o.max_speed);
+        self.non_finite += o.non_finite;
     }
 
     /// Mean gap, units per second.
@@ -565,6 +599,17 @@ impl VelocityCheck {
         } else {
             self.sum_gap / self.samples as f64
         }
+    }
+
+    /// The bound the largest gap is held to: twice the top speed of the
+    /// run (see the type's docs), units per second.
+    pub fn bound(&self) -> f32 {
+        2.0 * self.max_speed
+    }
+
+    /// Every output finite and the largest gap within [`VelocityCheck::bound`].
+    pub fn passed(&self) -> bool {
+        self.non_finite == 0 && self.max_gap <= self.bound()
     }
 }
 
@@ -811,21 +856,80 @@ fn sample_cubic_rows(
     }
 }
 
-/// Blend of one joint: `slerp(a, b, t) = exp(t w) a` with
-/// `w = log(quat_abs(b a⁻¹))`, velocities lerped plus `(b - a) rate`, the
-/// angular velocity the slerp's exact one ([`lanes::slerp_dx_parts`]).
-/// `w = k v` with `v` the relative rotation's vector part
-/// ([`lanes::quat_log_short_factor`]), so `t w` scales `v` once, and
-/// `|t w|² = (k t)² (v·v)`.
+/// Blend of one joint the short way round ([`r::op_blend`]): `exp(t w) a`
+/// with `w = log(quat_abs(b a⁻¹))`, velocities lerped plus `(b - a) rate`,
+/// the angular velocity the slerp's exact one ([`lanes::slerp_dx_parts`]).
 #[inline(always)]
 fn blend_joint(a: &Motionx8, b: &Motionx8, alpha: F32x8, rate: F32x8) -> Motionx8 {
-    let d = lanes::quat_abs(lanes::quat_mul_inv(b.rot, a.rot));
+    blend_rel(
+        a,
+        b,
+        lanes::quat_abs(lanes::quat_mul_inv(b.rot, a.rot)),
+        alpha,
+        rate,
+    )
+}
+
+/// [`blend_joint`] along `d = ±(b a⁻¹)`, its sign in the `fresh` lanes the
+/// short way round (`w >= 0`), in the others the one kept in `flip` since
+/// the last transition (bit per lane; updated), so the blend moves
+/// continuously however far apart the two rotations turn (dead blending,
+/// [`r::op_dead_blending`]).
+#[inline(always)]
+fn blend_kept(
+    a: &Motionx8,
+    b: &Motionx8,
+    (flip, fresh): (&mut u8, F32x8),
+    alpha: F32x8,
+    rate: F32x8,
+) -> Motionx8 {
+    let raw = lanes::quat_mul_inv(b.rot, a.rot);
+    let m = fresh.bitselect(raw.w.simd_lt(F32x8::ZERO), lane_mask(*flip));
+    *flip = m.to_bitmask() as u8;
+    let sign = m & splat(-0.0);
+    let d = Quatx8::new(raw.w ^ sign, raw.x ^ sign, raw.y ^ sign, raw.z ^ sign);
+    blend_rel(a, b, d, alpha, rate)
+}
+
+/// The blend `exp(t log d) a` toward `b = ±d a`. Where every lane's `d`
+/// has `w >= 0` (always for [`blend_joint`], nearly always for
+/// [`blend_kept`]) the logarithm and exponential take their short forms:
+/// `log d = k v` with `v` the relative rotation's vector part
+/// ([`lanes::quat_log_short_factor`]), so `t log d` scales `v` once, and
+/// `|t log d|² = (k t)² (v·v)`; else the general ones
+/// ([`lanes::quat_slerp_parts`]), a branch taken by the whole pack.
+#[inline(always)]
+fn blend_rel(a: &Motionx8, b: &Motionx8, d: Quatx8, alpha: F32x8, rate: F32x8) -> Motionx8 {
     let v = d.xyz();
-    let l2 = lanes::dot(v, v);
-    let k = lanes::quat_log_short_factor(d.w, l2);
-    let kt = k * alpha;
-    let (ca, kb) = lanes::quat_exp_short_scaled_parts(kt, l2 * (kt * kt));
-    blend_along(a, b, (v, d.w, ca, kb, k), alpha, rate)
+    if d.w.simd_ge(F32x8::ZERO).all() {
+        let l2 = lanes::dot(v, v);
+        let k = lanes::quat_log_short_factor(d.w, l2);
+        let kt = k * alpha;
+        let (ca, kb) = lanes::quat_exp_short_scaled_parts(kt, l2 * (kt * kt));
+        blend_along(a, b, (v, d.w, ca, kb, k), alpha, rate)
+    } else {
+        let (ca, kb, k) = lanes::quat_slerp_parts(d, alpha);
+        blend_along(a, b, (v, d.w, ca, kb, k), alpha, rate)
+    }
+}
+
+/// The lanes whose bit is set in `bits`, as a mask.
+#[inline(always)]
+fn lane_mask(bits: u8) -> F32x8 {
+    let lane = I32x8::new([1, 2, 4, 8, 16, 32, 64, 128]);
+    let set = (I32x8::splat(bits as i32) & lane).simd_eq(lane);
+    bytemuck::cast(set)
+}
+
+/// `out[joint]`, for each of a batch's lanes `l`, the bit of character
+/// `at[l]` in the crowd's per-pack, per-joint `bits` (`j` joints a pack).
+fn gather_bits(out: &mut [u8], bits: &[u8], j: usize, at: &[usize; 8]) {
+    for (joint, o) in out.iter_mut().enumerate() {
+        *o = at.iter().enumerate().fold(0u8, |acc, (l, &c)| {
+            let bit = (bits[(c / 8) * j + joint] >> (c % 8)) & 1;
+            acc | (bit << l)
+        });
+    }
 }
 
 /// The blend of [`blend_joint`] from the slerp's pieces (`u`, `c` the
@@ -915,13 +1019,13 @@ fn inertialize_joint(
 /// Dead blending of one joint: the transition pose extrapolated with
 /// `(alpha, dalpha)` (its turn capped, [`lanes::extrapolation_turn_scale`]),
 /// blended into `input` with weight `a` changing at `ar` per second along
-/// the relative rotation followed from the previous step, `path`, which is
-/// updated ([`r::op_dead_blending`]).
+/// the relative rotation in the hemisphere `flip` says ([`blend_kept`],
+/// [`r::op_dead_blending`]).
 #[inline(always)]
 fn dead_blend_joint(
     tp: &Motionx8,
     input: &Motionx8,
-    path: &mut Quatx8,
+    flip: (&mut u8, F32x8),
     ex: (F32x8, F32x8),
     a: F32x8,
     ar: F32x8,
@@ -934,10 +1038,7 @@ fn dead_blend_joint(
         vel: tp.vel * ex.1,
         ang: tp.ang * (ex.1 * (s * s * s)),
     };
-    let rel = lanes::quat_relative_along(*path, e.rot, input.rot);
-    *path = rel;
-    let (ca, kb, k) = lanes::quat_slerp_parts(rel, a);
-    blend_along(&e, input, (rel.xyz(), rel.w, ca, kb, k), a, ar)
+    blend_kept(&e, input, flip, a, ar)
 }
 
 #[inline(always)]
@@ -976,13 +1077,8 @@ fn update_shift(m: F32x8, new: &ShiftOffsetx8, state: &mut ShiftOffsetx8) {
 #[inline(always)]
 fn update_motion(m: F32x8, new: &Motionx8, state: &mut Motionx8) {
     let v = |n, o| bitselect_vec3(m, n, o);
-    let (n, o) = (new.rot, state.rot);
-    let rot = Quatx8::new(
-        m.bitselect(n.w, o.w),
-        m.bitselect(n.x, o.x),
-        m.bitselect(n.y, o.y),
-        m.bitselect(n.z, o.z),
-    );
+    let mut rot = state.rot;
+    update_quat(m, &new.rot, &mut rot);
     *state = Motionx8 {
         pos: v(new.pos, state.pos),
         rot,
@@ -1079,10 +1175,14 @@ pub struct Crowd {
     /// joint, positional halves for the joints whose position moves.
     turns: Vec<TurnOffsetx8>,
     shifts: Vec<ShiftOffsetx8>,
-    /// Dead blending's transition poses, pack-major, and each joint's
-    /// relative rotation followed from step to step ([`r::op_dead_blending`]).
+    /// Dead blending's transition poses, pack-major.
     transition: Vec<Motionx8>,
-    paths: Vec<Quatx8>,
+    /// Per pack and joint, which characters' dead-blending relative
+    /// rotations are taken negated (bit `i` for character `8p + i`): chosen
+    /// the short way round at a transition and kept until the next, so that
+    /// they move continuously (the database's rotations have no sign jumps,
+    /// [`Clip::with_continuous_rotations`]; [`r::op_dead_blending`]).
+    dead_flips: Vec<u8>,
     world: Vec<Motionx8>,
     /// Each pack's joint 0: the characters' places in the world (static).
     roots: Vec<Motionx8>,
@@ -1130,6 +1230,7 @@ struct Shared<'a> {
     packs: usize,
     characters: usize,
     first: bool,
+    frame: u64,
 }
 
 impl Crowd {
@@ -1208,10 +1309,10 @@ impl Crowd {
             } else {
                 rest.repeat(packs)
             },
-            paths: if inert {
+            dead_flips: if inert {
                 Vec::new()
             } else {
-                vec![Quatx8::IDENTITY; packs * j]
+                vec![0; packs * j]
             },
             world: vec![Motionx8::REST; packs * j],
             roots,
@@ -1319,6 +1420,7 @@ impl Crowd {
             shown: &[],
             characters: self.cfg.characters,
             first: self.frames == 0,
+            frame: self.frames,
         };
 
         // The characters that jump this frame, eight at a time across
@@ -1342,7 +1444,7 @@ impl Crowd {
             turns: &self.turns,
             shifts: &self.shifts,
             transition: &self.transition,
-            paths: &self.paths,
+            dead_flips: &self.dead_flips,
             turning,
             moving,
         };
@@ -1361,22 +1463,24 @@ impl Crowd {
         let turns = per_pack(&mut self.turns, turning, packs);
         let shifts = per_pack(&mut self.shifts, moving, packs);
         let transitions = per_pack(&mut self.transition, j, packs);
-        let paths = per_pack(&mut self.paths, j, packs);
+        let dead_flips = per_pack(&mut self.dead_flips, j, packs);
         let state: Vec<PackState> = turns
             .into_iter()
             .zip(shifts)
-            .zip(transitions.into_iter().zip(paths))
+            .zip(transitions.into_iter().zip(dead_flips))
             .zip(self.jumps.iter_mut().zip(&self.first_mover))
             .zip(self.scheds.iter_mut())
             .map(
-                |((((turns, shifts), (transition, paths)), (jumps, &first)), sched)| PackState {
-                    turns,
-                    shifts,
-                    transition,
-                    paths,
-                    sched,
-                    jumps,
-                    first_mover: first as usize,
+                |((((turns, shifts), (transition, dead_flips)), (jumps, &first)), sched)| {
+                    PackState {
+                        turns,
+                        shifts,
+                        transition,
+                        dead_flips,
+                        sched,
+                        jumps,
+                        first_mover: first as usize,
+                    }
                 },
             )
             .collect();
@@ -1416,7 +1520,7 @@ struct Kept<'a> {
     turns: &'a [TurnOffsetx8],
     shifts: &'a [ShiftOffsetx8],
     transition: &'a [Motionx8],
-    paths: &'a [Quatx8],
+    dead_flips: &'a [u8],
     turning: usize,
     moving: usize,
 }
@@ -1481,22 +1585,19 @@ fn shown_batch<const CUBIC: bool, const INERT: bool>(
         let w = CubicWeights::new(bt_old, d);
         inertialize_pass(out, old_a, (kt, ks), sh.tracks, &w);
     } else {
-        let (kp, kq) = (&mut scratch.kept_poses, &mut scratch.kept_paths);
+        let (kp, kq) = (&mut scratch.kept_poses, &mut scratch.kept_dead_flips);
         for (l, &c) in at.iter().enumerate() {
             let (p, cl) = (c / 8, c % 8);
             let poses = &kept.transition[p * j..][..j];
             kp.iter_mut()
                 .zip(poses)
                 .for_each(|(k, t)| copy_lane(k, l, t, cl));
-            let paths = &kept.paths[p * j..][..j];
-            kq.iter_mut()
-                .zip(paths)
-                .for_each(|(k, t)| copy_lane(k, l, t, cl));
         }
+        gather_bits(kq, kept.dead_flips, j, &at);
         dead_blend_pass(
             out,
             old_a,
-            (kp, kq),
+            (kp, (kq, F32x8::ZERO)),
             sh.tracks,
             lanes::extrapolate_decayed_weights(bt_old, splat(cfg.extrapolation_halflife)),
             fade(bt_old, d, splat(cfg.dt)),
@@ -1524,7 +1625,7 @@ struct PackState<'a> {
     turns: &'a mut [TurnOffsetx8],
     shifts: &'a mut [ShiftOffsetx8],
     transition: &'a mut [Motionx8],
-    paths: &'a mut [Quatx8],
+    dead_flips: &'a mut [u8],
     sched: &'a mut Schedx8,
     jumps: &'a mut u8,
     first_mover: usize,
@@ -1547,7 +1648,7 @@ struct PackScratch {
     kept_turns: Vec<TurnOffsetx8>,
     kept_shifts: Vec<ShiftOffsetx8>,
     kept_poses: Vec<Motionx8>,
-    kept_paths: Vec<Quatx8>,
+    kept_dead_flips: Vec<u8>,
 }
 
 impl PackScratch {
@@ -1566,7 +1667,7 @@ impl PackScratch {
             kept_turns: vec![turn; turning],
             kept_shifts: vec![ShiftOffsetx8::ZERO; moving],
             kept_poses: v(),
-            kept_paths: vec![Quatx8::IDENTITY; rest.len()],
+            kept_dead_flips: vec![0; rest.len()],
         }
     }
 }
@@ -1605,8 +1706,10 @@ impl<'a> PackLanes<'a> {
     fn input<const CUBIC: bool>(&self, st: &Stepx8, a: &mut [Motionx8], ahead: [&[Ahead]; 2]) {
         let db = self.sampler.db;
         self.sampler.input::<CUBIC>(
-            &SampleRows::new::<CUBIC>(db, st.a, st.start, st.last),
-            &SampleRows::new::<CUBIC>(db, st.b, st.start, st.last),
+            (
+                &SampleRows::new::<CUBIC>(db, st.a, st.start, st.last),
+                &SampleRows::new::<CUBIC>(db, st.b, st.start, st.last),
+            ),
             self.weight,
             a,
             ahead,
@@ -1713,8 +1816,7 @@ impl Sampler<'_> {
     /// passes, so that the fetching is spread over both.
     fn input<const CUBIC: bool>(
         &self,
-        ra: &SampleRows,
-        rb: &SampleRows,
+        (ra, rb): (&SampleRows, &SampleRows),
         weight: (F32x8, F32x8),
         a: &mut [Motionx8],
         ahead: [&[Ahead]; 2],
@@ -1775,21 +1877,28 @@ fn inertialize_pass(
 }
 
 /// `out = select(mask, dead_blend(transition, pose), pose)` per joint,
-/// each joint's relative rotation followed in `paths`.
+/// each joint's relative rotation's hemisphere in `flips` (chosen in the
+/// `fresh` lanes, kept in the others; see [`Crowd`]'s `dead_flips`).
 #[allow(clippy::too_many_arguments)]
 #[inline(never)]
 fn dead_blend_pass(
     out: &mut [Motionx8],
     pose: &[Motionx8],
-    (transition, paths): (&[Motionx8], &mut [Quatx8]),
+    (transition, (flips, fresh)): (&[Motionx8], (&mut [u8], F32x8)),
     tracks: &[Track],
     ex: (F32x8, F32x8),
     fade: (F32x8, F32x8),
     mask: F32x8,
 ) {
     let joints = out.iter_mut().zip(pose).zip(transition.iter().zip(tracks));
-    for (((r, m), (t, track)), path) in joints.zip(paths.iter_mut()).skip(1) {
-        let mut d = |m| select_motion(mask, &dead_blend_joint(t, m, path, ex, fade.0, fade.1), m);
+    for (((r, m), (t, track)), flip) in joints.zip(flips.iter_mut()).skip(1) {
+        let mut d = |m| {
+            select_motion(
+                mask,
+                &dead_blend_joint(t, m, (flip, fresh), ex, fade.0, fade.1),
+                m,
+            )
+        };
         match track {
             Track::Still => {}
             Track::Turns(_) => put_turn(r, d(m)),
@@ -1816,7 +1925,7 @@ fn step_pack<const CUBIC: bool, const INERT: bool>(
         turns,
         shifts,
         transition,
-        paths,
+        dead_flips,
         sched,
         jumps,
         first_mover,
@@ -1877,10 +1986,7 @@ fn step_pack<const CUBIC: bool, const INERT: bool>(
                     update_turn(m_trans, &turn, &mut turns[k]);
                     update_shift(m_trans, &shift, &mut shifts[s]);
                 }
-                (_, false) => {
-                    update_motion(m_trans, &shown[j], &mut transition[j]);
-                    update_quat(m_trans, &Quatx8::IDENTITY, &mut paths[j]);
-                }
+                (_, false) => update_motion(m_trans, &shown[j], &mut transition[j]),
             }
         }
     }
@@ -1895,7 +2001,7 @@ fn step_pack<const CUBIC: bool, const INERT: bool>(
             dead_blend_pass(
                 b,
                 a,
-                (transition, paths),
+                (transition, (dead_flips, mask(trans))),
                 sh.tracks,
                 lanes::extrapolate_decayed_weights(bt, splat(cfg.extrapolation_halflife)),
                 fade(bt, d, dt),
@@ -1920,7 +2026,7 @@ fn step_pack<const CUBIC: bool, const INERT: bool>(
     );
     FrameStats {
         transitions: trans.iter().zip(&valid).filter(|(t, v)| **t && **v).count() as u32,
-        velocity: check.finish(valid, local.len(), sh.first, cfg.dt),
+        velocity: check.finish((p, valid), local.len(), (sh.first, sh.frame), cfg.dt),
     }
 }
 
@@ -1941,7 +2047,13 @@ fn fk_pass(
     // Joint 0, the characters' places in the world, never changes: written
     // on the first frame, then left (its check gap is exactly zero).
     if first {
-        write_world(&mut world[0], root, first, half_dt, &mut check);
+        write_world(
+            &mut world[0],
+            root,
+            (F32x8::ZERO, first),
+            half_dt,
+            &mut check,
+        );
     }
     for j in 1..local.len() {
         let (done, rest) = world.split_at_mut(j);
@@ -1951,24 +2063,41 @@ fn fk_pass(
             Track::Turns(_) => motion_mul::<false, true>(p, l),
             Track::Still => motion_mul::<false, false>(p, l),
         };
-        write_world(&mut rest[0], &g, first, half_dt, &mut check);
+        write_world(
+            &mut rest[0],
+            &g,
+            (splat(j as f32), first),
+            half_dt,
+            &mut check,
+        );
     }
     check
 }
 
-/// Writes one joint's world output after comparing it with the previous
+/// Writes joint `j`'s world output after comparing it with the previous
 /// frame's: the finite difference of positions against the mean of the two
 /// propagated velocities, kept as `dt` times the gap,
 /// `|Δpos - (v + v_prev) dt/2|` (scaled by `1/dt` once per pack, in
 /// [`PackCheck::finish`]).
 #[inline(always)]
-fn write_world(w: &mut Motionx8, g: &Motionx8, first: bool, half_dt: F32x8, check: &mut PackCheck) {
+fn write_world(
+    w: &mut Motionx8,
+    g: &Motionx8,
+    (j, first): (F32x8, bool),
+    half_dt: F32x8,
+    check: &mut PackCheck,
+) {
     if !first {
         let e = (g.pos - w.pos) - (g.vel + w.vel) * half_dt;
         let gap = lanes::length(e);
-        // fast_max: vmaxps, no NaN select (a NaN gap still shows in the sum).
-        check.max_gap = check.max_gap.fast_max(gap);
-        check.sum_gap += gap;
+        // A NaN gap is never greater and does not move the maximum; it
+        // shows in the sum (PackCheck::finish counts it).
+        let more = gap.simd_gt(check.max_gap);
+        check.max_gap = more.select(gap, check.max_gap);
+        check.max_joint = more.select(j, check.max_joint);
+        // A rotation that is not finite (a leaf's moves no position) makes
+        // the sum NaN too.
+        check.sum_gap += g.rot.w.mul_add(F32x8::ZERO, gap);
         check.max_speed2 = check.max_speed2.fast_max(lanes::dot(g.vel, g.vel));
     }
     *w = *g;
@@ -1977,6 +2106,8 @@ fn write_world(w: &mut Motionx8, g: &Motionx8, first: bool, half_dt: F32x8, chec
 /// A pack's velocity check, kept in lanes until the pack is done.
 struct PackCheck {
     max_gap: F32x8,
+    /// The joint of each lane's largest gap.
+    max_joint: F32x8,
     sum_gap: F32x8,
     /// Squared, so each joint needs no square root.
     max_speed2: F32x8,
@@ -1985,29 +2116,52 @@ struct PackCheck {
 impl PackCheck {
     const EMPTY: PackCheck = PackCheck {
         max_gap: F32x8::ZERO,
+        max_joint: F32x8::ZERO,
         sum_gap: F32x8::ZERO,
         max_speed2: F32x8::ZERO,
     };
 
-    /// The run-level check of `joints` joints of the `valid` lanes, gaps
-    /// divided by the step `dt`.
-    fn finish(&self, valid: [bool; 8], joints: usize, first: bool, dt: f32) -> VelocityCheck {
+    /// The run-level check of `joints` joints of the `valid` lanes of pack
+    /// `pack` at `frame`, gaps divided by the step `dt`. A lane whose sum
+    /// of gaps is not finite held a value that is not finite.
+    fn finish(
+        &self,
+        (pack, valid): (usize, [bool; 8]),
+        joints: usize,
+        (first, frame): (bool, u64),
+        dt: f32,
+    ) -> VelocityCheck {
         if first {
             return VelocityCheck::default();
         }
-        let lanes = |v: F32x8| {
-            v.to_array()
-                .into_iter()
-                .zip(valid)
-                .filter_map(|(x, ok)| ok.then_some(x))
-        };
-        let max = |v: F32x8| lanes(v).fold(0.0f32, f32::max);
-        VelocityCheck {
-            max_gap: max(self.max_gap) / dt,
-            sum_gap: lanes(self.sum_gap).map(|x| x as f64).sum::<f64>() / dt as f64,
+        let (gaps, at, sums) = (
+            self.max_gap.to_array(),
+            self.max_joint.to_array(),
+            self.sum_gap.to_array(),
+        );
+        let mut check = VelocityCheck {
             samples: (valid.iter().filter(|&&v| v).count() * joints) as u64,
-            max_speed: max(self.max_speed2).sqrt(),
+            ..VelocityCheck::default()
+        };
+        let speeds = self.max_speed2.to_array();
+        for l in (0..8).filter(|&l| valid[l]) {
+            if !sums[l].is_finite() {
+                check.non_finite += 1;
+                continue;
+            }
+            check.sum_gap += sums[l] as f64 / dt as f64;
+            check.max_speed = check.max_speed.max(speeds[l].sqrt());
+            let gap = gaps[l] / dt;
+            if gap > check.max_gap || check.worst.is_none() {
+                check.max_gap = gap;
+                check.worst = Some(GapAt {
+                    character: pack * 8 + l,
+                    joint: at[l] as usize,
+                    frame,
+                });
+            }
         }
+        check
     }
 }
 
@@ -2030,9 +2184,11 @@ pub struct ReferenceCrowd {
 struct RefState {
     offset: Pose,
     transition: Pose,
-    /// Dead blending's relative rotations, followed from step to step
-    /// ([`r::op_dead_blending`]).
-    path: Vec<r::Quat>,
+    /// Per joint, whether dead blending's relative rotation is taken
+    /// negated: chosen the short way round at a transition and kept until
+    /// the next, so that it moves continuously (see
+    /// [`Clip::with_continuous_rotations`]).
+    dead_flip: Vec<bool>,
     world: Pose,
 }
 
@@ -2063,13 +2219,13 @@ impl ReferenceCrowd {
             RefState {
                 offset: Pose::new(j),
                 transition: Pose::new(j),
-                path: vec![r::Quat::IDENTITY; j],
+                dead_flip: vec![false; j],
                 world: Pose::new(j)
             };
             cfg.characters
         ];
         Ok(ReferenceCrowd {
-            clips: clips.to_vec(),
+            clips: clips.iter().map(Clip::with_continuous_rotations).collect(),
             skeleton: skel,
             clip_lengths,
             characters,
@@ -2103,7 +2259,7 @@ impl ReferenceCrowd {
             &self.clip_lengths,
             self.skeleton.parents(),
         );
-        let first = self.frames == 0;
+        let frame = self.frames;
         let scratch = || {
             let p = || Pose::new(j);
             RefScratch {
@@ -2122,9 +2278,10 @@ impl ReferenceCrowd {
             .characters
             .par_iter_mut()
             .zip(self.state.par_iter_mut())
-            .map_init(scratch, |s, (ch, st)| {
+            .enumerate()
+            .map_init(scratch, |s, (c, (ch, st))| {
                 let step = ch.advance(lengths, cfg);
-                reference_frame(cfg, clips, parents, ch.world(), &step, st, s, first)
+                reference_frame(cfg, clips, parents, ch.world(), &step, st, s, (c, frame))
             })
             .collect();
         self.frames += 1;
@@ -2188,6 +2345,56 @@ fn ref_input(
     out.set(0, world);
 }
 
+/// Blends `a` into `b` joint by joint along the relative rotation
+/// `±(b a⁻¹)`, negated where `flips[j]` says (`fresh`: chosen now, the
+/// short way round; else kept from the transition, see
+/// [`Clip::with_continuous_rotations`]): [`r::kform_blend_along`], the
+/// lanes crowd's `blend_kept`.
+fn blend_with_flips(
+    out: &mut Pose,
+    (a, b): (&Pose, &Pose),
+    (flips, fresh): (&mut [bool], bool),
+    alpha: f32,
+    rate: f32,
+) {
+    for (j, flip) in flips.iter_mut().enumerate().take(out.len()) {
+        let (x, y) = (a.get(j), b.get(j));
+        let rel = r::quat_mul_inv(y.rot, x.rot);
+        if fresh {
+            *flip = rel.w < 0.0;
+        }
+        let rel = if *flip { -rel } else { rel };
+        out.set(j, r::kform_blend_along(&x, &y, rel, alpha, rate));
+    }
+}
+
+/// Dead blending ([`r::op_dead_blending`]) with the relative rotation's
+/// hemisphere in `flips` (see [`blend_with_flips`]).
+#[allow(clippy::too_many_arguments)]
+fn ref_dead_blend(
+    cfg: &CrowdConfig,
+    out: &mut Pose,
+    extrapolated: &mut Pose,
+    transition: &Pose,
+    input: &Pose,
+    flips: (&mut [bool], bool),
+    blend_time: f32,
+) {
+    let dur = cfg.blend_duration;
+    r::op_extrapolate_decayed(
+        extrapolated,
+        transition,
+        blend_time,
+        cfg.extrapolation_halflife,
+    );
+    let alpha = r::smoothstep_blend_alpha(blend_time, dur);
+    let rate = r::weight_rate(
+        r::smoothstep_blend_alpha_dx(blend_time, dur, cfg.dt),
+        cfg.dt,
+    );
+    blend_with_flips(out, (extrapolated, input), flips, alpha, rate);
+}
+
 #[allow(clippy::too_many_arguments)]
 fn reference_frame(
     cfg: &CrowdConfig,
@@ -2197,15 +2404,18 @@ fn reference_frame(
     step: &Step,
     st: &mut RefState,
     s: &mut RefScratch,
-    first: bool,
+    (character, frame): (usize, u64),
 ) -> FrameStats {
+    let first = frame == 0;
     let dur = cfg.blend_duration;
     let mut input = std::mem::take(&mut s.input);
-    ref_input(cfg, clips, step.new, step, world, s, &mut input);
     let mut local = std::mem::take(&mut s.local);
     if step.transition {
+        // The pose the character would have shown: its old sources with
+        // the hemispheres kept since its last transition.
         let mut old = std::mem::take(&mut s.old);
         ref_input(cfg, clips, step.old, step, world, s, &mut old);
+        ref_input(cfg, clips, step.new, step, world, s, &mut input);
         let mut shown = std::mem::take(&mut s.shown);
         match cfg.transition {
             Transition::Inertialize => {
@@ -2218,43 +2428,40 @@ fn reference_frame(
             }
             Transition::DeadBlend => {
                 if step.blend_time_old < dur {
-                    r::op_dead_blending(
+                    ref_dead_blend(
+                        cfg,
                         &mut shown,
                         &mut s.extrapolated,
-                        &mut st.path,
                         &st.transition,
                         &old,
-                        cfg.extrapolation_halflife,
+                        (&mut st.dead_flip, false),
                         step.blend_time_old,
-                        dur,
-                        cfg.dt,
                     );
                 } else {
                     shown.clone_from(&old);
                 }
                 shown.set(0, world);
                 st.transition.clone_from(&shown);
-                st.path.fill(r::Quat::IDENTITY);
             }
         }
         s.old = old;
         s.shown = shown;
+    } else {
+        ref_input(cfg, clips, step.new, step, world, s, &mut input);
     }
     if step.blend_time < dur {
         match cfg.transition {
             Transition::Inertialize => {
                 r::op_inertialize(&mut local, &st.offset, &input, step.blend_time, dur)
             }
-            Transition::DeadBlend => r::op_dead_blending(
+            Transition::DeadBlend => ref_dead_blend(
+                cfg,
                 &mut local,
                 &mut s.extrapolated,
-                &mut st.path,
                 &st.transition,
                 &input,
-                cfg.extrapolation_halflife,
+                (&mut st.dead_flip, step.transition),
                 step.blend_time,
-                dur,
-                cfg.dt,
             ),
         }
         local.set(0, world);
@@ -2266,19 +2473,69 @@ fn reference_frame(
     s.local = local;
     let mut check = VelocityCheck::default();
     if !first {
+        let mut finite = true;
         for k in 0..s.global.len() {
             let fd = (s.global.pos[k] - st.world.pos[k]) / cfg.dt;
             let mid = (s.global.vel[k] + st.world.vel[k]) * 0.5;
             let gap = r::length(fd - mid);
-            check.max_gap = check.max_gap.max(gap);
+            finite &= gap.is_finite() && s.global.rot[k].w.is_finite();
+            if gap > check.max_gap || check.worst.is_none() {
+                check.max_gap = gap;
+                check.worst = Some(GapAt {
+                    character,
+                    joint: k,
+                    frame,
+                });
+            }
             check.sum_gap += gap as f64;
             check.samples += 1;
             check.max_speed = check.max_speed.max(r::length(s.global.vel[k]));
+        }
+        if !finite {
+            check = VelocityCheck {
+                samples: check.samples,
+                non_finite: 1,
+                ..VelocityCheck::default()
+            };
         }
     }
     st.world.clone_from(&s.global);
     FrameStats {
         transitions: step.transition as u32,
         velocity: check,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A lane whose gaps summed to NaN or infinity is counted as not
+    /// finite and fails the check (a NaN gap never moves `max_gap`, which
+    /// `f32::max` would hide); the others give the largest gap and where.
+    #[test]
+    fn velocity_check_counts_values_that_are_not_finite() {
+        let mut c = PackCheck::EMPTY;
+        c.max_gap = F32x8::new([0.1, 0.2, 0.0, 0.3, 0.0, 0.0, 0.0, 0.0]);
+        c.max_joint = F32x8::new([1.0, 2.0, 0.0, 5.0, 0.0, 0.0, 0.0, 0.0]);
+        c.sum_gap = F32x8::new([1.0, f32::NAN, f32::INFINITY, 1.0, 0.0, 0.0, 0.0, 0.0]);
+        c.max_speed2 = splat(100.0);
+        let v = c.finish((3, [true; 8]), 10, (false, 7), 0.5);
+        assert_eq!(v.non_finite, 2);
+        assert!(!v.passed());
+        assert_eq!(v.max_gap, 0.6);
+        assert_eq!(
+            v.worst,
+            Some(GapAt {
+                character: 27,
+                joint: 5,
+                frame: 7
+            })
+        );
+        let mut ok = PackCheck::EMPTY;
+        ok.max_speed2 = splat(100.0);
+        ok.max_gap = splat(1.0);
+        let v = ok.finish((0, [true; 8]), 10, (false, 1), 0.5);
+        assert!(v.passed() && v.bound() == 20.0 && v.max_gap == 2.0, "{v:?}");
     }
 }

@@ -151,6 +151,10 @@ impl Database {
             }
         }
         let total: usize = clips.iter().map(Clip::frames).sum();
+        // Rows hold each joint's rotations as a path without sign jumps
+        // (Clip::with_continuous_rotations): samples then move continuously
+        // as quaternions across frames.
+        let clips: Vec<Clip> = clips.iter().map(Clip::with_continuous_rotations).collect();
         // Row indices are kept as 32-bit lanes (Frames8).
         if total.saturating_mul(joints) > i32::MAX as usize {
             return Err(Error::Length {
@@ -164,7 +168,7 @@ impl Database {
         let mut scales = (!unit).then(|| Vec::with_capacity(total * joints));
         let mut spans = Vec::with_capacity(clips.len());
         let mut first_frame = 0;
-        for c in clips {
+        for c in &clips {
             spans.push((first_frame, c.frames()));
             first_frame += c.frames();
             for f in 0..c.frames() {

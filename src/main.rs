@@ -82,6 +82,20 @@ struct CrowdArgs {
     /// Seed of the characters' schedules.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Frames per second of game time (the step is 1 / fps).
+    #[arg(long, default_value_t = 60.0, value_parser = parse_fps)]
+    fps: f32,
+}
+
+/// A frame rate: finite, positive, and giving a finite positive step.
+fn parse_fps(s: &str) -> Result<f32, String> {
+    let fps: f32 = s.parse().map_err(|e| format!("{e}"))?;
+    let dt = 1.0 / fps;
+    if fps.is_finite() && fps > 0.0 && dt.is_finite() && dt > 0.0 {
+        Ok(fps)
+    } else {
+        Err(format!("{fps} is not a frame rate (finite, > 0)"))
+    }
 }
 
 fn main() {
@@ -92,7 +106,9 @@ fn main() {
     };
     if let Err(e) = run_crowd(&args) {
         eprintln!("error: {e}");
-        std::process::exit(1);
+        // 3: the run completed but its output failed the velocity check;
+        // 1: a file could not be read or a crowd could not be made.
+        std::process::exit(if e.is::<CheckFailed>() { 3 } else { 1 });
     }
 }
 
@@ -167,6 +183,7 @@ fn run_crowd(a: &CrowdArgs) -> Result<(), Box<dyn std::error::Error>> {
             SamplingArg::Cubic => Sampling::Cubic,
         },
         seed: a.seed,
+        dt: 1.0 / a.fps,
         ..CrowdConfig::default()
     };
     let mut crowd = if a.scalar {
@@ -176,6 +193,12 @@ fn run_crowd(a: &CrowdArgs) -> Result<(), Box<dyn std::error::Error>> {
     };
     let joints = skeleton.len();
     let frames = a.frames as usize;
+    // Crowd joint k is clip joint k - 1; joint 0 is the world root.
+    let names = skeleton.names().to_vec();
+    let joint_name = |k: usize| match k.checked_sub(1) {
+        Some(c) => names.get(c).cloned().unwrap_or_default(),
+        None => "world root".to_string(),
+    };
 
     // The first frame fills the previous-frame state of the velocity check.
     let total = Instant::now();
@@ -201,10 +224,7 @@ fn run_crowd(a: &CrowdArgs) -> Result<(), Box<dyn std::error::Error>> {
                 times.push(t.elapsed().as_secs_f64());
             }
             transitions += s.transitions as u64;
-            check.max_gap = check.max_gap.max(s.velocity.max_gap);
-            check.sum_gap += s.velocity.sum_gap;
-            check.samples += s.velocity.samples;
-            check.max_speed = check.max_speed.max(s.velocity.max_speed);
+            check.merge(&s.velocity);
             bar.inc(1);
         }
     });
@@ -251,6 +271,15 @@ fn run_crowd(a: &CrowdArgs) -> Result<(), Box<dyn std::error::Error>> {
             "transitions": transitions,
             "velocity_gap_max": check.max_gap,
             "velocity_gap_mean": check.mean_gap(),
+            "velocity_gap_bound": check.bound(),
+            "velocity_check_passed": check.passed(),
+            "velocity_gap_worst": check.worst.map(|w| serde_json::json!({
+                "character": w.character,
+                "joint": w.joint,
+                "joint_name": joint_name(w.joint),
+                "frame": w.frame,
+            })),
+            "non_finite_character_frames": check.non_finite,
             "max_speed": check.max_speed,
             "total_s": total.elapsed().as_secs_f64(),
         });
@@ -274,11 +303,40 @@ fn run_crowd(a: &CrowdArgs) -> Result<(), Box<dyn std::error::Error>> {
             median * 1e9 / cj
         );
         println!(
-            "velocity check (|finite difference of world positions - propagated velocity| per frame): max {:.2}, mean {:.3} units/s (speeds up to {:.0}); {transitions} transitions",
+            "velocity check (|finite difference of world positions - propagated velocity| per frame): max {:.2}, mean {:.3} units/s; bound {:.0} (twice the top speed, {:.0}): {}; {transitions} transitions",
             check.max_gap,
             check.mean_gap(),
-            check.max_speed
+            check.bound(),
+            check.max_speed,
+            if check.passed() { "passed" } else { "FAILED" },
         );
+        if let Some(w) = check.worst {
+            println!(
+                "worst gap: character {}, joint {} ({}), frame {}",
+                w.character,
+                w.joint,
+                joint_name(w.joint),
+                w.frame
+            );
+        }
+        if check.non_finite > 0 {
+            println!("output not finite in {} character-frames", check.non_finite);
+        }
+    }
+    if !check.passed() {
+        return Err(CheckFailed.into());
     }
     Ok(())
 }
+
+/// The velocity check failed: the process exits with code 3.
+#[derive(Debug)]
+struct CheckFailed;
+
+impl std::fmt::Display for CheckFailed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("the velocity check failed (see above)")
+    }
+}
+
+impl std::error::Error for CheckFailed {}

@@ -4,6 +4,8 @@
 #![allow(clippy::assign_op_pattern)] // `x = x + ...` as the article writes it
 
 use super::angular::quat_slerp_dx;
+use super::kform::Kform;
+use super::math::Quat;
 use super::math::{clampf, eerp_vec3, exp_vec3, lerp_vec3, log_vec3};
 use super::math::{
     quat_abs, quat_from_scaled_angle_axis, quat_mul, quat_mul_inv, quat_mul_vec3,
@@ -95,6 +97,28 @@ pub fn op_blend(output: &mut Pose, lhs: &Pose, rhs: &Pose, alpha: f32, alpha_vel
         output.ang[i] = quat_slerp_dx(rel, alpha, rate, lhs.ang[i], rhs.ang[i]);
         output.svl[i] =
             lerp_vec3(lhs.svl[i], rhs.svl[i], alpha) + log_vec3(rhs.scl[i] / lhs.scl[i]) * rate;
+    }
+}
+
+/// One joint of a blend along the relative rotation `rel` from `l.rot` to
+/// `r.rot` (`r.rot = ±rel l.rot`), in whichever hemisphere `rel` is: the
+/// rotation `exp(alpha log rel) l.rot` with its exact angular velocity
+/// ([`quat_slerp_dx`]); positions, scales and velocities as [`op_blend`],
+/// `rate` the weight's change per second. With `rel = quat_abs(r l⁻¹)` it
+/// is [`op_blend`]'s joint; dead blending and the crowd follow `rel` from
+/// step to step instead ([`super::deadblend::quat_relative_along`]).
+#[inline]
+pub fn kform_blend_along(l: &Kform, r: &Kform, rel: Quat, alpha: f32, rate: f32) -> Kform {
+    Kform {
+        pos: lerp_vec3(l.pos, r.pos, alpha),
+        rot: quat_mul(
+            quat_from_scaled_angle_axis(alpha * quat_to_scaled_angle_axis(rel)),
+            l.rot,
+        ),
+        scl: eerp_vec3(l.scl, r.scl, alpha),
+        vel: lerp_vec3(l.vel, r.vel, alpha) + (r.pos - l.pos) * rate,
+        ang: quat_slerp_dx(rel, alpha, rate, l.ang, r.ang),
+        svl: lerp_vec3(l.svl, r.svl, alpha) + log_vec3(r.scl / l.scl) * rate,
     }
 }
 

@@ -2,10 +2,11 @@
 //! velocities and cross-fade it into the new animation (dead blending
 //! article; velocities article, "Dead Blending").
 
-use super::angular::quat_slerp_dx;
-use super::blend::{smoothstep_blend_alpha, smoothstep_blend_alpha_dx, weight_rate};
+use super::blend::{
+    kform_blend_along, smoothstep_blend_alpha, smoothstep_blend_alpha_dx, weight_rate,
+};
 use super::kform::Kform;
-use super::math::{LN2, Quat, Vec3, clampf, eerp_vec3, exp_vec3, lerp_vec3, log_vec3};
+use super::math::{LN2, Quat, Vec3, clampf, exp_vec3};
 use super::math::{dot, quat_abs, quat_to_scaled_angle_axis};
 use super::math::{quat_dot, quat_from_scaled_angle_axis, quat_mul, quat_mul_inv};
 use super::pose::Pose;
@@ -323,19 +324,9 @@ pub fn op_dead_blending(
         smoothstep_blend_alpha_dx(blend_time, blend_duration, dt),
         dt,
     );
-    let (lhs, rhs) = (&*extrapolated_pose, input);
     for (i, path) in blend_path.iter_mut().enumerate().take(n) {
-        let rel = quat_relative_along(*path, lhs.rot[i], rhs.rot[i]);
-        *path = rel;
-        output.pos[i] = lerp_vec3(lhs.pos[i], rhs.pos[i], alpha);
-        output.rot[i] = quat_mul(
-            quat_from_scaled_angle_axis(alpha * quat_to_scaled_angle_axis(rel)),
-            lhs.rot[i],
-        );
-        output.scl[i] = eerp_vec3(lhs.scl[i], rhs.scl[i], alpha);
-        output.vel[i] = lerp_vec3(lhs.vel[i], rhs.vel[i], alpha) + (rhs.pos[i] - lhs.pos[i]) * rate;
-        output.ang[i] = quat_slerp_dx(rel, alpha, rate, lhs.ang[i], rhs.ang[i]);
-        output.svl[i] =
-            lerp_vec3(lhs.svl[i], rhs.svl[i], alpha) + log_vec3(rhs.scl[i] / lhs.scl[i]) * rate;
+        let (e, x) = (extrapolated_pose.get(i), input.get(i));
+        *path = quat_relative_along(*path, e.rot, x.rot);
+        output.set(i, kform_blend_along(&e, &x, *path, alpha, rate));
     }
 }
