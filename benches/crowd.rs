@@ -1,24 +1,36 @@
-//! The crowd's frame (issue 4): 10,000 characters x 31 joints of the
-//! embedded CMU clip, sample two sources with velocities -> blend ->
-//! transitions -> FK with velocities -> world output and velocity check.
-//! One criterion iteration is one frame of a crowd already in its steady
-//! state (warmed up for 3 seconds of game time, so transitions are under
-//! way), through the 8-lane fused path on 1 and on all cores, and the
-//! scalar reference path on a 1,000-character crowd (the same per
-//! character-joint work; 10,000 would take seconds a frame).
-//! Throughput is in character-joints (clip joints, 31 per character).
+//! The crowd's frame: 10,000 characters x 31 joints of the embedded CMU
+//! clip, sample two sources with velocities -> blend -> transitions -> FK
+//! with velocities -> world output and velocity check. One criterion
+//! iteration is one frame of a crowd already in its steady state (warmed
+//! up for 3 seconds of game time, so transitions are under way).
 //!
+//! - `crowd/<mode>/lanes/10k_<t>t`: the demo's frame, the random driver's
+//!   commands then the step (as `kineform crowd` runs it), on 1 and all
+//!   cores; `reference/1k_1t` the scalar path on 1,000 characters (the
+//!   same per character-joint work; 10,000 would take seconds a frame).
+//! - `crowd/commanded/*`: the same crowd with every root moved every
+//!   frame and 2% of the characters given a transition, a weight target or
+//!   a rate change each frame, against the crowd stepping with no commands;
+//!   `commands_only` what queueing those commands costs on its own.
+//! - `crowd/check/*`: the step with the live velocity check off and on.
+//! - `crowd/readout/*`: every character's world positions into a caller's
+//!   buffer, against a plain copy of as many bytes.
+//!
+//! Throughput is in character-joints (clip joints, 31 per character).
 //! Frames run inside the thread pool, one `install` per criterion sample,
-//! as the main job and an engine's frame loop run them: entering a pool
-//! from outside it costs a cross-thread wake-up, which is not the frame's
-//! work and is measured on its own (`crowd/pool_install`).
+//! as the main job and an engine's frame loop run them.
 
 mod common;
 use common::*;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use kineform::crowd::{Crowd, CrowdConfig, ReferenceCrowd, Sampling, Transition};
+use kineform::crowd::command::Which;
+use kineform::crowd::{
+    ClipEnd, ClipLibrary, Command, Crowd, CrowdConfig, ReferenceCrowd, Root, Sampling, Source,
+    Transition, Wander, WanderConfig,
+};
 use kineform::data;
+use kineform::reference::Vec3;
 use std::time::{Duration, Instant};
 
 /// `iters` runs of `f` on a worker of `p`, timed there.
@@ -33,12 +45,25 @@ fn in_pool(p: &rayon::ThreadPool, iters: u64, mut f: impl FnMut() + Send) -> Dur
 }
 
 const WARMUP_FRAMES: usize = 180;
+const DT: f32 = 1.0 / 60.0;
+
+/// A crowd driven by the demo's driver, warmed up.
+fn driven(library: &ClipLibrary, cfg: CrowdConfig, p: &rayon::ThreadPool) -> (Crowd, Wander) {
+    let mut crowd = Crowd::new(library, cfg.clone()).expect("crowd");
+    let mut wander = Wander::new(cfg.characters, WanderConfig::default());
+    p.install(|| {
+        for _ in 0..WARMUP_FRAMES {
+            wander.update(&mut crowd, DT).expect("driver");
+            crowd.step(DT).expect("step");
+        }
+    });
+    (crowd, wander)
+}
 
 fn crowd(c: &mut Criterion) {
     banner("crowd");
-    let b = data::default_clip();
-    let (clips, skel) = (vec![b.clip], b.skeleton);
-    let joints = skel.len();
+    let library = ClipLibrary::from_bvh(&data::default_clip()).expect("library");
+    let joints = library.skeleton().len();
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
 
     let modes = [
@@ -75,16 +100,12 @@ fn crowd(c: &mut Criterion) {
         };
         for t in thread_counts {
             let p = pool(t);
-            let mut crowd = Crowd::new(&clips, &skel, cfg.clone()).expect("crowd");
-            p.install(|| {
-                (0..WARMUP_FRAMES).for_each(|_| {
-                    let _ = crowd.step();
-                })
-            });
+            let (mut crowd, mut wander) = driven(&library, cfg.clone(), &p);
             group.bench_function(BenchmarkId::new("lanes", format!("10k_{t}t")), |bch| {
                 bch.iter_custom(|iters| {
                     in_pool(&p, iters, || {
-                        std::hint::black_box(crowd.step());
+                        wander.update(&mut crowd, DT).expect("driver");
+                        std::hint::black_box(crowd.step(DT).expect("step"));
                     })
                 })
             });
@@ -101,29 +122,151 @@ fn crowd(c: &mut Criterion) {
             .sample_size(10)
             .measurement_time(Duration::from_secs(4));
         let p = pool(1);
-        let mut reference = ReferenceCrowd::new(&clips, &skel, cfg).expect("crowd");
+        let mut reference = ReferenceCrowd::new(&library, cfg.clone()).expect("crowd");
+        let mut wander = Wander::new(cfg.characters, WanderConfig::default());
         p.install(|| {
-            (0..WARMUP_FRAMES).for_each(|_| {
-                let _ = reference.step();
-            })
+            for _ in 0..WARMUP_FRAMES {
+                wander.update(&mut reference, DT).expect("driver");
+                reference.step(DT).expect("step");
+            }
         });
         group.bench_function(BenchmarkId::new("reference", "1k_1t"), |bch| {
             bch.iter_custom(|iters| {
                 in_pool(&p, iters, || {
-                    std::hint::black_box(reference.step());
+                    wander.update(&mut reference, DT).expect("driver");
+                    std::hint::black_box(reference.step(DT).expect("step"));
                 })
             })
         });
         group.finish();
     }
 
-    // What entering the pool from outside costs per call (the previous
-    // form of these benchmarks paid it every frame).
-    let mut group = c.benchmark_group("crowd/pool_install");
-    for t in [1, threads] {
-        let p = pool(t);
-        group.bench_function(format!("{t}t"), |bch| bch.iter(|| p.install(|| ())));
+    let cfg = CrowdConfig {
+        characters: 10_000,
+        ..Default::default()
+    };
+    let p = pool(threads);
+    let n = cfg.characters;
+
+    // Commands: every root moved every frame, 2% of the characters given a
+    // transition, a weight target or a rate change.
+    let mut group = c.benchmark_group("crowd/commanded");
+    group.throughput(Throughput::Elements((n * joints) as u64));
+    group
+        .sample_size(30)
+        .measurement_time(Duration::from_secs(6));
+    let (mut quiet, _) = driven(&library, cfg.clone(), &p);
+    group.bench_function(format!("no_commands_{threads}t"), |bch| {
+        bch.iter_custom(|iters| {
+            in_pool(&p, iters, || {
+                std::hint::black_box(quiet.step(DT).expect("step"));
+            })
+        })
+    });
+    let (mut busy, _) = driven(&library, cfg.clone(), &p);
+    let mut frame = 0usize;
+    let give = |crowd: &mut Crowd, frame: usize| {
+        for c in 0..n {
+            let t = frame as f32 * DT;
+            let root = Root {
+                pos: Vec3::new(c as f32, 0.0, t * 50.0),
+                vel: Vec3::new(0.0, 0.0, 50.0),
+                ..Root::standing(Vec3::ZERO, 0.0)
+            };
+            crowd.set_root(c, root).expect("root");
+        }
+        for k in 0..n / 50 {
+            let c = (frame * 7919 + k * 104_729) % n;
+            let cmd = match k % 3 {
+                0 => Command::Transition {
+                    a: Source::looping(0, (k % 100) as f32 * 0.01),
+                    b: Source {
+                        end: ClipEnd::Hold,
+                        ..Source::looping(0, 0.1 + (k % 100) as f32 * 0.01)
+                    },
+                    duration: 0.3,
+                    halflife: 0.2,
+                },
+                1 => Command::WeightToward {
+                    target: (k % 10) as f32 / 10.0,
+                    halflife: 0.5,
+                },
+                _ => Command::SetRate {
+                    source: Which::A,
+                    rate: 0.8 + (k % 5) as f32 * 0.1,
+                },
+            };
+            crowd.command(c, cmd).expect("command");
+        }
+    };
+    group.bench_function(format!("commands_{threads}t"), |bch| {
+        bch.iter_custom(|iters| {
+            in_pool(&p, iters, || {
+                give(&mut busy, frame);
+                frame += 1;
+                std::hint::black_box(busy.step(DT).expect("step"));
+            })
+        })
+    });
+    let (mut queue_only, _) = driven(&library, cfg.clone(), &p);
+    group.bench_function("commands_only", |bch| {
+        bch.iter_custom(|iters| {
+            let t = Instant::now();
+            for i in 0..iters {
+                give(&mut queue_only, i as usize);
+                // Drop the queue without stepping: one step per 64 frames
+                // keeps it from growing.
+                if i % 64 == 63 {
+                    queue_only.step(DT).expect("step");
+                }
+            }
+            t.elapsed()
+        })
+    });
+    group.finish();
+
+    // The velocity check off and on.
+    let mut group = c.benchmark_group("crowd/check");
+    group.throughput(Throughput::Elements((n * joints) as u64));
+    group
+        .sample_size(30)
+        .measurement_time(Duration::from_secs(6));
+    for check in [false, true] {
+        let (mut crowd, mut wander) = driven(
+            &library,
+            CrowdConfig {
+                velocity_check: check,
+                ..cfg.clone()
+            },
+            &p,
+        );
+        group.bench_function(
+            format!("{}_{threads}t", if check { "on" } else { "off" }),
+            |bch| {
+                bch.iter_custom(|iters| {
+                    in_pool(&p, iters, || {
+                        wander.update(&mut crowd, DT).expect("driver");
+                        std::hint::black_box(crowd.step(DT).expect("step"));
+                    })
+                })
+            },
+        );
     }
+    group.finish();
+
+    // Reading every world position out, against a plain copy of the bytes.
+    let (crowd, _) = driven(&library, cfg.clone(), &p);
+    let cj = n * (joints + 1);
+    let mut out = vec![[0.0f32; 3]; cj];
+    let src = vec![[1.0f32; 3]; cj];
+    let mut group = c.benchmark_group("crowd/readout");
+    group.throughput(Throughput::Bytes((cj * 12) as u64));
+    group.bench_function("positions_into", |bch| {
+        bch.iter(|| crowd.positions_into(0..n, &mut out).expect("read"))
+    });
+    group.bench_function("plain_copy", |bch| {
+        bch.iter(|| out.copy_from_slice(std::hint::black_box(&src)))
+    });
     group.finish();
 }
 

@@ -40,6 +40,16 @@ pub enum Error {
         /// What is wrong.
         reason: String,
     },
+    /// An index (of a character, a clip, a joint) is out of range.
+    #[error("{what} {index} is out of range (there are {len})")]
+    Index {
+        /// What the index is of.
+        what: &'static str,
+        /// The index given.
+        index: usize,
+        /// How many there are.
+        len: usize,
+    },
     /// A file could not be read or written.
     #[error("{path}: {reason}")]
     Io {

@@ -9,9 +9,10 @@ use std::time::{Duration, Instant};
 use clap::{Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use kineform::crowd::{
-    Crowd, CrowdConfig, FrameStats, ReferenceCrowd, Sampling, Transition, VelocityCheck,
+    ClipLibrary, Crowd, CrowdConfig, FrameStats, ReferenceCrowd, Sampling, Transition,
+    VelocityCheck, Wander, WanderConfig,
 };
-use kineform::{Clip, Skeleton, bvh, data};
+use kineform::{bvh, data};
 
 #[derive(Parser)]
 #[command(
@@ -112,49 +113,47 @@ fn main() {
     }
 }
 
-fn load_clips(
-    paths: &[PathBuf],
-) -> Result<(Vec<Clip>, Skeleton, String), Box<dyn std::error::Error>> {
+/// The clips to play: the embedded one, or the files given (the first
+/// file's skeleton and bone offsets; every other file must have its
+/// hierarchy, and plays on its bones).
+fn load_clips(paths: &[PathBuf]) -> Result<(ClipLibrary, String), Box<dyn std::error::Error>> {
     if paths.is_empty() {
         let b = data::default_clip();
-        return Ok((vec![b.clip], b.skeleton, "embedded CMU 102_01".into()));
+        return Ok((ClipLibrary::from_bvh(&b)?, "embedded CMU 102_01".into()));
     }
-    let mut clips = Vec::new();
-    let mut skeleton: Option<Skeleton> = None;
+    let mut library: Option<ClipLibrary> = None;
     for p in paths {
         let b = bvh::load(p)?;
-        match &skeleton {
-            None => skeleton = Some(b.skeleton.clone()),
-            Some(s) if s.parents() != b.skeleton.parents() => {
-                return Err(format!(
-                    "{}: its skeleton differs from {}'s",
-                    p.display(),
-                    paths[0].display()
-                )
-                .into());
+        let named = |e: kineform::Error| format!("{}: {e}", p.display());
+        match &mut library {
+            None => library = Some(ClipLibrary::from_bvh(&b).map_err(named)?),
+            Some(l) => {
+                l.add_bvh(&b).map_err(named)?;
             }
-            Some(_) => {}
         }
-        clips.push(b.clip);
     }
     let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
-    Ok((
-        clips,
-        skeleton.expect("at least one clip"),
-        names.join(", "),
-    ))
+    Ok((library.expect("at least one clip"), names.join(", ")))
 }
 
 enum AnyCrowd {
     Lanes(Box<Crowd>),
-    Scalar(ReferenceCrowd),
+    Scalar(Box<ReferenceCrowd>),
 }
 
 impl AnyCrowd {
-    fn step(&mut self) -> FrameStats {
+    /// The driver's commands for this frame, then the step; returns the
+    /// step's figures and the number of commands.
+    fn step(&mut self, wander: &mut Wander, dt: f32) -> kineform::Result<FrameStats> {
         match self {
-            AnyCrowd::Lanes(c) => c.step(),
-            AnyCrowd::Scalar(c) => c.step(),
+            AnyCrowd::Lanes(c) => {
+                wander.update(c.as_mut(), dt)?;
+                c.step(dt)
+            }
+            AnyCrowd::Scalar(c) => {
+                wander.update(c.as_mut(), dt)?;
+                c.step(dt)
+            }
         }
     }
 }
@@ -171,7 +170,8 @@ fn run_crowd(a: &CrowdArgs) -> Result<(), Box<dyn std::error::Error>> {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()?;
-    let (clips, skeleton, source) = load_clips(&a.clips)?;
+    let (library, source) = load_clips(&a.clips)?;
+    let skeleton = library.skeleton().clone();
     let cfg = CrowdConfig {
         characters: a.characters as usize,
         transition: match a.transition {
@@ -182,14 +182,20 @@ fn run_crowd(a: &CrowdArgs) -> Result<(), Box<dyn std::error::Error>> {
             SamplingArg::Linear => Sampling::Linear,
             SamplingArg::Cubic => Sampling::Cubic,
         },
-        seed: a.seed,
-        dt: 1.0 / a.fps,
         ..CrowdConfig::default()
     };
+    let dt = 1.0 / a.fps;
+    let mut wander = Wander::new(
+        cfg.characters,
+        WanderConfig {
+            seed: a.seed,
+            ..WanderConfig::default()
+        },
+    );
     let mut crowd = if a.scalar {
-        AnyCrowd::Scalar(ReferenceCrowd::new(&clips, &skeleton, cfg.clone())?)
+        AnyCrowd::Scalar(Box::new(ReferenceCrowd::new(&library, cfg.clone())?))
     } else {
-        AnyCrowd::Lanes(Box::new(Crowd::new(&clips, &skeleton, cfg.clone())?))
+        AnyCrowd::Lanes(Box::new(Crowd::new(&library, cfg.clone())?))
     };
     let joints = skeleton.len();
     let frames = a.frames as usize;
@@ -197,12 +203,12 @@ fn run_crowd(a: &CrowdArgs) -> Result<(), Box<dyn std::error::Error>> {
     let names = skeleton.names().to_vec();
     let joint_name = |k: usize| match k.checked_sub(1) {
         Some(c) => names.get(c).cloned().unwrap_or_default(),
-        None => "world root".to_string(),
+        None => "root".to_string(),
     };
 
     // The first frame fills the previous-frame state of the velocity check.
     let total = Instant::now();
-    pool.install(|| crowd.step());
+    pool.install(|| crowd.step(&mut wander, dt))?;
     let show_bar = !a.json && std::io::stderr().is_terminal();
     let warmup = a.warmup as usize;
     let bar = ProgressBar::new((warmup + frames) as u64);
@@ -213,21 +219,27 @@ fn run_crowd(a: &CrowdArgs) -> Result<(), Box<dyn std::error::Error>> {
     let mut times = Vec::with_capacity(frames);
     let mut check = VelocityCheck::default();
     let mut transitions = 0u64;
-    pool.install(|| {
+    let mut commands = 0u64;
+    pool.install(|| -> kineform::Result<()> {
         for f in 0..warmup + frames {
             if show_bar && total.elapsed() > Duration::from_secs(1) && bar.is_hidden() {
                 bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
             }
+            // The frame as a game runs it: the driver's commands, then the
+            // step.
             let t = Instant::now();
-            let s = crowd.step();
+            let s = crowd.step(&mut wander, dt)?;
             if f >= warmup {
                 times.push(t.elapsed().as_secs_f64());
+                commands += s.commands as u64;
             }
             transitions += s.transitions as u64;
             check.merge(&s.velocity);
             bar.inc(1);
         }
-    });
+        Ok(())
+    })?;
+    let commands_per_frame = commands as f64 / frames.max(1) as f64;
     bar.finish_and_clear();
     let mut sorted = times.clone();
     sorted.sort_by(f64::total_cmp);
@@ -269,6 +281,7 @@ fn run_crowd(a: &CrowdArgs) -> Result<(), Box<dyn std::error::Error>> {
             "character_joints_per_s": cj / median,
             "ns_per_character_joint": median * 1e9 / cj,
             "transitions": transitions,
+            "commands_per_frame": commands_per_frame,
             "velocity_gap_max": check.max_gap,
             "velocity_gap_mean": check.mean_gap(),
             "velocity_gap_bound": check.bound(),
@@ -301,6 +314,9 @@ fn run_crowd(a: &CrowdArgs) -> Result<(), Box<dyn std::error::Error>> {
             best * 1e3,
             cj / median / 1e6,
             median * 1e9 / cj
+        );
+        println!(
+            "driver: {commands_per_frame:.1} commands per frame (transitions, weight targets)"
         );
         println!(
             "velocity check (|finite difference of world positions - propagated velocity| per frame): max {:.2}, mean {:.3} units/s; bound {:.0} (twice the top speed, {:.0}): {}; {transitions} transitions",

@@ -1,0 +1,211 @@
+//! The live velocity check: the propagated world velocities against the
+//! finite difference of world positions, over every character, joint and
+//! step, with its verdict.
+
+use crate::lanes::{self, F32x8};
+
+use super::motion::Motionx8;
+
+/// Velocity check over a run: the gap between the propagated world velocity
+/// and the finite difference of world positions across a frame,
+/// `|(p₁ - p₀) / dt - (v₀ + v₁) / 2|`, over every character and joint.
+///
+/// The verdict ([`VelocityCheck::passed`]): every output finite, and the
+/// largest gap within [`VelocityCheck::bound`], twice the top speed of the
+/// run. A motion whose positions follow its velocities moves no faster
+/// over a step than its top speed, so `|(p₁ - p₀) / dt|` and
+/// `|(v₀ + v₁) / 2|` are both within it and their difference within twice
+/// it, whatever the step; a jump in position (a snap, a pop at a
+/// transition) gives a gap that grows as `1 / dt` and passes it. How
+/// closely the velocities follow the motion (a few units/s on average; the
+/// largest gaps are linear sampling's frame-to-frame velocity jumps) is
+/// what `tests/continuity.rs` proves, by halving the step.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct VelocityCheck {
+    /// Largest gap, units per second.
+    pub max_gap: f32,
+    /// Where the largest gap was: character, crowd joint, frame (frames
+    /// counted from 0, the crowd's first).
+    pub worst: Option<GapAt>,
+    /// Sum of gaps (for the mean).
+    pub sum_gap: f64,
+    /// Number of character-joint samples.
+    pub samples: u64,
+    /// Largest propagated speed seen, units per second (for scale).
+    pub max_speed: f32,
+    /// Character-frames whose output holds a value that is not finite.
+    pub non_finite: u64,
+}
+
+/// A place in a crowd run: character, crowd joint (0 the world root) and
+/// frame.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct GapAt {
+    /// Character index.
+    pub character: usize,
+    /// Crowd joint.
+    pub joint: usize,
+    /// Frame, from 0.
+    pub frame: u64,
+}
+
+impl VelocityCheck {
+    /// Adds another part of the run (other characters or frames); the
+    /// earlier part wins ties, so the sum is the same for any thread count.
+    pub fn merge(&mut self, o: &VelocityCheck) {
+        if o.max_gap > self.max_gap || (self.worst.is_none() && o.worst.is_some()) {
+            self.max_gap = o.max_gap;
+            self.worst = o.worst;
+        }
+        self.sum_gap += o.sum_gap;
+        self.samples += o.samples;
+        self.max_speed = self.max_speed.max(o.max_speed);
+        self.non_finite += o.non_finite;
+    }
+
+    /// Mean gap, units per second.
+    pub fn mean_gap(&self) -> f64 {
+        if self.samples == 0 {
+            0.0
+        } else {
+            self.sum_gap / self.samples as f64
+        }
+    }
+
+    /// The bound the largest gap is held to: twice the top speed of the
+    /// run (see the type's docs), units per second.
+    pub fn bound(&self) -> f32 {
+        2.0 * self.max_speed
+    }
+
+    /// Every output finite and the largest gap within [`VelocityCheck::bound`].
+    pub fn passed(&self) -> bool {
+        self.non_finite == 0 && self.max_gap <= self.bound()
+    }
+}
+
+/// Writes joint `j`'s world output after comparing it with the previous
+/// frame's: the finite difference of positions against the mean of the two
+/// propagated velocities, kept as `dt` times the gap,
+/// `|Δpos - (v + v_prev) dt/2|` (scaled by `1/dt` once per pack, in
+/// [`PackCheck::finish`]).
+#[inline(always)]
+pub(crate) fn write_world(
+    w: &mut Motionx8,
+    g: &Motionx8,
+    (j, first): (F32x8, bool),
+    half_dt: F32x8,
+    check: &mut PackCheck,
+) {
+    if !first {
+        let e = (g.pos - w.pos) - (g.vel + w.vel) * half_dt;
+        let gap = lanes::length(e);
+        // A NaN gap is never greater and does not move the maximum; it
+        // shows in the sum (PackCheck::finish counts it).
+        let more = gap.simd_gt(check.max_gap);
+        check.max_gap = more.select(gap, check.max_gap);
+        check.max_joint = more.select(j, check.max_joint);
+        // A rotation that is not finite (a leaf's moves no position) makes
+        // the sum NaN too.
+        check.sum_gap += g.rot.w.mul_add(F32x8::ZERO, gap);
+        check.max_speed2 = check.max_speed2.fast_max(lanes::dot(g.vel, g.vel));
+    }
+    *w = *g;
+}
+
+/// A pack's velocity check, kept in lanes until the pack is done.
+pub(crate) struct PackCheck {
+    max_gap: F32x8,
+    /// The joint of each lane's largest gap.
+    max_joint: F32x8,
+    sum_gap: F32x8,
+    /// Squared, so each joint needs no square root.
+    max_speed2: F32x8,
+}
+
+impl PackCheck {
+    pub(crate) const EMPTY: PackCheck = PackCheck {
+        max_gap: F32x8::ZERO,
+        max_joint: F32x8::ZERO,
+        sum_gap: F32x8::ZERO,
+        max_speed2: F32x8::ZERO,
+    };
+
+    /// The run-level check of `joints` joints of the `valid` lanes of pack
+    /// `pack` at `frame`, gaps divided by the step `dt`. A lane whose sum
+    /// of gaps is not finite held a value that is not finite.
+    pub(crate) fn finish(
+        &self,
+        (pack, valid): (usize, [bool; 8]),
+        joints: usize,
+        (first, frame): (bool, u64),
+        dt: f32,
+    ) -> VelocityCheck {
+        if first {
+            return VelocityCheck::default();
+        }
+        let (gaps, at, sums) = (
+            self.max_gap.to_array(),
+            self.max_joint.to_array(),
+            self.sum_gap.to_array(),
+        );
+        let mut check = VelocityCheck {
+            samples: (valid.iter().filter(|&&v| v).count() * joints) as u64,
+            ..VelocityCheck::default()
+        };
+        let speeds = self.max_speed2.to_array();
+        for l in (0..8).filter(|&l| valid[l]) {
+            if !sums[l].is_finite() {
+                check.non_finite += 1;
+                continue;
+            }
+            check.sum_gap += sums[l] as f64 / dt as f64;
+            check.max_speed = check.max_speed.max(speeds[l].sqrt());
+            let gap = gaps[l] / dt;
+            if gap > check.max_gap || check.worst.is_none() {
+                check.max_gap = gap;
+                check.worst = Some(GapAt {
+                    character: pack * 8 + l,
+                    joint: at[l] as usize,
+                    frame,
+                });
+            }
+        }
+        check
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lanes::splat;
+
+    /// A lane whose gaps summed to NaN or infinity is counted as not
+    /// finite and fails the check (a NaN gap never moves `max_gap`, which
+    /// `f32::max` would hide); the others give the largest gap and where.
+    #[test]
+    fn velocity_check_counts_values_that_are_not_finite() {
+        let mut c = PackCheck::EMPTY;
+        c.max_gap = F32x8::new([0.1, 0.2, 0.0, 0.3, 0.0, 0.0, 0.0, 0.0]);
+        c.max_joint = F32x8::new([1.0, 2.0, 0.0, 5.0, 0.0, 0.0, 0.0, 0.0]);
+        c.sum_gap = F32x8::new([1.0, f32::NAN, f32::INFINITY, 1.0, 0.0, 0.0, 0.0, 0.0]);
+        c.max_speed2 = splat(100.0);
+        let v = c.finish((3, [true; 8]), 10, (false, 7), 0.5);
+        assert_eq!(v.non_finite, 2);
+        assert!(!v.passed());
+        assert_eq!(v.max_gap, 0.6);
+        assert_eq!(
+            v.worst,
+            Some(GapAt {
+                character: 27,
+                joint: 5,
+                frame: 7
+            })
+        );
+        let mut ok = PackCheck::EMPTY;
+        ok.max_speed2 = splat(100.0);
+        ok.max_gap = splat(1.0);
+        let v = ok.finish((0, [true; 8]), 10, (false, 1), 0.5);
+        assert!(v.passed() && v.bound() == 20.0 && v.max_gap == 2.0, "{v:?}");
+    }
+}

@@ -1,0 +1,247 @@
+//! What a caller may ask of a character: validated when given (a refused
+//! command is a typed error and changes nothing), queued, and applied at
+//! the next step.
+//!
+//! The rule that makes a frame deterministic: a step first advances every
+//! character by its frame time, then applies each character's commands in
+//! the order they were given (characters are independent, so the order
+//! between characters does not matter). If any of a character's commands
+//! in a frame is a [`Command::Transition`], the frame transitions from the
+//! pose the character would have shown without its commands to the pose
+//! its commands leave, with the last transition's duration and half-life;
+//! a [`Command::Play`] alone changes the pose at once.
+
+use super::library::ClipLibrary;
+use super::{ClipEnd, Root, Source};
+use crate::error::{Error, Result};
+
+/// Which of a character's two sources.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum Which {
+    /// Source A (weight `1 - w`).
+    A,
+    /// Source B (weight `w`).
+    B,
+}
+
+/// A command to one character.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum Command {
+    /// Plays `a` and `b` from this frame, the change not hidden.
+    Play {
+        /// Source A.
+        a: Source,
+        /// Source B.
+        b: Source,
+    },
+    /// Plays `a` and `b` from this frame, the change hidden by the crowd's
+    /// transition over `duration` seconds from whatever is displayed,
+    /// including the middle of an earlier transition. `halflife` is dead
+    /// blending's extrapolation half-life (inertialization ignores it).
+    Transition {
+        /// Source A.
+        a: Source,
+        /// Source B.
+        b: Source,
+        /// Seconds the transition lasts.
+        duration: f32,
+        /// Dead blending's extrapolation half-life, seconds.
+        halflife: f32,
+    },
+    /// Sets source B's blend weight now (still from then on).
+    SetWeight {
+        /// The weight, in `[0, 1]`.
+        weight: f32,
+    },
+    /// Moves source B's blend weight toward `target` with a critically
+    /// damped spring of `halflife` seconds (springs article,
+    /// `simple_spring_damper_exact`, with the exact exponential), its
+    /// velocity carried into the blend's velocities.
+    WeightToward {
+        /// The weight to reach, in `[0, 1]`.
+        target: f32,
+        /// Seconds for half the remaining distance.
+        halflife: f32,
+    },
+    /// Sets one source's playback rate (0 holds, negative plays backwards).
+    SetRate {
+        /// Which source.
+        source: Which,
+        /// Clip seconds per second.
+        rate: f32,
+    },
+    /// Sets what one source does at its clip's ends.
+    SetEnd {
+        /// Which source.
+        source: Which,
+        /// Loop, hold or report.
+        end: ClipEnd,
+    },
+    /// Sets the character's root in the world.
+    SetRoot(Root),
+}
+
+/// Largest time, rate, position or velocity a command may carry: past it
+/// f32 arithmetic over a step loses the motion (a time of 1e7 s moves in
+/// steps of a whole second).
+pub const COMMAND_MAX: f32 = 1e6;
+
+fn finite_in(name: &'static str, v: f32, lo: f32, hi: f32, reason: &'static str) -> Result<()> {
+    if v.is_finite() && v >= lo && v <= hi {
+        Ok(())
+    } else {
+        Err(Error::Parameter {
+            name,
+            value: v,
+            reason,
+        })
+    }
+}
+
+fn positive(name: &'static str, v: f32) -> Result<()> {
+    if v.is_finite() && v > 0.0 && v <= COMMAND_MAX {
+        Ok(())
+    } else {
+        Err(Error::Parameter {
+            name,
+            value: v,
+            reason: "must be finite, > 0 and <= 1e6",
+        })
+    }
+}
+
+fn source(which: &'static str, s: &Source, library: &ClipLibrary) -> Result<()> {
+    if s.clip >= library.len() {
+        return Err(Error::Index {
+            what: which,
+            index: s.clip,
+            len: library.len(),
+        });
+    }
+    let (time, rate) = match which {
+        "source A clip" => ("source A time", "source A rate"),
+        _ => ("source B time", "source B rate"),
+    };
+    let reason = "must be finite and within ±1e6";
+    finite_in(time, s.time, -COMMAND_MAX, COMMAND_MAX, reason)?;
+    finite_in(rate, s.rate, -COMMAND_MAX, COMMAND_MAX, reason)
+}
+
+fn vec3(name: &'static str, v: crate::reference::Vec3) -> Result<()> {
+    for x in v.to_array() {
+        finite_in(
+            name,
+            x,
+            -COMMAND_MAX,
+            COMMAND_MAX,
+            "must be finite and within ±1e6",
+        )?;
+    }
+    Ok(())
+}
+
+impl Command {
+    /// Checks the command against the crowd's clips: clip indices in
+    /// range; times, rates, positions and velocities finite (within
+    /// [`COMMAND_MAX`]); weights in `[0, 1]`; durations and half-lives
+    /// finite and positive; a root rotation of unit length (within 1e-3).
+    /// The error names the argument.
+    pub fn validate(&self, library: &ClipLibrary) -> Result<()> {
+        match self {
+            Command::Play { a, b } => {
+                source("source A clip", a, library)?;
+                source("source B clip", b, library)
+            }
+            Command::Transition {
+                a,
+                b,
+                duration,
+                halflife,
+            } => {
+                source("source A clip", a, library)?;
+                source("source B clip", b, library)?;
+                positive("transition duration", *duration)?;
+                positive("transition halflife", *halflife)
+            }
+            Command::SetWeight { weight } => {
+                finite_in("weight", *weight, 0.0, 1.0, "must be in [0, 1]")
+            }
+            Command::WeightToward { target, halflife } => {
+                finite_in("weight target", *target, 0.0, 1.0, "must be in [0, 1]")?;
+                positive("weight halflife", *halflife)
+            }
+            Command::SetRate { rate, .. } => finite_in(
+                "rate",
+                *rate,
+                -COMMAND_MAX,
+                COMMAND_MAX,
+                "must be finite and within ±1e6",
+            ),
+            Command::SetEnd { .. } => Ok(()),
+            Command::SetRoot(r) => {
+                vec3("root position", r.pos)?;
+                vec3("root velocity", r.vel)?;
+                vec3("root angular velocity", r.ang)?;
+                let q = r.rot;
+                let n = (q.w * q.w + q.x * q.x + q.y * q.y + q.z * q.z).sqrt();
+                finite_in(
+                    "root rotation length",
+                    n,
+                    1.0 - 1e-3,
+                    1.0 + 1e-3,
+                    "a root rotation must be a unit quaternion (within 1e-3)",
+                )
+            }
+        }
+    }
+}
+
+/// Commands given since the last step, in the order given.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Queue {
+    items: Vec<(u32, Command)>,
+}
+
+impl Queue {
+    /// Queues `cmd` for `character` after checking both; nothing is queued
+    /// when either is refused.
+    pub(crate) fn push(
+        &mut self,
+        characters: usize,
+        library: &ClipLibrary,
+        character: usize,
+        cmd: Command,
+    ) -> Result<()> {
+        if character >= characters {
+            return Err(Error::Index {
+                what: "character",
+                index: character,
+                len: characters,
+            });
+        }
+        cmd.validate(library)?;
+        self.items.try_reserve(1).map_err(|_| Error::Length {
+            what: "command queue (out of memory)",
+            expected: self.items.len(),
+            got: self.items.len() + 1,
+        })?;
+        self.items.push((character as u32, cmd));
+        Ok(())
+    }
+
+    /// The queued commands sorted by character, each character's in the
+    /// order given (a stable sort), leaving the queue empty but keeping its
+    /// memory in `into`.
+    pub(crate) fn drain_sorted(&mut self, into: &mut Vec<(u32, Command)>) {
+        into.clear();
+        into.append(&mut self.items);
+        into.sort_by_key(|(c, _)| *c);
+    }
+
+    /// Number of queued commands.
+    pub(crate) fn len(&self) -> usize {
+        self.items.len()
+    }
+}

@@ -1,0 +1,237 @@
+//! The crowd: thousands of characters on one skeleton that a game loop
+//! drives. The game tells each character what to play (two sources, each
+//! its own clip, time, playback rate and end behaviour), how much of the
+//! second to blend in, when to transition and how (cubic inertialization
+//! or dead blending), and where it stands in the world; every frame it
+//! calls [`Crowd::step`] with its own frame time and copies the world
+//! poses it needs (positions, rotations, velocities, angular velocities)
+//! into its own memory.
+//!
+//! ```text
+//! game loop:  crowd.play(c, ..) / transition(c, ..) / set_root(c, ..) ...   validated, queued
+//!             crowd.step(dt)          commands applied, packs of 8 characters in parallel
+//!             crowd.positions_into(chars, &mut buf) / events()              no allocation
+//! ```
+//!
+//! How a frame flows through the files of this module:
+//!
+//! - [`command`]: what a caller may ask of a character ([`Command`]),
+//!   validated at the call (a refused command is a typed [`Error`] and
+//!   changes nothing) and queued.
+//! - [`state`]: each character's playback state, eight per pack in lanes
+//!   (`Statex8`): sources, blend weight, transition, root. A step first
+//!   advances it by `dt` (times, clip ends, the weight's spring, the root's
+//!   velocities), then applies the character's queued commands in the
+//!   order they were given.
+//! - `passes` and `motion`: the per-pack work, a few passes over the
+//!   pack's joints whose data stays in L1/L2: sample source A; sample
+//!   source B and blend; inertialize or dead-blend; forward kinematics
+//!   from the character's root straight into the world output, with the
+//!   velocity check. The characters that transition in a frame first get
+//!   the poses they would have shown, eight at a time across packs.
+//! - [`check`]: the live velocity check and its verdict.
+//! - `output`: world poses copied into the caller's memory, and the frame's
+//!   events.
+//! - [`library`]: the clips, checked against the crowd's skeleton (clips of
+//!   other subjects with the same hierarchy play on its bone offsets).
+//! - [`reference`]: [`ReferenceCrowd`], the same frame through
+//!   [`crate::reference`], one character at a time; it shares the state
+//!   and commands, so the same commands give the same schedule.
+//! - [`wander`]: the demo's random driver, built only on the public API.
+//!
+//! The crowd skeleton is the clips' with one joint in front: joint 0 is
+//! the character's root in the world (its place, facing and their
+//! velocities), joint `j + 1` is clip joint `j`.
+
+pub mod check;
+pub mod command;
+pub mod library;
+mod motion;
+mod output;
+mod passes;
+pub mod reference;
+pub mod state;
+pub mod wander;
+
+mod lanes_crowd;
+
+pub use check::{GapAt, VelocityCheck};
+pub use command::Command;
+pub use lanes_crowd::Crowd;
+pub use library::ClipLibrary;
+pub use motion::Motionx8;
+pub use output::{Event, EventKind};
+pub use reference::ReferenceCrowd;
+pub use state::{CharacterState, SourceState};
+pub use wander::{Driven, Wander, WanderConfig};
+
+use crate::error::{Error, Result};
+use crate::reference::{Quat, Vec3};
+
+/// How transitions are hidden (fixed for a crowd's life: the state each
+/// kind keeps differs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum Transition {
+    /// Cubic inertialization of the offset from the displayed pose.
+    Inertialize,
+    /// Dead blending: the displayed pose extrapolated with decaying
+    /// velocities, cross-faded into the new animation.
+    DeadBlend,
+}
+
+/// How clips are sampled between frames.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum Sampling {
+    /// Linear (slerp) between the two frames around the time.
+    Linear,
+    /// Catmull-Rom through the four frames around the time.
+    Cubic,
+}
+
+/// What the clips' root translation does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum RootMotion {
+    /// It moves the character: the clips' root joint keeps its position
+    /// relative to the character's root.
+    Apply,
+    /// It is removed: the clips' root joint is held above the character's
+    /// root (its height kept), and the horizontal motion it would have made
+    /// is reported each step, in the world, as a displacement and a
+    /// velocity ([`Crowd::root_motion`]), for the game's character
+    /// controller to move the root with.
+    Extract,
+}
+
+/// What a source does when its time reaches either end of its clip.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum ClipEnd {
+    /// Wraps around (the clip plays again from the other end).
+    Loop,
+    /// Holds the end frame.
+    Hold,
+    /// Holds the end frame and reports [`EventKind::ClipEnded`] once.
+    Event,
+}
+
+/// One source of a character: a point of a clip moving at a playback rate.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Source {
+    /// Clip index in the crowd's [`ClipLibrary`].
+    pub clip: usize,
+    /// Seconds into the clip.
+    pub time: f32,
+    /// Clip seconds per second: 0 holds, negative plays backwards.
+    pub rate: f32,
+    /// What happens at the clip's ends.
+    pub end: ClipEnd,
+}
+
+impl Source {
+    /// Clip `clip` from `time`, at rate 1, looping.
+    pub fn looping(clip: usize, time: f32) -> Source {
+        Source {
+            clip,
+            time,
+            rate: 1.0,
+            end: ClipEnd::Loop,
+        }
+    }
+}
+
+/// A character's root in the world (crowd joint 0): position and rotation
+/// (the facing) with their linear and angular velocity. Between commands
+/// the crowd moves it along its velocities.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Root {
+    /// Position.
+    pub pos: Vec3,
+    /// Rotation (unit quaternion, `(w, x, y, z)`).
+    pub rot: Quat,
+    /// Linear velocity, units per second.
+    pub vel: Vec3,
+    /// Angular velocity (scaled angle axis per second).
+    pub ang: Vec3,
+}
+
+impl Root {
+    /// Standing still at `pos`, facing `yaw` radians about +y.
+    pub fn standing(pos: Vec3, yaw: f32) -> Root {
+        Root {
+            pos,
+            rot: crate::reference::quat_from_angle_axis(yaw, Vec3::new(0.0, 1.0, 0.0)),
+            vel: Vec3::ZERO,
+            ang: Vec3::ZERO,
+        }
+    }
+}
+
+/// What is fixed for a crowd's life.
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct CrowdConfig {
+    /// Number of characters.
+    pub characters: usize,
+    /// Inertialization or dead blending.
+    pub transition: Transition,
+    /// Linear or cubic sampling.
+    pub sampling: Sampling,
+    /// Whether the clips' root translation moves the characters.
+    pub root_motion: RootMotion,
+    /// Whether each step runs the live velocity check (its cost is
+    /// reported in PERF.md; the demo and the tests keep it on).
+    pub velocity_check: bool,
+}
+
+impl Default for CrowdConfig {
+    fn default() -> CrowdConfig {
+        CrowdConfig {
+            characters: 10_000,
+            transition: Transition::Inertialize,
+            sampling: Sampling::Linear,
+            root_motion: RootMotion::Apply,
+            velocity_check: true,
+        }
+    }
+}
+
+/// Bytes a crowd of `characters` on `joints` crowd joints needs, about:
+/// its world output, its kept transition state and its schedules. Used to
+/// refuse sizes before allocating (the CLI says how much a size needs).
+pub fn crowd_bytes(characters: usize, joints: usize) -> Option<usize> {
+    let packs = characters.div_ceil(8);
+    let per_pack = joints
+        .checked_mul(size_of::<Motionx8>() * 2)?
+        .checked_add(size_of::<state::Statex8>() + 64)?;
+    packs.checked_mul(per_pack)
+}
+
+impl CrowdConfig {
+    fn check(&self) -> Result<()> {
+        if self.characters == 0 {
+            return Err(Error::Length {
+                what: "characters",
+                expected: 1,
+                got: 0,
+            });
+        }
+        Ok(())
+    }
+}
+
+/// What one step did.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct FrameStats {
+    /// Characters that started a transition this step.
+    pub transitions: u32,
+    /// Commands applied this step.
+    pub commands: u32,
+    /// This step's velocity check (empty on a crowd's first step, or when
+    /// the check is off).
+    pub velocity: VelocityCheck,
+}

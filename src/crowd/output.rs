@@ -1,0 +1,224 @@
+//! What a step leaves for the caller: world poses copied into the caller's
+//! memory (any character, a range of characters, or all; no allocation),
+//! the root motion a crowd extracts, and the step's events.
+
+use core::ops::Range;
+
+use super::Crowd;
+use super::command::Which;
+use crate::error::{Error, Result};
+use crate::lanes::{F32x8, Vec3x8};
+use crate::reference::{Kform, Vec3};
+
+/// What happened to a character in a step.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum EventKind {
+    /// A source whose clip end is [`super::ClipEnd::Event`] reached an end
+    /// of its clip (and holds there).
+    ClipEnded(Which),
+    /// A transition ran its full duration.
+    TransitionFinished,
+}
+
+/// An event of the last step.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Event {
+    /// The character.
+    pub character: usize,
+    /// What happened.
+    pub kind: EventKind,
+}
+
+/// One of the world pose's fields, for the copies below.
+#[derive(Clone, Copy)]
+enum Field {
+    Pos,
+    Vel,
+    Ang,
+}
+
+impl Crowd {
+    /// Turns the packs' event bits into [`Crowd::events`], in character
+    /// order (the list's memory is kept from step to step).
+    pub(crate) fn collect_events(&mut self) {
+        self.events.clear();
+        let n = self.cfg.characters;
+        for (p, bits) in self.pack_events.iter().enumerate() {
+            if bits[..3].iter().all(|&b| b == 0) {
+                continue;
+            }
+            for l in 0..8 {
+                let character = p * 8 + l;
+                if character >= n {
+                    break;
+                }
+                let kinds = [
+                    EventKind::ClipEnded(Which::A),
+                    EventKind::ClipEnded(Which::B),
+                    EventKind::TransitionFinished,
+                ];
+                for (b, kind) in bits[..3].iter().zip(kinds) {
+                    if b & (1 << l) != 0 {
+                        self.events.push(super::Event { character, kind });
+                    }
+                }
+            }
+        }
+    }
+
+    /// The last step's events, by character.
+    pub fn events(&self) -> &[Event] {
+        &self.events
+    }
+
+    /// World-space output, pack-major: `world()[p * joints + j]` is joint `j`
+    /// of characters `8p .. 8p + 8` (lane `i` character `8p + i`).
+    pub fn world(&self) -> &[super::Motionx8] {
+        &self.world
+    }
+
+    /// Joint `j` of character `c` in world space (rotation, position and
+    /// velocities; unit scale).
+    pub fn world_kform(&self, c: usize, j: usize) -> Option<Kform> {
+        let nj = self.skeleton.len();
+        (c < self.cfg.characters && j < nj).then(|| {
+            let w = &self.world[(c / 8) * nj + j];
+            let l = c % 8;
+            Kform {
+                pos: w.pos.lane(l),
+                rot: w.rot.lane(l),
+                vel: w.vel.lane(l),
+                ang: w.ang.lane(l),
+                ..Kform::IDENTITY
+            }
+        })
+    }
+
+    /// Character `c`'s world pose, joint by joint (crowd joints: 0 the
+    /// root), read from its pack without touching any other.
+    pub fn world_pose(&self, c: usize) -> Option<impl ExactSizeIterator<Item = Kform> + '_> {
+        (c < self.cfg.characters).then(|| {
+            (0..self.skeleton.len()).map(move |j| self.world_kform(c, j).unwrap_or_default())
+        })
+    }
+
+    fn check_out(&self, chars: &Range<usize>, got: usize) -> Result<()> {
+        let n = self.cfg.characters;
+        if chars.start > chars.end || chars.end > n {
+            return Err(Error::Index {
+                what: "character range end",
+                index: chars.end.max(chars.start),
+                len: n,
+            });
+        }
+        let want = chars.len() * self.skeleton.len();
+        if got != want {
+            return Err(Error::Length {
+                what: "output slice (characters x crowd joints)",
+                expected: want,
+                got,
+            });
+        }
+        Ok(())
+    }
+
+    /// Copies one field of characters `chars` into `out`, character-major
+    /// (`out[(c - start) * joints + j]`).
+    fn copy3(&self, chars: Range<usize>, out: &mut [[f32; 3]], field: Field) -> Result<()> {
+        self.check_out(&chars, out.len())?;
+        let nj = self.skeleton.len();
+        let mut c = chars.start;
+        let mut rest = out;
+        while c < chars.end {
+            let (p, l0) = (c / 8, c % 8);
+            let take = (8 - l0).min(chars.end - c);
+            let (chunk, tail) = rest.split_at_mut(take * nj);
+            for j in 0..nj {
+                let m = &self.world[p * nj + j];
+                let v: &Vec3x8 = match field {
+                    Field::Pos => &m.pos,
+                    Field::Vel => &m.vel,
+                    Field::Ang => &m.ang,
+                };
+                let (x, y, z) = (lanes8(v.x), lanes8(v.y), lanes8(v.z));
+                for i in 0..take {
+                    chunk[i * nj + j] = [x[l0 + i], y[l0 + i], z[l0 + i]];
+                }
+            }
+            rest = tail;
+            c += take;
+        }
+        Ok(())
+    }
+
+    /// World positions of characters `chars` into `out` (character-major:
+    /// `out[(c - chars.start) * joints + j]`, crowd joints). Refused, with
+    /// nothing written, when the range or the slice's length is wrong.
+    pub fn positions_into(&self, chars: Range<usize>, out: &mut [[f32; 3]]) -> Result<()> {
+        self.copy3(chars, out, Field::Pos)
+    }
+
+    /// World velocities (units per second), laid out as
+    /// [`Crowd::positions_into`].
+    pub fn velocities_into(&self, chars: Range<usize>, out: &mut [[f32; 3]]) -> Result<()> {
+        self.copy3(chars, out, Field::Vel)
+    }
+
+    /// World angular velocities (scaled angle axis per second), laid out as
+    /// [`Crowd::positions_into`].
+    pub fn angular_velocities_into(&self, chars: Range<usize>, out: &mut [[f32; 3]]) -> Result<()> {
+        self.copy3(chars, out, Field::Ang)
+    }
+
+    /// World rotations as `[w, x, y, z]` (kineform's order), laid out as
+    /// [`Crowd::positions_into`]. Most engines (glam, Unity, Unreal's
+    /// FQuat memory) store `[x, y, z, w]`: use
+    /// [`Crowd::rotations_xyzw_into`] for those.
+    pub fn rotations_into(&self, chars: Range<usize>, out: &mut [[f32; 4]]) -> Result<()> {
+        self.copy_rot(chars, out, false)
+    }
+
+    /// World rotations as `[x, y, z, w]`, laid out as
+    /// [`Crowd::positions_into`].
+    pub fn rotations_xyzw_into(&self, chars: Range<usize>, out: &mut [[f32; 4]]) -> Result<()> {
+        self.copy_rot(chars, out, true)
+    }
+
+    fn copy_rot(&self, chars: Range<usize>, out: &mut [[f32; 4]], xyzw: bool) -> Result<()> {
+        self.check_out(&chars, out.len())?;
+        let nj = self.skeleton.len();
+        for (k, c) in chars.clone().enumerate() {
+            let (p, l) = (c / 8, c % 8);
+            for j in 0..nj {
+                let q = self.world[p * nj + j].rot.lane(l);
+                out[k * nj + j] = if xyzw {
+                    [q.x, q.y, q.z, q.w]
+                } else {
+                    [q.w, q.x, q.y, q.z]
+                };
+            }
+        }
+        Ok(())
+    }
+
+    /// The clips' root translation this crowd took out of character `c`'s
+    /// pose in the last step ([`super::RootMotion::Extract`]): its world
+    /// displacement over the step and its world velocity. Zero when the
+    /// crowd applies root motion.
+    pub fn root_motion(&self, c: usize) -> Option<(Vec3, Vec3)> {
+        if c >= self.cfg.characters {
+            return None;
+        }
+        if self.cfg.root_motion != super::RootMotion::Extract {
+            return Some((Vec3::ZERO, Vec3::ZERO));
+        }
+        let m = &self.root_motion[c / 8];
+        Some((m.displacement.lane(c % 8), m.velocity.lane(c % 8)))
+    }
+}
+
+fn lanes8(v: F32x8) -> [f32; 8] {
+    v.to_array()
+}

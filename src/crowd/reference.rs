@@ -1,0 +1,479 @@
+//! [`ReferenceCrowd`]: the same frame through [`crate::reference`], one
+//! character at a time (`kineform crowd --scalar`). It keeps its
+//! characters' state and applies their commands with the 8-lane crowd's
+//! code ([`super::state`]), so the same commands give the same schedule bit
+//! for bit; every pose is then computed by the scalar reference: sampling,
+//! blending, inertialization or dead blending, root motion, forward
+//! kinematics with velocities, and the velocity check.
+
+use rayon::prelude::*;
+
+use super::check::GapAt;
+use super::command::{Command, Queue};
+use super::lanes_crowd::{check_dt, clip_rows, crowd_skeleton, try_vec};
+use super::state::{ClipRows, Statex8, Stepx8};
+use super::{CharacterState, VelocityCheck};
+use super::{ClipLibrary, CrowdConfig, FrameStats, RootMotion, Sampling, Transition};
+use crate::clip::Clip;
+use crate::database::Database;
+use crate::error::{Error, Result};
+use crate::lanes::F32x8;
+use crate::reference::{self as r, Kform, Pose, Vec3};
+use crate::skeleton::Skeleton;
+
+/// The same crowd through the scalar reference, one character at a time.
+pub struct ReferenceCrowd {
+    cfg: CrowdConfig,
+    library: ClipLibrary,
+    skeleton: Skeleton,
+    rows: Vec<ClipRows>,
+    states: Vec<Statex8>,
+    chars: Vec<RefState>,
+    queue: Queue,
+    sorted: Vec<(u32, Command)>,
+    frames: u64,
+}
+
+/// One character's kept poses.
+#[derive(Clone)]
+struct RefState {
+    offset: Pose,
+    transition: Pose,
+    /// Per joint, whether dead blending's relative rotation is taken
+    /// negated: chosen the short way round at a transition and kept until
+    /// the next, so that it moves continuously (see
+    /// [`Clip::with_continuous_rotations`]).
+    dead_flip: Vec<bool>,
+    /// Per joint, whether the two-source blend's relative rotation is taken
+    /// negated: chosen the short way round when the sources change at once
+    /// (a command, a wrap around a clip) and kept until then.
+    ab_flip: Vec<bool>,
+    world: Pose,
+    /// Root motion taken out last step (x, z in the root's frame), and this
+    /// step's world displacement and velocity.
+    removed: (f32, f32),
+    root_motion: (Vec3, Vec3),
+}
+
+/// Scratch poses of one reference worker.
+struct RefScratch {
+    a: Pose,
+    b: Pose,
+    input: Pose,
+    old: Pose,
+    shown: Pose,
+    local: Pose,
+    extrapolated: Pose,
+    global: Pose,
+    sample: Pose,
+    /// A copy of a character's blend hemispheres, for the pose it would
+    /// have shown.
+    flips: Vec<bool>,
+}
+
+/// One character's step, read out of its pack's lanes.
+#[derive(Clone, Copy)]
+struct CharStep {
+    a: (usize, f32, f32),
+    b: (usize, f32, f32),
+    w: f32,
+    w_rate: f32,
+    blend_time: f32,
+    duration: f32,
+    halflife: f32,
+    root: Kform,
+    /// A source wrapped around its clip this step.
+    wrapped: bool,
+}
+
+fn char_step(st: &Stepx8, state: &Statex8, l: usize) -> CharStep {
+    let f = |x: F32x8| x.to_array()[l];
+    let clip = |s: &super::state::SourceLanes| s.clip.to_array()[l] as usize;
+    CharStep {
+        a: (clip(&state.a), f(st.a.time), f(st.a.rate)),
+        b: (clip(&state.b), f(st.b.time), f(st.b.rate)),
+        w: f(st.w),
+        w_rate: f(st.w_rate),
+        blend_time: f(st.blend_time),
+        duration: f(st.duration),
+        halflife: f(st.halflife),
+        root: Kform {
+            pos: st.root.pos.lane(l),
+            rot: st.root.rot.lane(l),
+            vel: st.root.vel.lane(l),
+            ang: st.root.ang.lane(l),
+            ..Kform::IDENTITY
+        },
+        wrapped: st.wrapped & (1 << l) != 0,
+    }
+}
+
+impl ReferenceCrowd {
+    /// See [`super::Crowd::new`]; clips with any scales are accepted.
+    pub fn new(library: &ClipLibrary, cfg: CrowdConfig) -> Result<ReferenceCrowd> {
+        cfg.check()?;
+        if library.is_empty() {
+            return Err(Error::Length {
+                what: "clips in the library",
+                expected: 1,
+                got: 0,
+            });
+        }
+        let db = Database::new(library.clips())?;
+        let skeleton = crowd_skeleton(library.skeleton())?;
+        let j = skeleton.len();
+        let rows = clip_rows(&db, library);
+        let packs = cfg.characters.div_ceil(8);
+        let per = RefState {
+            offset: Pose::new(j),
+            transition: Pose::new(j),
+            dead_flip: vec![false; j],
+            ab_flip: vec![false; j],
+            world: Pose::new(j),
+            removed: (0.0, 0.0),
+            root_motion: (Vec3::ZERO, Vec3::ZERO),
+        };
+        let chars = try_vec("reference crowd poses", packs * 8, per)?;
+        Ok(ReferenceCrowd {
+            states: try_vec("character states", packs, Statex8::new(rows[0]))?,
+            chars,
+            queue: Queue::default(),
+            sorted: Vec::new(),
+            rows,
+            skeleton,
+            library: library.clone(),
+            frames: 0,
+            cfg,
+        })
+    }
+
+    /// The crowd skeleton.
+    pub fn skeleton(&self) -> &Skeleton {
+        &self.skeleton
+    }
+
+    /// Number of characters.
+    pub fn characters(&self) -> usize {
+        self.cfg.characters
+    }
+
+    /// The clips.
+    pub fn library(&self) -> &ClipLibrary {
+        &self.library
+    }
+
+    /// Joint `j` of character `c` in world space.
+    pub fn world_kform(&self, c: usize, j: usize) -> Option<Kform> {
+        (c < self.cfg.characters && j < self.skeleton.len()).then(|| self.chars[c].world.get(j))
+    }
+
+    /// Character `c`'s state ([`super::Crowd::state`]).
+    pub fn state(&self, c: usize) -> Option<CharacterState> {
+        (c < self.cfg.characters).then(|| self.states[c / 8].get(c % 8))
+    }
+
+    /// The root motion taken out of character `c` in the last step
+    /// ([`super::Crowd::root_motion`]).
+    pub fn root_motion(&self, c: usize) -> Option<(Vec3, Vec3)> {
+        (c < self.cfg.characters).then(|| self.chars[c].root_motion)
+    }
+
+    /// Queues a command ([`super::Crowd::command`]).
+    pub fn command(&mut self, c: usize, cmd: Command) -> Result<()> {
+        self.queue.push(self.cfg.characters, &self.library, c, cmd)
+    }
+
+    /// Runs one step of `dt` seconds on the current rayon pool
+    /// ([`super::Crowd::step`]).
+    pub fn step(&mut self, dt: f32) -> Result<FrameStats> {
+        check_dt(dt)?;
+        let j = self.skeleton.len();
+        let (cfg, clips, rows) = (&self.cfg, self.library.clips(), &self.rows[..]);
+        let parents = self.skeleton.parents();
+        let frame = self.frames;
+        self.queue.drain_sorted(&mut self.sorted);
+        let commands = self.sorted.len() as u32;
+        let sorted = &self.sorted[..];
+        let scratch = || {
+            let p = || Pose::new(j);
+            RefScratch {
+                a: p(),
+                b: p(),
+                input: p(),
+                old: p(),
+                shown: p(),
+                local: p(),
+                extrapolated: p(),
+                global: p(),
+                sample: Pose::new(j - 1),
+                flips: vec![false; j],
+            }
+        };
+        let n = cfg.characters;
+        let stats: Vec<FrameStats> = self
+            .states
+            .par_iter_mut()
+            .zip(self.chars.par_chunks_mut(8))
+            .enumerate()
+            .map_init(scratch, |s, (p, (state, chars))| {
+                let before = *state;
+                let happened = state.advance(F32x8::splat(dt));
+                let lo = sorted.partition_point(|(c, _)| (*c as usize) < p * 8);
+                let hi = sorted.partition_point(|(c, _)| (*c as usize) < (p + 1) * 8);
+                let (mut trans, mut played) = (0u8, 0u8);
+                for (c, cmd) in &sorted[lo..hi] {
+                    let l = *c as usize % 8;
+                    if state.apply(l, cmd, rows) {
+                        trans |= 1 << l;
+                    } else if matches!(cmd, Command::Play { .. }) {
+                        played |= 1 << l;
+                    }
+                }
+                let step = state.step(happened);
+                // What transitioning characters would have shown.
+                let mut old_state = before;
+                let old_events = old_state.advance(F32x8::splat(dt));
+                let old_step = old_state.step(old_events);
+                let mut total = FrameStats::default();
+                for (l, ch) in chars.iter_mut().enumerate() {
+                    let c = p * 8 + l;
+                    if c >= n {
+                        break;
+                    }
+                    let moving = trans & (1 << l) != 0;
+                    let now = char_step(&step, state, l);
+                    let old = moving.then(|| char_step(&old_step, &old_state, l));
+                    let jumped = (played | trans) & (1 << l) != 0;
+                    let check = reference_frame(
+                        (cfg, clips, parents),
+                        (&now, old.as_ref()),
+                        ch,
+                        s,
+                        (c, frame, dt, jumped),
+                    );
+                    total.transitions += moving as u32;
+                    total.velocity.merge(&check);
+                }
+                total
+            })
+            .collect();
+        self.frames += 1;
+        let mut total = FrameStats {
+            commands,
+            ..FrameStats::default()
+        };
+        for s in &stats {
+            total.transitions += s.transitions;
+            total.velocity.merge(&s.velocity);
+        }
+        if !cfg.velocity_check {
+            total.velocity = VelocityCheck::default();
+        }
+        Ok(total)
+    }
+}
+
+/// Samples clip `src` at `time` played at `rate` into crowd pose `out`
+/// (joint 0 = the root).
+fn ref_sample(
+    cfg: &CrowdConfig,
+    clips: &[Clip],
+    (clip, time, rate): (usize, f32, f32),
+    root: Kform,
+    tmp: &mut Pose,
+    out: &mut Pose,
+) {
+    let c = &clips[clip];
+    let (p, q, s, dt) = (c.pos_slice(), c.rot_slice(), c.scl_slice(), c.frame_time());
+    match cfg.sampling {
+        Sampling::Linear => r::op_sample_linear(tmp, p, q, s, time, dt),
+        Sampling::Cubic => r::op_sample_cubic(tmp, p, q, s, time, dt),
+    }
+    r::op_timescale(tmp, rate);
+    out.set(0, root);
+    for k in 0..tmp.len() {
+        out.set(k + 1, tmp.get(k));
+    }
+}
+
+/// The blended input of a step's two sources at its weight, the blend's
+/// hemispheres in `flips` ([`blend_with_flips`]).
+fn ref_input(
+    cfg: &CrowdConfig,
+    clips: &[Clip],
+    st: &CharStep,
+    (s, flips): (&mut RefScratch, (&mut [bool], bool)),
+    out: &mut Pose,
+) {
+    ref_sample(cfg, clips, st.a, st.root, &mut s.sample, &mut s.a);
+    ref_sample(cfg, clips, st.b, st.root, &mut s.sample, &mut s.b);
+    blend_with_flips(out, (&s.a, &s.b), flips, st.w, st.w_rate);
+    out.set(0, st.root);
+}
+
+/// Blends `a` into `b` joint by joint along the relative rotation
+/// `±(b a⁻¹)`, negated where `flips[j]` says (`fresh`: chosen now, the
+/// short way round; else kept from the transition, see
+/// [`Clip::with_continuous_rotations`]): [`r::kform_blend_along`], the
+/// lanes crowd's `blend_kept`.
+fn blend_with_flips(
+    out: &mut Pose,
+    (a, b): (&Pose, &Pose),
+    (flips, fresh): (&mut [bool], bool),
+    alpha: f32,
+    rate: f32,
+) {
+    for (j, flip) in flips.iter_mut().enumerate().take(out.len()) {
+        let (x, y) = (a.get(j), b.get(j));
+        let rel = r::quat_mul_inv(y.rot, x.rot);
+        if fresh {
+            *flip = rel.w < 0.0;
+        }
+        let rel = if *flip { -rel } else { rel };
+        out.set(j, r::kform_blend_along(&x, &y, rel, alpha, rate));
+    }
+}
+
+/// Dead blending ([`r::op_dead_blending`]) at a step's blend time, with
+/// the relative rotation's hemisphere in `flips` (see [`blend_with_flips`]).
+fn ref_dead_blend(
+    out: &mut Pose,
+    extrapolated: &mut Pose,
+    (transition, input): (&Pose, &Pose),
+    flips: (&mut [bool], bool),
+    st: &CharStep,
+    dt: f32,
+) {
+    let (t, dur) = (st.blend_time, st.duration);
+    r::op_extrapolate_decayed(extrapolated, transition, t, st.halflife);
+    let alpha = r::smoothstep_blend_alpha(t, dur);
+    let rate = r::weight_rate(r::smoothstep_blend_alpha_dx(t, dur, dt), dt);
+    blend_with_flips(out, (extrapolated, input), flips, alpha, rate);
+}
+
+/// The local pose a character shows at step `st` (its input, inertialized
+/// or dead-blended while its transition runs).
+fn ref_local(
+    cfg: &CrowdConfig,
+    (input, out): (&Pose, &mut Pose),
+    ch: &mut RefState,
+    s_extrapolated: &mut Pose,
+    (st, fresh): (&CharStep, bool),
+    dt: f32,
+) {
+    if st.blend_time < st.duration {
+        match cfg.transition {
+            Transition::Inertialize => {
+                r::op_inertialize(out, &ch.offset, input, st.blend_time, st.duration)
+            }
+            Transition::DeadBlend => ref_dead_blend(
+                out,
+                s_extrapolated,
+                (&ch.transition, input),
+                (&mut ch.dead_flip, fresh),
+                st,
+                dt,
+            ),
+        }
+        out.set(0, st.root);
+    } else {
+        out.clone_from(input);
+    }
+}
+
+fn reference_frame(
+    (cfg, clips, parents): (&CrowdConfig, &[Clip], &[i32]),
+    (st, old): (&CharStep, Option<&CharStep>),
+    ch: &mut RefState,
+    s: &mut RefScratch,
+    (character, frame, dt, jumped): (usize, u64, f32, bool),
+) -> VelocityCheck {
+    let first = frame == 0;
+    let mut input = std::mem::take(&mut s.input);
+    let mut local = std::mem::take(&mut s.local);
+    let mut shown = std::mem::take(&mut s.shown);
+    if let Some(old) = old {
+        // The pose the character would have shown without its commands
+        // (its blend's hemispheres kept, but for a source that wraps).
+        let mut old_in = std::mem::take(&mut s.old);
+        let mut flips = std::mem::take(&mut s.flips);
+        flips.clone_from(&ch.ab_flip);
+        ref_input(cfg, clips, old, (s, (&mut flips, old.wrapped)), &mut old_in);
+        s.flips = flips;
+        ref_local(
+            cfg,
+            (&old_in, &mut shown),
+            ch,
+            &mut s.extrapolated,
+            (old, false),
+            dt,
+        );
+        s.old = old_in;
+    }
+    // The blend's hemispheres are chosen anew where the sources changed at
+    // once (a command, a wrap around a clip, the first step).
+    let fresh = first || jumped || st.wrapped;
+    ref_input(cfg, clips, st, (s, (&mut ch.ab_flip, fresh)), &mut input);
+    if old.is_some() {
+        // The shown pose becomes the new offset's (or the extrapolation's)
+        // start.
+        match cfg.transition {
+            Transition::Inertialize => r::op_inertialize_offset(&mut ch.offset, &shown, &input),
+            Transition::DeadBlend => ch.transition.clone_from(&shown),
+        }
+    }
+    s.shown = shown;
+    ref_local(
+        cfg,
+        (&input, &mut local),
+        ch,
+        &mut s.extrapolated,
+        (st, old.is_some()),
+        dt,
+    );
+    if cfg.root_motion == RootMotion::Extract {
+        let (x, z) = (local.pos[1].x, local.pos[1].z);
+        let (vx, vz) = (local.vel[1].x, local.vel[1].z);
+        local.pos[1] = Vec3::new(0.0, local.pos[1].y, 0.0);
+        local.vel[1] = Vec3::new(0.0, local.vel[1].y, 0.0);
+        let rot = st.root.rot;
+        let vel = r::quat_mul_vec3(rot, Vec3::new(vx, 0.0, vz));
+        let moved = r::quat_mul_vec3(rot, Vec3::new(x - ch.removed.0, 0.0, z - ch.removed.1));
+        let disp = if jumped || first { vel * dt } else { moved };
+        ch.root_motion = (disp, vel);
+        ch.removed = (x, z);
+    }
+    s.input = input;
+    r::op_fk(&mut s.global, &local, parents);
+    s.local = local;
+    let mut check = VelocityCheck::default();
+    if !first && cfg.velocity_check {
+        let mut finite = true;
+        for k in 0..s.global.len() {
+            let fd = (s.global.pos[k] - ch.world.pos[k]) / dt;
+            let mid = (s.global.vel[k] + ch.world.vel[k]) * 0.5;
+            let gap = r::length(fd - mid);
+            finite &= gap.is_finite() && s.global.rot[k].w.is_finite();
+            if gap > check.max_gap || check.worst.is_none() {
+                check.max_gap = gap;
+                check.worst = Some(GapAt {
+                    character,
+                    joint: k,
+                    frame,
+                });
+            }
+            check.sum_gap += gap as f64;
+            check.samples += 1;
+            check.max_speed = check.max_speed.max(r::length(s.global.vel[k]));
+        }
+        if !finite {
+            check = VelocityCheck {
+                samples: check.samples,
+                non_finite: 1,
+                ..VelocityCheck::default()
+            };
+        }
+    }
+    ch.world.clone_from(&s.global);
+    check
+}

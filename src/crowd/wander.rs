@@ -1,0 +1,220 @@
+//! [`Wander`]: the demo's random driver, built only on the crowd's public
+//! API. Each character stands on a grid facing a random way, plays a
+//! random point of a random clip on source A and the same clip a little
+//! later on source B (blend trees blend poses that are alike), moves its
+//! blend weight toward random targets, and every few seconds, or before a
+//! source would run off its clip, transitions to a new random point.
+
+use rand::{Rng, SeedableRng};
+use rand_pcg::Pcg32;
+
+use super::command::Command;
+use super::{CharacterState, ClipEnd, ClipLibrary, Crowd, ReferenceCrowd, Root, Source};
+use crate::error::Result;
+use crate::reference::Vec3;
+
+/// What a driver needs of a crowd: both crowds are driven the same way.
+pub trait Driven {
+    /// Number of characters.
+    fn characters(&self) -> usize;
+    /// The clips.
+    fn library(&self) -> &ClipLibrary;
+    /// Character `c`'s state.
+    fn state(&self, c: usize) -> Option<CharacterState>;
+    /// Queues a command.
+    fn command(&mut self, c: usize, cmd: Command) -> Result<()>;
+}
+
+impl Driven for Crowd {
+    fn characters(&self) -> usize {
+        Crowd::characters(self)
+    }
+    fn library(&self) -> &ClipLibrary {
+        Crowd::library(self)
+    }
+    fn state(&self, c: usize) -> Option<CharacterState> {
+        Crowd::state(self, c)
+    }
+    fn command(&mut self, c: usize, cmd: Command) -> Result<()> {
+        Crowd::command(self, c, cmd)
+    }
+}
+
+impl Driven for ReferenceCrowd {
+    fn characters(&self) -> usize {
+        ReferenceCrowd::characters(self)
+    }
+    fn library(&self) -> &ClipLibrary {
+        ReferenceCrowd::library(self)
+    }
+    fn state(&self, c: usize) -> Option<CharacterState> {
+        ReferenceCrowd::state(self, c)
+    }
+    fn command(&mut self, c: usize, cmd: Command) -> Result<()> {
+        ReferenceCrowd::command(self, c, cmd)
+    }
+}
+
+/// How [`Wander`] plays.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WanderConfig {
+    /// Seed of every character's random choices.
+    pub seed: u64,
+    /// Seconds between a character's transitions: uniform in this range.
+    pub transition_every: (f32, f32),
+    /// Playback rates: uniform in this range.
+    pub playback_rate: (f32, f32),
+    /// Length of a transition, seconds.
+    pub blend_duration: f32,
+    /// Dead blending's extrapolation half-life, seconds.
+    pub extrapolation_halflife: f32,
+    /// Distance between neighbouring characters on the grid.
+    pub spacing: f32,
+}
+
+impl Default for WanderConfig {
+    fn default() -> WanderConfig {
+        WanderConfig {
+            seed: 1,
+            transition_every: (2.0, 5.0),
+            playback_rate: (0.8, 1.2),
+            blend_duration: 0.3,
+            extrapolation_halflife: 0.2,
+            spacing: 60.0,
+        }
+    }
+}
+
+/// One character's random choices.
+#[derive(Clone, Debug)]
+struct Walker {
+    rng: Pcg32,
+    lag: f32,
+    countdown: f32,
+    weight_countdown: f32,
+}
+
+/// The demo's driver (module docs).
+#[derive(Clone, Debug)]
+pub struct Wander {
+    cfg: WanderConfig,
+    walkers: Vec<Walker>,
+    started: bool,
+}
+
+impl Wander {
+    /// A driver for `characters` characters.
+    pub fn new(characters: usize, cfg: WanderConfig) -> Wander {
+        let walkers = (0..characters)
+            .map(|i| {
+                let mut rng =
+                    Pcg32::seed_from_u64(cfg.seed ^ (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+                Walker {
+                    lag: rng.random_range(0.05..0.3),
+                    countdown: 0.0,
+                    weight_countdown: 0.0,
+                    rng,
+                }
+            })
+            .collect();
+        Wander {
+            cfg,
+            walkers,
+            started: false,
+        }
+    }
+
+    /// Random sources for walker `w`: A at a random point of a random clip,
+    /// B the same clip `lag` seconds later, both at a random rate.
+    fn sources(cfg: &WanderConfig, w: &mut Walker, lengths: &[f32]) -> (Source, Source) {
+        let clip = w.rng.random_range(0..lengths.len());
+        let len = lengths[clip];
+        let span = (len - 0.5 - w.lag).max(0.0);
+        let time = if span > 0.0 {
+            w.rng.random_range(0.0..span)
+        } else {
+            0.0
+        };
+        let (lo, hi) = cfg.playback_rate;
+        let rate = if hi > lo {
+            w.rng.random_range(lo..hi)
+        } else {
+            lo
+        };
+        let src = |time: f32| Source {
+            clip,
+            time,
+            rate,
+            end: ClipEnd::Hold,
+        };
+        (src(time), src((time + w.lag).min(len)))
+    }
+
+    /// Issues this frame's commands to `crowd` for a step of `dt` about to
+    /// be taken; returns how many.
+    pub fn update(&mut self, crowd: &mut impl Driven, dt: f32) -> Result<u32> {
+        let lengths: Vec<f32> = crowd
+            .library()
+            .clips()
+            .iter()
+            .map(|c| c.last_time())
+            .collect();
+        let n = crowd.characters().min(self.walkers.len());
+        let cols = (n as f32).sqrt().ceil().max(1.0) as usize;
+        let mut issued = 0;
+        let cfg = &self.cfg;
+        for (c, w) in self.walkers.iter_mut().enumerate().take(n) {
+            if !self.started {
+                let yaw = w.rng.random_range(0.0..std::f32::consts::TAU);
+                let place = Vec3::new(
+                    (c % cols) as f32 * cfg.spacing,
+                    0.0,
+                    (c / cols) as f32 * cfg.spacing,
+                );
+                crowd.command(c, Command::SetRoot(Root::standing(place, yaw)))?;
+                let (a, b) = Self::sources(cfg, w, &lengths);
+                crowd.command(c, Command::Play { a, b })?;
+                w.countdown = w
+                    .rng
+                    .random_range(cfg.transition_every.0..=cfg.transition_every.1);
+                issued += 2;
+                continue;
+            }
+            let Some(s) = crowd.state(c) else { break };
+            // A transition applies after the step advances the old sources,
+            // so it is given a step before they would reach an end: the
+            // pose the character would have shown is then still moving.
+            let past = |src: &super::SourceState| {
+                let t = src.source.time + 2.0 * src.source.rate * dt;
+                t > lengths[src.source.clip] || t < 0.0
+            };
+            w.countdown -= dt;
+            if w.countdown <= 0.0 || past(&s.a) || past(&s.b) {
+                let (a, b) = Self::sources(cfg, w, &lengths);
+                crowd.command(
+                    c,
+                    Command::Transition {
+                        a,
+                        b,
+                        duration: cfg.blend_duration,
+                        halflife: cfg.extrapolation_halflife,
+                    },
+                )?;
+                w.countdown = w
+                    .rng
+                    .random_range(cfg.transition_every.0..=cfg.transition_every.1);
+                issued += 1;
+            }
+            w.weight_countdown -= dt;
+            if w.weight_countdown <= 0.0 {
+                let target = w.rng.random_range(0.0..=1.0);
+                let halflife = w.rng.random_range(0.3..1.0);
+                crowd.command(c, Command::WeightToward { target, halflife })?;
+                w.weight_countdown = w.rng.random_range(1.0..3.0);
+                issued += 1;
+            }
+        }
+        self.started = true;
+        Ok(issued)
+    }
+}
