@@ -1,0 +1,655 @@
+//! The crowd driven by commands (issue 12): both crowds agree under
+//! generated command streams, bad commands are refused and change nothing,
+//! the order rule, events, outputs into the caller's memory, root motion
+//! extraction, and clips of another hierarchy refused by name.
+
+mod crowds;
+use crowds::*;
+
+use kineform::Error;
+use kineform::crowd::command::Which;
+use kineform::crowd::{
+    ClipEnd, ClipLibrary, Command, Crowd, CrowdConfig, EventKind, ReferenceCrowd, Root, RootMotion,
+    Sampling, Source, Transition,
+};
+use kineform::reference::{self as r, Quat, Vec3};
+use proptest::prelude::*;
+
+fn source() -> impl Strategy<Value = Source> {
+    (
+        0usize..2,
+        -1.0f32..3.0,
+        prop_oneof![Just(0.0f32), Just(1.0f32), -1.5f32..1.5],
+        prop_oneof![
+            Just(ClipEnd::Loop),
+            Just(ClipEnd::Hold),
+            Just(ClipEnd::Event)
+        ],
+    )
+        .prop_map(|(clip, time, rate, end)| Source {
+            clip,
+            time,
+            rate,
+            end,
+        })
+}
+
+fn command() -> impl Strategy<Value = Command> {
+    prop_oneof![
+        (source(), source()).prop_map(|(a, b)| Command::Play { a, b }),
+        (source(), source(), 0.05f32..0.6, 0.05f32..0.5).prop_map(|(a, b, duration, halflife)| {
+            Command::Transition {
+                a,
+                b,
+                duration,
+                halflife,
+            }
+        }),
+        (0.0f32..=1.0).prop_map(|weight| Command::SetWeight { weight }),
+        (0.0f32..=1.0, 0.05f32..1.0)
+            .prop_map(|(target, halflife)| Command::WeightToward { target, halflife }),
+        (any::<bool>(), prop_oneof![Just(0.0f32), -2.0f32..2.0]).prop_map(|(a, rate)| {
+            Command::SetRate {
+                source: if a { Which::A } else { Which::B },
+                rate,
+            }
+        }),
+        (vec3_in(50.0), -3.0f32..3.0, vec3_in(30.0), vec3_in(2.0)).prop_map(
+            |(pos, yaw, vel, ang)| Command::SetRoot(Root {
+                vel,
+                ang,
+                ..Root::standing(pos, yaw)
+            })
+        ),
+    ]
+}
+
+fn vec3_in(r: f32) -> impl Strategy<Value = Vec3> {
+    (-r..r, -r..r, -r..r).prop_map(|(x, y, z)| Vec3::new(x, y, z))
+}
+
+/// A frame's commands: `(character, command)`, a few per frame.
+fn frames() -> impl Strategy<Value = Vec<(f32, Vec<(usize, Command)>)>> {
+    proptest::collection::vec(
+        (
+            prop_oneof![Just(1.0f32 / 60.0), 0.002f32..0.05],
+            proptest::collection::vec((0usize..11, command()), 0..4),
+        ),
+        20..60,
+    )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: std::env::var("PROPTEST_CASES").ok().and_then(|c| c.parse().ok()).unwrap_or(24), ..ProptestConfig::default() })]
+
+    /// Both crowds given the same generated commands (transitions
+    /// interrupting transitions, two clips of two subjects in A and B,
+    /// weights set and moving, rates 0 and negative, loop/hold/report at
+    /// clip ends, roots moving, a frame time that changes every frame)
+    /// keep the same states and events and agree within `tests/crowd.rs`'s
+    /// tolerances on every world pose.
+    #[test]
+    fn both_crowds_agree_under_generated_commands(stream in frames(), cubic: bool, dead: bool, extract: bool) {
+        let library = two_subjects();
+        let cfg = CrowdConfig {
+            characters: 11,
+            sampling: if cubic { Sampling::Cubic } else { Sampling::Linear },
+            transition: if dead { Transition::DeadBlend } else { Transition::Inertialize },
+            root_motion: if extract { RootMotion::Extract } else { RootMotion::Apply },
+            ..Default::default()
+        };
+        let mut lanes = Crowd::new(&library, cfg.clone()).unwrap();
+        let mut reference = ReferenceCrowd::new(&library, cfg).unwrap();
+        let mut run = Run::default();
+        pool(2).install(|| -> Result<(), TestCaseError> {
+            for (dt, cmds) in &stream {
+                for (c, cmd) in cmds {
+                    lanes.command(*c, *cmd).unwrap();
+                    reference.command(*c, *cmd).unwrap();
+                }
+                let (sl, sr) = (lanes.step(*dt).unwrap(), reference.step(*dt).unwrap());
+                prop_assert_eq!(sl.transitions, sr.transitions);
+                for c in 0..11 {
+                    prop_assert_eq!(lanes.state(c), reference.state(c));
+                    run.compare_character(&lanes, &reference, c);
+                    let (a, b) = (lanes.root_motion(c).unwrap(), reference.root_motion(c).unwrap());
+                    prop_assert!(r::length(a.0 - b.0) <= 1e-3 + 1e-4 * r::length(b.0), "{a:?} {b:?}");
+                }
+            }
+            Ok(())
+        })?;
+        prop_assert!(run.diffs.within(), "{:?}", run.diffs);
+    }
+}
+
+fn crowd(n: usize) -> Crowd {
+    Crowd::new(
+        &embedded(),
+        CrowdConfig {
+            characters: n,
+            ..Default::default()
+        },
+    )
+    .unwrap()
+}
+
+/// Every bad argument is refused at the call with a typed error that names
+/// it, and nothing is queued: the crowd steps exactly as a twin that never
+/// got the command.
+#[test]
+fn bad_commands_are_refused_and_change_nothing() {
+    let ok = Source::looping(0, 0.5);
+    let bad_sources = [
+        (Source { clip: 1, ..ok }, "source A clip"),
+        (
+            Source {
+                time: f32::NAN,
+                ..ok
+            },
+            "source A time",
+        ),
+        (
+            Source {
+                time: f32::INFINITY,
+                ..ok
+            },
+            "source A time",
+        ),
+        (
+            Source {
+                rate: f32::NAN,
+                ..ok
+            },
+            "source A rate",
+        ),
+        (Source { rate: 1e30, ..ok }, "source A rate"),
+    ];
+    let mut bad: Vec<(usize, Command, &str)> = Vec::new();
+    for (s, name) in bad_sources {
+        bad.push((0, Command::Play { a: s, b: ok }, name));
+        bad.push((
+            0,
+            Command::Transition {
+                a: ok,
+                b: s,
+                duration: 0.3,
+                halflife: 0.2,
+            },
+            &name[..0],
+        ));
+    }
+    let tr = |duration: f32, halflife: f32| Command::Transition {
+        a: ok,
+        b: ok,
+        duration,
+        halflife,
+    };
+    bad.extend([
+        (0, tr(0.0, 0.2), "transition duration"),
+        (0, tr(-0.3, 0.2), "transition duration"),
+        (0, tr(f32::NAN, 0.2), "transition duration"),
+        (0, tr(0.3, 0.0), "transition halflife"),
+        (0, tr(0.3, f32::INFINITY), "transition halflife"),
+        (0, Command::SetWeight { weight: 1.5 }, "weight"),
+        (0, Command::SetWeight { weight: -0.1 }, "weight"),
+        (0, Command::SetWeight { weight: f32::NAN }, "weight"),
+        (
+            0,
+            Command::WeightToward {
+                target: 0.5,
+                halflife: 0.0,
+            },
+            "weight halflife",
+        ),
+        (
+            0,
+            Command::WeightToward {
+                target: 2.0,
+                halflife: 0.5,
+            },
+            "weight target",
+        ),
+        (
+            0,
+            Command::SetRate {
+                source: Which::B,
+                rate: f32::NEG_INFINITY,
+            },
+            "rate",
+        ),
+        (
+            0,
+            Command::SetRoot(Root {
+                pos: Vec3::new(f32::NAN, 0.0, 0.0),
+                ..Root::standing(Vec3::ZERO, 0.0)
+            }),
+            "root position",
+        ),
+        (
+            0,
+            Command::SetRoot(Root {
+                rot: Quat::new(2.0, 0.0, 0.0, 0.0),
+                ..Root::standing(Vec3::ZERO, 0.0)
+            }),
+            "root rotation",
+        ),
+        (
+            0,
+            Command::SetRoot(Root {
+                vel: Vec3::new(0.0, f32::INFINITY, 0.0),
+                ..Root::standing(Vec3::ZERO, 0.0)
+            }),
+            "root velocity",
+        ),
+        (9, Command::SetWeight { weight: 0.5 }, "character"),
+    ]);
+    for (c, cmd, name) in bad {
+        let (mut a, mut b) = (crowd(9), crowd(9));
+        let e = a.command(c, cmd).unwrap_err();
+        assert!(
+            matches!(e, Error::Parameter { .. } | Error::Index { .. }),
+            "{cmd:?}: {e:?}"
+        );
+        assert!(
+            e.to_string().contains(name),
+            "{cmd:?}: {e} should name {name}"
+        );
+        assert_eq!(a.queued(), 0, "{cmd:?} was queued");
+        for _ in 0..3 {
+            a.step(1.0 / 60.0).unwrap();
+            b.step(1.0 / 60.0).unwrap();
+        }
+        let (wa, wb): (&[u8], &[u8]) = (
+            bytemuck::cast_slice(a.world()),
+            bytemuck::cast_slice(b.world()),
+        );
+        assert!(wa == wb, "{cmd:?} changed the crowd");
+    }
+    // A bad frame time: refused, nothing changes.
+    for dt in [0.0, -0.01, f32::NAN, f32::INFINITY, 1e4] {
+        let mut a = crowd(9);
+        a.set_weight(3, 0.5).unwrap();
+        assert!(matches!(
+            a.step(dt),
+            Err(Error::Parameter { name: "dt", .. })
+        ));
+        assert_eq!(a.frames(), 0);
+        assert_eq!(a.queued(), 1, "the queue waits for a good step");
+    }
+}
+
+/// Commands for different characters may come in any order; each
+/// character's own apply in the order given (a weight set after a target
+/// wins; a target set after a weight moves it).
+#[test]
+fn commands_resolve_by_the_order_rule() {
+    let (mut a, mut b) = (crowd(20), crowd(20));
+    let cmds = [
+        (3, Command::SetWeight { weight: 0.8 }),
+        (
+            17,
+            Command::SetRate {
+                source: Which::A,
+                rate: -0.5,
+            },
+        ),
+        (
+            3,
+            Command::WeightToward {
+                target: 0.1,
+                halflife: 0.3,
+            },
+        ),
+        (
+            9,
+            Command::Play {
+                a: Source::looping(0, 1.0),
+                b: Source::looping(0, 1.1),
+            },
+        ),
+    ];
+    for (c, cmd) in cmds {
+        a.command(c, cmd).unwrap();
+    }
+    for (c, cmd) in cmds.iter().rev() {
+        // Reversed across characters, but character 3's two keep their order.
+        if *c != 3 {
+            b.command(*c, *cmd).unwrap();
+        }
+    }
+    b.command(3, cmds[0].1).unwrap();
+    b.command(3, cmds[2].1).unwrap();
+    for _ in 0..10 {
+        a.step(1.0 / 60.0).unwrap();
+        b.step(1.0 / 60.0).unwrap();
+    }
+    let (wa, wb): (&[u8], &[u8]) = (
+        bytemuck::cast_slice(a.world()),
+        bytemuck::cast_slice(b.world()),
+    );
+    assert!(wa == wb);
+    let s = a.state(3).unwrap();
+    assert!(
+        s.weight < 0.8 && s.weight > 0.1,
+        "moving toward 0.1: {}",
+        s.weight
+    );
+    // The other order: the weight set last holds.
+    let mut c = crowd(20);
+    c.command(3, cmds[2].1).unwrap();
+    c.command(3, cmds[0].1).unwrap();
+    c.step(1.0 / 60.0).unwrap();
+    c.step(1.0 / 60.0).unwrap();
+    assert_eq!(c.state(3).unwrap().weight, 0.8);
+}
+
+/// Rate 0 holds, a negative rate plays backwards, and at a clip's end a
+/// source loops, holds, or holds and reports once.
+#[test]
+fn rates_and_clip_ends() {
+    let mut crowd = crowd(8);
+    let len = crowd.library().clips()[0].last_time();
+    let near_end = |end| Source {
+        clip: 0,
+        time: len - 0.05,
+        rate: 1.0,
+        end,
+    };
+    crowd
+        .play(0, near_end(ClipEnd::Loop), near_end(ClipEnd::Hold))
+        .unwrap();
+    crowd
+        .play(
+            1,
+            near_end(ClipEnd::Event),
+            Source {
+                rate: 0.0,
+                ..near_end(ClipEnd::Hold)
+            },
+        )
+        .unwrap();
+    crowd
+        .play(
+            2,
+            Source {
+                time: 0.05,
+                rate: -1.0,
+                ..near_end(ClipEnd::Event)
+            },
+            Source {
+                time: 1.0,
+                rate: -1.0,
+                ..near_end(ClipEnd::Loop)
+            },
+        )
+        .unwrap();
+    let mut ended = Vec::new();
+    for _ in 0..12 {
+        crowd.step(1.0 / 60.0).unwrap();
+        ended.extend(crowd.events().iter().copied());
+    }
+    let s = |c| crowd.state(c).unwrap();
+    // Looped past the end: back near the start.
+    assert!(s(0).a.source.time < 0.2, "{:?}", s(0).a);
+    // Held at the end.
+    assert_eq!(s(0).b.source.time, len);
+    assert!(s(0).b.held);
+    // Reported once, and held.
+    let reports: Vec<_> = ended.iter().filter(|e| e.character == 1).collect();
+    assert_eq!(reports.len(), 1, "{ended:?}");
+    assert_eq!(reports[0].kind, EventKind::ClipEnded(Which::A));
+    assert_eq!(s(1).a.source.time, len);
+    // Rate 0: still.
+    assert_eq!(s(1).b.source.time, len - 0.05);
+    // Backwards: the reporting source stopped at 0, the looping one moved
+    // back by 11 frames (a command applies after its step's advance: the
+    // first of the 12 steps shows the time given).
+    assert_eq!(s(2).a.source.time, 0.0);
+    assert!(
+        ended
+            .iter()
+            .any(|e| e.character == 2 && e.kind == EventKind::ClipEnded(Which::A))
+    );
+    assert!(
+        (s(2).b.source.time - (1.0 - 11.0 / 60.0)).abs() < 1e-5,
+        "{:?}",
+        s(2).b
+    );
+    // A transition reports when it finishes.
+    crowd
+        .transition(
+            4,
+            Source::looping(0, 1.0),
+            Source::looping(0, 1.1),
+            0.1,
+            0.2,
+        )
+        .unwrap();
+    let mut finished = 0;
+    for _ in 0..10 {
+        crowd.step(1.0 / 60.0).unwrap();
+        finished += crowd
+            .events()
+            .iter()
+            .filter(|e| e.character == 4 && e.kind == EventKind::TransitionFinished)
+            .count();
+    }
+    assert_eq!(finished, 1);
+}
+
+/// World poses copied into the caller's memory equal the crowd's own, for
+/// a range across packs; a wrong range or length writes nothing; the two
+/// quaternion orders rotate vectors the same way.
+#[test]
+fn outputs_into_caller_memory() {
+    let mut crowd = crowd(19);
+    let mut wander = kineform::crowd::Wander::new(19, Default::default());
+    for _ in 0..30 {
+        wander.update(&mut crowd, 1.0 / 60.0).unwrap();
+        crowd.step(1.0 / 60.0).unwrap();
+    }
+    let j = crowd.skeleton().len();
+    let range = 5..17;
+    let n = range.len() * j;
+    let (mut pos, mut vel, mut ang) = (vec![[0.0; 3]; n], vec![[0.0; 3]; n], vec![[0.0; 3]; n]);
+    let (mut wxyz, mut xyzw) = (vec![[0.0; 4]; n], vec![[0.0; 4]; n]);
+    crowd.positions_into(range.clone(), &mut pos).unwrap();
+    crowd.velocities_into(range.clone(), &mut vel).unwrap();
+    crowd
+        .angular_velocities_into(range.clone(), &mut ang)
+        .unwrap();
+    crowd.rotations_into(range.clone(), &mut wxyz).unwrap();
+    crowd.rotations_xyzw_into(range.clone(), &mut xyzw).unwrap();
+    for (k, c) in range.clone().enumerate() {
+        let pose: Vec<_> = crowd.world_pose(c).unwrap().collect();
+        assert_eq!(pose.len(), j);
+        for jj in 0..j {
+            let w = crowd.world_kform(c, jj).unwrap();
+            assert_eq!(pose[jj], w);
+            let i = k * j + jj;
+            assert_eq!(pos[i], w.pos.to_array());
+            assert_eq!(vel[i], w.vel.to_array());
+            assert_eq!(ang[i], w.ang.to_array());
+            let q = Quat::new(wxyz[i][0], wxyz[i][1], wxyz[i][2], wxyz[i][3]);
+            let p = Quat::new(xyzw[i][3], xyzw[i][0], xyzw[i][1], xyzw[i][2]);
+            let v = Vec3::new(0.3, -1.0, 2.0);
+            let (a, b) = (r::quat_mul_vec3(q, v), r::quat_mul_vec3(p, v));
+            assert!(r::length(a - b) < 1e-6 && r::length(a - r::quat_mul_vec3(w.rot, v)) < 1e-6);
+        }
+    }
+    // Refusals write nothing.
+    let mut out = vec![[7.0f32; 3]; n];
+    assert!(matches!(
+        crowd.positions_into(5..20, &mut out),
+        Err(Error::Index { .. })
+    ));
+    assert!(matches!(
+        crowd.positions_into(5..16, &mut out),
+        Err(Error::Length { .. })
+    ));
+    assert!(out.iter().all(|p| *p == [7.0; 3]));
+    assert!(crowd.world_pose(19).is_none() && crowd.world_kform(0, j).is_none());
+}
+
+/// Root motion taken out: the clips' root joint stays above the
+/// character's root (its height kept), and the reported displacements add
+/// up to the travel the same crowd shows when it applies root motion.
+#[test]
+fn root_motion_is_extracted_and_reported() {
+    let library = embedded();
+    let make = |root_motion| {
+        Crowd::new(
+            &library,
+            CrowdConfig {
+                characters: 8,
+                root_motion,
+                ..Default::default()
+            },
+        )
+        .unwrap()
+    };
+    let (mut apply, mut extract) = (make(RootMotion::Apply), make(RootMotion::Extract));
+    for c in [&mut apply, &mut extract] {
+        c.set_root(0, Root::standing(Vec3::new(10.0, 0.0, -5.0), 0.7))
+            .unwrap();
+        c.play(0, Source::looping(0, 0.2), Source::looping(0, 0.2))
+            .unwrap();
+    }
+    let dt = 1.0 / 120.0;
+    let hips0 = {
+        apply.step(dt).unwrap();
+        extract.step(dt).unwrap();
+        apply.world_kform(0, 1).unwrap().pos
+    };
+    let mut travelled = Vec3::ZERO;
+    for _ in 0..120 {
+        apply.step(dt).unwrap();
+        extract.step(dt).unwrap();
+        let (d, v) = extract.root_motion(0).unwrap();
+        travelled = travelled + d;
+        let hips = extract.world_kform(0, 1).unwrap();
+        assert!(
+            (hips.pos.x - 10.0).abs() < 1e-3 && (hips.pos.z + 5.0).abs() < 1e-3,
+            "{hips:?}"
+        );
+        assert!(v.y == 0.0);
+        assert_eq!(hips.pos.y, apply.world_kform(0, 1).unwrap().pos.y);
+    }
+    let moved = apply.world_kform(0, 1).unwrap().pos - hips0;
+    let horizontal = Vec3::new(moved.x, 0.0, moved.z);
+    assert!(r::length(horizontal) > 5.0, "the clip travels: {moved:?}");
+    assert!(
+        r::length(travelled - horizontal) < 1e-2 * r::length(horizontal),
+        "reported {travelled:?}, shown {horizontal:?}"
+    );
+    // Applying root motion reports nothing.
+    assert_eq!(apply.root_motion(0), Some((Vec3::ZERO, Vec3::ZERO)));
+}
+
+/// A clip of another hierarchy is refused, naming the first joint that
+/// differs; one of the same hierarchy and other bones is accepted.
+#[test]
+fn clips_of_another_hierarchy_are_refused_by_name() {
+    let mut library = embedded();
+    let walk = load("cmu_12_01_walk_mb.bvh");
+    let e = library.add_bvh(&walk).unwrap_err();
+    match &e {
+        Error::Skeleton { joint, reason } => {
+            assert_eq!(*joint, 2, "{e}");
+            assert!(
+                reason.contains("LeftUpLeg") && reason.contains("LeftHip"),
+                "{e}"
+            );
+        }
+        _ => panic!("{e:?}"),
+    }
+    assert_eq!(library.len(), 1, "nothing added");
+    assert_eq!(library.add_bvh(&load("cmu_131_01_max.bvh")).unwrap(), 1);
+    // A clip whose joint count is not its skeleton's, and other frame times.
+    let b = kineform::data::default_clip();
+    let short = kineform::Clip::new(
+        2,
+        3,
+        b.clip.frame_time(),
+        vec![Vec3::ZERO; 6],
+        vec![Quat::IDENTITY; 6],
+        vec![Vec3::ONE; 6],
+    )
+    .unwrap();
+    assert!(matches!(
+        library.add(&b.skeleton, &short),
+        Err(Error::Length { .. })
+    ));
+    let _ = ClipLibrary::new(&b.skeleton, &b.offsets[..3]).unwrap_err();
+}
+
+/// A two-source blend whose sources turn past half a turn apart stays
+/// continuous: a clip whose root spins a whole turn about +y (a second joint
+/// a bone away), played forward on source A and backward on source B from
+/// the same point at weight 0.5, so that the sources' relative rotation
+/// sweeps through 180°. No joint turns in a step more than its angular
+/// velocity allows plus 2° (at 240 Hz). Taking the short way round every
+/// step (the published blend) flips the blend there: a 180° snap.
+#[test]
+fn two_source_blends_follow_their_sources_past_half_a_turn() {
+    let skeleton =
+        kineform::Skeleton::with_names(vec![-1, 0], vec!["root".into(), "tip".into()]).unwrap();
+    let frames = 121;
+    let ft = 1.0 / 60.0;
+    let mut pos = Vec::new();
+    let mut rot = Vec::new();
+    for f in 0..frames {
+        let angle = std::f32::consts::TAU * f as f32 / (frames - 1) as f32;
+        pos.extend([Vec3::ZERO, Vec3::new(0.0, 0.0, 10.0)]);
+        rot.extend([
+            r::quat_from_angle_axis(angle, Vec3::new(0.0, 1.0, 0.0)),
+            Quat::IDENTITY,
+        ]);
+    }
+    let clip = kineform::Clip::new(frames, 2, ft, pos, rot, vec![Vec3::ONE; 2 * frames]).unwrap();
+    let mut library =
+        ClipLibrary::new(&skeleton, &[Vec3::ZERO, Vec3::new(0.0, 0.0, 10.0)]).unwrap();
+    library.add(&skeleton, &clip).unwrap();
+    let mut crowd = Crowd::new(
+        &library,
+        CrowdConfig {
+            characters: 1,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let mid = clip.last_time() * 0.5;
+    let a = Source {
+        clip: 0,
+        time: mid,
+        rate: 1.0,
+        end: ClipEnd::Hold,
+    };
+    let b = Source { rate: -1.0, ..a };
+    crowd.play(0, a, b).unwrap();
+    crowd.set_weight(0, 0.5).unwrap();
+    let dt = 1.0 / 240.0;
+    let mut prev: Option<Vec<kineform::reference::Kform>> = None;
+    let mut worst = 0.0f32;
+    // A and B drift apart at 2 * 2π / 2 s: half a turn after 0.5 s.
+    for _ in 0..(0.8 / dt) as usize {
+        crowd.step(dt).unwrap();
+        let cur: Vec<_> = crowd.world_pose(0).unwrap().collect();
+        if let Some(p) = &prev {
+            for k in 0..cur.len() {
+                let turned = 2.0
+                    * r::length(r::quat_log(r::quat_abs(r::quat_mul_inv(
+                        cur[k].rot, p[k].rot,
+                    ))));
+                let allowed = r::length(cur[k].ang).max(r::length(p[k].ang)) * dt;
+                worst = worst.max(turned - allowed);
+            }
+        }
+        prev = Some(cur);
+    }
+    assert!(
+        worst < 2f32.to_radians(),
+        "a joint turned {:.1}° beyond its angular velocity",
+        worst.to_degrees()
+    );
+}
