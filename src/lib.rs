@@ -28,9 +28,11 @@ pub mod data;
 pub mod database;
 pub mod error;
 pub mod lanes;
+pub mod output;
 mod prefetch;
 pub mod reference;
 pub mod skeleton;
+pub mod skinning;
 pub mod stream;
 
 pub use clip::Clip;
