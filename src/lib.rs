@@ -27,6 +27,7 @@ pub mod crowd;
 pub mod data;
 pub mod database;
 pub mod error;
+pub mod interop;
 pub mod lanes;
 pub mod output;
 mod prefetch;
