@@ -18,7 +18,10 @@
 //!   stream or crowd, across cores with rayon.
 //!
 //! Build with `-C target-cpu=x86-64-v3` (or any target with AVX and FMA) for
-//! the 256-bit path; [`simd_backend`] says which one was compiled in.
+//! the 256-bit path; [`simd_backend`] says which one was compiled in and
+//! [`simd_support`] whether the running CPU could run a faster one (the
+//! README's "Using kineform in your project" has the `.cargo/config.toml`
+//! lines).
 
 pub mod batch;
 pub mod bvh;
@@ -32,34 +35,12 @@ pub mod lanes;
 pub mod output;
 mod prefetch;
 pub mod reference;
+pub mod simd;
 pub mod skeleton;
 pub mod skinning;
 pub mod stream;
 
 pub use clip::Clip;
 pub use error::{Error, Result};
+pub use simd::{SimdSupport, note_simd_support, simd_backend, simd_support};
 pub use skeleton::Skeleton;
-
-/// Which SIMD path `wide` was compiled with: `"avx2+fma"`, `"avx+fma"`,
-/// `"avx"`, `"sse4.1"`, `"sse2"`, `"neon"`, `"simd128"` or `"scalar"`.
-/// `wide` chooses at compile time (`cfg(target_feature)`), so this is the
-/// path every lane kernel of this build takes.
-pub const fn simd_backend() -> &'static str {
-    if cfg!(all(target_feature = "avx2", target_feature = "fma")) {
-        "avx2+fma"
-    } else if cfg!(all(target_feature = "avx", target_feature = "fma")) {
-        "avx+fma"
-    } else if cfg!(target_feature = "avx") {
-        "avx"
-    } else if cfg!(target_feature = "sse4.1") {
-        "sse4.1"
-    } else if cfg!(target_feature = "sse2") {
-        "sse2"
-    } else if cfg!(target_feature = "neon") {
-        "neon"
-    } else if cfg!(target_feature = "simd128") {
-        "simd128"
-    } else {
-        "scalar"
-    }
-}

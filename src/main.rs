@@ -86,6 +86,11 @@ struct CrowdArgs {
 
 fn main() {
     let cli = Cli::parse();
+    // The SSE2 trap: a build for the default target on an AVX2 machine runs
+    // at about half speed. Say so on stderr (stdout stays parseable).
+    if let Some(advice) = kineform::simd_support().advice() {
+        eprintln!("note: {advice}");
+    }
     let args = match cli.command {
         Some(Command::Crowd(a)) => a,
         None => cli.crowd,
