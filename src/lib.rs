@@ -30,6 +30,8 @@ pub mod crowd;
 pub mod data;
 pub mod database;
 pub mod error;
+#[cfg(feature = "gltf")]
+pub mod gltf;
 pub mod interop;
 pub mod lanes;
 pub mod output;
