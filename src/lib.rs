@@ -26,6 +26,7 @@
 pub mod batch;
 pub mod bvh;
 pub mod clip;
+pub mod convert;
 pub mod crowd;
 pub mod data;
 pub mod database;
