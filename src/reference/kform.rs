@@ -10,6 +10,7 @@ use super::math::{
 /// A kineform: position, rotation, scale and their velocities. `Default` is
 /// the identity (unit rotation and scale, everything else zero).
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[repr(C)]
 pub struct Kform {
     /// Position.
