@@ -266,24 +266,35 @@ impl InverseBind {
 }
 
 /// A layout a skinning matrix is written in: `[f32; 16]` (column-major
-/// 4x4) or `[f32; 12]` (three rows of the affine). Both are [`Pod`], so a
-/// buffer of them casts to bytes for an upload.
+/// 4x4) or `[f32; 12]` (three rows of the affine), and `glam::Mat4` with
+/// the `glam` feature. All are [`Pod`], so a buffer of them casts to bytes
+/// for an upload.
 pub trait SkinMatrix: Pod + Send {
-    /// The matrix from its 3x4 affine rows.
-    fn from_rows(rows: &[f32; 12]) -> Self;
+    /// The matrix of lane `lane` of [`skin_lanes`]'s output stored as
+    /// arrays: `m[e][lane]` is entry `e` of the 3x4 rows.
+    fn from_lanes(m: &[[f32; 8]; 12], lane: usize) -> Self;
 }
 
 impl SkinMatrix for [f32; 16] {
     #[inline(always)]
-    fn from_rows(rows: &[f32; 12]) -> Self {
-        rows_to_4x4(rows)
+    fn from_lanes(m: &[[f32; 8]; 12], i: usize) -> Self {
+        [
+            m[0][i], m[4][i], m[8][i], 0.0, //
+            m[1][i], m[5][i], m[9][i], 0.0, //
+            m[2][i], m[6][i], m[10][i], 0.0, //
+            m[3][i], m[7][i], m[11][i], 1.0,
+        ]
     }
 }
 
 impl SkinMatrix for [f32; 12] {
     #[inline(always)]
-    fn from_rows(rows: &[f32; 12]) -> Self {
-        *rows
+    fn from_lanes(m: &[[f32; 8]; 12], i: usize) -> Self {
+        [
+            m[0][i], m[1][i], m[2][i], m[3][i], //
+            m[4][i], m[5][i], m[6][i], m[7][i], //
+            m[8][i], m[9][i], m[10][i], m[11][i],
+        ]
     }
 }
 
@@ -364,7 +375,7 @@ fn skin_pack_unchecked<T: JointLanes, M: SkinMatrix>(
         let m = skin_lanes(k.positions(), k.rotations(), k.scales(), ib);
         let m: [[f32; 8]; 12] = m.map(|v| v.to_array());
         for i in 0..lanes {
-            out[i * joints + j] = M::from_rows(&core::array::from_fn(|e| m[e][i]));
+            out[i * joints + j] = M::from_lanes(&m, i);
         }
     }
 }

@@ -59,7 +59,7 @@ impl From<Kform> for glam::Affine3A {
 /// A skinning matrix as a `glam::Mat4` (column-major, like `[f32; 16]`).
 impl SkinMatrix for glam::Mat4 {
     #[inline(always)]
-    fn from_rows(rows: &[f32; 12]) -> glam::Mat4 {
-        glam::Mat4::from_cols_array(&<[f32; 16]>::from_rows(rows))
+    fn from_lanes(m: &[[f32; 8]; 12], lane: usize) -> glam::Mat4 {
+        glam::Mat4::from_cols_array(&<[f32; 16]>::from_lanes(m, lane))
     }
 }
