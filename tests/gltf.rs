@@ -320,6 +320,34 @@ fn malformed_documents_are_refused_with_a_path() {
         &b,
     ));
     assert!(p.contains("animations[0].channels[0].sampler"), "{p}");
+    // Unknown enum values (the fuzzer's first find: the gltf crate's
+    // validation let an unknown path through and then unwrapped it).
+    let (p, r) = refused(&glb(
+        &with(
+            d.clone(),
+            "/animations/0/channels/0/target/path",
+            json!("translatioo"),
+        ),
+        &b,
+    ));
+    assert!(
+        p == "animations[0].channels[0].target.path" && r.contains("unknown path"),
+        "{p}: {r}"
+    );
+    let (p, _) = refused(&glb(
+        &with(
+            d.clone(),
+            "/animations/0/samplers/0/interpolation",
+            json!("SMOOTH"),
+        ),
+        &b,
+    ));
+    assert!(p.contains("animations[0].samplers[0].interpolation"), "{p}");
+    let (p, _) = refused(&glb(
+        &with(d.clone(), "/accessors/1/type", json!("VEC7")),
+        &b,
+    ));
+    assert!(p.contains("accessors[1]"), "{p}");
     // Output count not matching the keys (CUBICSPLINE needs three per key).
     let (p, r) = refused(&glb(
         &with(

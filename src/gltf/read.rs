@@ -47,6 +47,7 @@ fn check_rate(rate: f32) -> Result<()> {
 fn read(bytes: &[u8], rate: f32, dir: Option<&Path>) -> Result<Document> {
     check_rate(rate)?;
     let doc = ::gltf::Gltf::from_slice(bytes).map_err(gltf_error)?;
+    check_enums(doc.as_json())?;
     let buffers = buffers(&doc, dir)?;
     let data = Data { buffers: &buffers };
     let parents = node_parents(&doc)?;
@@ -222,6 +223,45 @@ fn gltf_error(e: ::gltf::Error) -> Error {
             reason: other.to_string(),
         },
     }
+}
+
+/// The `gltf` crate's accessors unwrap the enums they return (a channel's
+/// path, a sampler's interpolation, an accessor's types), and its
+/// validation lets an unknown value of some of them through (found by the
+/// fuzzer: `"path": "translatioo"` panicked in `Channel::property`): every
+/// one is checked here first.
+fn check_enums(root: &::gltf::json::Root) -> Result<()> {
+    use ::gltf::json::validation::Checked::Invalid;
+    for (i, a) in root.accessors.iter().enumerate() {
+        if matches!(a.component_type, Invalid) {
+            return err(
+                format!("accessors[{i}].componentType"),
+                "unknown component type",
+            );
+        }
+        if matches!(a.type_, Invalid) {
+            return err(format!("accessors[{i}].type"), "unknown type");
+        }
+    }
+    for (a, anim) in root.animations.iter().enumerate() {
+        for (c, ch) in anim.channels.iter().enumerate() {
+            if matches!(ch.target.path, Invalid) {
+                return err(
+                    format!("animations[{a}].channels[{c}].target.path"),
+                    "unknown path (translation, rotation, scale or weights)",
+                );
+            }
+        }
+        for (s, sm) in anim.samplers.iter().enumerate() {
+            if matches!(sm.interpolation, Invalid) {
+                return err(
+                    format!("animations[{a}].samplers[{s}].interpolation"),
+                    "unknown interpolation (LINEAR, STEP or CUBICSPLINE)",
+                );
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Each buffer's bytes, checked to hold its declared `byteLength`.
