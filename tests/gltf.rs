@@ -277,6 +277,14 @@ fn malformed_documents_are_refused_with_a_path() {
     let good = glb(&d, &b);
     let (p, _) = refused(&good[..good.len() - 9]);
     assert_eq!(p, "glb");
+    // A GLB header whose length is under 12 (the fuzzer's second find: the
+    // gltf crate subtracts 12 from it unchecked), and one cut inside the header.
+    let mut short = good.clone();
+    short[8..12].copy_from_slice(&5u32.to_le_bytes());
+    let (p, r) = refused(&short);
+    assert!(p == "glb" && r.contains("shorter"), "{p}: {r}");
+    let (p, _) = refused(&good[..10]);
+    assert_eq!(p, "glb");
     // Accessor count past the end of its view.
     let (p, r) = refused(&glb(&with(d.clone(), "/accessors/1/count", json!(100)), &b));
     assert!(

@@ -46,6 +46,7 @@ fn check_rate(rate: f32) -> Result<()> {
 
 fn read(bytes: &[u8], rate: f32, dir: Option<&Path>) -> Result<Document> {
     check_rate(rate)?;
+    check_glb_header(bytes)?;
     let doc = ::gltf::Gltf::from_slice(bytes).map_err(gltf_error)?;
     check_enums(doc.as_json())?;
     let buffers = buffers(&doc, dir)?;
@@ -223,6 +224,29 @@ fn gltf_error(e: ::gltf::Error) -> Error {
             reason: other.to_string(),
         },
     }
+}
+
+/// A GLB header whose length is shorter than the header itself: the
+/// `gltf` crate subtracts 12 from it unchecked (an overflow panic in a
+/// build with overflow checks; found by the fuzzer).
+fn check_glb_header(bytes: &[u8]) -> Result<()> {
+    if !bytes.starts_with(b"glTF") {
+        return Ok(());
+    }
+    let Some(length) = bytes.get(8..12) else {
+        return err(
+            "glb",
+            format!("{} bytes: shorter than the 12-byte header", bytes.len()),
+        );
+    };
+    let length = u32::from_le_bytes([length[0], length[1], length[2], length[3]]);
+    if length < 12 {
+        return err(
+            "glb",
+            format!("header length {length} is shorter than the 12-byte header"),
+        );
+    }
+    Ok(())
 }
 
 /// The `gltf` crate's accessors unwrap the enums they return (a channel's
