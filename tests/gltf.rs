@@ -356,6 +356,16 @@ fn malformed_documents_are_refused_with_a_path() {
         &b,
     ));
     assert!(p.contains("accessors[1]"), "{p}");
+    // A channel target node out of range (the fuzzer's third find: the gltf
+    // crate's validation let it through, then unwrapped the lookup).
+    let (p, r) = refused(&glb(
+        &with(d.clone(), "/animations/0/channels/0/target/node", json!(7)),
+        &b,
+    ));
+    assert!(
+        p == "animations[0].channels[0].target.node" && r.contains("out of range"),
+        "{p}: {r}"
+    );
     // Output count not matching the keys (CUBICSPLINE needs three per key).
     let (p, r) = refused(&glb(
         &with(

@@ -73,10 +73,10 @@ use crate::clip::Clip;
 use crate::reference::Kform;
 use crate::skeleton::Skeleton;
 
-/// Most frames × joints a loaded clip may have (2^28 samples, 11 GiB of
+/// Most frames × joints a loaded clip may have (2^24 samples, 670 MB of
 /// positions, rotations and scales): a file that asks for more is refused
 /// before anything is allocated.
-pub const MAX_SAMPLES: usize = 1 << 28;
+pub const MAX_SAMPLES: usize = 1 << 24;
 
 /// A glTF document as kineform reads it.
 #[derive(Clone, Debug, PartialEq)]

@@ -49,6 +49,7 @@ fn read(bytes: &[u8], rate: f32, dir: Option<&Path>) -> Result<Document> {
     check_glb_header(bytes)?;
     let doc = ::gltf::Gltf::from_slice(bytes).map_err(gltf_error)?;
     check_enums(doc.as_json())?;
+    check_indices(doc.as_json())?;
     let buffers = buffers(&doc, dir)?;
     let data = Data { buffers: &buffers };
     let parents = node_parents(&doc)?;
@@ -282,6 +283,107 @@ fn check_enums(root: &::gltf::json::Root) -> Result<()> {
                     format!("animations[{a}].samplers[{s}].interpolation"),
                     "unknown interpolation (LINEAR, STEP or CUBICSPLINE)",
                 );
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Every index the loader follows through the `gltf` crate's wrappers,
+/// which unwrap a lookup by index: its validation lets an out-of-range
+/// channel target node through (the fuzzer's third find, a panic in
+/// `Target::node`), so all of them are checked here.
+fn check_indices(root: &::gltf::json::Root) -> Result<()> {
+    let (nodes, accessors) = (root.nodes.len(), root.accessors.len());
+    let (views, buffers) = (root.buffer_views.len(), root.buffers.len());
+    let bad = |path: String, i: usize, n: usize, what: &str| {
+        err::<()>(
+            path,
+            format!("index {i} out of range: there are {n} {what}"),
+        )
+    };
+    for (i, node) in root.nodes.iter().enumerate() {
+        for (k, c) in node.children.iter().flatten().enumerate() {
+            if c.value() >= nodes {
+                return bad(
+                    format!("nodes[{i}].children[{k}]"),
+                    c.value(),
+                    nodes,
+                    "nodes",
+                );
+            }
+        }
+    }
+    for (i, skin) in root.skins.iter().enumerate() {
+        for (k, j) in skin.joints.iter().enumerate() {
+            if j.value() >= nodes {
+                return bad(format!("skins[{i}].joints[{k}]"), j.value(), nodes, "nodes");
+            }
+        }
+        if let Some(a) = skin.inverse_bind_matrices
+            && a.value() >= accessors
+        {
+            return bad(
+                format!("skins[{i}].inverseBindMatrices"),
+                a.value(),
+                accessors,
+                "accessors",
+            );
+        }
+    }
+    for (i, acc) in root.accessors.iter().enumerate() {
+        if let Some(v) = acc.buffer_view
+            && v.value() >= views
+        {
+            return bad(
+                format!("accessors[{i}].bufferView"),
+                v.value(),
+                views,
+                "buffer views",
+            );
+        }
+    }
+    for (i, view) in root.buffer_views.iter().enumerate() {
+        if view.buffer.value() >= buffers {
+            return bad(
+                format!("bufferViews[{i}].buffer"),
+                view.buffer.value(),
+                buffers,
+                "buffers",
+            );
+        }
+    }
+    for (a, anim) in root.animations.iter().enumerate() {
+        let samplers = anim.samplers.len();
+        for (c, ch) in anim.channels.iter().enumerate() {
+            let path = format!("animations[{a}].channels[{c}]");
+            if ch.target.node.value() >= nodes {
+                return bad(
+                    format!("{path}.target.node"),
+                    ch.target.node.value(),
+                    nodes,
+                    "nodes",
+                );
+            }
+            if ch.sampler.value() >= samplers {
+                return bad(
+                    format!("{path}.sampler"),
+                    ch.sampler.value(),
+                    samplers,
+                    "samplers",
+                );
+            }
+        }
+        for (k, sm) in anim.samplers.iter().enumerate() {
+            for (what, ix) in [("input", sm.input), ("output", sm.output)] {
+                if ix.value() >= accessors {
+                    return bad(
+                        format!("animations[{a}].samplers[{k}].{what}"),
+                        ix.value(),
+                        accessors,
+                        "accessors",
+                    );
+                }
             }
         }
     }
