@@ -62,6 +62,7 @@
 //! ```
 
 mod accessor;
+mod checks;
 mod read;
 mod track;
 mod write;
