@@ -64,7 +64,7 @@
 //! | store many values or characters | [`stream`]: `Stream<L>` (N elements) and `CrowdPose` (C characters × J joints), owned as lane vectors |
 //! | run a kernel over a whole stream or crowd pose, validated, on all cores | [`batch`] (and `batch::{cost, tracking, looping}` for the catalogue's database-wide entry points) |
 //! | a crowd of characters playing clips every frame | [`crowd`] |
-//! | load or write motion | [`bvh`], [`gltf`] (feature `gltf`), [`convert`]; [`clip`], [`skeleton`], [`data`] (the embedded CMU clip) |
+//! | load or write motion | [`bvh`], `gltf` (feature `gltf`), [`convert`]; [`clip`], [`skeleton`], [`data`] (the embedded CMU clip) |
 //! | get results into an engine | [`output`] (copies into your slices, any `From` type), [`skinning`] (matrices for a GPU), [`interop`] (features `glam`, `mint`) |
 //! | know which SIMD path runs | [`simd`]: [`simd_backend`], [`simd_support`] |
 //!
