@@ -10,6 +10,7 @@ use common::*;
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use kineform::lanes::{self, Kformx8};
 use kineform::reference::{self as r, Pose};
+use kineform::skinning::{self, InverseBind};
 use kineform::stream::CrowdPose;
 use kineform::{Skeleton, batch};
 use std::hint::black_box;
@@ -79,5 +80,52 @@ fn fk(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, fk);
+/// Skinning matrices (world × inverse bind, `kineform::skinning`) against
+/// FK alone, on the CMU skeleton, 10,000 characters, all threads: FK, FK
+/// then 4x4 matrices, FK then 3x4 rows, and the matrices alone.
+fn skinning(c: &mut Criterion) {
+    banner("skinning");
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let all = pool(threads);
+    let skel = cmu_skeleton();
+    let joints = skel.len();
+    let mut rng = Rng::new(11);
+    let locals: Vec<Pose> = (0..CHARACTERS)
+        .map(|_| random_pose(&mut rng, joints))
+        .collect();
+    let local = CrowdPose::from_poses(&locals, joints).expect("crowd");
+    let mut world = CrowdPose::new(CHARACTERS, joints);
+    let bind = InverseBind::from_bind_pose(&skel, &locals[0].to_kforms()).expect("bind");
+    let mut m4 = vec![[0.0f32; 16]; CHARACTERS * joints];
+    let mut m3 = vec![[0.0f32; 12]; CHARACTERS * joints];
+    let mut group = c.benchmark_group("skinning/cmu31");
+    group.throughput(Throughput::Elements((CHARACTERS * joints) as u64));
+    group.bench_function("fk", |b| {
+        all.install(|| b.iter(|| batch::crowd::op_fk(&mut world, &local, &skel).expect("fk")))
+    });
+    group.bench_function("fk+4x4", |b| {
+        all.install(|| {
+            b.iter(|| {
+                batch::crowd::op_fk(&mut world, &local, &skel).expect("fk");
+                skinning::skinning_matrices(world.packed(), &bind, &mut m4).expect("skin")
+            })
+        })
+    });
+    group.bench_function("fk+3x4", |b| {
+        all.install(|| {
+            b.iter(|| {
+                batch::crowd::op_fk(&mut world, &local, &skel).expect("fk");
+                skinning::skinning_matrices(world.packed(), &bind, &mut m3).expect("skin")
+            })
+        })
+    });
+    group.bench_function("4x4 alone", |b| {
+        all.install(|| {
+            b.iter(|| skinning::skinning_matrices(world.packed(), &bind, &mut m4).expect("skin"))
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, fk, skinning);
 criterion_main!(benches);

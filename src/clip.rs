@@ -6,7 +6,16 @@ use crate::error::{Error, Result};
 use crate::reference::{Quat, Slice2d, Vec3};
 
 /// Frames × joints of local transforms, frame-major (`[frame * joints + joint]`).
+///
+/// With the `serde` feature it serializes as its fields (`frames`,
+/// `joints`, `frame_time`, `pos`, `rot`, `scl`; quaternions as `{w, x, y,
+/// z}`) and deserializing validates as [`Clip::new`] does.
 #[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(try_from = "ClipData")
+)]
 pub struct Clip {
     frames: usize,
     joints: usize,
@@ -151,5 +160,25 @@ impl Clip {
     /// All scales, frame-major.
     pub fn scales(&self) -> &[Vec3] {
         &self.scl
+    }
+}
+
+/// The serialized form of a [`Clip`], validated on the way in.
+#[cfg(feature = "serde")]
+#[derive(serde::Deserialize)]
+struct ClipData {
+    frames: usize,
+    joints: usize,
+    frame_time: f32,
+    pos: Vec<Vec3>,
+    rot: Vec<Quat>,
+    scl: Vec<Vec3>,
+}
+
+#[cfg(feature = "serde")]
+impl TryFrom<ClipData> for Clip {
+    type Error = Error;
+    fn try_from(d: ClipData) -> Result<Clip> {
+        Clip::new(d.frames, d.joints, d.frame_time, d.pos, d.rot, d.scl)
     }
 }

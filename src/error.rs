@@ -50,6 +50,16 @@ pub enum Error {
         /// How many there are.
         len: usize,
     },
+    /// A glTF document is malformed or not supported; `path` points into
+    /// the document (`animations[0].samplers[2].output`, `buffers[1]`,
+    /// `glb` for the binary container, empty for the JSON as a whole).
+    #[error("glTF {path}: {reason}")]
+    Gltf {
+        /// Where in the document.
+        path: String,
+        /// What is wrong.
+        reason: String,
+    },
     /// A file could not be read or written.
     #[error("{path}: {reason}")]
     Io {

@@ -1,62 +1,119 @@
 //! # kineform
 //!
 //! SIMD batch kernels for character animation: springs and dampers,
-//! inertialization, quaternion exp/log and forward kinematics that carries
-//! velocities, on structure-of-arrays joint streams in 8-lane f32 SIMD.
+//! inertialization, dead blending, tracking springs, looping offsets,
+//! transition costs and forward kinematics that carries velocities, on
+//! structure-of-arrays joint streams in 8-lane f32 SIMD, checked against a
+//! plain scalar reference path.
 //!
 //! The math is that of five articles by Daniel Holden (inertialization
 //! transition cost, dead blending, perfect tracking springs, looping
-//! animations from motion capture, propagating velocities). Data flows one
-//! way:
+//! animations from motion capture, propagating velocities through
+//! animation systems).
 //!
-//! - [`reference`](mod@reference): plain scalar f32 code that mirrors the articles;
-//! - [`lanes`]: the same functions over eight lanes ([`lanes::F32x8`],
-//!   [`lanes::Vec3x8`], [`lanes::Quatx8`], [`lanes::Kformx8`]), branch-free;
-//! - [`stream`] and [`skeleton`]: structure-of-arrays storage owned as lane
-//!   vectors, and validated hierarchies;
-//! - [`batch`]: validated entry points that run a kernel over a whole
-//!   stream or crowd, across cores with rayon.
+//! ## Quick start
+//!
+//! Load a clip, pose a hundred characters on it, carry them to world space
+//! and read one character's joints, as a game would hand them to its
+//! renderer:
+//!
+//! ```
+//! use kineform::reference::Vec3;
+//! use kineform::stream::CrowdPose;
+//! use kineform::{batch, data, output};
+//!
+//! // The CMU clip embedded in the crate: 31 joints, 277 frames at 120 fps.
+//! let clip = data::default_clip();
+//! let (skeleton, clip) = (clip.skeleton, clip.clip);
+//! let joints = skeleton.len();
+//!
+//! // 100 characters, character c at 0.02 c seconds into the clip.
+//! let times: Vec<f32> = (0..100).map(|c| 0.02 * c as f32).collect();
+//! let mut local = CrowdPose::new(100, joints);
+//! let mut world = CrowdPose::new(100, joints);
+//! batch::crowd::op_sample_linear(&mut local, &clip, &times)?;
+//! batch::crowd::op_fk(&mut world, &local, &skeleton)?;
+//!
+//! // World positions, one per character and joint: [c * joints + j].
+//! let mut positions = vec![Vec3::ZERO; 100 * joints];
+//! output::positions(world.packed(), &mut positions)?;
+//! let head = skeleton.find("Head").unwrap();
+//! let p = positions[3 * joints + head];
+//! assert!(p.y > 20.0, "character 3's head is {p:?}, above its hips");
+//! // Velocities come with FK: the clip's root walks at a few units/s.
+//! let v = world.get(3, 0).unwrap().vel;
+//! assert!(v.x.abs() + v.z.abs() > 1.0 && v.x.abs() + v.z.abs() < 100.0);
+//! # Ok::<(), kineform::Error>(())
+//! ```
+//!
+//! With the `glam` feature the same copy fills `&mut [glam::Vec3]`,
+//! `&mut [glam::Quat]` or `&mut [glam::Mat4]` ([`interop`]), and
+//! [`skinning`] writes skinning matrices for a GPU upload.
+//!
+//! <!-- LEAD: the crowd quick start goes here once the crowd runtime's API
+//! (issue 12) lands: Crowd::new on a clip, a command to one character,
+//! step(dt), world positions copied into the caller's slice (glam types
+//! with the feature). It must be a doc test. -->
+//!
+//! ## Which module do I use
+//!
+//! | you want to | use |
+//! | --- | --- |
+//! | read the math, or run one kernel on a few values | [`reference`](mod@reference): plain scalar f32 code mirroring the articles, same names and argument order |
+//! | write your own 8-lane loop | [`lanes`]: the same functions over [`lanes::F32x8`], [`lanes::Vec3x8`], [`lanes::Quatx8`], [`lanes::Kformx8`], branch-free |
+//! | store many values or characters | [`stream`]: `Stream<L>` (N elements) and `CrowdPose` (C characters × J joints), owned as lane vectors |
+//! | run a kernel over a whole stream or crowd pose, validated, on all cores | [`batch`] (and `batch::{cost, tracking, looping}` for the catalogue's database-wide entry points) |
+//! | a crowd of characters playing clips every frame | [`crowd`] |
+//! | load or write motion | [`bvh`], `gltf` (feature `gltf`), [`convert`]; [`clip`], [`skeleton`], [`data`] (the embedded CMU clip) |
+//! | get results into an engine | [`output`] (copies into your slices, any `From` type), [`skinning`] (matrices for a GPU), [`interop`] (features `glam`, `mint`) |
+//! | know which SIMD path runs | [`simd`]: [`simd_backend`], [`simd_support`] |
+//!
+//! Data flows one way: `reference` → `lanes` → `stream`/`batch` → `crowd`
+//! → the `kineform` program; `output`, `skinning`, `interop`, `bvh`,
+//! `gltf` and `convert` sit at the edges.
+//!
+//! ## Articles, and where their entry points are
+//!
+//! | article | reference | batch |
+//! | --- | --- | --- |
+//! | springs (the building block) | [`reference::damper_exact`], [`reference::decay_spring_damper_exact`] | [`batch::damper_exact`] |
+//! | inertialization, transition cost | [`reference::decayed_offset_cubic`], [`reference::decay_spring_damper_displacement`] | [`batch::op_inertialize`], [`batch::cost`] |
+//! | dead blending | [`reference::extrapolate_decay_position`], [`reference::op_dead_blending`] | [`batch::crowd::op_dead_blending`] |
+//! | perfect tracking springs | [`reference::tracking_target_acceleration`], [`reference::tracking_spring_update_exact`] | [`batch::tracking`] |
+//! | looping animations | [`reference::compute_inertialize_both_offsets_cubic`] | [`batch::looping::make_loop`] |
+//! | propagating velocities | [`reference::kform_mul`], [`reference::op_fk`] | [`batch::crowd::op_fk`] |
+//!
+//! ## The fast build
 //!
 //! Build with `-C target-cpu=x86-64-v3` (or any target with AVX and FMA) for
-//! the 256-bit path; [`simd_backend`] says which one was compiled in.
+//! the 256-bit path; [`simd_backend`] says which one was compiled in and
+//! [`simd_support`] whether the running CPU could run a faster one (the
+//! README's "Using kineform in your project" has the `.cargo/config.toml`
+//! lines).
+
+#![deny(missing_docs)]
 
 pub mod batch;
 pub mod bvh;
 pub mod clip;
+pub mod convert;
 pub mod crowd;
 pub mod data;
 pub mod database;
 pub mod error;
+#[cfg(feature = "gltf")]
+pub mod gltf;
+pub mod interop;
 pub mod lanes;
+pub mod output;
 mod prefetch;
 pub mod reference;
+pub mod simd;
 pub mod skeleton;
+pub mod skinning;
 pub mod stream;
 
 pub use clip::Clip;
 pub use error::{Error, Result};
+pub use simd::{SimdSupport, note_simd_support, simd_backend, simd_support};
 pub use skeleton::Skeleton;
-
-/// Which SIMD path `wide` was compiled with: `"avx2+fma"`, `"avx+fma"`,
-/// `"avx"`, `"sse4.1"`, `"sse2"`, `"neon"`, `"simd128"` or `"scalar"`.
-/// `wide` chooses at compile time (`cfg(target_feature)`), so this is the
-/// path every lane kernel of this build takes.
-pub const fn simd_backend() -> &'static str {
-    if cfg!(all(target_feature = "avx2", target_feature = "fma")) {
-        "avx2+fma"
-    } else if cfg!(all(target_feature = "avx", target_feature = "fma")) {
-        "avx+fma"
-    } else if cfg!(target_feature = "avx") {
-        "avx"
-    } else if cfg!(target_feature = "sse4.1") {
-        "sse4.1"
-    } else if cfg!(target_feature = "sse2") {
-        "sse2"
-    } else if cfg!(target_feature = "neon") {
-        "neon"
-    } else if cfg!(target_feature = "simd128") {
-        "simd128"
-    } else {
-        "scalar"
-    }
-}

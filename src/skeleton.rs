@@ -7,7 +7,15 @@ pub const MAX_JOINTS: usize = 65_535;
 
 /// A joint hierarchy in parent-first order: `parents[i]` is -1 for a root,
 /// else the index of joint `i`'s parent, which is smaller than `i`.
+///
+/// With the `serde` feature it serializes as `{ "parents": [...], "names":
+/// [...] }` and deserializing validates as [`Skeleton::with_names`] does.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(
+    feature = "serde",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(try_from = "SkeletonData")
+)]
 pub struct Skeleton {
     parents: Vec<i32>,
     names: Vec<String>,
@@ -83,5 +91,21 @@ impl Skeleton {
             depth[i] = if p < 0 { 1 } else { depth[p as usize] + 1 };
         }
         depth.into_iter().max().unwrap_or(0)
+    }
+}
+
+/// The serialized form of a [`Skeleton`], validated on the way in.
+#[cfg(feature = "serde")]
+#[derive(serde::Deserialize)]
+struct SkeletonData {
+    parents: Vec<i32>,
+    names: Vec<String>,
+}
+
+#[cfg(feature = "serde")]
+impl TryFrom<SkeletonData> for Skeleton {
+    type Error = Error;
+    fn try_from(d: SkeletonData) -> Result<Skeleton> {
+        Skeleton::with_names(d.parents, d.names)
     }
 }

@@ -463,9 +463,9 @@ fn outputs_into_caller_memory() {
     for (k, c) in range.clone().enumerate() {
         let pose: Vec<_> = crowd.world_pose(c).unwrap().collect();
         assert_eq!(pose.len(), j);
-        for jj in 0..j {
+        for (jj, p) in pose.iter().enumerate() {
             let w = crowd.world_kform(c, jj).unwrap();
-            assert_eq!(pose[jj], w);
+            assert_eq!(*p, w);
             let i = k * j + jj;
             assert_eq!(pos[i], w.pos.to_array());
             assert_eq!(vel[i], w.vel.to_array());
@@ -526,7 +526,7 @@ fn root_motion_is_extracted_and_reported() {
         apply.step(dt).unwrap();
         extract.step(dt).unwrap();
         let (d, v) = extract.root_motion(0).unwrap();
-        travelled = travelled + d;
+        travelled += d;
         let hips = extract.world_kform(0, 1).unwrap();
         assert!(
             (hips.pos.x - 10.0).abs() < 1e-3 && (hips.pos.z + 5.0).abs() < 1e-3,

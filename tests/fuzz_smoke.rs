@@ -46,3 +46,34 @@ fn bvh_parse_on_random_and_damaged_bytes() {
         check::check_bvh(&d);
     }
 }
+
+#[cfg(feature = "gltf")]
+#[test]
+fn gltf_parse_on_random_and_damaged_bytes() {
+    let b = kineform::data::default_clip();
+    let short = kineform::Clip::new(
+        3,
+        b.clip.joints(),
+        b.clip.frame_time(),
+        b.clip.positions()[..3 * 31].to_vec(),
+        b.clip.rotations()[..3 * 31].to_vec(),
+        b.clip.scales()[..3 * 31].to_vec(),
+    )
+    .unwrap();
+    let good = kineform::gltf::write_glb(&b.skeleton, None, &[("a", &short)]).unwrap();
+    check::check_gltf(&good);
+    for seed in 0..300u64 {
+        check::check_gltf(&bytes(seed, 300));
+        let mut d = good.clone();
+        let noise = bytes(seed, 16);
+        // Damage the JSON (numbers, brackets) or the binary chunk, and cut.
+        for k in 0..3 {
+            let at = (u32::from_le_bytes([noise[4 * k], noise[4 * k + 1], noise[4 * k + 2], 0])
+                as usize)
+                % d.len();
+            d[at] = noise[12 + k];
+        }
+        d.truncate(d.len() - (noise[15] as usize % 64));
+        check::check_gltf(&d);
+    }
+}

@@ -231,6 +231,26 @@ fn offsets(
 /// clips of fewer than 3 frames (`Error::Length`: a one-frame clip has no
 /// seam to close, and the seam velocities need two frames at each end) and
 /// bad parameters, with nothing built.
+///
+/// A joint sliding 0, 1, 2, 3, 4 along x: looped, its last frame meets its
+/// first (each end moved by half of the gap of 4, `ratio` 0.5).
+///
+/// ```
+/// use kineform::batch::looping::{LoopMethod, LoopOptions, make_loop};
+/// use kineform::reference::{Quat, Vec3};
+/// use kineform::Clip;
+/// let pos: Vec<Vec3> = (0..5).map(|f| Vec3::new(f as f32, 0.0, 0.0)).collect();
+/// let clip = Clip::new(5, 1, 0.1, pos, vec![Quat::IDENTITY; 5], vec![Vec3::ONE; 5])?;
+/// let options = LoopOptions {
+///     method: LoopMethod::Linear { blendtime_start: 0.2, blendtime_end: 0.2 },
+///     ratio: 0.5,
+///     root_in_character_space: false,
+/// };
+/// let looped = make_loop(&clip, &options)?;
+/// let (first, last) = (looped.pos(0, 0).x, looped.pos(4, 0).x);
+/// assert!((first - last).abs() < 1e-5, "{first} {last}");
+/// # Ok::<(), kineform::Error>(())
+/// ```
 pub fn make_loop(clip: &Clip, options: &LoopOptions) -> Result<Clip> {
     let (frames, joints, dt) = (clip.frames(), clip.joints(), clip.frame_time());
     if frames < 3 {

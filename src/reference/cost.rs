@@ -30,6 +30,16 @@ pub fn decay_spring_damper_intersection(x: f32, v: f32, halflife: f32) -> f32 {
 /// Deviation: where `v + x y = 0` the published code divides by zero and the
 /// result is NaN; the offset then never crosses zero and this returns
 /// `|(2xy + v) / y²|`.
+///
+/// An offset of 1 at rest with a half-life of 0.1 s never crosses zero; its
+/// area is `2 / y` with `y = 2 ln 2 / 0.10001`, 0.1443 (the cost of that
+/// transition for a unit offset):
+///
+/// ```
+/// use kineform::reference::decay_spring_damper_displacement;
+/// let a = decay_spring_damper_displacement(1.0, 0.0, 0.1);
+/// assert!((a - 0.1443).abs() < 1e-4);
+/// ```
 #[inline]
 pub fn decay_spring_damper_displacement(x: f32, v: f32, halflife: f32) -> f32 {
     let y = halflife_to_damping(halflife) / 2.0;

@@ -194,6 +194,17 @@ pub fn extrapolate_decay_rotation(x: Quat, v: Vec3, halflife: Vec3, dt: f32) -> 
 
 /// The position twin of [`extrapolate_decay_rotation`] (reference-math.md):
 /// `x' = x + (v / (y + 1e-8)) (1 - fast_negexp(y dt))`, `v' = v fast_negexp(y dt)`.
+///
+/// Moving at 1 unit/s with velocities decaying at a half-life of 0.1 s, the
+/// extrapolated position travels `1 / y = 0.1 / ln 2 = 0.1443` in all,
+/// however long it runs:
+///
+/// ```
+/// use kineform::reference::{Vec3, extrapolate_decay_position};
+/// let v = Vec3::new(1.0, 0.0, 0.0);
+/// let (x, v_end) = extrapolate_decay_position(Vec3::ZERO, v, Vec3::splat(0.1), 100.0);
+/// assert!((x.x - 0.1443).abs() < 1e-4 && v_end.x < 1e-6);
+/// ```
 #[inline]
 pub fn extrapolate_decay_position(x: Vec3, v: Vec3, halflife: Vec3, dt: f32) -> (Vec3, Vec3) {
     let (y, e) = decay(halflife, dt);

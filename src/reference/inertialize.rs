@@ -16,6 +16,19 @@ pub const EPS_BLEND: f32 = 1e-8;
 /// zero with zero velocity at `blendtime`: with `t = clamp(dt / (blendtime +
 /// 1e-8), 0, 1)`, `d = x`, `c = v blendtime`, `b = -3d - 2c`, `a = 2d + c`,
 /// returns `(a t³ + b t² + c t + d, (3a t² + 2b t + c) / (blendtime + 1e-8))`.
+///
+/// An offset of 1 at rest, blend time 0.3 s: halfway through (`t = 0.5`) it
+/// is `2/8 - 3/4 + 1 = 0.5`, moving at `(6/4 - 3) / 0.3 = -5` per second;
+/// at the blend time it is 0 and still.
+///
+/// ```
+/// use kineform::reference::{Vec3, decayed_offset_cubic};
+/// let one = Vec3::new(1.0, 0.0, 0.0);
+/// let (x, v) = decayed_offset_cubic(one, Vec3::ZERO, 0.3, 0.15);
+/// assert!((x.x - 0.5).abs() < 1e-6 && (v.x + 5.0).abs() < 1e-4);
+/// let (x, v) = decayed_offset_cubic(one, Vec3::ZERO, 0.3, 0.3);
+/// assert!(x.x.abs() < 1e-6 && v.x.abs() < 1e-4);
+/// ```
 #[inline]
 pub fn decayed_offset_cubic(init_x: Vec3, init_v: Vec3, blendtime: f32, dt: f32) -> (Vec3, Vec3) {
     let t = clampf(dt / (blendtime + EPS_BLEND), 0.0, 1.0);

@@ -10,6 +10,7 @@ use super::math::{
 /// A kineform: position, rotation, scale and their velocities. `Default` is
 /// the identity (unit rotation and scale, everything else zero).
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[repr(C)]
 pub struct Kform {
     /// Position.
@@ -50,6 +51,17 @@ impl Default for Kform {
 /// - `pos = R(w.pos v.scl) + v.pos`, `rot = v.rot w.rot`, `scl = w.scl v.scl`
 /// - `vel = R(w.vel v.scl) + v.vel + v.ang × R(w.pos v.scl) + R(w.pos v.scl v.svl)`
 /// - `ang = R(w.ang) + v.ang`, `svl = w.svl + v.svl`
+///
+/// A parent spinning at 1 rad/s about z carries a child one unit along x
+/// at `ω × r = (0, 1, 0)` units per second (the velocities article's point):
+///
+/// ```
+/// use kineform::reference::{Kform, Vec3, kform_mul};
+/// let parent = Kform { ang: Vec3::new(0.0, 0.0, 1.0), ..Kform::IDENTITY };
+/// let child = Kform { pos: Vec3::new(1.0, 0.0, 0.0), ..Kform::IDENTITY };
+/// let world = kform_mul(parent, child);
+/// assert_eq!(world.vel, Vec3::new(0.0, 1.0, 0.0));
+/// ```
 #[inline]
 pub fn kform_mul(v: Kform, w: Kform) -> Kform {
     let lever = quat_mul_vec3(v.rot, w.pos * v.scl);

@@ -25,6 +25,7 @@ pub const FLUSH_TINY: f32 = 1e-30;
 
 /// A 3-vector: positions, velocities, scales, scaled-angle-axis rotations.
 #[derive(Clone, Copy, Debug, PartialEq, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[repr(C)]
 pub struct Vec3 {
     /// x component.
@@ -230,6 +231,7 @@ pub fn flush_tiny_vec3(v: Vec3) -> Vec3 {
 /// A quaternion `(w, x, y, z)`, unit length when it is a rotation.
 /// `Default` is the identity.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[repr(C)]
 pub struct Quat {
     /// Scalar part.

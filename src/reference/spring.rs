@@ -63,6 +63,17 @@ pub fn damping_to_halflife(damping: f32) -> f32 {
 
 /// Exact damper toward `g`:
 /// `lerp(x, g, 1 - fast_negexp(ln2 dt / (halflife + 1e-5)))`.
+///
+/// After one half-life a damper is halfway to its goal (to `fast_negexp`'s
+/// accuracy, 4e-4 here); after two, three quarters:
+///
+/// ```
+/// use kineform::reference::damper_exact;
+/// let x = damper_exact(0.0, 1.0, 0.5, 0.5);
+/// assert!((x - 0.5).abs() < 1e-3);
+/// let x = damper_exact(x, 1.0, 0.5, 0.5);
+/// assert!((x - 0.75).abs() < 1e-3);
+/// ```
 #[inline]
 pub fn damper_exact(x: f32, g: f32, halflife: f32, dt: f32) -> f32 {
     lerp(

@@ -23,6 +23,15 @@ pub fn tracking_target_velocity(x_next: f32, x_curr: f32, dt: f32) -> f32 {
 
 /// The signal's acceleration by finite difference,
 /// `((x_next - x_curr) / dt - (x_curr - x_prev) / dt) / dt`.
+///
+/// On `x(t) = t²` sampled every 0.5 s around `t = 1` (0.25, 1, 2.25) the
+/// velocity toward the next sample is 2.5 and the acceleration exactly 2:
+///
+/// ```
+/// use kineform::reference::{tracking_target_acceleration, tracking_target_velocity};
+/// assert_eq!(tracking_target_velocity(2.25, 1.0, 0.5), 2.5);
+/// assert_eq!(tracking_target_acceleration(2.25, 1.0, 0.25, 0.5), 2.0);
+/// ```
 #[inline]
 pub fn tracking_target_acceleration(x_next: f32, x_curr: f32, x_prev: f32, dt: f32) -> f32 {
     if dt == 0.0 {

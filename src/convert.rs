@@ -1,0 +1,181 @@
+//! Converting motion between files by extension: `.bvh`, and with the
+//! `gltf` feature `.glb` / `.gltf` in and `.glb` out. What the `kineform
+//! convert` command runs.
+//!
+//! BVH in gives one clip at the file's frame time; glTF in gives one clip
+//! per animation resampled at [`Options::rate`] (BVH out takes the one
+//! chosen by [`Options::animation`]). BVH out writes each joint's first
+//! frame as its OFFSET, position channels on roots and on joints whose
+//! position moves, and `Zrotation Yrotation Xrotation` on every joint; BVH
+//! has no scale, so clips with scales are refused.
+
+use std::path::Path;
+
+use crate::bvh::{self, Bvh, Channel};
+use crate::clip::Clip;
+use crate::error::{Error, Result};
+use crate::reference::{Kform, Vec3};
+use crate::skeleton::Skeleton;
+
+/// Choices for [`convert_file`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Options {
+    /// Frames per second at which glTF animations are resampled.
+    pub rate: f32,
+    /// Which glTF animation goes to a BVH file (BVH holds one).
+    pub animation: usize,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            rate: 60.0,
+            animation: 0,
+        }
+    }
+}
+
+/// What [`convert_file`] read.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Summary {
+    /// Joints of the skeleton.
+    pub joints: usize,
+    /// Clips read (glTF animations, or 1 for BVH).
+    pub clips: usize,
+    /// Frames of the clip written (of the first, for .glb out).
+    pub frames: usize,
+    /// Its frame time, seconds.
+    pub frame_time: f32,
+}
+
+/// A BVH hierarchy for `clip` on `skeleton` (see the module docs). Refuses
+/// a clip with another joint count or with a scale that is not one.
+pub fn bvh_for_clip(skeleton: &Skeleton, clip: &Clip) -> Result<Bvh> {
+    let joints = skeleton.len();
+    if clip.joints() != joints {
+        return Err(Error::Length {
+            what: "clip joints (must match the skeleton)",
+            expected: joints,
+            got: clip.joints(),
+        });
+    }
+    if let Some(i) = clip.scales().iter().position(|&s| s != Vec3::ONE) {
+        return Err(Error::Bvh {
+            line: 0,
+            reason: format!(
+                "joint {} has scale {:?} at frame {}: BVH has no scale channels",
+                i % joints,
+                clip.scales()[i],
+                i / joints
+            ),
+        });
+    }
+    let rot = [Channel::Zrotation, Channel::Yrotation, Channel::Xrotation];
+    let pos = [Channel::Xposition, Channel::Yposition, Channel::Zposition];
+    let channels = (0..joints)
+        .map(|j| {
+            let moves = (1..clip.frames()).any(|f| clip.pos(f, j) != clip.pos(0, j));
+            if skeleton.parents()[j] < 0 || moves {
+                pos.iter().chain(&rot).copied().collect()
+            } else {
+                rot.to_vec()
+            }
+        })
+        .collect();
+    Ok(Bvh {
+        skeleton: skeleton.clone(),
+        offsets: (0..joints).map(|j| clip.pos(0, j)).collect(),
+        channels,
+        end_sites: vec![None; joints],
+        clip: clip.clone(),
+    })
+}
+
+fn extension(path: &Path) -> String {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .unwrap_or("")
+        .to_ascii_lowercase()
+}
+
+fn unsupported(path: &Path, what: &str) -> Error {
+    Error::Io {
+        path: path.display().to_string(),
+        reason: what.to_string(),
+    }
+}
+
+/// Reads `input` and writes `output`, each in the format its extension
+/// names (`.bvh`; `.glb`, `.gltf` in and `.glb` out with the `gltf`
+/// feature). Nothing is written when reading or converting fails.
+pub fn convert_file(input: &Path, output: &Path, options: &Options) -> Result<Summary> {
+    let (skeleton, clips, rest): (Skeleton, Vec<(String, Clip)>, Option<Vec<Kform>>) =
+        match extension(input).as_str() {
+            "bvh" => {
+                let b = bvh::load(input)?;
+                (b.skeleton, vec![("bvh".to_string(), b.clip)], None)
+            }
+            #[cfg(feature = "gltf")]
+            "glb" | "gltf" => {
+                let d = crate::gltf::load(input, options.rate)?;
+                let clips = d.clips.into_iter().map(|c| (c.name, c.clip)).collect();
+                (d.skeleton, clips, Some(d.rest))
+            }
+            e => {
+                return Err(unsupported(
+                    input,
+                    &format!("cannot read `.{e}` (this build reads {})", formats()),
+                ));
+            }
+        };
+    let text_or_bytes: Vec<u8> = match extension(output).as_str() {
+        "bvh" => {
+            let Some((_, clip)) = clips.get(options.animation) else {
+                return Err(Error::Length {
+                    what: "animation index (the input's animations)",
+                    expected: clips.len(),
+                    got: options.animation,
+                });
+            };
+            let b = bvh_for_clip(&skeleton, clip)?;
+            bvh::write(&b, clip)?.into_bytes()
+        }
+        #[cfg(feature = "gltf")]
+        "glb" => {
+            let named: Vec<(&str, &Clip)> = clips.iter().map(|(n, c)| (n.as_str(), c)).collect();
+            crate::gltf::write_glb(&skeleton, rest.as_deref(), &named)?
+        }
+        e => {
+            return Err(unsupported(
+                output,
+                &format!(
+                    "cannot write `.{e}` (this build writes .bvh{})",
+                    if cfg!(feature = "gltf") { ", .glb" } else { "" }
+                ),
+            ));
+        }
+    };
+    let _ = &rest;
+    std::fs::write(output, text_or_bytes).map_err(|e| Error::Io {
+        path: output.display().to_string(),
+        reason: e.to_string(),
+    })?;
+    let first = clips
+        .get(options.animation)
+        .or(clips.first())
+        .map(|(_, c)| c);
+    Ok(Summary {
+        joints: skeleton.len(),
+        clips: clips.len(),
+        frames: first.map_or(0, Clip::frames),
+        frame_time: first.map_or(0.0, Clip::frame_time),
+    })
+}
+
+fn formats() -> &'static str {
+    if cfg!(feature = "gltf") {
+        ".bvh, .glb, .gltf"
+    } else {
+        ".bvh (glTF needs the `gltf` feature)"
+    }
+}

@@ -1,0 +1,169 @@
+//! Checks run before the `gltf` crate's wrappers are used: they unwrap
+//! enums and index lookups, and its validation lets some bad values through
+//! (each found by the `gltf_parse` fuzz target).
+
+use super::err;
+use crate::error::Result;
+
+/// A GLB header whose length is shorter than the header itself: the
+/// `gltf` crate subtracts 12 from it unchecked (an overflow panic in a
+/// build with overflow checks; found by the fuzzer).
+pub(super) fn check_glb_header(bytes: &[u8]) -> Result<()> {
+    if !bytes.starts_with(b"glTF") {
+        return Ok(());
+    }
+    let Some(length) = bytes.get(8..12) else {
+        return err(
+            "glb",
+            format!("{} bytes: shorter than the 12-byte header", bytes.len()),
+        );
+    };
+    let length = u32::from_le_bytes([length[0], length[1], length[2], length[3]]);
+    if length < 12 {
+        return err(
+            "glb",
+            format!("header length {length} is shorter than the 12-byte header"),
+        );
+    }
+    Ok(())
+}
+
+/// The `gltf` crate's accessors unwrap the enums they return (a channel's
+/// path, a sampler's interpolation, an accessor's types), and its
+/// validation lets an unknown value of some of them through (found by the
+/// fuzzer: `"path": "translatioo"` panicked in `Channel::property`): every
+/// one is checked here first.
+pub(super) fn check_enums(root: &::gltf::json::Root) -> Result<()> {
+    use ::gltf::json::validation::Checked::Invalid;
+    for (i, a) in root.accessors.iter().enumerate() {
+        if matches!(a.component_type, Invalid) {
+            return err(
+                format!("accessors[{i}].componentType"),
+                "unknown component type",
+            );
+        }
+        if matches!(a.type_, Invalid) {
+            return err(format!("accessors[{i}].type"), "unknown type");
+        }
+    }
+    for (a, anim) in root.animations.iter().enumerate() {
+        for (c, ch) in anim.channels.iter().enumerate() {
+            if matches!(ch.target.path, Invalid) {
+                return err(
+                    format!("animations[{a}].channels[{c}].target.path"),
+                    "unknown path (translation, rotation, scale or weights)",
+                );
+            }
+        }
+        for (s, sm) in anim.samplers.iter().enumerate() {
+            if matches!(sm.interpolation, Invalid) {
+                return err(
+                    format!("animations[{a}].samplers[{s}].interpolation"),
+                    "unknown interpolation (LINEAR, STEP or CUBICSPLINE)",
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Every index the loader follows through the `gltf` crate's wrappers,
+/// which unwrap a lookup by index: its validation lets an out-of-range
+/// channel target node through (the fuzzer's third find, a panic in
+/// `Target::node`), so all of them are checked here.
+pub(super) fn check_indices(root: &::gltf::json::Root) -> Result<()> {
+    let (nodes, accessors) = (root.nodes.len(), root.accessors.len());
+    let (views, buffers) = (root.buffer_views.len(), root.buffers.len());
+    let bad = |path: String, i: usize, n: usize, what: &str| {
+        err::<()>(
+            path,
+            format!("index {i} out of range: there are {n} {what}"),
+        )
+    };
+    for (i, node) in root.nodes.iter().enumerate() {
+        for (k, c) in node.children.iter().flatten().enumerate() {
+            if c.value() >= nodes {
+                return bad(
+                    format!("nodes[{i}].children[{k}]"),
+                    c.value(),
+                    nodes,
+                    "nodes",
+                );
+            }
+        }
+    }
+    for (i, skin) in root.skins.iter().enumerate() {
+        for (k, j) in skin.joints.iter().enumerate() {
+            if j.value() >= nodes {
+                return bad(format!("skins[{i}].joints[{k}]"), j.value(), nodes, "nodes");
+            }
+        }
+        if let Some(a) = skin.inverse_bind_matrices
+            && a.value() >= accessors
+        {
+            return bad(
+                format!("skins[{i}].inverseBindMatrices"),
+                a.value(),
+                accessors,
+                "accessors",
+            );
+        }
+    }
+    for (i, acc) in root.accessors.iter().enumerate() {
+        if let Some(v) = acc.buffer_view
+            && v.value() >= views
+        {
+            return bad(
+                format!("accessors[{i}].bufferView"),
+                v.value(),
+                views,
+                "buffer views",
+            );
+        }
+    }
+    for (i, view) in root.buffer_views.iter().enumerate() {
+        if view.buffer.value() >= buffers {
+            return bad(
+                format!("bufferViews[{i}].buffer"),
+                view.buffer.value(),
+                buffers,
+                "buffers",
+            );
+        }
+    }
+    for (a, anim) in root.animations.iter().enumerate() {
+        let samplers = anim.samplers.len();
+        for (c, ch) in anim.channels.iter().enumerate() {
+            let path = format!("animations[{a}].channels[{c}]");
+            if ch.target.node.value() >= nodes {
+                return bad(
+                    format!("{path}.target.node"),
+                    ch.target.node.value(),
+                    nodes,
+                    "nodes",
+                );
+            }
+            if ch.sampler.value() >= samplers {
+                return bad(
+                    format!("{path}.sampler"),
+                    ch.sampler.value(),
+                    samplers,
+                    "samplers",
+                );
+            }
+        }
+        for (k, sm) in anim.samplers.iter().enumerate() {
+            for (what, ix) in [("input", sm.input), ("output", sm.output)] {
+                if ix.value() >= accessors {
+                    return bad(
+                        format!("animations[{a}].samplers[{k}].{what}"),
+                        ix.value(),
+                        accessors,
+                        "accessors",
+                    );
+                }
+            }
+        }
+    }
+    Ok(())
+}
