@@ -97,33 +97,88 @@ pub struct Bvh {
     pub clip: Clip,
 }
 
+/// Most samples (frames × joints) a BVH file may hold: 2^26, about 67
+/// million, 2.7 GB as a [`Clip`]. The `Frames:` header is checked against it
+/// before any motion is read, and storage grows only as frames are read, so
+/// a header cannot make the parser allocate what the file does not contain.
+pub const MAX_SAMPLES: usize = 1 << 26;
+
+/// Longest excerpt of the input quoted in an error message, in characters.
+pub const EXCERPT_CHARS: usize = 40;
+
 fn err<T>(line: usize, reason: impl Into<String>) -> Result<T> {
     Err(Error::Bvh {
+        path: None,
         line,
         reason: reason.into(),
     })
 }
 
-/// Lines with their 1-based numbers, trimmed (CR included), blank ones skipped.
+/// `s` quoted for an error message: at most [`EXCERPT_CHARS`] characters,
+/// control characters escaped, with the full length said when cut.
+fn excerpt(s: &str) -> String {
+    let mut out = String::new();
+    for (n, c) in s.chars().enumerate() {
+        if n == EXCERPT_CHARS {
+            return format!("`{out}…` ({} bytes)", s.len());
+        }
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    format!("`{out}`")
+}
+
+/// Lines with their 1-based numbers, trimmed, blank ones skipped. A line
+/// ends at LF, CRLF or a lone CR (old Mac files).
 struct Lines<'a> {
-    it: std::iter::Enumerate<std::str::Split<'a, char>>,
+    rest: &'a str,
+    done: bool,
+    number: usize,
     last: usize,
 }
 
 impl<'a> Lines<'a> {
     fn new(text: &'a str) -> Self {
         Lines {
-            it: text.split('\n').enumerate(),
+            rest: text,
+            done: false,
+            number: 0,
             last: 0,
         }
     }
 
+    fn raw(&mut self) -> Option<&'a str> {
+        if self.done {
+            return None;
+        }
+        self.number += 1;
+        let (line, rest) = match self.rest.find(['\n', '\r']) {
+            Some(i) => {
+                let skip = if self.rest[i..].starts_with("\r\n") {
+                    2
+                } else {
+                    1
+                };
+                (&self.rest[..i], &self.rest[i + skip..])
+            }
+            None => {
+                self.done = true;
+                (self.rest, "")
+            }
+        };
+        self.rest = rest;
+        Some(line)
+    }
+
     fn next(&mut self) -> Option<(usize, &'a str)> {
-        for (i, l) in self.it.by_ref() {
-            self.last = i + 1;
+        while let Some(l) = self.raw() {
+            self.last = self.number;
             let l = l.trim();
             if !l.is_empty() {
-                return Some((i + 1, l));
+                return Some((self.number, l));
             }
         }
         None
@@ -143,8 +198,8 @@ impl<'a> Lines<'a> {
 fn parse_f32(line: usize, s: &str, what: &str) -> Result<f32> {
     match s.parse::<f32>() {
         Ok(v) if v.is_finite() => Ok(v),
-        Ok(_) => err(line, format!("{what} `{s}` is not finite")),
-        Err(_) => err(line, format!("{what} `{s}` is not a number")),
+        Ok(_) => err(line, format!("{what} {} is not finite", excerpt(s))),
+        Err(_) => err(line, format!("{what} {} is not a number", excerpt(s))),
     }
 }
 
@@ -162,12 +217,21 @@ fn parse_vec3(line: usize, words: &[&str], what: &str) -> Result<Vec3> {
     ))
 }
 
-/// Parses a BVH file's text.
+/// Parses a BVH file's text (a leading UTF-8 byte order mark is skipped).
+///
+/// Refused with [`Error::Bvh`], naming the line: malformed structure, more
+/// than [`crate::skeleton::MAX_JOINTS`] joints, counts that are not whole
+/// numbers or overflow, more than [`MAX_SAMPLES`] frames × joints, numbers
+/// that are not finite, a joint position (OFFSET plus position channels)
+/// that is not finite in f32, a frame time below
+/// [`crate::clip::MIN_FRAME_TIME`] or one that makes the clip length
+/// infinite. Messages quote at most [`EXCERPT_CHARS`] characters of input.
 pub fn parse(text: &str) -> Result<Bvh> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut lines = Lines::new(text);
     let (n, l) = lines.expect("HIERARCHY")?;
     if !l.eq_ignore_ascii_case("HIERARCHY") {
-        return err(n, format!("expected HIERARCHY, found `{l}`"));
+        return err(n, format!("expected HIERARCHY, found {}", excerpt(l)));
     }
 
     let mut parents: Vec<i32> = Vec::new();
@@ -175,6 +239,8 @@ pub fn parse(text: &str) -> Result<Bvh> {
     let mut offsets: Vec<Vec3> = Vec::new();
     let mut channels: Vec<Vec<Channel>> = Vec::new();
     let mut end_sites: Vec<Option<Vec3>> = Vec::new();
+    // The line of each joint's header, for errors about the joint.
+    let mut joint_lines: Vec<usize> = Vec::new();
     // Stack of open blocks: Some(joint) for a joint, None for an End Site.
     let mut stack: Vec<Option<usize>> = Vec::new();
     let mut pending: Option<(usize, Option<usize>)> = None; // header awaiting `{`
@@ -208,19 +274,26 @@ pub fn parse(text: &str) -> Result<Bvh> {
                 let parent = stack.last().copied().flatten().map_or(-1, |p| p as i32);
                 let j = parents.len();
                 if j >= crate::skeleton::MAX_JOINTS {
-                    return err(n, "too many joints");
+                    return err(
+                        n,
+                        format!(
+                            "too many joints: at most {} are allowed",
+                            crate::skeleton::MAX_JOINTS
+                        ),
+                    );
                 }
                 parents.push(parent);
                 names.push(words[1..].join(" "));
                 offsets.push(Vec3::ZERO);
                 channels.push(Vec::new());
                 end_sites.push(None);
+                joint_lines.push(n);
                 seen_root = true;
                 pending = Some((n, Some(j)));
             }
             "END" => {
                 if words.len() < 2 || !words[1].eq_ignore_ascii_case("Site") {
-                    return err(n, format!("expected `End Site`, found `{l}`"));
+                    return err(n, format!("expected `End Site`, found {}", excerpt(l)));
                 }
                 if !matches!(stack.last(), Some(Some(_))) {
                     return err(n, "End Site outside a joint");
@@ -244,24 +317,19 @@ pub fn parse(text: &str) -> Result<Bvh> {
                 let Some(Some(j)) = stack.last().copied() else {
                     return err(n, "CHANNELS outside a joint");
                 };
+                let listed = words.len().saturating_sub(2);
                 let count: usize = match words.get(1).and_then(|c| c.parse().ok()) {
                     Some(c) => c,
-                    None => return err(n, "CHANNELS needs a count"),
+                    None => return err(n, "CHANNELS needs a whole-number count"),
                 };
-                if words.len() != count + 2 {
-                    return err(
-                        n,
-                        format!(
-                            "CHANNELS says {count} but lists {}",
-                            words.len().saturating_sub(2)
-                        ),
-                    );
+                if count != listed {
+                    return err(n, format!("CHANNELS says {count} but lists {listed}"));
                 }
-                let mut cs = Vec::with_capacity(count);
+                let mut cs = Vec::with_capacity(listed);
                 for w in &words[2..] {
                     match Channel::parse(w) {
                         Some(c) => cs.push(c),
-                        None => return err(n, format!("unknown channel `{w}`")),
+                        None => return err(n, format!("unknown channel {}", excerpt(w))),
                     }
                 }
                 channels[j] = cs;
@@ -280,7 +348,7 @@ pub fn parse(text: &str) -> Result<Bvh> {
                 }
                 break;
             }
-            _ => return err(n, format!("unexpected `{}`", words[0])),
+            _ => return err(n, format!("unexpected {}", excerpt(words[0]))),
         }
     }
 
@@ -288,24 +356,52 @@ pub fn parse(text: &str) -> Result<Bvh> {
         let (n, l) = lines.expect(label)?;
         match l.split_once(':') {
             Some((k, v)) if k.trim().eq_ignore_ascii_case(label) => Ok((n, v.trim().to_string())),
-            _ => err(n, format!("expected `{label}:`, found `{l}`")),
+            _ => err(n, format!("expected `{label}:`, found {}", excerpt(l))),
         }
     };
+    let joints = parents.len();
     let (n, v) = header(&mut lines, "Frames")?;
     let frames: usize = match v.parse() {
         Ok(f) if f > 0 => f,
-        _ => return err(n, format!("Frames `{v}` is not a positive whole number")),
+        _ => {
+            return err(
+                n,
+                format!("Frames {} is not a positive whole number", excerpt(&v)),
+            );
+        }
     };
+    match frames.checked_mul(joints) {
+        Some(s) if s <= MAX_SAMPLES => {}
+        _ => {
+            return err(
+                n,
+                format!(
+                    "Frames {frames} × {joints} joints is more than {MAX_SAMPLES} samples (2^26)"
+                ),
+            );
+        }
+    }
     let (n, v) = header(&mut lines, "Frame Time")?;
     let frame_time = parse_f32(n, &v, "Frame Time")?;
-    if frame_time <= 0.0 {
-        return err(n, format!("Frame Time {frame_time} must be positive"));
+    if frame_time < crate::clip::MIN_FRAME_TIME {
+        return err(
+            n,
+            format!(
+                "Frame Time {frame_time} must be positive and at least {:e} s",
+                crate::clip::MIN_FRAME_TIME
+            ),
+        );
+    }
+    if !((frames - 1) as f32 * frame_time).is_finite() {
+        return err(
+            n,
+            format!("Frame Time {frame_time} × {frames} frames is not finite in f32"),
+        );
     }
 
-    let joints = parents.len();
     let total: usize = channels.iter().map(Vec::len).sum();
-    let mut pos = Vec::with_capacity(frames * joints);
-    let mut rot = Vec::with_capacity(frames * joints);
+    // Grown as frames are read, never sized from the header alone.
+    let (mut pos, mut rot) = (Vec::new(), Vec::new());
     let mut values = Vec::with_capacity(total);
     for f in 0..frames {
         let (n, l) = match lines.next() {
@@ -319,6 +415,12 @@ pub fn parse(text: &str) -> Result<Bvh> {
         };
         values.clear();
         for w in l.split_whitespace() {
+            if values.len() == total {
+                return err(
+                    n,
+                    format!("frame {f} has more than the {total} values the channels need"),
+                );
+            }
             values.push(parse_f32(n, w, "motion value")?);
         }
         if values.len() != total {
@@ -347,6 +449,15 @@ pub fn parse(text: &str) -> Result<Bvh> {
                     }
                 }
             }
+            if !(p.x.is_finite() && p.y.is_finite() && p.z.is_finite()) {
+                return err(
+                    n,
+                    format!(
+                        "frame {f}: joint {j} ({}) position, OFFSET plus channels, is not finite in f32",
+                        excerpt(&names[j])
+                    ),
+                );
+            }
             pos.push(p);
             rot.push(Quat::new(
                 r[0] as f32,
@@ -359,16 +470,30 @@ pub fn parse(text: &str) -> Result<Bvh> {
     if let Some((n, l)) = lines.next() {
         return err(
             n,
-            format!("more motion lines than Frames says ({frames}): `{l:.40}`"),
+            format!(
+                "more motion lines than Frames says ({frames}): {}",
+                excerpt(l)
+            ),
         );
     }
 
-    let skeleton = Skeleton::with_names(parents, names).map_err(|e| Error::Bvh {
+    let skeleton = Skeleton::with_names(parents, names).map_err(|e| {
+        let line = match &e {
+            Error::Skeleton { joint, .. } => joint_lines.get(*joint).copied().unwrap_or(0),
+            _ => 0,
+        };
+        Error::Bvh {
+            path: None,
+            line,
+            reason: e.to_string(),
+        }
+    })?;
+    let scl = vec![Vec3::ONE; frames * joints];
+    let clip = Clip::new(frames, joints, frame_time, pos, rot, scl).map_err(|e| Error::Bvh {
+        path: None,
         line: 0,
         reason: e.to_string(),
     })?;
-    let scl = vec![Vec3::ONE; frames * joints];
-    let clip = Clip::new(frames, joints, frame_time, pos, rot, scl)?;
     Ok(Bvh {
         skeleton,
         offsets,
@@ -378,14 +503,36 @@ pub fn parse(text: &str) -> Result<Bvh> {
     })
 }
 
-/// Reads and parses a BVH file.
+/// Reads and parses a BVH file; parse errors name the file
+/// ([`Error::Bvh`]'s `path`), and a file that is not UTF-8 is refused with
+/// the line of the first bad byte.
 pub fn load(path: impl AsRef<std::path::Path>) -> Result<Bvh> {
     let path = path.as_ref();
-    let text = std::fs::read_to_string(path).map_err(|e| Error::Io {
+    let named = |e: Error| match e {
+        Error::Bvh { line, reason, .. } => Error::Bvh {
+            path: Some(path.display().to_string()),
+            line,
+            reason,
+        },
+        e => e,
+    };
+    let bytes = std::fs::read(path).map_err(|e| Error::Io {
         path: path.display().to_string(),
         reason: e.to_string(),
     })?;
-    parse(&text)
+    let text = match std::str::from_utf8(&bytes) {
+        Ok(t) => t,
+        Err(e) => {
+            let at = e.valid_up_to();
+            let line = 1 + bytes[..at].iter().filter(|&&b| b == b'\n').count();
+            return Err(named(Error::Bvh {
+                path: None,
+                line,
+                reason: format!("byte {at} is not valid UTF-8"),
+            }));
+        }
+    };
+    parse(text).map_err(named)
 }
 
 fn axis_quat64(axis: usize, angle: f64) -> [f64; 4] {
@@ -474,6 +621,7 @@ pub fn write(bvh: &Bvh, clip: &Clip) -> Result<String> {
         let distinct = rot.len() == 3 && rot[0] != rot[1] && rot[1] != rot[2] && rot[0] != rot[2];
         if !(rot.is_empty() || distinct) {
             return Err(Error::Bvh {
+                path: None,
                 line: 0,
                 reason: format!(
                     "joint {j} ({}): writing needs 0 or 3 distinct rotation channels",

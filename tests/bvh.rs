@@ -302,3 +302,178 @@ proptest! {
         let _ = bvh::parse(&t);
     }
 }
+
+/// The CMU header (31 joints) with `motion` after `MOTION`.
+fn cmu_with_motion(motion: &str) -> String {
+    let text = std::fs::read_to_string(path("cmu_102_01_max.bvh")).unwrap();
+    let at = text.find("MOTION").unwrap();
+    format!("{}MOTION\n{motion}", &text[..at])
+}
+
+/// Issue 13, defect 1: the `Frames:` header was trusted before any frame was
+/// read (a 37 GB allocation aborted the process; `usize::MAX` frames
+/// panicked on capacity overflow).
+#[test]
+fn frames_header_is_not_trusted_before_data() {
+    for frames in ["100000000", "18446744073709551615", "2165000"] {
+        let text = cmu_with_motion(&format!("Frames: {frames}\nFrame Time: 0.0083333\n"));
+        let e = bvh::parse(&text).unwrap_err().to_string();
+        assert!(
+            e.contains("more than 67108864 samples"),
+            "Frames {frames}: {e}"
+        );
+        assert!(e.starts_with("BVH line "), "{e}");
+    }
+    // Below the limit, a header that promises more frames than the file has
+    // is refused at the end of the file, having allocated only what it read.
+    let text = cmu_with_motion("Frames: 2000000\nFrame Time: 0.0083333\n");
+    let e = bvh::parse(&text).unwrap_err().to_string();
+    assert!(e.contains("the file ends after 0 of 2000000 frames"), "{e}");
+}
+
+/// Issue 13, defect 1: `CHANNELS 18446744073709551615 ...` overflowed
+/// `count + 2`.
+#[test]
+fn channel_count_overflow_is_refused() {
+    for count in [
+        "18446744073709551615",
+        "18446744073709551614",
+        "99999999999999999999999",
+    ] {
+        let text = SMALL.replacen(
+            "CHANNELS 3 Zrotation",
+            &format!("CHANNELS {count} Zrotation"),
+            1,
+        );
+        let e = bvh::parse(&text).unwrap_err().to_string();
+        assert!(e.starts_with("BVH line 9: CHANNELS"), "{count}: {e}");
+    }
+}
+
+/// Issue 13, defect 2: an OFFSET plus a position channel could overflow to
+/// infinity, which `write` emitted as `inf` and the crowd turned into NaN.
+#[test]
+fn non_finite_positions_from_a_file_are_refused() {
+    let text = SMALL
+        .replacen("OFFSET 0 0 0", "OFFSET 3e38 0 0", 1)
+        .replacen("1 2 3 10 20 30 40 50 61", "3e38 2 3 10 20 30 40 50 61", 1);
+    let e = bvh::parse(&text).unwrap_err().to_string();
+    assert!(
+        e.starts_with("BVH line 20: frame 1: joint 0 (`Hips`) position"),
+        "{e}"
+    );
+    for (from, to) in [
+        ("OFFSET 0 -1 0", "OFFSET 0 -1 1e39"),
+        ("1 2 3 10", "1 inf 3 10"),
+    ] {
+        let e = bvh::parse(&SMALL.replacen(from, to, 1))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("is not finite"), "{e}");
+    }
+}
+
+/// Issue 13, defect 2: `Frame Time: 1e38` with 5 frames made the clip
+/// length infinite (and the crowd panic); a subnormal frame time made every
+/// sampled velocity infinite.
+#[test]
+fn frame_times_that_break_the_clip_are_refused() {
+    let five = "1 2 3 10 20 30 40 50 61\n".repeat(5);
+    let text = SMALL
+        .replacen("Frames: 2", "Frames: 5", 1)
+        .replacen("Frame Time: .5", "Frame Time: 1e38", 1)
+        .replacen(
+            "1 2 3 10 20 30 40 50 60\n1 2 3 10 20 30 40 50 61\n",
+            &five,
+            1,
+        );
+    let e = bvh::parse(&text).unwrap_err().to_string();
+    assert!(e.starts_with("BVH line 18: Frame Time"), "{e}");
+    assert!(e.contains("not finite"), "{e}");
+    for ft in ["1e-45", "1e-7"] {
+        let e = bvh::parse(&SMALL.replacen("Frame Time: .5", &format!("Frame Time: {ft}"), 1))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("at least 1e-6 s"), "{ft}: {e}");
+    }
+    // The CMU frame time, and one frame at any finite frame time, load.
+    assert!(
+        bvh::parse(
+            &SMALL
+                .replacen("Frames: 2", "Frames: 1", 1)
+                .replacen("1 2 3 10 20 30 40 50 61\n", "", 1)
+                .replacen("Frame Time: .5", "Frame Time: 3e38", 1)
+        )
+        .is_ok()
+    );
+}
+
+/// Issue 13, defect 8: errors quoted the whole offending line (a 10 MB line
+/// made a 10 MB message; a CR-only file echoed the whole file).
+#[test]
+fn errors_quote_a_bounded_excerpt() {
+    let long = "x".repeat(10_000_000);
+    for text in [
+        format!("HIERARCHY\n{long}\n"),
+        format!("{long}\n"),
+        SMALL.replacen("OFFSET 0 -1 0", &format!("OFFSET 0 -1 {long}"), 1),
+        SMALL.replacen("Frames: 2", &format!("Frames: {long}"), 1),
+        SMALL.replacen(
+            "Zrotation Xrotation Yrotation",
+            &format!("Zrotation {long} Yrotation"),
+            1,
+        ),
+        SMALL.replacen(
+            "1 2 3 10 20 30 40 50 61\n",
+            &format!("1 2 3 10 20 30 40 50 61\n{long}\n"),
+            1,
+        ),
+        // Old Mac line ends: a CR-only file is still read line by line; the
+        // damaged one quotes only its line.
+        SMALL
+            .replace('\n', "\r")
+            .replacen("HIERARCHY", "HIERARCHX", 1),
+    ] {
+        let e = bvh::parse(&text).unwrap_err().to_string();
+        assert!(e.len() < 200, "{} bytes: {}", e.len(), &e[..200]);
+    }
+    let e = bvh::parse(&format!("HIERARCHY\n{long}\n"))
+        .unwrap_err()
+        .to_string();
+    assert!(e.ends_with("…` (10000000 bytes)"), "{e}");
+}
+
+/// Issue 13, defect 8: a UTF-8 byte order mark was refused, with an
+/// invisible character in the message; CR-only line ends are lines too.
+#[test]
+fn byte_order_mark_and_cr_line_ends_are_accepted() {
+    let want = bvh::parse(SMALL).unwrap();
+    assert_eq!(bvh::parse(&format!("\u{feff}{SMALL}")).unwrap(), want);
+    assert_eq!(bvh::parse(&SMALL.replace('\n', "\r")).unwrap(), want);
+    let e = bvh::parse(
+        &SMALL
+            .replace('\n', "\r")
+            .replacen("Frames: 2", "Frames: two", 1),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.starts_with("BVH line 17: Frames `two`"), "{e}");
+}
+
+/// Issue 13, defect 8: a parse error read from a file names the file.
+#[test]
+fn load_errors_name_the_file() {
+    let dir = std::env::temp_dir().join(format!("kineform-bvh-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("broken.bvh");
+    std::fs::write(&file, SMALL.replacen("Frames: 2", "Frames: -2", 1)).unwrap();
+    let e = bvh::load(&file).unwrap_err().to_string();
+    assert!(
+        e.starts_with(&format!("{}: BVH line 17: Frames `-2`", file.display())),
+        "{e}"
+    );
+    std::fs::write(&file, b"HIERARCHY\n\xff\n").unwrap();
+    let e = bvh::load(&file).unwrap_err().to_string();
+    assert!(e.contains("BVH line 2: byte 10 is not valid UTF-8"), "{e}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
