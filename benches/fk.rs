@@ -64,7 +64,7 @@ fn fk(c: &mut Criterion) {
             })
         });
         let crowd_local = CrowdPose::from_poses(&locals, joints).expect("crowd");
-        let mut crowd_global = CrowdPose::new(CHARACTERS, joints);
+        let mut crowd_global = CrowdPose::new(CHARACTERS, joints).unwrap();
         for (label, p) in [("lanes", &one), ("lanes+rayon", &all)] {
             group.bench_function(BenchmarkId::new(label, "stream"), |b| {
                 p.install(|| {

@@ -45,8 +45,8 @@ fn kernels(c: &mut Criterion) {
             }
         })
     });
-    let mut xs8 = F32Stream::from_elems(&xs);
-    let gs8 = F32Stream::from_elems(&gs);
+    let mut xs8 = F32Stream::from_elems(&xs).unwrap();
+    let gs8 = F32Stream::from_elems(&gs).unwrap();
     for (label, p) in [("lanes", &one), ("lanes+rayon", &all)] {
         g.bench_function(label, |b| {
             p.install(|| b.iter(|| batch::damper_exact(&mut xs8, &gs8, black_box(H), DT).unwrap()))
@@ -69,7 +69,10 @@ fn kernels(c: &mut Criterion) {
             }
         })
     });
-    let (mut x8, mut v8) = (Vec3Stream::from_elems(&vs3), Vec3Stream::from_elems(&ws3));
+    let (mut x8, mut v8) = (
+        Vec3Stream::from_elems(&vs3).unwrap(),
+        Vec3Stream::from_elems(&ws3).unwrap(),
+    );
     for (label, p) in [("lanes", &one), ("lanes+rayon", &all)] {
         g.bench_function(label, |b| {
             p.install(|| {
@@ -93,8 +96,8 @@ fn kernels(c: &mut Criterion) {
             }
         })
     });
-    let v8 = Vec3Stream::from_elems(&vs3);
-    let mut q8 = QuatStream::new(N);
+    let v8 = Vec3Stream::from_elems(&vs3).unwrap();
+    let mut q8 = QuatStream::new(N).unwrap();
     for (label, p) in [("lanes", &one), ("lanes+rayon", &all)] {
         g.bench_function(label, |b| {
             p.install(|| b.iter(|| batch::quat_exp(&mut q8, &v8).unwrap()))
@@ -112,8 +115,8 @@ fn kernels(c: &mut Criterion) {
             }
         })
     });
-    let q8 = QuatStream::from_elems(&qs);
-    let mut l8 = Vec3Stream::new(N);
+    let q8 = QuatStream::from_elems(&qs).unwrap();
+    let mut l8 = Vec3Stream::new(N).unwrap();
     for (label, p) in [("lanes", &one), ("lanes+rayon", &all)] {
         g.bench_function(label, |b| {
             p.install(|| b.iter(|| batch::quat_log(&mut l8, &q8).unwrap()))
@@ -133,10 +136,13 @@ fn kernels(c: &mut Criterion) {
     g.bench_function(BenchmarkId::new("reference", N), |b| {
         b.iter(|| r::op_inertialize(&mut out, &off, &pb, black_box(0.1), 0.3))
     });
-    let (sa, sb) = (KformStream::from_elems(&ka), KformStream::from_elems(&kb));
-    let mut soff = KformStream::new(N);
+    let (sa, sb) = (
+        KformStream::from_elems(&ka).unwrap(),
+        KformStream::from_elems(&kb).unwrap(),
+    );
+    let mut soff = KformStream::new(N).unwrap();
     batch::op_inertialize_offset(&mut soff, &sa, &sb).unwrap();
-    let mut sout = KformStream::new(N);
+    let mut sout = KformStream::new(N).unwrap();
     for (label, p) in [("lanes", &one), ("lanes+rayon", &all)] {
         g.bench_function(BenchmarkId::new(label, N), |b| {
             p.install(|| {

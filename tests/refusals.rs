@@ -135,3 +135,38 @@ fn clip_frame_times_that_break_the_clip_are_refused() {
     assert!(make(1e37).is_ok());
     assert!(make(kineform::clip::MIN_FRAME_TIME).is_ok());
 }
+
+/// Issue 13, defects 4 and 9: `CrowdPose::new(usize::MAX, 64)` had zero
+/// lanes (the size wrapped) and `op_fk` then panicked; `CrowdPose::new(
+/// usize::MAX / 8, 3)` panicked "capacity overflow"; sizes that fit in
+/// `usize` but not in memory aborted the process.
+#[test]
+fn crowd_pose_and_stream_sizes_are_checked_before_allocating() {
+    use kineform::stream::{CrowdPose, F32Stream, KformStream, Vec3Stream};
+    for (c, j) in [
+        (usize::MAX, 64),
+        (usize::MAX / 8, 3),
+        (usize::MAX, usize::MAX),
+        (1 << 40, 31),
+        (31, 1 << 58),
+    ] {
+        let e = CrowdPose::new(c, j).unwrap_err();
+        assert!(matches!(e, Error::Size { .. }), "{c} × {j}: {e}");
+    }
+    for n in [usize::MAX, usize::MAX / 8, 1 << 50] {
+        assert!(matches!(F32Stream::new(n), Err(Error::Size { .. })), "{n}");
+        assert!(
+            matches!(KformStream::new(n), Err(Error::Size { .. })),
+            "{n}"
+        );
+        assert!(matches!(Vec3Stream::new(n), Err(Error::Size { .. })), "{n}");
+    }
+    // Degenerate but valid shapes run without panicking.
+    let skel = kineform::Skeleton::new(vec![-1]).unwrap();
+    for (c, j) in [(0, 1), (0, usize::MAX), (9, 0)] {
+        let mut g = CrowdPose::new(c, j).unwrap();
+        let l = CrowdPose::new(c, j).unwrap();
+        let _ = kineform::batch::crowd::op_fk(&mut g, &l, &skel);
+        let _ = kineform::batch::crowd::op_finite_diff(&mut g, &l, &l, 0.1);
+    }
+}

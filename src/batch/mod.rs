@@ -42,7 +42,7 @@ pub(crate) mod cost_ns {
 /// all of them (one task, run on the calling thread) when the whole job is
 /// under [`SERIAL_BELOW_NS`], else a quarter of that much work per task.
 pub(crate) fn chunk(n: usize, ns_each: usize) -> usize {
-    if n * ns_each < SERIAL_BELOW_NS {
+    if n.saturating_mul(ns_each) < SERIAL_BELOW_NS {
         n.max(1)
     } else {
         (SERIAL_BELOW_NS / 4 / ns_each.max(1)).max(1)
@@ -306,7 +306,7 @@ pub mod crowd {
         f: impl Fn(usize, &mut [Kformx8]) + Send + Sync,
     ) {
         let joints = out.joints().max(1);
-        let c = chunk(out.packs(), ns_per_joint * joints);
+        let c = chunk(out.packs(), ns_per_joint.saturating_mul(joints));
         let chunks = out.lanes_mut().par_chunks_mut(c * joints).enumerate();
         run(chunks, |(k, packs)| {
             for (i, pack) in packs.chunks_mut(joints).enumerate() {
