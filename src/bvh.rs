@@ -603,16 +603,66 @@ pub fn quat_to_euler(q: Quat, axes: [usize; 3]) -> [f32; 3] {
 /// Euler angles in each joint's channel order. Scales are not written (BVH
 /// has no scale channels). Numbers are printed with the shortest text that
 /// reads back as the same f32.
+///
+/// Linear in the size of the output and iterative (any depth the parser
+/// accepts, 65,535 nested joints included, writes without recursion):
+/// children are listed once, and indentation stops growing at
+/// [`MAX_INDENT`] tabs. Refused, with nothing written: fields of `bvh` whose
+/// lengths differ from its skeleton's, a joint name that would not read back
+/// (empty, or with line breaks, tabs, braces or doubled spaces), no channels
+/// at all (motion lines cannot be empty), a joint with
+/// rotation channels other than 0 or 3 distinct axes, and an offset or a
+/// channel value that is not finite.
 pub fn write(bvh: &Bvh, clip: &Clip) -> Result<String> {
+    use core::fmt::Write as _;
     let joints = bvh.skeleton.len();
-    if clip.joints() != joints {
-        return Err(Error::Length {
-            what: "clip joints",
-            expected: joints,
-            got: clip.joints(),
-        });
+    let bad = |reason: String| {
+        Err(Error::Bvh {
+            path: None,
+            line: 0,
+            reason,
+        })
+    };
+    for (what, len) in [
+        ("clip joints", clip.joints()),
+        ("offsets", bvh.offsets.len()),
+        ("channels", bvh.channels.len()),
+        ("end sites", bvh.end_sites.len()),
+    ] {
+        if len != joints {
+            return Err(Error::Length {
+                what,
+                expected: joints,
+                got: len,
+            });
+        }
     }
+    if bvh.channels.iter().all(Vec::is_empty) {
+        return bad("no joint has channels: BVH motion lines cannot be empty".into());
+    }
+    let names = bvh.skeleton.names();
+    let finite = |v: Vec3| v.x.is_finite() && v.y.is_finite() && v.z.is_finite();
+    let mut rot_axes: Vec<Option<[usize; 3]>> = Vec::with_capacity(joints);
     for (j, cs) in bvh.channels.iter().enumerate() {
+        let name = &names[j];
+        let words: Vec<&str> = name.split(' ').collect();
+        if name.is_empty()
+            || words.iter().any(|w| w.is_empty())
+            || name
+                .chars()
+                .any(|c| c.is_whitespace() && c != ' ' || c.is_control() || c == '{' || c == '}')
+        {
+            return bad(format!(
+                "joint {j} name {} would not read back",
+                excerpt(name)
+            ));
+        }
+        if !finite(bvh.offsets[j]) || !bvh.end_sites[j].is_none_or(finite) {
+            return bad(format!(
+                "joint {j} ({}): an OFFSET is not finite",
+                excerpt(name)
+            ));
+        }
         let rot: Vec<usize> = cs
             .iter()
             .filter(|c| c.is_rotation())
@@ -620,97 +670,129 @@ pub fn write(bvh: &Bvh, clip: &Clip) -> Result<String> {
             .collect();
         let distinct = rot.len() == 3 && rot[0] != rot[1] && rot[1] != rot[2] && rot[0] != rot[2];
         if !(rot.is_empty() || distinct) {
-            return Err(Error::Bvh {
-                path: None,
-                line: 0,
-                reason: format!(
-                    "joint {j} ({}): writing needs 0 or 3 distinct rotation channels",
-                    bvh.skeleton.names()[j]
-                ),
-            });
+            return bad(format!(
+                "joint {j} ({}): writing needs 0 or 3 distinct rotation channels",
+                excerpt(name)
+            ));
         }
+        rot_axes.push(distinct.then(|| [rot[0], rot[1], rot[2]]));
     }
-    let mut out = String::from("HIERARCHY\n");
+
+    // Children listed once, in index order (parents precede children).
     let parents = bvh.skeleton.parents();
-    let children = |j: usize| (j + 1..joints).filter(move |&c| parents[c] == j as i32);
-    fn vec3(v: Vec3) -> String {
-        format!("{} {} {}", v.x, v.y, v.z)
+    let mut first_child = vec![usize::MAX; joints];
+    let mut next_sibling = vec![usize::MAX; joints];
+    for j in (0..joints).rev() {
+        if let Ok(p) = usize::try_from(parents[j]) {
+            next_sibling[j] = first_child[p];
+            first_child[p] = j;
+        }
     }
-    fn emit(
-        out: &mut String,
-        bvh: &Bvh,
-        j: usize,
-        depth: usize,
-        children: &dyn Fn(usize) -> Vec<usize>,
-    ) {
-        let tab = "\t".repeat(depth);
-        let kind = if bvh.skeleton.parents()[j] < 0 {
-            "ROOT"
+
+    let mut out = String::from("HIERARCHY\n");
+    let tab = |out: &mut String, depth: usize| {
+        for _ in 0..depth.min(MAX_INDENT) {
+            out.push('\t');
+        }
+    };
+    // Depth-first without recursion: a stack of (joint, entering).
+    let mut stack: Vec<(usize, bool)> = (0..joints)
+        .rev()
+        .filter(|&j| parents[j] < 0)
+        .map(|j| (j, true))
+        .collect();
+    let mut depth = 0usize;
+    while let Some((j, entering)) = stack.pop() {
+        if entering {
+            let kind = if parents[j] < 0 { "ROOT" } else { "JOINT" };
+            let o = bvh.offsets[j];
+            tab(&mut out, depth);
+            let _ = writeln!(out, "{kind} {}", names[j]);
+            tab(&mut out, depth);
+            out.push_str("{\n");
+            tab(&mut out, depth + 1);
+            let _ = writeln!(out, "OFFSET {} {} {}", o.x, o.y, o.z);
+            let cs = &bvh.channels[j];
+            if !cs.is_empty() {
+                tab(&mut out, depth + 1);
+                let _ = write!(out, "CHANNELS {}", cs.len());
+                for c in cs {
+                    out.push(' ');
+                    out.push_str(c.name());
+                }
+                out.push('\n');
+            }
+            stack.push((j, false));
+            // Children pushed last-first so they are written in order.
+            let mut kids = Vec::new();
+            let mut c = first_child[j];
+            while c != usize::MAX {
+                kids.push(c);
+                c = next_sibling[c];
+            }
+            stack.extend(kids.into_iter().rev().map(|c| (c, true)));
+            depth += 1;
         } else {
-            "JOINT"
-        };
-        out.push_str(&format!(
-            "{tab}{kind} {}\n{tab}{{\n",
-            bvh.skeleton.names()[j]
-        ));
-        out.push_str(&format!("{tab}\tOFFSET {}\n", vec3(bvh.offsets[j])));
-        let cs = &bvh.channels[j];
-        if !cs.is_empty() {
-            let names: Vec<&str> = cs.iter().map(|c| c.name()).collect();
-            out.push_str(&format!(
-                "{tab}\tCHANNELS {} {}\n",
-                cs.len(),
-                names.join(" ")
-            ));
+            depth -= 1;
+            if let Some(e) = bvh.end_sites[j] {
+                tab(&mut out, depth + 1);
+                out.push_str("End Site\n");
+                tab(&mut out, depth + 1);
+                out.push_str("{\n");
+                tab(&mut out, depth + 2);
+                let _ = writeln!(out, "OFFSET {} {} {}", e.x, e.y, e.z);
+                tab(&mut out, depth + 1);
+                out.push_str("}\n");
+            }
+            tab(&mut out, depth);
+            out.push_str("}\n");
         }
-        for c in children(j) {
-            emit(out, bvh, c, depth + 1, children);
-        }
-        if let Some(e) = bvh.end_sites[j] {
-            out.push_str(&format!(
-                "{tab}\tEnd Site\n{tab}\t{{\n{tab}\t\tOFFSET {}\n{tab}\t}}\n",
-                vec3(e)
-            ));
-        }
-        out.push_str(&format!("{tab}}}\n"));
     }
-    let kids = |j: usize| children(j).collect::<Vec<_>>();
-    for root in (0..joints).filter(|&j| parents[j] < 0) {
-        emit(&mut out, bvh, root, 0, &kids);
-    }
-    out.push_str(&format!(
+    let _ = write!(
+        out,
         "MOTION\nFrames: {}\nFrame Time: {}\n",
         clip.frames(),
         clip.frame_time()
-    ));
-    let mut row: Vec<String> = Vec::new();
+    );
     for f in 0..clip.frames() {
-        row.clear();
+        let mut first = true;
         for (j, cs) in bvh.channels.iter().enumerate() {
-            let rot_axes: Vec<usize> = cs
-                .iter()
-                .filter(|c| c.is_rotation())
-                .map(|c| c.axis())
-                .collect();
-            let euler = if rot_axes.len() == 3 {
-                quat_to_euler(clip.rot(f, j), [rot_axes[0], rot_axes[1], rot_axes[2]])
-            } else {
-                [0.0; 3]
+            if cs.is_empty() {
+                continue;
+            }
+            let euler = match rot_axes[j] {
+                Some(axes) => quat_to_euler(clip.rot(f, j), axes),
+                None => [0.0; 3],
             };
             let p = clip.pos(f, j) - bvh.offsets[j];
             let p = [p.x, p.y, p.z];
             let mut r = 0;
             for c in cs {
-                if c.is_rotation() {
-                    row.push(euler[r].to_string());
+                let v = if c.is_rotation() {
                     r += 1;
+                    euler[r - 1]
                 } else {
-                    row.push(p[c.axis()].to_string());
+                    p[c.axis()]
+                };
+                if !v.is_finite() {
+                    return bad(format!(
+                        "frame {f} joint {j} ({}): {} {v} is not finite",
+                        excerpt(&names[j]),
+                        c.name()
+                    ));
                 }
+                if !first {
+                    out.push(' ');
+                }
+                first = false;
+                let _ = write!(out, "{v}");
             }
         }
-        out.push_str(&row.join(" "));
         out.push('\n');
     }
     Ok(out)
 }
+
+/// Most tabs [`write`] indents a line by: deeper joints are written at this
+/// indentation, so a deep hierarchy's file grows linearly with its joints.
+pub const MAX_INDENT: usize = 16;

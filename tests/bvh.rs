@@ -477,3 +477,104 @@ fn load_errors_name_the_file() {
     assert!(e.contains("BVH line 2: byte 10 is not valid UTF-8"), "{e}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A one-frame file of `joints` joints, each with `parent(j)`, three
+/// rotation channels and, for the root, positions.
+fn synthetic(joints: usize, parent: impl Fn(usize) -> i32) -> bvh::Bvh {
+    use kineform::{Clip, Skeleton};
+    let parents: Vec<i32> = (0..joints).map(&parent).collect();
+    let skeleton = Skeleton::new(parents).unwrap();
+    let mut channels =
+        vec![vec![Channel::Zrotation, Channel::Xrotation, Channel::Yrotation]; joints];
+    channels[0].splice(
+        0..0,
+        [Channel::Xposition, Channel::Yposition, Channel::Zposition],
+    );
+    let offsets: Vec<r::Vec3> = (0..joints)
+        .map(|j| r::Vec3::new(0.0, 1.0 + j as f32 * 1e-3, 0.0))
+        .collect();
+    let rot: Vec<r::Quat> = (0..joints)
+        .map(|j| r::quat_from_scaled_angle_axis(r::Vec3::new(0.001 * (j % 100) as f32, 0.2, -0.1)))
+        .collect();
+    let mut end_sites = vec![None; joints];
+    end_sites[joints - 1] = Some(r::Vec3::new(0.0, 0.5, 0.0));
+    let clip = Clip::new(
+        1,
+        joints,
+        1.0 / 120.0,
+        offsets.clone(),
+        rot,
+        vec![r::Vec3::ONE; joints],
+    )
+    .unwrap();
+    bvh::Bvh {
+        skeleton,
+        offsets,
+        channels,
+        end_sites,
+        clip,
+    }
+}
+
+/// Issue 13, defect 3: `bvh::write` recursed once per level (65,535 nested
+/// joints, which `parse` accepts, overflowed the stack), indented by depth
+/// (20,000 levels wrote 800 MB) and found children by scanning every joint
+/// (65,535 siblings took 2.2 s). The deepest and the widest skeletons the
+/// parser accepts now round-trip, in output linear in the joints.
+#[test]
+fn write_is_iterative_and_linear_on_the_deepest_and_widest_skeletons() {
+    let max = kineform::skeleton::MAX_JOINTS;
+    for (what, b) in [
+        ("deepest", synthetic(max, |j| j as i32 - 1)),
+        ("widest", synthetic(max, |j| if j == 0 { -1 } else { 0 })),
+    ] {
+        let t = std::time::Instant::now();
+        let text = bvh::write(&b, &b.clip).unwrap();
+        assert!(
+            text.len() < 200 * max,
+            "{what}: {} bytes for {max} joints",
+            text.len()
+        );
+        let again = bvh::parse(&text).unwrap();
+        assert_eq!(again.skeleton, b.skeleton, "{what}");
+        assert_eq!(again.offsets, b.offsets, "{what}");
+        assert_eq!(again.channels, b.channels, "{what}");
+        assert_eq!(again.end_sites, b.end_sites, "{what}");
+        eprintln!(
+            "{what}: {max} joints, {} bytes, round trip {:?}",
+            text.len(),
+            t.elapsed()
+        );
+    }
+}
+
+/// `write` refuses what would not read back, and writes nothing.
+#[test]
+fn write_refuses_what_would_not_read_back() {
+    let good = bvh::parse(SMALL).unwrap();
+    let mut b = good.clone();
+    b.offsets[1].y = f32::INFINITY;
+    assert!(
+        bvh::write(&b, &b.clip)
+            .unwrap_err()
+            .to_string()
+            .contains("not finite")
+    );
+    let mut b = good.clone();
+    b.offsets.pop();
+    assert!(bvh::write(&b, &b.clip).is_err());
+    for name in ["", "a\nb", "a  b", "a{", "tab\there"] {
+        let b = bvh::Bvh {
+            skeleton: kineform::Skeleton::with_names(vec![-1, 0], vec!["Hips".into(), name.into()])
+                .unwrap(),
+            ..good.clone()
+        };
+        let e = bvh::write(&b, &b.clip).unwrap_err().to_string();
+        assert!(e.contains("would not read back"), "{name:?}: {e}");
+    }
+    let b = bvh::Bvh {
+        channels: vec![vec![], vec![]],
+        ..good.clone()
+    };
+    assert!(bvh::write(&b, &b.clip).is_err());
+}
