@@ -170,3 +170,174 @@ fn crowd_pose_and_stream_sizes_are_checked_before_allocating() {
         let _ = kineform::batch::crowd::op_finite_diff(&mut g, &l, &l, 0.1);
     }
 }
+
+fn stream(v: &[f32]) -> kineform::stream::F32Stream {
+    kineform::stream::F32Stream::from_elems(v).unwrap()
+}
+
+fn all_finite(s: &[f32]) -> bool {
+    s.iter().all(|x| x.is_finite())
+}
+
+/// Issue 13, defect 5: `tracking_spring_update_exact` with `gain_dt =
+/// 1e-30` made every output NaN; now `gain_dt` outside `[1e-6, 1e6]` is
+/// refused with the range, writing nothing.
+#[test]
+fn tracking_spring_exact_gain_dt_outside_its_range_is_refused() {
+    use kineform::batch::tracking::{Gains, Targets, tracking_spring_update_exact};
+    let (tx, tv, ta) = (stream(&[1.0; 9]), stream(&[0.5; 9]), stream(&[0.0; 9]));
+    let t = Targets {
+        x: &tx,
+        v: &tv,
+        a: &ta,
+    };
+    let g = Gains {
+        x: 0.01,
+        v: 0.2,
+        a: 1.0,
+    };
+    for gain_dt in [1e-30, 1e-45, 1e-7, 3e38, f32::MAX] {
+        let (mut x, mut v) = (stream(&[0.0; 9]), stream(&[0.0; 9]));
+        let e =
+            tracking_spring_update_exact(&mut x, &mut v, &t, g, 1.0 / 60.0, gain_dt).unwrap_err();
+        assert!(e.to_string().contains("[1e-6, 1e6]"), "{gain_dt}: {e}");
+        assert_eq!((x.to_vec(), v.to_vec()), (vec![0.0; 9], vec![0.0; 9]));
+    }
+    let (mut x, mut v) = (stream(&[0.0; 9]), stream(&[0.0; 9]));
+    tracking_spring_update_exact(&mut x, &mut v, &t, g, 1.0 / 60.0, 1e-6).unwrap();
+    assert!(all_finite(x.as_f32s()) && all_finite(v.as_f32s()));
+}
+
+/// Issue 13, defect 5: transition-cost features and displacements with a
+/// half-life or blend time of 1e20 or more were infinite or NaN; they grow
+/// with it, so above 1e6 s it is refused with the range.
+#[test]
+fn transition_costs_with_enormous_times_are_refused() {
+    use kineform::batch::cost;
+    use kineform::stream::Vec3Stream;
+    let p = Vec3Stream::from_elems(&[Vec3::new(1.0, -2.0, 0.5); 9]).unwrap();
+    let x = stream(&[1.0; 9]);
+    for t in [1e20, 3e38, f32::MAX, 1.1e6] {
+        let mut out = Vec3Stream::new(9).unwrap();
+        let mut d = stream(&[0.0; 9]);
+        for e in [
+            cost::transition_features_spring(&mut out, &p, &p, t).unwrap_err(),
+            cost::transition_features_cubic(&mut out, &p, &p, t).unwrap_err(),
+            cost::decay_spring_damper_displacement(&mut d, &x, &x, t).unwrap_err(),
+            cost::decay_cubic_displacement(&mut d, &x, &x, t).unwrap_err(),
+        ] {
+            assert!(e.to_string().contains("must be in [0, 1e6] s"), "{t}: {e}");
+        }
+    }
+    let mut out = Vec3Stream::new(9).unwrap();
+    cost::transition_features_spring(&mut out, &p, &p, 1e6).unwrap();
+    assert!(all_finite(out.as_f32s()));
+}
+
+/// Issue 13, defect 5: `decay_spring_damper_exact` with `dt = f32::MAX`
+/// gave NaN (`0 × ∞`); a spring stepped that far has settled, and all three
+/// paths (batch, lanes, reference) now say so.
+#[test]
+fn decay_spring_damper_with_an_enormous_dt_has_settled() {
+    use kineform::{batch, lanes, reference as r};
+    for dt in [f32::MAX, 3e38, 1e30] {
+        let (mut x, mut v) = (stream(&[5.0, -3.0, 100.0]), stream(&[2.0, 40.0, -100.0]));
+        batch::decay_spring_damper_exact(&mut x, &mut v, 0.2, dt).unwrap();
+        assert_eq!(
+            (x.to_vec(), v.to_vec()),
+            (vec![0.0; 3], vec![0.0; 3]),
+            "{dt}"
+        );
+        assert_eq!(r::decay_spring_damper_exact(5.0, 2.0, 0.2, dt), (0.0, 0.0));
+        let (lx, lv) = lanes::decay_spring_damper_exact(
+            lanes::splat(5.0),
+            lanes::splat(2.0),
+            lanes::splat(0.2),
+            lanes::splat(dt),
+        );
+        assert_eq!((lx.to_array(), lv.to_array()), ([0.0; 8], [0.0; 8]));
+        let (q, w) = r::decay_spring_damper_exact_quat(
+            r::quat_from_scaled_angle_axis(Vec3::new(0.3, 0.0, 0.1)),
+            Vec3::new(1.0, 2.0, 3.0),
+            0.2,
+            dt,
+        );
+        assert_eq!((q, w), (Quat::IDENTITY, Vec3::ZERO));
+    }
+    // NaN still poisons its own element.
+    assert!(
+        r::decay_spring_damper_exact(f32::NAN, 2.0, 0.2, f32::MAX)
+            .0
+            .is_nan()
+    );
+}
+
+/// Issue 13, defect 5: `op_finite_diff` with `dt = 1e-45` gave infinite
+/// velocities; a non-zero step below 1e-6 s is refused with the range.
+#[test]
+fn finite_differences_with_a_subnormal_dt_are_refused() {
+    use kineform::batch::crowd::op_finite_diff;
+    use kineform::reference::Kform;
+    use kineform::stream::CrowdPose;
+    let mut a = CrowdPose::new(3, 2).unwrap();
+    a.set(
+        1,
+        1,
+        Kform {
+            pos: Vec3::ONE,
+            ..Kform::IDENTITY
+        },
+    );
+    let b = CrowdPose::new(3, 2).unwrap();
+    for dt in [1e-45, 1e-38, 1e-7] {
+        let mut out = CrowdPose::new(3, 2).unwrap();
+        let e = op_finite_diff(&mut out, &a, &b, dt).unwrap_err();
+        assert!(e.to_string().contains("at least 1e-6 s"), "{dt}: {e}");
+    }
+    let mut out = CrowdPose::new(3, 2).unwrap();
+    op_finite_diff(&mut out, &a, &b, 0.0).unwrap();
+    op_finite_diff(&mut out, &a, &b, 1e-6).unwrap();
+    assert!(all_finite(out.as_f32s()));
+}
+
+/// Issue 13, defect 5: `make_loop` with a blend time or half-life of
+/// `f32::MAX` gave NaN offsets; now it is refused, naming the parameter and
+/// the range. (A frame time of 1e-45 can no longer reach it: `Clip::new`
+/// refuses frame times below 1e-6 s.)
+#[test]
+fn make_loop_with_enormous_times_is_refused_with_the_range() {
+    use kineform::batch::looping::{LoopMethod, LoopOptions, make_loop};
+    let clip = kineform::data::default_clip().clip;
+    for v in [f32::MAX, 3e38, 2e6] {
+        for method in [
+            LoopMethod::Spring {
+                halflife_start: v,
+                halflife_end: 0.2,
+            },
+            LoopMethod::Cubic {
+                blendtime_start: 0.2,
+                blendtime_end: v,
+            },
+            LoopMethod::Linear {
+                blendtime_start: v,
+                blendtime_end: v,
+            },
+            LoopMethod::Softfade {
+                blendtime: (0.2, 0.2),
+                duration: (0.3, 0.3),
+                hardness: (v, 2.0),
+            },
+        ] {
+            let options = LoopOptions {
+                method,
+                ratio: 0.5,
+                root_in_character_space: true,
+            };
+            let e = make_loop(&clip, &options).unwrap_err();
+            assert!(
+                matches!(e, Error::Parameter { .. }) && e.to_string().contains("at most 1e6"),
+                "{method:?}: {e}"
+            );
+        }
+    }
+}

@@ -2,6 +2,9 @@
 //! on pseudo-random bytes so that CI exercises the same decoder.
 #![allow(clippy::needless_range_loop)] // lanes and reference side by side
 
+#[path = "api.rs"]
+pub mod api;
+
 use kineform::lanes::{self, F32x8, Kformx8, Quatx8, Vec3x8};
 use kineform::reference::{self as r, Kform, Quat, Vec3};
 

@@ -2,7 +2,20 @@
 //! every joint, eight joints per lane vector, with the root optionally
 //! looped in character space (looping article).
 
-use crate::batch::positive;
+use crate::batch::{MAX_TIME, check_in};
+
+/// A half-life, blend time, duration or hardness of a loop: in `(0, MAX_TIME]`.
+fn positive(name: &'static str, v: f32) -> Result<()> {
+    if v > 0.0 {
+        check_in(name, v, 0.0, MAX_TIME, "must be > 0 and at most 1e6")
+    } else {
+        Err(Error::Parameter {
+            name,
+            value: v,
+            reason: "must be > 0 and at most 1e6",
+        })
+    }
+}
 use crate::clip::Clip;
 use crate::error::{Error, Result};
 use crate::lanes::{self, Quatx8, Vec3x8};
@@ -189,7 +202,11 @@ fn offsets(
 /// A looped copy of `clip`: its first and last frames meet and their
 /// velocities match, every joint's position and rotation corrected by
 /// offsets spread as `options.method` says (scales are kept). Refuses
-/// clips of fewer than 3 frames and bad parameters, with nothing built.
+/// clips of fewer than 3 frames and bad parameters, with nothing built:
+/// a ratio outside `[0, 1]`, and half-lives, blend times, durations and
+/// hardnesses that are not in `(0, 1e6]` ([`MAX_TIME`]; far larger ones
+/// overflow the offsets). The clip's frame time is at least
+/// [`crate::clip::MIN_FRAME_TIME`] by construction.
 pub fn make_loop(clip: &Clip, options: &LoopOptions) -> Result<Clip> {
     let (frames, joints, dt) = (clip.frames(), clip.joints(), clip.frame_time());
     if frames < 3 {

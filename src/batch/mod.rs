@@ -6,6 +6,24 @@
 //! current rayon pool (`ThreadPool::install` chooses the thread count);
 //! each pack's result depends on that pack alone, so output is bit-identical
 //! for any number of threads.
+//!
+//! Every accepted parameter gives finite output on finite inputs (issue
+//! 13; checked for every entry point by `tests/edge_cases.rs` and the
+//! `batch_api` fuzz target). Each function's docs say which of two ways it
+//! keeps that promise for extreme values:
+//!
+//! - **saturates**: the math has a finite limit and the kernel reaches it
+//!   (a spring or damper stepped by an enormous `dt` has settled; an
+//!   inertialization past its blend time shows the input), so any finite
+//!   value in the domain is accepted;
+//! - **refuses** with [`Error::Parameter`] naming the range, where the
+//!   quantity grows without bound: half-lives, blend times and time steps
+//!   above [`MAX_TIME`] where the result scales with them, and non-zero
+//!   steps below [`MIN_STEP`] where the math divides by them.
+//!
+//! "Finite inputs" means inputs of bounded size (the tests use positions
+//! and velocities up to 100, unit rotations, scales in `[0.5, 2]`): with
+//! values near `f32::MAX` even a sum overflows.
 
 use rayon::prelude::*;
 
@@ -84,6 +102,76 @@ pub(crate) fn check_dt(name: &'static str, dt: f32) -> Result<()> {
     }
 }
 
+/// Longest half-life, blend time or time step (seconds, 11.6 days) accepted
+/// where the result grows with it (transition costs, tracking springs,
+/// loop offsets): bounded inputs then give outputs far inside f32.
+pub const MAX_TIME: f32 = 1e6;
+
+/// Shortest non-zero time step (seconds) accepted where the math divides by
+/// it (finite differences, tracking targets): a smaller one turns ordinary
+/// differences into infinities. `dt = 0` stays accepted and gives zero
+/// velocities (edge-case table).
+pub const MIN_STEP: f32 = 1e-6;
+
+/// A half-life or blend time in `[0, MAX_TIME]`.
+pub(crate) fn check_bounded_time(name: &'static str, t: f32) -> Result<()> {
+    if (0.0..=MAX_TIME).contains(&t) {
+        Ok(())
+    } else {
+        Err(Error::Parameter {
+            name,
+            value: t,
+            reason: "must be in [0, 1e6] s",
+        })
+    }
+}
+
+/// A step that is divided by and scales the result: 0, or in
+/// `[MIN_STEP, MAX_TIME]`.
+pub(crate) fn check_step(name: &'static str, dt: f32) -> Result<()> {
+    if dt == 0.0 || (MIN_STEP..=MAX_TIME).contains(&dt) {
+        Ok(())
+    } else {
+        Err(Error::Parameter {
+            name,
+            value: dt,
+            reason: "must be 0 or in [1e-6, 1e6] s",
+        })
+    }
+}
+
+/// A step that is divided by: 0, or finite and at least `MIN_STEP`.
+pub(crate) fn check_divisor_step(name: &'static str, dt: f32) -> Result<()> {
+    if dt == 0.0 || (dt.is_finite() && dt >= MIN_STEP) {
+        Ok(())
+    } else {
+        Err(Error::Parameter {
+            name,
+            value: dt,
+            reason: "must be 0, or finite and at least 1e-6 s",
+        })
+    }
+}
+
+/// A value in `[lo, hi]` (NaN refused), with `reason` naming the range.
+pub(crate) fn check_in(
+    name: &'static str,
+    v: f32,
+    lo: f32,
+    hi: f32,
+    reason: &'static str,
+) -> Result<()> {
+    if (lo..=hi).contains(&v) {
+        Ok(())
+    } else {
+        Err(Error::Parameter {
+            name,
+            value: v,
+            reason,
+        })
+    }
+}
+
 /// A value that must be finite and strictly positive.
 pub(crate) fn positive(name: &'static str, v: f32) -> Result<()> {
     if v.is_finite() && v > 0.0 {
@@ -103,6 +191,7 @@ pub(crate) fn check_time(name: &'static str, t: f32) -> Result<()> {
 }
 
 /// [`lanes::damper_exact`] over a stream: `x` moves toward `goal`.
+/// Saturates: any finite `halflife, dt >= 0` (an enormous `dt` reaches the goal).
 pub fn damper_exact(x: &mut F32Stream, goal: &F32Stream, halflife: f32, dt: f32) -> Result<()> {
     same_len("goal", x.len(), goal.len())?;
     check_time("halflife", halflife)?;
@@ -121,7 +210,8 @@ pub fn damper_exact(x: &mut F32Stream, goal: &F32Stream, halflife: f32, dt: f32)
     Ok(())
 }
 
-/// [`lanes::damper_decay_exact`] over a stream, in place.
+/// [`lanes::damper_decay_exact`] over a stream, in place. Saturates: any
+/// finite `halflife, dt >= 0`.
 pub fn damper_decay_exact(x: &mut F32Stream, halflife: f32, dt: f32) -> Result<()> {
     check_time("halflife", halflife)?;
     check_dt("dt", dt)?;
@@ -136,6 +226,9 @@ pub fn damper_decay_exact(x: &mut F32Stream, halflife: f32, dt: f32) -> Result<(
 }
 
 /// [`lanes::decay_spring_damper_exact`] over a stream of `(x, v)` pairs.
+/// Saturates in `dt`: any finite `dt >= 0` (an enormous `dt` has settled
+/// the spring at zero). Refuses a half-life outside `[0, MAX_TIME]`: with
+/// both enormous, the state grows by `v dt` before it decays.
 pub fn decay_spring_damper_exact(
     x: &mut F32Stream,
     v: &mut F32Stream,
@@ -143,7 +236,7 @@ pub fn decay_spring_damper_exact(
     dt: f32,
 ) -> Result<()> {
     same_len("v", x.len(), v.len())?;
-    check_time("halflife", halflife)?;
+    check_bounded_time("halflife", halflife)?;
     check_dt("dt", dt)?;
     let (h, d) = (splat(halflife), splat(dt));
     let c = chunk(x.packs().len(), cost_ns::SPRING);
@@ -160,6 +253,7 @@ pub fn decay_spring_damper_exact(
 }
 
 /// [`lanes::decay_spring_damper_exact_vec3`] over a stream of offsets.
+/// Saturates, as [`decay_spring_damper_exact`].
 pub fn decay_spring_damper_exact_vec3(
     x: &mut Vec3Stream,
     v: &mut Vec3Stream,
@@ -167,7 +261,7 @@ pub fn decay_spring_damper_exact_vec3(
     dt: f32,
 ) -> Result<()> {
     same_len("v", x.len(), v.len())?;
-    check_time("halflife", halflife)?;
+    check_bounded_time("halflife", halflife)?;
     check_dt("dt", dt)?;
     let (h, d) = (splat(halflife), splat(dt));
     let c = chunk(x.packs().len(), 3 * cost_ns::SPRING);
@@ -184,7 +278,8 @@ pub fn decay_spring_damper_exact_vec3(
 }
 
 /// [`lanes::decay_spring_damper_exact_quat`] over a stream of rotational
-/// offsets and angular velocities.
+/// offsets and angular velocities. Saturates, as
+/// [`decay_spring_damper_exact`].
 pub fn decay_spring_damper_exact_quat(
     x: &mut QuatStream,
     v: &mut Vec3Stream,
@@ -192,7 +287,7 @@ pub fn decay_spring_damper_exact_quat(
     dt: f32,
 ) -> Result<()> {
     same_len("v", x.len(), v.len())?;
-    check_time("halflife", halflife)?;
+    check_bounded_time("halflife", halflife)?;
     check_dt("dt", dt)?;
     let (h, d) = (splat(halflife), splat(dt));
     let c = chunk(x.packs().len(), 2 * cost_ns::EXP_LOG);
@@ -259,7 +354,8 @@ pub fn op_inertialize_offset(
 }
 
 /// Cubic inertialization over a stream of joints, all at one blend time
-/// ([`crate::reference::op_inertialize`]).
+/// ([`crate::reference::op_inertialize`]). Saturates: any finite
+/// `blend_time, blend_duration >= 0` (past the duration the offset is gone).
 pub fn op_inertialize(
     output: &mut KformStream,
     offset: &KformStream,
@@ -354,7 +450,9 @@ pub mod crowd {
     }
 
     /// Velocities by finite difference of two crowd poses; only velocity
-    /// fields of `output` are written.
+    /// fields of `output` are written. Refuses a `dt` that is not 0 or
+    /// finite and at least [`MIN_STEP`] (dividing by a smaller one gives
+    /// infinities); `dt = 0` gives zero velocities.
     pub fn op_finite_diff(
         output: &mut CrowdPose,
         input_curr: &CrowdPose,
@@ -363,7 +461,7 @@ pub mod crowd {
     ) -> Result<()> {
         same_shape("input_curr", output, input_curr)?;
         same_shape("input_prev", output, input_prev)?;
-        check_dt("dt", dt)?;
+        check_divisor_step("dt", dt)?;
         let d = splat(dt);
         par_packs(output, cost_ns::EXP_LOG, |p, o| {
             lanes::op_finite_diff(o, input_curr.pack(p), input_prev.pack(p), d)
@@ -469,7 +567,11 @@ pub mod crowd {
     }
 
     /// Blend of two crowd poses with a weight and its change per step for
-    /// every character ([`crate::reference::op_blend`]).
+    /// every character ([`crate::reference::op_blend`]). Refuses weights
+    /// outside `[-1, 2]` (a blend, extrapolated by at most its own width:
+    /// scales blend geometrically and overflow far outside), weight
+    /// velocities outside `[-1e6, 1e6]` per second, and a `dt` that is not 0
+    /// or at least [`MIN_STEP`].
     pub fn op_blend(
         output: &mut CrowdPose,
         lhs: &CrowdPose,
@@ -482,9 +584,19 @@ pub mod crowd {
         same_shape("rhs", output, rhs)?;
         same_len("alpha", output.characters(), alpha.len())?;
         same_len("alpha_vel", output.characters(), alpha_vel.len())?;
-        finite_all("alpha", alpha)?;
-        finite_all("alpha_vel", alpha_vel)?;
-        check_dt("dt", dt)?;
+        for &a in alpha {
+            check_in("alpha", a, -1.0, 2.0, "must be in [-1, 2]")?;
+        }
+        for &v in alpha_vel {
+            check_in(
+                "alpha_vel",
+                v,
+                -MAX_TIME,
+                MAX_TIME,
+                "must be in [-1e6, 1e6] per second",
+            )?;
+        }
+        check_divisor_step("dt", dt)?;
         let d = splat(dt);
         par_packs(output, cost_ns::BLEND_JOINT, |k, o| {
             lanes::op_blend(
@@ -522,7 +634,8 @@ pub mod crowd {
 
     /// Dead blending of every character at its own `blend_time[c]`
     /// ([`crate::reference::op_dead_blending`]); `extrapolated` receives the
-    /// extrapolated transition poses.
+    /// extrapolated transition poses. Blend times and half-lives saturate
+    /// (any finite value >= 0); `dt` must be 0 or in `[MIN_STEP, MAX_TIME]`.
     #[allow(clippy::too_many_arguments)]
     pub fn op_dead_blending(
         output: &mut CrowdPose,
@@ -543,7 +656,7 @@ pub mod crowd {
         }
         check_time("extrapolation_halflife", extrapolation_halflife)?;
         check_time("blend_duration", blend_duration)?;
-        check_dt("dt", dt)?;
+        check_step("dt", dt)?;
         op_extrapolate_decayed(extrapolated, transition, blend_time, extrapolation_halflife)?;
         let (dur, d) = (splat(blend_duration), splat(dt));
         let ex: &CrowdPose = extrapolated;

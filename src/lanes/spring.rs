@@ -57,15 +57,20 @@ pub fn damper_decay_exact(x: F32x8, halflife: F32x8, dt: F32x8) -> F32x8 {
     flush_tiny(x * fast_negexp((splat(LN2) * dt) / (halflife + splat(EPS_SPRING))))
 }
 
-/// Critically damped decay of `(x, v)` toward zero, per lane.
+/// Critically damped decay of `(x, v)` toward zero, per lane; saturating
+/// to `(x · 0, v · 0)` where the decay factor is 0, as the reference.
 #[inline(always)]
 pub fn decay_spring_damper_exact(x: F32x8, v: F32x8, halflife: F32x8, dt: F32x8) -> (F32x8, F32x8) {
     let y = halflife_to_damping(halflife) / splat(2.0);
     let j1 = x.mul_add(y, v);
     let eydt = fast_negexp(y * dt);
+    let settled = eydt.simd_eq(F32x8::ZERO);
     (
-        flush_tiny(eydt * j1.mul_add(dt, x)),
-        flush_tiny(eydt * (j1 * y).mul_neg_add(dt, v)),
+        settled.select(x * F32x8::ZERO, flush_tiny(eydt * j1.mul_add(dt, x))),
+        settled.select(
+            v * F32x8::ZERO,
+            flush_tiny(eydt * (j1 * y).mul_neg_add(dt, v)),
+        ),
     )
 }
 
@@ -79,12 +84,13 @@ pub fn decay_spring_damper_exact_vec3(
 ) -> (Vec3x8, Vec3x8) {
     let y = halflife_to_damping(halflife) / splat(2.0);
     let eydt = fast_negexp(y * dt);
+    let settled = eydt.simd_eq(F32x8::ZERO);
     let ydt = y * dt;
     let one = |x: F32x8, v: F32x8| {
         let j1 = x.mul_add(y, v);
         (
-            flush_tiny(eydt * j1.mul_add(dt, x)),
-            flush_tiny(eydt * j1.mul_neg_add(ydt, v)),
+            settled.select(x * F32x8::ZERO, flush_tiny(eydt * j1.mul_add(dt, x))),
+            settled.select(v * F32x8::ZERO, flush_tiny(eydt * j1.mul_neg_add(ydt, v))),
         )
     };
     let (xx, vx) = one(x.x, v.x);

@@ -69,23 +69,34 @@ pub fn damper_decay_exact(x: f32, halflife: f32, dt: f32) -> f32 {
 /// Critically damped spring decaying `(x, v)` toward zero:
 /// `y = halflife_to_damping(h) / 2`, `j1 = v + x y`, `e = fast_negexp(y dt)`,
 /// `x' = e (x + j1 dt)`, `v' = e (v - j1 y dt)`; results below 1e-30 flushed.
+///
+/// Saturates: where `e` is 0 (an enormous `dt`; `fast_negexp` reaches 0
+/// once its cubic overflows) the spring has settled and the result is
+/// `(0, 0)` (`x · 0`, so NaN and infinite inputs stay NaN), where the
+/// published formula gives `0 · ∞ = NaN`.
 #[inline]
 pub fn decay_spring_damper_exact(x: f32, v: f32, halflife: f32, dt: f32) -> (f32, f32) {
     let y = halflife_to_damping(halflife) / 2.0;
     let j1 = v + x * y;
     let eydt = fast_negexp(y * dt);
+    if eydt == 0.0 {
+        return (x * 0.0, v * 0.0);
+    }
     (
         flush_tiny(eydt * (x + j1 * dt)),
         flush_tiny(eydt * (v - j1 * y * dt)),
     )
 }
 
-/// [`decay_spring_damper_exact`] per component.
+/// [`decay_spring_damper_exact`] per component (saturating likewise).
 #[inline]
 pub fn decay_spring_damper_exact_vec3(x: Vec3, v: Vec3, halflife: f32, dt: f32) -> (Vec3, Vec3) {
     let y = halflife_to_damping(halflife) / 2.0;
     let j1 = v + x * y;
     let eydt = fast_negexp(y * dt);
+    if eydt == 0.0 {
+        return (x * 0.0, v * 0.0);
+    }
     (
         flush_tiny_vec3(eydt * (x + j1 * dt)),
         flush_tiny_vec3(eydt * (v - j1 * (y * dt))),
@@ -104,6 +115,10 @@ pub fn decay_spring_damper_exact_quat(x: Quat, v: Vec3, halflife: f32, dt: f32) 
     let j0 = quat_to_scaled_angle_axis(quat_abs(x));
     let j1 = v + j0 * y;
     let eydt = fast_negexp(y * dt);
+    if eydt == 0.0 {
+        // Settled (saturating as [`decay_spring_damper_exact`]).
+        return (quat_from_scaled_angle_axis(j0 * 0.0), v * 0.0);
+    }
     (
         quat_from_scaled_angle_axis(flush_tiny_vec3(eydt * (j0 + j1 * dt))),
         flush_tiny_vec3(eydt * (v - j1 * (y * dt))),
