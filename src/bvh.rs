@@ -609,7 +609,7 @@ pub fn quat_to_euler(q: Quat, axes: [usize; 3]) -> [f32; 3] {
 /// children are listed once, and indentation stops growing at
 /// [`MAX_INDENT`] tabs. Refused, with nothing written: fields of `bvh` whose
 /// lengths differ from its skeleton's, a joint name that would not read back
-/// (empty, or with line breaks, tabs, braces or doubled spaces), no channels
+/// (empty, or with line breaks, tabs or doubled spaces), no channels
 /// at all (motion lines cannot be empty), a joint with
 /// rotation channels other than 0 or 3 distinct axes, and an offset or a
 /// channel value that is not finite.
@@ -650,7 +650,7 @@ pub fn write(bvh: &Bvh, clip: &Clip) -> Result<String> {
             || words.iter().any(|w| w.is_empty())
             || name
                 .chars()
-                .any(|c| c.is_whitespace() && c != ' ' || c.is_control() || c == '{' || c == '}')
+                .any(|c| c.is_whitespace() && c != ' ' || c.is_control())
         {
             return bad(format!(
                 "joint {j} name {} would not read back",

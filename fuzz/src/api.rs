@@ -85,7 +85,7 @@ pub struct Call {
     pub func: usize,
     /// Scalar parameters.
     pub p: [f32; 8],
-    /// Elements, characters or frames (small).
+    /// Elements (`n % 41`), characters (`n % 17`) or frames (small).
     pub n: usize,
     /// Joints or a size mismatch selector.
     pub shape: usize,
@@ -385,8 +385,8 @@ pub fn call(c: &Call) -> bool {
             }
         }
         16..=26 => {
-            let j = 1 + c.shape % 9;
-            let chars = n;
+            let j = 1 + c.shape % 6;
+            let chars = n % 17;
             let other = if c.shape % 7 == 6 { chars + 1 } else { chars };
             let skel = skeleton(&mut g, j);
             let a = crowd_pose(&mut g, chars, j);
@@ -532,9 +532,13 @@ pub fn call(c: &Call) -> bool {
         }
         _ => {
             // Skeleton and constructors on sizes from the parameters.
+            // Small sizes are built; large ones must be refused (they are
+            // far beyond memory), so the check stays fast.
             let size = |x: f32| {
-                if x.is_finite() && x >= 0.0 {
+                if x.is_finite() && (0.0..256.0).contains(&x) {
                     x as usize
+                } else if x.is_finite() && x >= 0.0 {
+                    (x as usize).max(1 << 50)
                 } else {
                     usize::MAX
                 }
@@ -544,9 +548,7 @@ pub fn call(c: &Call) -> bool {
                 .collect();
             let _ = Skeleton::new(parents).map_err(|e| typed(&e));
             let (a, b) = (size(p[0]), size(p[1]));
-            let ok = CrowdPose::new(a.min(1 << 40), b.min(1 << 40))
-                .map_err(|e| typed(&e))
-                .is_ok();
+            let ok = CrowdPose::new(a, b).map_err(|e| typed(&e)).is_ok();
             let _ = F32Stream::new(a.saturating_mul(b)).map_err(|e| typed(&e));
             let _ = KformStream::new(a).map_err(|e| typed(&e));
             ok

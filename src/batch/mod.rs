@@ -153,6 +153,25 @@ pub(crate) fn check_divisor_step(name: &'static str, dt: f32) -> Result<()> {
     }
 }
 
+/// Longest blend duration or extrapolation half-life accepted (seconds).
+/// Scales are blended and extrapolated in log space, so a scale offset or
+/// scalar velocity carried over a blend grows as the exponential of its
+/// length: an extrapolation over a half-life `h` scales by
+/// `exp(svl · 1.44 h)`, which leaves f32 near 60 s for a scalar velocity of
+/// 1 per second.
+pub const MAX_BLEND_TIME: f32 = 60.0;
+
+/// A blend duration or extrapolation half-life in `[0, MAX_BLEND_TIME]`.
+pub(crate) fn check_blend(name: &'static str, t: f32) -> Result<()> {
+    check_in(
+        name,
+        t,
+        0.0,
+        MAX_BLEND_TIME,
+        "must be in [0, 60] s (scales blend and extrapolate exponentially)",
+    )
+}
+
 /// A value in `[lo, hi]` (NaN refused), with `reason` naming the range.
 pub(crate) fn check_in(
     name: &'static str,
@@ -354,8 +373,9 @@ pub fn op_inertialize_offset(
 }
 
 /// Cubic inertialization over a stream of joints, all at one blend time
-/// ([`crate::reference::op_inertialize`]). Saturates: any finite
-/// `blend_time, blend_duration >= 0` (past the duration the offset is gone).
+/// ([`crate::reference::op_inertialize`]). `blend_time` saturates (any
+/// finite value >= 0: past the duration the offset is gone); the duration
+/// must be in `[0, MAX_BLEND_TIME]`.
 pub fn op_inertialize(
     output: &mut KformStream,
     offset: &KformStream,
@@ -366,7 +386,7 @@ pub fn op_inertialize(
     same_len("offset", output.len(), offset.len())?;
     same_len("input", output.len(), input.len())?;
     check_time("blend_time", blend_time)?;
-    check_time("blend_duration", blend_duration)?;
+    check_blend("blend_duration", blend_duration)?;
     let (t, d) = (splat(blend_time), splat(blend_duration));
     let c = chunk(output.packs().len(), cost_ns::INERTIALIZE);
     let chunks = output.packs_mut().par_chunks_mut(c).zip(
@@ -484,7 +504,8 @@ pub mod crowd {
     }
 
     /// Cubic inertialization of every character, each at its own
-    /// `blend_time[c]`.
+    /// `blend_time[c]` (saturates: any finite value >= 0); the duration must
+    /// be in `[0, MAX_BLEND_TIME]`.
     pub fn op_inertialize(
         output: &mut CrowdPose,
         offset: &CrowdPose,
@@ -495,7 +516,7 @@ pub mod crowd {
         same_shape("offset", output, offset)?;
         same_shape("input", output, input)?;
         same_len("blend_time", output.characters(), blend_time.len())?;
-        check_time("blend_duration", blend_duration)?;
+        check_blend("blend_duration", blend_duration)?;
         for &t in blend_time {
             check_time("blend_time", t)?;
         }
@@ -612,7 +633,9 @@ pub mod crowd {
     }
 
     /// Decayed extrapolation of every character's pose by its own `dt[c]`
-    /// ([`crate::reference::op_extrapolate_decayed`]).
+    /// ([`crate::reference::op_extrapolate_decayed`]). `dt` saturates (any
+    /// finite value >= 0: velocities decay, so the motion converges); the
+    /// half-life must be in `[0, MAX_BLEND_TIME]`.
     pub fn op_extrapolate_decayed(
         output: &mut CrowdPose,
         input: &CrowdPose,
@@ -624,7 +647,7 @@ pub mod crowd {
         for &t in dt {
             check_dt("dt", t)?;
         }
-        check_time("halflife", halflife)?;
+        check_blend("halflife", halflife)?;
         let h = splat(halflife);
         par_packs(output, cost_ns::BLEND_JOINT, |k, o| {
             lanes::op_extrapolate_decayed(o, input.pack(k), lane_times(dt, k), h)
@@ -634,8 +657,9 @@ pub mod crowd {
 
     /// Dead blending of every character at its own `blend_time[c]`
     /// ([`crate::reference::op_dead_blending`]); `extrapolated` receives the
-    /// extrapolated transition poses. Blend times and half-lives saturate
-    /// (any finite value >= 0); `dt` must be 0 or in `[MIN_STEP, MAX_TIME]`.
+    /// extrapolated transition poses. Blend times saturate (any finite
+    /// value `>= 0`); the blend duration and extrapolation half-life must be in
+    /// `[0, MAX_BLEND_TIME]` and `dt` 0 or in `[MIN_STEP, MAX_TIME]`.
     #[allow(clippy::too_many_arguments)]
     pub fn op_dead_blending(
         output: &mut CrowdPose,
@@ -654,8 +678,8 @@ pub mod crowd {
         for &t in blend_time {
             check_time("blend_time", t)?;
         }
-        check_time("extrapolation_halflife", extrapolation_halflife)?;
-        check_time("blend_duration", blend_duration)?;
+        check_blend("extrapolation_halflife", extrapolation_halflife)?;
+        check_blend("blend_duration", blend_duration)?;
         check_step("dt", dt)?;
         op_extrapolate_decayed(extrapolated, transition, blend_time, extrapolation_halflife)?;
         let (dur, d) = (splat(blend_duration), splat(dt));
