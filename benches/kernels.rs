@@ -155,5 +155,57 @@ fn kernels(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, kernels);
+/// Streams that have settled toward zero goals: 8,192 dampers and tracking
+/// springs stepped 20,000 times before timing, so their state is what a
+/// long-idle signal holds (without the subnormal flush, subnormals, which
+/// x86 handles with microcode assists; with it, zeros). One thread.
+fn settled(c: &mut Criterion) {
+    use kineform::batch::tracking::{self, Gains, Targets};
+    let one = pool(1);
+    let zeros = F32Stream::new(N).unwrap();
+    let start: Vec<f32> = (0..N).map(|i| 1.0 + (i % 7) as f32).collect();
+    let targets = Targets {
+        x: &zeros,
+        v: &zeros,
+        a: &zeros,
+    };
+    let gains = Gains {
+        x: 0.01,
+        v: 0.2,
+        a: 1.0,
+    };
+    let mut g = c.benchmark_group("settled");
+    g.throughput(Throughput::Elements(N as u64));
+    let mut x = F32Stream::from_elems(&start).unwrap();
+    let step = |x: &mut F32Stream| batch::damper_exact(x, &zeros, black_box(0.05), DT).unwrap();
+    (0..20_000).for_each(|_| step(&mut x));
+    g.bench_function("damper_exact toward zero/lanes", |b| {
+        one.install(|| b.iter(|| step(&mut x)))
+    });
+    type Update = fn(&mut F32Stream, &mut F32Stream, &Targets, Gains) -> kineform::Result<()>;
+    let updates: [(&str, Update); 3] = [
+        ("tracking_spring_update/lanes", |x, v, t, g| {
+            tracking::tracking_spring_update(x, v, t, g, black_box(DT))
+        }),
+        ("tracking_spring_update_improved/lanes", |x, v, t, _| {
+            tracking::tracking_spring_update_improved(x, v, t, [1.0, 0.05, 0.0], black_box(DT))
+        }),
+        ("tracking_spring_update_exact/lanes", |x, v, t, g| {
+            tracking::tracking_spring_update_exact(x, v, t, g, black_box(DT), DT)
+        }),
+    ];
+    for (name, update) in updates {
+        let (mut x, mut v) = (
+            F32Stream::from_elems(&start).unwrap(),
+            F32Stream::new(N).unwrap(),
+        );
+        (0..20_000).for_each(|_| update(&mut x, &mut v, &targets, gains).unwrap());
+        g.bench_function(name, |b| {
+            one.install(|| b.iter(|| update(&mut x, &mut v, &targets, gains).unwrap()))
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, kernels, settled);
 criterion_main!(benches);

@@ -169,6 +169,76 @@ fn decaying_springs_flush_subnormals() {
     assert_eq!(x8.to_array(), [0.0; 8]);
 }
 
+/// Issue 13, defect 6: `damper_exact` toward zero and the three tracking
+/// springs (gains, improved, exact) settled into subnormals and stayed
+/// there (2.5 to 3x slower per step on this machine, PERF.md "settled
+/// streams"); like the decaying springs they now flush below 1e-30, in both
+/// paths.
+#[test]
+fn dampers_and_tracking_springs_flush_subnormals() {
+    let dt = 1.0 / 60.0;
+    let (mut d, mut d8) = (1.0f32, lanes::splat(1.0));
+    let mut s = [(1.0f32, 0.0f32); 3];
+    let mut s8 = [(lanes::splat(1.0), lanes::splat(0.0)); 3];
+    let z = lanes::splat(0.0);
+    let sp = lanes::splat;
+    for step in 0..20_000 {
+        d = r::damper_exact(d, 0.0, 0.05, dt);
+        d8 = lanes::damper_exact(d8, z, sp(0.05), sp(dt));
+        s[0] = r::tracking_spring_update(s[0].0, s[0].1, 0.0, 0.0, 0.0, 0.01, 0.2, 1.0, dt);
+        s[1] =
+            r::tracking_spring_update_improved(s[1].0, s[1].1, 0.0, 0.0, 0.0, 1.0, 0.05, 0.0, dt);
+        s[2] =
+            r::tracking_spring_update_exact(s[2].0, s[2].1, 0.0, 0.0, 0.0, 0.01, 0.2, 1.0, dt, dt);
+        s8[0] = lanes::tracking_spring_update(
+            s8[0].0,
+            s8[0].1,
+            z,
+            z,
+            z,
+            sp(0.01),
+            sp(0.2),
+            sp(1.0),
+            sp(dt),
+        );
+        s8[1] = lanes::tracking_spring_update_improved(
+            s8[1].0,
+            s8[1].1,
+            z,
+            z,
+            z,
+            sp(1.0),
+            sp(0.05),
+            z,
+            sp(dt),
+        );
+        s8[2] = lanes::tracking_spring_update_exact(
+            s8[2].0,
+            s8[2].1,
+            z,
+            z,
+            z,
+            sp(0.01),
+            sp(0.2),
+            sp(1.0),
+            sp(dt),
+            sp(dt),
+        );
+        let mut all = vec![d, d8.to_array()[3]];
+        for k in 0..3 {
+            all.extend([s[k].0, s[k].1, s8[k].0.to_array()[5], s8[k].1.to_array()[0]]);
+        }
+        for (i, v) in all.iter().enumerate() {
+            assert!(
+                *v == 0.0 || v.abs() >= 1e-30,
+                "step {step}: state {i} = {v:e} is below 1e-30 and not flushed"
+            );
+        }
+    }
+    assert_eq!(d, 0.0);
+    assert_eq!(s, [(0.0, 0.0); 3]);
+}
+
 /// At the moment of a transition the output must not move: same position,
 /// rotation, scale and the same velocities, angular velocity included.
 #[test]

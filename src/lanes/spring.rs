@@ -41,14 +41,14 @@ pub fn damping_to_halflife(damping: F32x8) -> F32x8 {
     splat(4.0 * LN2) / (damping + splat(EPS_SPRING))
 }
 
-/// Exact damper toward `g`, per lane.
+/// Exact damper toward `g`, per lane, with the subnormal flush.
 #[inline(always)]
 pub fn damper_exact(x: F32x8, g: F32x8, halflife: F32x8, dt: F32x8) -> F32x8 {
-    lerp(
+    flush_tiny(lerp(
         x,
         g,
         splat(1.0) - fast_negexp((splat(LN2) * dt) / (halflife + splat(EPS_SPRING))),
-    )
+    ))
 }
 
 /// Exact damper toward zero, per lane, with the subnormal flush.

@@ -49,14 +49,16 @@ pub fn damping_to_halflife(damping: f32) -> f32 {
 }
 
 /// Exact damper toward `g`:
-/// `lerp(x, g, 1 - fast_negexp(ln2 dt / (halflife + 1e-5)))`.
+/// `lerp(x, g, 1 - fast_negexp(ln2 dt / (halflife + 1e-5)))`, with the
+/// subnormal flush (a damper toward zero would otherwise settle into
+/// subnormals and stay there, each step slowed by microcode assists).
 #[inline]
 pub fn damper_exact(x: f32, g: f32, halflife: f32, dt: f32) -> f32 {
-    lerp(
+    flush_tiny(lerp(
         x,
         g,
         1.0 - fast_negexp((LN2 * dt) / (halflife + EPS_SPRING)),
-    )
+    ))
 }
 
 /// Exact damper toward zero: `x fast_negexp(ln2 dt / (halflife + 1e-5))`,
