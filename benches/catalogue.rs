@@ -74,6 +74,7 @@ fn catalogue(c: &mut Criterion) {
                     av[k],
                     1.0 / 60.0,
                 )
+                .unwrap()
             }
         })
     });
@@ -102,6 +103,7 @@ fn catalogue(c: &mut Criterion) {
                     0.5,
                     1.0 / 60.0,
                 )
+                .unwrap()
             }
         })
     });

@@ -37,7 +37,7 @@ fn fk(c: &mut Criterion) {
         group.bench_function(BenchmarkId::new("reference", "cache"), |b| {
             b.iter(|| {
                 for _ in 0..CHARACTERS {
-                    r::op_fk(&mut global, black_box(&local), &parents);
+                    r::op_fk(&mut global, black_box(&local), &parents).unwrap();
                 }
             })
         });
@@ -59,7 +59,7 @@ fn fk(c: &mut Criterion) {
         group.bench_function(BenchmarkId::new("reference", "stream"), |b| {
             b.iter(|| {
                 for (g, l) in globals.iter_mut().zip(&locals) {
-                    r::op_fk(g, l, &parents);
+                    r::op_fk(g, l, &parents).unwrap();
                 }
             })
         });

@@ -129,12 +129,12 @@ fn kernels(c: &mut Criterion) {
     let kb: Vec<Kform> = (0..N).map(|_| rng.kform()).collect();
     let (pa, pb) = (Pose::from_kforms(&ka), Pose::from_kforms(&kb));
     let mut off = Pose::new(N);
-    r::op_inertialize_offset(&mut off, &pa, &pb);
+    r::op_inertialize_offset(&mut off, &pa, &pb).unwrap();
     let mut g = c.benchmark_group("op_inertialize");
     g.throughput(Throughput::Elements(N as u64));
     let mut out = Pose::new(N);
     g.bench_function(BenchmarkId::new("reference", N), |b| {
-        b.iter(|| r::op_inertialize(&mut out, &off, &pb, black_box(0.1), 0.3))
+        b.iter(|| r::op_inertialize(&mut out, &off, &pb, black_box(0.1), 0.3).unwrap())
     });
     let (sa, sb) = (
         KformStream::from_elems(&ka).unwrap(),

@@ -2098,7 +2098,7 @@ fn ref_input(
         &mut s.b,
     );
     let (alpha, alpha_vel) = step.weight(cfg.dt);
-    r::op_blend(out, &s.a, &s.b, alpha, alpha_vel, cfg.dt);
+    r::op_blend(out, &s.a, &s.b, alpha, alpha_vel, cfg.dt).expect("pose sizes");
     out.set(0, world);
 }
 
@@ -2124,11 +2124,12 @@ fn reference_frame(
         match cfg.transition {
             Transition::Inertialize => {
                 if step.blend_time_old < dur {
-                    r::op_inertialize(&mut shown, &st.offset, &old, step.blend_time_old, dur);
+                    r::op_inertialize(&mut shown, &st.offset, &old, step.blend_time_old, dur)
+                        .expect("pose sizes");
                 } else {
                     shown.clone_from(&old);
                 }
-                r::op_inertialize_offset(&mut st.offset, &shown, &input);
+                r::op_inertialize_offset(&mut st.offset, &shown, &input).expect("pose sizes");
             }
             Transition::DeadBlend => {
                 if step.blend_time_old < dur {
@@ -2141,7 +2142,8 @@ fn reference_frame(
                         step.blend_time_old,
                         dur,
                         cfg.dt,
-                    );
+                    )
+                    .expect("pose sizes");
                 } else {
                     shown.clone_from(&old);
                 }
@@ -2156,6 +2158,7 @@ fn reference_frame(
         match cfg.transition {
             Transition::Inertialize => {
                 r::op_inertialize(&mut local, &st.offset, &input, step.blend_time, dur)
+                    .expect("pose sizes")
             }
             Transition::DeadBlend => r::op_dead_blending(
                 &mut local,
@@ -2166,14 +2169,15 @@ fn reference_frame(
                 step.blend_time,
                 dur,
                 cfg.dt,
-            ),
+            )
+            .expect("pose sizes"),
         }
         local.set(0, world);
     } else {
         local.clone_from(&input);
     }
     s.input = input;
-    r::op_fk(&mut s.global, &local, parents);
+    r::op_fk(&mut s.global, &local, parents).expect("pose sizes");
     s.local = local;
     let mut check = VelocityCheck::default();
     if !first {

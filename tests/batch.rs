@@ -78,8 +78,8 @@ proptest! {
         let mut out = KformStream::new(n).unwrap();
         batch::op_inertialize(&mut out, &off, &sb, t, d).unwrap();
         let (mut roff, mut rout) = (Pose::new(n), Pose::new(n));
-        r::op_inertialize_offset(&mut roff, &pa, &pb);
-        r::op_inertialize(&mut rout, &roff, &pb, t, d);
+        r::op_inertialize_offset(&mut roff, &pa, &pb).unwrap();
+        r::op_inertialize(&mut rout, &roff, &pb, t, d).unwrap();
         for i in 0..n {
             let s = mag(a[i]).max(mag(b[i]));
             check(off.get(i).unwrap(), roff.get(i), 4.0 * s, TRANSC, "op_inertialize_offset")?;
@@ -105,7 +105,7 @@ proptest! {
         batch::crowd::op_bk(&mut back, &g1, &skel).unwrap();
         for (c, pose) in poses.iter().enumerate() {
             let mut want = Pose::new(j);
-            r::op_fk(&mut want, pose, &parents);
+            r::op_fk(&mut want, pose, &parents).unwrap();
             let scale = (0..j).fold(0.0f32, |m, k| m.max(mag(want.get(k))));
             for k in 0..j {
                 check(g1.get(c, k).unwrap(), want.get(k), scale, CHAIN, &format!("crowd fk char {c} joint {k}"))?;
@@ -439,11 +439,11 @@ mod catalogue {
                 r::op_sample_linear(&mut rl, p, q, s, times[c], ft);
                 r::op_sample_cubic(&mut rc, p, q, s, times[c], ft);
                 let mut rb = Pose::new(j);
-                r::op_blend(&mut rb, &rl, &rc, alpha[c], av[c], dt);
+                r::op_blend(&mut rb, &rl, &rc, alpha[c], av[c], dt).unwrap();
                 let mut re = Pose::new(j);
-                r::op_extrapolate_decayed(&mut re, &rl, times[c], 0.2);
+                r::op_extrapolate_decayed(&mut re, &rl, times[c], 0.2).unwrap();
                 let (mut rd, mut rdx) = (Pose::new(j), Pose::new(j));
-                r::op_dead_blending(&mut rd, &mut rdx, &rl, &rc, 0.2, times[c], 0.5, dt);
+                r::op_dead_blending(&mut rd, &mut rdx, &rl, &rc, 0.2, times[c], 0.5, dt).unwrap();
                 let floors = [20.0, 1.0, 1.0, 20.0 / ft, 20.0 / ft, 1.0];
                 for k in 0..j {
                     check_floors(lin.get(c, k).unwrap(), rl.get(k), &floors, TRANSC, "crowd sample linear")?;

@@ -50,7 +50,7 @@ proptest! {
         // Times from 0.01 s: fast_negexp clamps negative arguments, so a
         // central difference straddling t = 0 sees a kink.
         let p = &a[0];
-        let at = |s: f32| { let mut o = Pose::new(6); r::op_extrapolate_decayed(&mut o, p, t + s, hl); o };
+        let at = |s: f32| { let mut o = Pose::new(6); r::op_extrapolate_decayed(&mut o, p, t + s, hl).unwrap(); o };
         // Stated velocity v fast_negexp(y t) against the derivative of the
         // extrapolated position (measured max 8.0e-2; 6.1e-2 for the
         // per-axis position twin below).
@@ -75,7 +75,7 @@ proptest! {
     fn blend_with_a_changing_weight(pair in similar_pose_pair(6), alpha in 0.1f32..0.9, rate in -2.0f32..2.0) {
         let (l, rr) = (&pair.0, &pair.1);
         let dt = 1.0 / 60.0;
-        let at = |s: f32| { let mut o = Pose::new(6); r::op_blend(&mut o, &advance(l, s), &advance(rr, s), alpha + rate * s, rate * dt, dt); o };
+        let at = |s: f32| { let mut o = Pose::new(6); r::op_blend(&mut o, &advance(l, s), &advance(rr, s), alpha + rate * s, rate * dt, dt).unwrap(); o };
         let g = measure3("op_blend", fd_gaps(&at(0.0), at, H, 1.0));
         prop_assert!(g[0] < 1e-3 && g[2] < 1e-3 && g[1] < 0.15, "{g:?}");
     }
@@ -84,11 +84,11 @@ proptest! {
     fn additives_with_a_changing_weight(base in pose_strategy(6, 3.0), pair in similar_pose_pair(6), alpha in 0.1f32..0.9, rate in -2.0f32..2.0) {
         let base = &base[0];
         // An additive pose: the difference between two similar poses.
-        let add = { let mut o = Pose::new(6); r::op_inertialize_offset(&mut o, &pair.1, &pair.0); o };
+        let add = { let mut o = Pose::new(6); r::op_inertialize_offset(&mut o, &pair.1, &pair.0).unwrap(); o };
         let add = &add;
         let dt = 1.0 / 60.0;
-        let left = |s: f32| { let mut o = advance(base, s); r::op_additive_inplace(&mut o, &advance(add, s), alpha + rate * s, rate * dt, dt); o };
-        let local = |s: f32| { let mut o = advance(base, s); r::op_additive_local_inplace(&mut o, &advance(add, s), alpha + rate * s, rate * dt, dt); o };
+        let left = |s: f32| { let mut o = advance(base, s); r::op_additive_inplace(&mut o, &advance(add, s), alpha + rate * s, rate * dt, dt).unwrap(); o };
+        let local = |s: f32| { let mut o = advance(base, s); r::op_additive_local_inplace(&mut o, &advance(add, s), alpha + rate * s, rate * dt, dt).unwrap(); o };
         let g = measure3("op_additive_inplace", fd_gaps(&left(0.0), left, H, 1.0));
         prop_assert!(g[0] < 1e-3 && g[2] < 1e-3 && g[1] < 0.15, "{g:?}");
         let g = measure3("op_additive_local_inplace", fd_gaps(&local(0.0), local, H, 1.0));
@@ -101,13 +101,13 @@ proptest! {
         // at blend time 0 would see half the offset velocity.
         let (src, dst) = (&pair.0, &pair.1);
         let mut off = Pose::new(6);
-        r::op_inertialize_offset(&mut off, src, dst);
+        r::op_inertialize_offset(&mut off, src, dst).unwrap();
         // The input keeps moving; the offset decays with the blend time.
-        let inert = |s: f32| { let mut o = Pose::new(6); r::op_inertialize(&mut o, &off, &advance(dst, s), t + s, dur); o };
+        let inert = |s: f32| { let mut o = Pose::new(6); r::op_inertialize(&mut o, &off, &advance(dst, s), t + s, dur).unwrap(); o };
         let g = measure3("op_inertialize", fd_gaps(&inert(0.0), inert, H, 1.0));
         prop_assert!(g[0] < 2e-2 && g[2] < 2e-2 && g[1] < 0.2, "{g:?}");
         let dt = 1.0 / 60.0;
-        let dead = |s: f32| { let (mut o, mut e) = (Pose::new(6), Pose::new(6)); r::op_dead_blending(&mut o, &mut e, src, &advance(dst, s), hl, t + s, dur, dt); o };
+        let dead = |s: f32| { let (mut o, mut e) = (Pose::new(6), Pose::new(6)); r::op_dead_blending(&mut o, &mut e, src, &advance(dst, s), hl, t + s, dur, dt).unwrap(); o };
         let g = measure3("op_dead_blending", fd_gaps(&dead(0.0), dead, H, 1.0));
         prop_assert!(g[0] < 0.1 && g[2] < 0.05 && g[1] < 0.15, "{g:?}");
     }
@@ -168,7 +168,7 @@ fn lookat_with_a_moving_target() {
         },
     ]);
     let mut global = Pose::new(3);
-    r::op_fk(&mut global, &local, &parents);
+    r::op_fk(&mut global, &local, &parents).unwrap();
     let mut worst = 0.0f32;
     for k in 0..50 {
         let u = k as f32 * 0.13;
@@ -188,10 +188,11 @@ fn lookat_with_a_moving_target() {
             target(0.0),
             target_vel,
             r::DEFAULT_FWD,
-        );
+        )
+        .unwrap();
         let at = |s: f32| {
             let mut o = local.clone();
-            r::op_lookat_static(&mut o, &global, 2, target(s), r::DEFAULT_FWD);
+            r::op_lookat_static(&mut o, &global, 2, target(s), r::DEFAULT_FWD).unwrap();
             o
         };
         let fd = r::quat_differentiate_angular_velocity(at(H).rot[2], at(-H).rot[2], 2.0 * H);
@@ -252,10 +253,11 @@ fn two_bone_ik_with_a_moving_heel() {
             heel(0.0),
             heel_vel,
             r::IK_DELTA,
-        );
+        )
+        .unwrap();
         let at = |s: f32| {
             let mut g = Pose::new(4);
-            r::op_fk_static(&mut g, &local, &parents);
+            r::op_fk_static(&mut g, &local, &parents).unwrap();
             let mut o = local.clone();
             r::op_two_bone_ik_static(
                 &mut o,
@@ -265,7 +267,8 @@ fn two_bone_ik_with_a_moving_heel() {
                 heel(s),
                 r::DEFAULT_FWD,
                 r::IK_MAX_LENGTH_BUFFER,
-            );
+            )
+            .unwrap();
             o
         };
         for j in [1, 2] {

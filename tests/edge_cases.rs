@@ -133,7 +133,7 @@ fn zero_dt_gives_zero_velocity_not_nan() {
         ..Kform::IDENTITY
     }]);
     let mut out = Pose::new(1);
-    r::op_finite_diff(&mut out, &p, &Pose::new(1), 0.0);
+    r::op_finite_diff(&mut out, &p, &Pose::new(1), 0.0).unwrap();
     assert_eq!(
         (out.vel[0], out.ang[0], out.svl[0]),
         (Vec3::ZERO, Vec3::ZERO, Vec3::ZERO)
@@ -261,9 +261,9 @@ fn transitions_are_continuous_in_value_and_velocity() {
     };
     let (l, rr) = (Pose::from_kforms(&[lhs]), Pose::from_kforms(&[rhs]));
     let mut off = Pose::new(1);
-    r::op_inertialize_offset(&mut off, &l, &rr);
+    r::op_inertialize_offset(&mut off, &l, &rr).unwrap();
     let mut out = Pose::new(1);
-    r::op_inertialize(&mut out, &off, &rr, 0.0, 0.3);
+    r::op_inertialize(&mut out, &off, &rr, 0.0, 0.3).unwrap();
     check(
         out.get(0),
         lhs,
@@ -460,10 +460,10 @@ fn zero_dt_blends_and_additives_add_no_weight_velocity() {
         ..Kform::IDENTITY
     }]);
     let mut o = Pose::new(1);
-    r::op_blend(&mut o, &a, &b, 0.5, 0.1, 0.0);
+    r::op_blend(&mut o, &a, &b, 0.5, 0.1, 0.0).unwrap();
     assert_eq!(o.vel[0], Vec3::new(0.5, 0.0, 0.0));
     let mut o = a.clone();
-    r::op_additive_inplace(&mut o, &b, 0.5, 0.1, 0.0);
+    r::op_additive_inplace(&mut o, &b, 0.5, 0.1, 0.0).unwrap();
     assert!(o.vel[0].x.is_finite() && o.vel[0] == Vec3::new(1.0, 0.0, 0.0));
     let mut o8 = [Kformx8::splat(a.get(0))];
     lanes::op_blend(
@@ -550,7 +550,7 @@ fn extrapolation_holds_the_root_still() {
     };
     let p = Pose::from_kforms(&[k, k]);
     let mut o = Pose::new(2);
-    r::op_extrapolate_decayed(&mut o, &p, 0.5, 0.2);
+    r::op_extrapolate_decayed(&mut o, &p, 0.5, 0.2).unwrap();
     assert_eq!(
         (o.pos[0], o.vel[0], o.ang[0]),
         (Vec3::ONE, Vec3::ZERO, Vec3::ZERO)

@@ -341,3 +341,125 @@ fn make_loop_with_enormous_times_is_refused_with_the_range() {
         }
     }
 }
+
+/// Issue 13, defect 9: the reference pose operators `assert!`ed on poses of
+/// different lengths (and the procedural ones indexed past a pose); they
+/// now return an error and write nothing.
+#[test]
+fn reference_pose_operators_refuse_mismatched_poses() {
+    use kineform::reference::{self as r, Kform, Pose};
+    let k = Kform {
+        pos: Vec3::new(1.0, 2.0, 3.0),
+        vel: Vec3::ONE,
+        ..Kform::IDENTITY
+    };
+    let (p3, p2) = (Pose::from_kforms(&[k; 3]), Pose::new(2));
+    let mut ragged = p3.clone();
+    ragged.rot.pop();
+    let parents = [-1, 0, 1];
+    let before = Pose::new(3);
+    let mut out = before.clone();
+    // Each call on fresh outputs; a refusal must leave them as they were.
+    macro_rules! refused {
+        ($name:expr, |$o:ident, $x:ident| $call:expr) => {{
+            let (mut $o, mut $x) = (before.clone(), before.clone());
+            let _ = (&mut $o, &mut $x);
+            let res: kineform::Result<()> = $call;
+            assert!(
+                matches!(res, Err(Error::Length { .. })),
+                "{}: {res:?}",
+                $name
+            );
+            assert!($o == before && $x == before, "{}: refused but wrote", $name);
+        }};
+    }
+    refused!("op_blend", |o, x| r::op_blend(
+        &mut o, &p3, &p2, 0.5, 0.0, 0.1
+    ));
+    refused!("op_blend_static", |o, x| r::op_blend_static(
+        &mut o, &p2, &p3, 0.5
+    ));
+    refused!("op_additive_inplace", |o, x| r::op_additive_inplace(
+        &mut o, &p2, 0.5, 0.0, 0.1
+    ));
+    refused!("op_additive_inplace_static", |o, x| {
+        r::op_additive_inplace_static(&mut o, &ragged, 0.5, 0.1)
+    });
+    refused!("op_additive_local_inplace", |o, x| {
+        r::op_additive_local_inplace(&mut o, &p2, 0.5, 0.0, 0.1)
+    });
+    refused!("op_additive_local_inplace_static", |o, x| {
+        r::op_additive_local_inplace_static(&mut o, &p2, 0.5)
+    });
+    refused!("op_extrapolate_decayed", |o, x| r::op_extrapolate_decayed(
+        &mut o, &p2, 0.1, 0.2
+    ));
+    refused!("op_dead_blending", |o, x| r::op_dead_blending(
+        &mut o, &mut x, &p3, &p2, 0.2, 0.1, 0.3, 0.1
+    ));
+    refused!("op_dead_blending (transition)", |o, x| r::op_dead_blending(
+        &mut o, &mut x, &p2, &p3, 0.2, 0.1, 0.3, 0.1
+    ));
+    refused!("op_inertialize_offset", |o, x| r::op_inertialize_offset(
+        &mut o, &p3, &ragged
+    ));
+    refused!("op_inertialize", |o, x| r::op_inertialize(
+        &mut o, &p2, &p3, 0.1, 0.3
+    ));
+    refused!("op_fk", |o, x| r::op_fk(&mut o, &p2, &parents));
+    refused!("op_fk_static", |o, x| r::op_fk_static(
+        &mut o, &ragged, &parents
+    ));
+    refused!("op_bk", |o, x| r::op_bk(&mut o, &p2, &parents));
+    refused!("op_finite_diff", |o, x| r::op_finite_diff(
+        &mut o, &p3, &p2, 0.1
+    ));
+    refused!("op_finite_diff_inplace", |o, x| r::op_finite_diff_inplace(
+        &mut o, &p2, 0.1
+    ));
+    refused!("op_extrapolate_prev", |o, x| r::op_extrapolate_prev(
+        &mut o, &p2, 0.1
+    ));
+    refused!("op_lookat", |o, x| r::op_lookat(
+        &mut o,
+        &p3,
+        7,
+        Vec3::ONE,
+        Vec3::ZERO,
+        Vec3::ONE
+    ));
+    refused!("op_lookat_static", |o, x| r::op_lookat_static(
+        &mut o,
+        &p2,
+        2,
+        Vec3::ONE,
+        Vec3::ONE
+    ));
+    refused!("op_two_bone_ik_static", |o, x| r::op_two_bone_ik_static(
+        &mut o,
+        &p3,
+        &parents,
+        [0, 1, 5],
+        Vec3::ONE,
+        Vec3::ONE,
+        0.01
+    ));
+    let e = r::op_fk(&mut out, &p3, &[-1, 2, 1]).unwrap_err();
+    assert!(matches!(e, Error::Skeleton { joint: 1, .. }), "{e}");
+    let (mut a, mut b, mut c) = (p3.clone(), p3.clone(), p3.clone());
+    let e = r::op_two_bone_ik(
+        &mut out,
+        &mut a,
+        &mut b,
+        &mut c,
+        &[-1, 0],
+        [0, 1, 2],
+        Vec3::ONE,
+        Vec3::ZERO,
+        0.01,
+    );
+    assert!(matches!(e, Err(Error::Length { .. })), "{e:?}");
+    assert_eq!(out, before);
+    // Matching poses are accepted.
+    r::op_fk(&mut out, &p3, &parents).unwrap();
+}

@@ -404,7 +404,7 @@ pub fn check(data: &[u8]) {
             for c in 0..8 {
                 let pose = r::Pose::from_kforms(&local.iter().map(|k| k[c]).collect::<Vec<_>>());
                 let mut g = r::Pose::new(n);
-                r::op_fk(&mut g, &pose, &parents);
+                r::op_fk(&mut g, &pose, &parents).unwrap();
                 let scale = (0..n)
                     .flat_map(|j| parts(g.get(j)))
                     .fold(0.0f32, |m, x| m.max(x.abs()));
@@ -442,8 +442,8 @@ pub fn check(data: &[u8]) {
             for i in 0..8 {
                 let (pa, pc) = (r::Pose::from_kforms(&[a[i]]), r::Pose::from_kforms(&[c[i]]));
                 let (mut roff, mut rout) = (r::Pose::new(1), r::Pose::new(1));
-                r::op_inertialize_offset(&mut roff, &pa, &pc);
-                r::op_inertialize(&mut rout, &roff, &pc, t, dur);
+                r::op_inertialize_offset(&mut roff, &pa, &pc).unwrap();
+                r::op_inertialize(&mut rout, &roff, &pc, t, dur).unwrap();
                 close(
                     "op_inertialize_offset",
                     &parts(off[0].lane(i)),

@@ -5,8 +5,9 @@
 use super::blend::{op_blend, smoothstep_blend_alpha, smoothstep_blend_alpha_dx};
 use super::kform::Kform;
 use super::math::{LN2, Quat, Vec3, clampf, exp_vec3, quat_from_scaled_angle_axis, quat_mul};
-use super::pose::Pose;
+use super::pose::{Pose, lengths};
 use super::spring::fast_negexp;
+use crate::error::Result;
 
 /// Epsilon of the dead-blending helpers (`1e-8f`).
 pub const EPS_DEADBLEND: f32 = 1e-8;
@@ -99,9 +100,14 @@ pub fn extrapolate_decay_position(x: Vec3, v: Vec3, halflife: Vec3, dt: f32) -> 
 /// them, so the root claims to move while its position stays put, and a
 /// dead blend's root velocity disagrees with its motion (tested against
 /// finite differences in `tests/catalogue_velocities.rs`).
-pub fn op_extrapolate_decayed(output: &mut Pose, input: &Pose, dt: f32, halflife: f32) {
+pub fn op_extrapolate_decayed(
+    output: &mut Pose,
+    input: &Pose,
+    dt: f32,
+    halflife: f32,
+) -> Result<()> {
     let n = output.len();
-    assert!(input.len() >= n, "pose lengths differ");
+    lengths(n, &[&*output, input])?;
     let y = LN2 / (halflife + EPS_DEADBLEND);
     let alpha = (1.0 - fast_negexp(y * dt)) / (y + EPS_DEADBLEND);
     let dalpha = fast_negexp(y * dt);
@@ -128,6 +134,7 @@ pub fn op_extrapolate_decayed(output: &mut Pose, input: &Pose, dt: f32, halflife
         output.ang[i] = input.ang[i] * dalpha;
         output.svl[i] = input.svl[i] * dalpha;
     }
+    Ok(())
 }
 
 /// Dead blending at `blend_time` into a transition of `blend_duration`: the
@@ -144,13 +151,16 @@ pub fn op_dead_blending(
     blend_time: f32,
     blend_duration: f32,
     dt: f32,
-) {
+) -> Result<()> {
+    // Every size checked before anything is written.
+    lengths(output.len(), &[&*output, &*extrapolated_pose, input])?;
+    lengths(extrapolated_pose.len(), &[transition_pose])?;
     op_extrapolate_decayed(
         extrapolated_pose,
         transition_pose,
         blend_time,
         extrapolation_halflife,
-    );
+    )?;
     let blend_alpha = smoothstep_blend_alpha(blend_time, blend_duration);
     let blend_alpha_vel = smoothstep_blend_alpha_dx(blend_time, blend_duration, dt);
     op_blend(
@@ -160,5 +170,6 @@ pub fn op_dead_blending(
         blend_alpha,
         blend_alpha_vel,
         dt,
-    );
+    )?;
+    Ok(())
 }
