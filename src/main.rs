@@ -107,6 +107,18 @@ fn load_clips(
     let mut skeleton: Option<Skeleton> = None;
     for p in paths {
         let b = bvh::load(p)?;
+        // The crowd puts one static world root above each character, so its
+        // skeleton has one joint more than the clip's.
+        if b.skeleton.len() >= kineform::skeleton::MAX_JOINTS {
+            return Err(format!(
+                "{}: {} joints; the crowd adds one world root joint per character, so a clip may have at most {} (a skeleton at most {})",
+                p.display(),
+                b.skeleton.len(),
+                kineform::skeleton::MAX_JOINTS - 1,
+                kineform::skeleton::MAX_JOINTS
+            )
+            .into());
+        }
         match &skeleton {
             None => skeleton = Some(b.skeleton.clone()),
             Some(s) if s.parents() != b.skeleton.parents() => {
