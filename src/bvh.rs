@@ -219,7 +219,8 @@ fn parse_vec3(line: usize, words: &[&str], what: &str) -> Result<Vec3> {
 
 /// Parses a BVH file's text (a leading UTF-8 byte order mark is skipped).
 ///
-/// Refused with [`Error::Bvh`], naming the line: malformed structure, more
+/// Refused with [`Error::Bvh`], naming the line: malformed structure, a
+/// joint name with a control character (it could not be written back), more
 /// than [`crate::skeleton::MAX_JOINTS`] joints, counts that are not whole
 /// numbers or overflow, more than [`MAX_SAMPLES`] frames × joints, numbers
 /// that are not finite, a joint position (OFFSET plus position channels)
@@ -270,6 +271,12 @@ pub fn parse(text: &str) -> Result<Bvh> {
                 }
                 if words.len() < 2 {
                     return err(n, format!("{key} without a name"));
+                }
+                if words[1..].iter().any(|w| w.chars().any(char::is_control)) {
+                    return err(
+                        n,
+                        format!("{key} name {} has a control character", excerpt(l)),
+                    );
                 }
                 let parent = stack.last().copied().flatten().map_or(-1, |p| p as i32);
                 let j = parents.len();

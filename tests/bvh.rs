@@ -686,3 +686,17 @@ fn write_refuses_what_would_not_read_back() {
     };
     assert!(bvh::write(&b, &b.clip).is_err());
 }
+
+/// Found by the bvh_parse fuzz target: a joint name with a NUL parsed, and
+/// then `write` refused it (it would not read back). Names with control
+/// characters are refused by `parse`, with the line.
+#[test]
+fn joint_names_with_control_characters_are_refused() {
+    for name in ["Le\0g", "Leg\u{1}", "L\u{7f}eg"] {
+        let e = bvh::parse(&SMALL.replacen("JOINT Leg", &format!("JOINT {name}"), 1))
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("BVH line 6: JOINT name"), "{name:?}: {e}");
+        assert!(e.contains("control character"), "{e}");
+    }
+}
