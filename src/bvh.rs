@@ -800,6 +800,6 @@ pub fn write(bvh: &Bvh, clip: &Clip) -> Result<String> {
     Ok(out)
 }
 
-/// Most tabs [`write`] indents a line by: deeper joints are written at this
+/// Most tabs [`write()`] indents a line by: deeper joints are written at this
 /// indentation, so a deep hierarchy's file grows linearly with its joints.
 pub const MAX_INDENT: usize = 16;

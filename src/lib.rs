@@ -19,6 +19,29 @@
 //!
 //! Build with `-C target-cpu=x86-64-v3` (or any target with AVX and FMA) for
 //! the 256-bit path; [`simd_backend`] says which one was compiled in.
+//!
+//! ## Hostile input, NaN and infinity
+//!
+//! No file, number or size makes kineform panic, abort, hang or pass off
+//! NaN as a result: a public function either refuses with a typed
+//! [`Error`] that names what is wrong, writing nothing, or gives finite
+//! output ([`batch`] says, per function, which parameters saturate and
+//! which are refused outside a range). The [`lanes`] and
+//! [`reference`](mod@reference) kernels take any f32 without panicking; a
+//! NaN or an infinity in an input propagates only within the element or
+//! lane it poisons: every other lane's result is bit for bit what it is
+//! with clean inputs (`tests/backends.rs`), and a batch call's other
+//! elements likewise.
+//!
+//! ## SIMD backends
+//!
+//! `wide` chooses its instructions at compile time, so results differ in
+//! the last bits between builds for different CPUs: between an x86-64
+//! baseline build (SSE2) and x86-64-v3 (AVX2 + FMA), 29% of the lane
+//! kernels' output floats differ, by at most 1.1e-5 on outputs of a few
+//! units (measured by `tests/backends.rs`). Both builds stay within the
+//! lanes-vs-reference tolerances of `tests/equivalence.rs` (README, "SIMD
+//! backends").
 
 pub mod batch;
 pub mod bvh;

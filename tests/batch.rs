@@ -88,8 +88,9 @@ proptest! {
     }
 
     /// A crowd of 1..40 characters (partial packs included) equals the
-    /// reference run character by character; 1 and 2 threads give the same
-    /// bits.
+    /// reference run character by character. (Crowds this small run on the
+    /// calling thread, so thread counts are compared in
+    /// `threads_do_not_change_bits`, on work that splits.)
     #[test]
     fn crowd_fk_matches_reference(parents in parents(20), chars in 1usize..40, seed in proptest::collection::vec(kform(5.0), 20 * 40)) {
         let j = parents.len();
@@ -97,10 +98,7 @@ proptest! {
         let poses: Vec<Pose> = (0..chars).map(|c| Pose::from_kforms(&seed[c * j..(c + 1) * j])).collect();
         let local = CrowdPose::from_poses(&poses, j).unwrap();
         let mut g1 = CrowdPose::new(chars, j).unwrap();
-        pool(1).install(|| batch::crowd::op_fk(&mut g1, &local, &skel)).unwrap();
-        let mut g2 = CrowdPose::new(chars, j).unwrap();
-        pool(2).install(|| batch::crowd::op_fk(&mut g2, &local, &skel)).unwrap();
-        prop_assert!(g1.as_f32s().iter().zip(g2.as_f32s()).all(|(a, b)| a.to_bits() == b.to_bits()), "1 and 2 threads differ");
+        batch::crowd::op_fk(&mut g1, &local, &skel).unwrap();
         let mut back = CrowdPose::new(chars, j).unwrap();
         batch::crowd::op_bk(&mut back, &g1, &skel).unwrap();
         for (c, pose) in poses.iter().enumerate() {
@@ -115,58 +113,85 @@ proptest! {
     }
 }
 
-/// Many packs across threads: bit-identical outputs for 1, 2 and 3 threads
-/// (enough packs that rayon actually splits the work).
+/// Many packs across threads: bit-identical outputs for 1, 2 and 3 threads,
+/// on work well above `batch::SERIAL_BELOW_NS` (50 µs) for every kernel, so
+/// rayon splits it into many tasks: 2,000 characters × 31 joints (250 packs:
+/// 155 µs of FK at 20 ns per pack-joint, 93 µs of finite differences at 12,
+/// 465 µs of inertialization at 60, 1.2 ms of sampling at 150), 1.6 million
+/// dampers (200,000 packs at 1 ns) and 200,000 quaternion exponentials
+/// (25,000 packs at 12 ns). The costs are those of `batch::cost_ns`.
 #[test]
 fn threads_do_not_change_bits() {
+    const C: usize = 2000;
     let skel = Skeleton::new((0..31).map(|i| i - 1).collect()).unwrap();
-    let mut local = CrowdPose::new(1000, 31).unwrap();
-    for c in 0..1000 {
-        for j in 0..31 {
-            let f = (c * 31 + j) as f32;
-            local.set(
-                c,
-                j,
-                Kform {
-                    pos: Vec3::new(f.sin(), f.cos(), 0.5),
-                    rot: r::quat_from_scaled_angle_axis(Vec3::new(0.01 * f.sin(), 0.3, f.cos())),
-                    ang: Vec3::new(0.1, f.sin(), 0.0),
-                    vel: Vec3::new(f.cos(), 0.0, 1.0),
-                    ..Kform::IDENTITY
-                },
-            );
+    let clip = kineform::data::default_clip().clip;
+    let pose = |phase: f32| {
+        let mut p = CrowdPose::new(C, 31).unwrap();
+        for c in 0..C {
+            for j in 0..31 {
+                let f = (c * 31 + j) as f32 + phase;
+                p.set(
+                    c,
+                    j,
+                    Kform {
+                        pos: Vec3::new(f.sin(), f.cos(), 0.5),
+                        rot: r::quat_from_scaled_angle_axis(Vec3::new(
+                            0.01 * f.sin(),
+                            0.3,
+                            f.cos(),
+                        )),
+                        ang: Vec3::new(0.1, f.sin(), 0.0),
+                        vel: Vec3::new(f.cos(), 0.0, 1.0),
+                        ..Kform::IDENTITY
+                    },
+                );
+            }
         }
-    }
+        p
+    };
+    let (local, prev) = (pose(0.0), pose(0.01));
+    let times: Vec<f32> = (0..C).map(|c| (c % 97) as f32 * 0.02).collect();
     let run = |threads: usize| {
-        let mut g = CrowdPose::new(1000, 31).unwrap();
-        pool(threads)
-            .install(|| batch::crowd::op_fk(&mut g, &local, &skel))
-            .unwrap();
-        let mut v =
-            F32Stream::from_elems(&(0..5000).map(|i| i as f32).collect::<Vec<_>>()).unwrap();
-        let goal = F32Stream::new(5000).unwrap();
-        pool(threads)
-            .install(|| batch::damper_exact(&mut v, &goal, 0.2, 0.016))
-            .unwrap();
-        (g.as_f32s().to_vec(), v.as_f32s().to_vec())
+        pool(threads).install(|| {
+            let mut outs: Vec<Vec<f32>> = Vec::new();
+            let mut g = CrowdPose::new(C, 31).unwrap();
+            batch::crowd::op_fk(&mut g, &local, &skel).unwrap();
+            outs.push(g.as_f32s().to_vec());
+            let mut d = CrowdPose::new(C, 31).unwrap();
+            batch::crowd::op_finite_diff(&mut d, &local, &prev, 1.0 / 60.0).unwrap();
+            outs.push(d.as_f32s().to_vec());
+            let mut off = CrowdPose::new(C, 31).unwrap();
+            batch::crowd::op_inertialize_offset(&mut off, &prev, &local).unwrap();
+            let mut o = CrowdPose::new(C, 31).unwrap();
+            batch::crowd::op_inertialize(&mut o, &off, &local, &times, 0.3).unwrap();
+            outs.push(o.as_f32s().to_vec());
+            let mut s = CrowdPose::new(C, 31).unwrap();
+            batch::crowd::op_sample_linear(&mut s, &clip, &times).unwrap();
+            outs.push(s.as_f32s().to_vec());
+            let n = 1_600_000;
+            let mut v =
+                F32Stream::from_elems(&(0..n).map(|i| (i % 1000) as f32).collect::<Vec<_>>())
+                    .unwrap();
+            batch::damper_exact(&mut v, &F32Stream::new(n).unwrap(), 0.2, 0.016).unwrap();
+            outs.push(v.as_f32s().to_vec());
+            let w: Vec<Vec3> = (0..200_000)
+                .map(|i| Vec3::new((i % 7) as f32 * 0.3, 0.2, -0.1))
+                .collect();
+            let mut q = QuatStream::new(w.len()).unwrap();
+            batch::quat_exp(&mut q, &Vec3Stream::from_elems(&w).unwrap()).unwrap();
+            outs.push(q.as_f32s().to_vec());
+            outs
+        })
     };
     let one = run(1);
     for t in [2, 3] {
         let other = run(t);
-        assert!(
-            one.0
-                .iter()
-                .zip(&other.0)
-                .all(|(a, b)| a.to_bits() == b.to_bits()),
-            "fk differs at {t} threads"
-        );
-        assert!(
-            one.1
-                .iter()
-                .zip(&other.1)
-                .all(|(a, b)| a.to_bits() == b.to_bits()),
-            "damper differs at {t} threads"
-        );
+        for (k, (a, b)) in one.iter().zip(&other).enumerate() {
+            assert!(
+                a.iter().zip(b).all(|(a, b)| a.to_bits() == b.to_bits()),
+                "kernel {k} differs at {t} threads"
+            );
+        }
     }
 }
 
