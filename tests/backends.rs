@@ -180,6 +180,12 @@ fn nan_and_infinity_stay_in_their_lane() {
         for seed in 0..20 {
             let clean = inputs(k.1, seed, 2.0);
             let want = run(&k, &clean);
+            // Finite, bounded inputs give finite outputs.
+            assert!(
+                want.iter().flatten().all(|x| x.is_finite()),
+                "{}: non-finite output on finite inputs {clean:?}",
+                k.0
+            );
             for poison in [f32::NAN, f32::INFINITY, f32::NEG_INFINITY, f32::MAX] {
                 let lane = (seed % 8) as usize;
                 // Every input of one lane poisoned, and each input alone.
