@@ -606,7 +606,9 @@ pub fn quat_to_euler(q: Quat, axes: [usize; 3]) -> [f32; 3] {
 
 /// Writes a BVH file: the hierarchy of `bvh` with its offsets and channels,
 /// and the motion of `clip` (which must have `bvh`'s joints). Positions are
-/// written to the position channels as `clip position - OFFSET`; rotations as
+/// written to the position channels as `clip position - OFFSET` (a channel
+/// repeated on one joint gets 0 after the first, since reading adds them);
+/// rotations as
 /// Euler angles in each joint's channel order. Scales are not written (BVH
 /// has no scale channels). Numbers are printed with the shortest text that
 /// reads back as the same f32.
@@ -772,14 +774,16 @@ pub fn write(bvh: &Bvh, clip: &Clip) -> Result<String> {
                 None => [0.0; 3],
             };
             let p = clip.pos(f, j) - bvh.offsets[j];
-            let p = [p.x, p.y, p.z];
+            let mut p = [p.x, p.y, p.z];
             let mut r = 0;
             for c in cs {
                 let v = if c.is_rotation() {
                     r += 1;
                     euler[r - 1]
                 } else {
-                    p[c.axis()]
+                    // A repeated position channel adds to the same axis
+                    // when read: the first carries the value, later ones 0.
+                    core::mem::take(&mut p[c.axis()])
                 };
                 if !v.is_finite() {
                     return bad(format!(

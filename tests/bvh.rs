@@ -700,3 +700,21 @@ fn joint_names_with_control_characters_are_refused() {
         assert!(e.contains("control character"), "{e}");
     }
 }
+
+/// Found by the bvh_parse fuzz target: a joint with the same position
+/// channel twice reads the sum of the two values, and `write` wrote the
+/// whole position to both, so the round trip doubled it.
+#[test]
+fn repeated_position_channels_round_trip() {
+    let text = SMALL
+        .replacen(
+            "CHANNELS 6 Xposition Yposition Zposition Zrotation Yrotation Xrotation",
+            "CHANNELS 7 Xposition Yposition Zposition Xposition Zrotation Yrotation Xrotation",
+            1,
+        )
+        .replace("1 2 3 10 20 30 40 50 6", "1 2 3 4 10 20 30 40 50 6");
+    let a = bvh::parse(&text).unwrap();
+    assert_eq!(a.clip.pos(0, 0), r::Vec3::new(5.0, 2.0, 3.0));
+    let b = bvh::parse(&bvh::write(&a, &a.clip).unwrap()).unwrap();
+    assert_eq!(b.clip.positions(), a.clip.positions());
+}

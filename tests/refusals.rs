@@ -463,3 +463,48 @@ fn reference_pose_operators_refuse_mismatched_poses() {
     // Matching poses are accepted.
     r::op_fk(&mut out, &p3, &parents).unwrap();
 }
+
+/// Found by the batch_api fuzz target: `tracking_spring_update_exact` with
+/// `dt = 1e6` and `gain_dt = 1e-6` (both accepted) gave infinity. The
+/// under-damped spring's phase `w dt` was 6.6e11, past the range where the
+/// lane `sin_cos` reduces its argument (|x| ~ 3.4e9, where the quadrant
+/// overflows i32), and its polynomials returned infinities. `sin_cos` now
+/// stays on the unit circle for every finite argument.
+#[test]
+fn lane_sin_cos_of_huge_arguments_stays_finite() {
+    use kineform::batch::tracking::{Gains, Targets, tracking_spring_update_exact};
+    use kineform::lanes::{F32x8, sin_cos};
+    let x = F32x8::new([
+        6.6e11,
+        1e38,
+        f32::MAX,
+        3.5e9,
+        -1e20,
+        -f32::MAX,
+        2.2e10,
+        1e12,
+    ]);
+    let (s, c) = sin_cos(x);
+    for (s, c) in s.to_array().into_iter().zip(c.to_array()) {
+        assert!((s * s + c * c - 1.0).abs() < 1e-5, "sin {s} cos {c}");
+    }
+    let (tx, tv, ta) = (stream(&[50.0; 9]), stream(&[-20.0; 9]), stream(&[3.0; 9]));
+    let t = Targets {
+        x: &tx,
+        v: &tv,
+        a: &ta,
+    };
+    let g = Gains {
+        x: 0.5,
+        v: 0.0,
+        a: 1e-38,
+    };
+    let (mut x, mut v) = (stream(&[-70.0; 9]), stream(&[90.0; 9]));
+    tracking_spring_update_exact(&mut x, &mut v, &t, g, 1e6, 1e-6).unwrap();
+    assert!(
+        all_finite(x.as_f32s()) && all_finite(v.as_f32s()),
+        "{:?} {:?}",
+        x.to_vec(),
+        v.to_vec()
+    );
+}
