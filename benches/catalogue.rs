@@ -51,8 +51,8 @@ fn catalogue(c: &mut Criterion) {
             }
         })
     });
-    let mut lin = CrowdPose::new(CHARS, j);
-    let mut cub = CrowdPose::new(CHARS, j);
+    let mut lin = CrowdPose::new(CHARS, j).unwrap();
+    let mut cub = CrowdPose::new(CHARS, j).unwrap();
     g.bench_function("op_sample_linear/lanes", |b| {
         one.install(|| b.iter(|| crowd::op_sample_linear(&mut lin, &clip, &times).unwrap()))
     });
@@ -74,10 +74,11 @@ fn catalogue(c: &mut Criterion) {
                     av[k],
                     1.0 / 60.0,
                 )
+                .unwrap()
             }
         })
     });
-    let mut bl = CrowdPose::new(CHARS, j);
+    let mut bl = CrowdPose::new(CHARS, j).unwrap();
     g.bench_function("op_blend/lanes", |b| {
         one.install(|| {
             b.iter(|| crowd::op_blend(&mut bl, &lin, &cub, &alpha, &av, 1.0 / 60.0).unwrap())
@@ -104,10 +105,14 @@ fn catalogue(c: &mut Criterion) {
                     0.5,
                     1.0 / 60.0,
                 )
+                .unwrap()
             }
         })
     });
-    let (mut db, mut dx) = (CrowdPose::new(CHARS, j), CrowdPose::new(CHARS, j));
+    let (mut db, mut dx) = (
+        CrowdPose::new(CHARS, j).unwrap(),
+        CrowdPose::new(CHARS, j).unwrap(),
+    );
     let mut path = vec![kineform::lanes::Quatx8::IDENTITY; db.lanes().len()];
     let bt: Vec<f32> = times.iter().map(|t| t * 0.1).collect();
     g.bench_function("op_dead_blending/lanes", |b| {
@@ -166,8 +171,11 @@ fn catalogue(c: &mut Criterion) {
             }
         })
     });
-    let (ps, vs) = (Vec3Stream::from_elems(&pos), Vec3Stream::from_elems(&vel));
-    let mut fs = Vec3Stream::new(N);
+    let (ps, vs) = (
+        Vec3Stream::from_elems(&pos).unwrap(),
+        Vec3Stream::from_elems(&vel).unwrap(),
+    );
+    let mut fs = Vec3Stream::new(N).unwrap();
     g.bench_function("transition_features_spring/lanes", |b| {
         one.install(|| {
             b.iter(|| cost::transition_features_spring(&mut fs, &ps, &vs, black_box(0.15)).unwrap())
@@ -185,8 +193,11 @@ fn catalogue(c: &mut Criterion) {
             }
         })
     });
-    let (xs, vs1) = (F32Stream::from_elems(&x), F32Stream::from_elems(&v));
-    let mut ds = F32Stream::new(N);
+    let (xs, vs1) = (
+        F32Stream::from_elems(&x).unwrap(),
+        F32Stream::from_elems(&v).unwrap(),
+    );
+    let mut ds = F32Stream::new(N).unwrap();
     g.bench_function("decay_spring_damper_displacement/lanes", |b| {
         one.install(|| {
             b.iter(|| {
@@ -250,16 +261,19 @@ fn catalogue(c: &mut Criterion) {
         })
     });
     let (tx8, tv8, ta8) = (
-        F32Stream::from_elems(&x),
-        F32Stream::from_elems(&tv),
-        F32Stream::from_elems(&ta),
+        F32Stream::from_elems(&x).unwrap(),
+        F32Stream::from_elems(&tv).unwrap(),
+        F32Stream::from_elems(&ta).unwrap(),
     );
     let targets = Targets {
         x: &tx8,
         v: &tv8,
         a: &ta8,
     };
-    let (mut xs8, mut vs8) = (F32Stream::from_elems(&x), F32Stream::new(N));
+    let (mut xs8, mut vs8) = (
+        F32Stream::from_elems(&x).unwrap(),
+        F32Stream::new(N).unwrap(),
+    );
     let gains = Gains {
         x: 0.01,
         v: 0.2,

@@ -38,7 +38,7 @@ fn fk(c: &mut Criterion) {
         group.bench_function(BenchmarkId::new("reference", "cache"), |b| {
             b.iter(|| {
                 for _ in 0..CHARACTERS {
-                    r::op_fk(&mut global, black_box(&local), &parents);
+                    r::op_fk(&mut global, black_box(&local), &parents).unwrap();
                 }
             })
         });
@@ -60,12 +60,12 @@ fn fk(c: &mut Criterion) {
         group.bench_function(BenchmarkId::new("reference", "stream"), |b| {
             b.iter(|| {
                 for (g, l) in globals.iter_mut().zip(&locals) {
-                    r::op_fk(g, l, &parents);
+                    r::op_fk(g, l, &parents).unwrap();
                 }
             })
         });
         let crowd_local = CrowdPose::from_poses(&locals, joints).expect("crowd");
-        let mut crowd_global = CrowdPose::new(CHARACTERS, joints);
+        let mut crowd_global = CrowdPose::new(CHARACTERS, joints).unwrap();
         for (label, p) in [("lanes", &one), ("lanes+rayon", &all)] {
             group.bench_function(BenchmarkId::new(label, "stream"), |b| {
                 p.install(|| {
@@ -94,7 +94,7 @@ fn skinning(c: &mut Criterion) {
         .map(|_| random_pose(&mut rng, joints))
         .collect();
     let local = CrowdPose::from_poses(&locals, joints).expect("crowd");
-    let mut world = CrowdPose::new(CHARACTERS, joints);
+    let mut world = CrowdPose::new(CHARACTERS, joints).unwrap();
     let bind = InverseBind::from_bind_pose(&skel, &locals[0].to_kforms()).expect("bind");
     let mut m4 = vec![[0.0f32; 16]; CHARACTERS * joints];
     let mut m3 = vec![[0.0f32; 12]; CHARACTERS * joints];

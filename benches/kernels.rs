@@ -45,8 +45,8 @@ fn kernels(c: &mut Criterion) {
             }
         })
     });
-    let mut xs8 = F32Stream::from_elems(&xs);
-    let gs8 = F32Stream::from_elems(&gs);
+    let mut xs8 = F32Stream::from_elems(&xs).unwrap();
+    let gs8 = F32Stream::from_elems(&gs).unwrap();
     for (label, p) in [("lanes", &one), ("lanes+rayon", &all)] {
         g.bench_function(label, |b| {
             p.install(|| b.iter(|| batch::damper_exact(&mut xs8, &gs8, black_box(H), DT).unwrap()))
@@ -69,7 +69,10 @@ fn kernels(c: &mut Criterion) {
             }
         })
     });
-    let (mut x8, mut v8) = (Vec3Stream::from_elems(&vs3), Vec3Stream::from_elems(&ws3));
+    let (mut x8, mut v8) = (
+        Vec3Stream::from_elems(&vs3).unwrap(),
+        Vec3Stream::from_elems(&ws3).unwrap(),
+    );
     for (label, p) in [("lanes", &one), ("lanes+rayon", &all)] {
         g.bench_function(label, |b| {
             p.install(|| {
@@ -93,8 +96,8 @@ fn kernels(c: &mut Criterion) {
             }
         })
     });
-    let v8 = Vec3Stream::from_elems(&vs3);
-    let mut q8 = QuatStream::new(N);
+    let v8 = Vec3Stream::from_elems(&vs3).unwrap();
+    let mut q8 = QuatStream::new(N).unwrap();
     for (label, p) in [("lanes", &one), ("lanes+rayon", &all)] {
         g.bench_function(label, |b| {
             p.install(|| b.iter(|| batch::quat_exp(&mut q8, &v8).unwrap()))
@@ -112,8 +115,8 @@ fn kernels(c: &mut Criterion) {
             }
         })
     });
-    let q8 = QuatStream::from_elems(&qs);
-    let mut l8 = Vec3Stream::new(N);
+    let q8 = QuatStream::from_elems(&qs).unwrap();
+    let mut l8 = Vec3Stream::new(N).unwrap();
     for (label, p) in [("lanes", &one), ("lanes+rayon", &all)] {
         g.bench_function(label, |b| {
             p.install(|| b.iter(|| batch::quat_log(&mut l8, &q8).unwrap()))
@@ -126,17 +129,20 @@ fn kernels(c: &mut Criterion) {
     let kb: Vec<Kform> = (0..N).map(|_| rng.kform()).collect();
     let (pa, pb) = (Pose::from_kforms(&ka), Pose::from_kforms(&kb));
     let mut off = Pose::new(N);
-    r::op_inertialize_offset(&mut off, &pa, &pb);
+    r::op_inertialize_offset(&mut off, &pa, &pb).unwrap();
     let mut g = c.benchmark_group("op_inertialize");
     g.throughput(Throughput::Elements(N as u64));
     let mut out = Pose::new(N);
     g.bench_function(BenchmarkId::new("reference", N), |b| {
-        b.iter(|| r::op_inertialize(&mut out, &off, &pb, black_box(0.1), 0.3))
+        b.iter(|| r::op_inertialize(&mut out, &off, &pb, black_box(0.1), 0.3).unwrap())
     });
-    let (sa, sb) = (KformStream::from_elems(&ka), KformStream::from_elems(&kb));
-    let mut soff = KformStream::new(N);
+    let (sa, sb) = (
+        KformStream::from_elems(&ka).unwrap(),
+        KformStream::from_elems(&kb).unwrap(),
+    );
+    let mut soff = KformStream::new(N).unwrap();
     batch::op_inertialize_offset(&mut soff, &sa, &sb).unwrap();
-    let mut sout = KformStream::new(N);
+    let mut sout = KformStream::new(N).unwrap();
     for (label, p) in [("lanes", &one), ("lanes+rayon", &all)] {
         g.bench_function(BenchmarkId::new(label, N), |b| {
             p.install(|| {
@@ -149,5 +155,57 @@ fn kernels(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, kernels);
+/// Streams that have settled toward zero goals: 8,192 dampers and tracking
+/// springs stepped 20,000 times before timing, so their state is what a
+/// long-idle signal holds (without the subnormal flush, subnormals, which
+/// x86 handles with microcode assists; with it, zeros). One thread.
+fn settled(c: &mut Criterion) {
+    use kineform::batch::tracking::{self, Gains, Targets};
+    let one = pool(1);
+    let zeros = F32Stream::new(N).unwrap();
+    let start: Vec<f32> = (0..N).map(|i| 1.0 + (i % 7) as f32).collect();
+    let targets = Targets {
+        x: &zeros,
+        v: &zeros,
+        a: &zeros,
+    };
+    let gains = Gains {
+        x: 0.01,
+        v: 0.2,
+        a: 1.0,
+    };
+    let mut g = c.benchmark_group("settled");
+    g.throughput(Throughput::Elements(N as u64));
+    let mut x = F32Stream::from_elems(&start).unwrap();
+    let step = |x: &mut F32Stream| batch::damper_exact(x, &zeros, black_box(0.05), DT).unwrap();
+    (0..20_000).for_each(|_| step(&mut x));
+    g.bench_function("damper_exact toward zero/lanes", |b| {
+        one.install(|| b.iter(|| step(&mut x)))
+    });
+    type Update = fn(&mut F32Stream, &mut F32Stream, &Targets, Gains) -> kineform::Result<()>;
+    let updates: [(&str, Update); 3] = [
+        ("tracking_spring_update/lanes", |x, v, t, g| {
+            tracking::tracking_spring_update(x, v, t, g, black_box(DT))
+        }),
+        ("tracking_spring_update_improved/lanes", |x, v, t, _| {
+            tracking::tracking_spring_update_improved(x, v, t, [1.0, 0.05, 0.0], black_box(DT))
+        }),
+        ("tracking_spring_update_exact/lanes", |x, v, t, g| {
+            tracking::tracking_spring_update_exact(x, v, t, g, black_box(DT), DT)
+        }),
+    ];
+    for (name, update) in updates {
+        let (mut x, mut v) = (
+            F32Stream::from_elems(&start).unwrap(),
+            F32Stream::new(N).unwrap(),
+        );
+        (0..20_000).for_each(|_| update(&mut x, &mut v, &targets, gains).unwrap());
+        g.bench_function(name, |b| {
+            one.install(|| b.iter(|| update(&mut x, &mut v, &targets, gains).unwrap()))
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, kernels, settled);
 criterion_main!(benches);

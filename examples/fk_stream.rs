@@ -19,8 +19,8 @@ fn main() -> kineform::Result<()> {
     let times: Vec<f32> = (0..characters)
         .map(|c| (c as f32 * 0.013) % clip.last_time())
         .collect();
-    let mut local = CrowdPose::new(characters, joints);
-    let mut world = CrowdPose::new(characters, joints);
+    let mut local = CrowdPose::new(characters, joints)?;
+    let mut world = CrowdPose::new(characters, joints)?;
     let start = Instant::now();
     batch::crowd::op_sample_linear(&mut local, &clip, &times)?;
     batch::crowd::op_fk(&mut world, &local, &skeleton)?;

@@ -19,8 +19,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let (skeleton, clip) = (b.skeleton, b.clip);
     let (characters, joints, fps, frames) = (4, skeleton.len(), 30.0f32, 60);
 
-    let mut local = CrowdPose::new(characters, joints);
-    let mut world = CrowdPose::new(characters, joints);
+    let mut local = CrowdPose::new(characters, joints)?;
+    let mut world = CrowdPose::new(characters, joints)?;
     let (mut positions, mut rotations) = (Vec::new(), Vec::new());
     let mut frame_pos = vec![Vec3::ZERO; characters * joints];
     let mut frame_rot = vec![Quat::IDENTITY; characters * joints];

@@ -18,8 +18,8 @@ fn features(skeleton: &Skeleton, clip: &Clip, halflife: f32) -> kineform::Result
     let (frames, joints) = (clip.frames(), clip.joints());
     let times: Vec<f32> = (0..frames).map(|f| f as f32 * clip.frame_time()).collect();
     let (mut local, mut world) = (
-        CrowdPose::new(frames, joints),
-        CrowdPose::new(frames, joints),
+        CrowdPose::new(frames, joints)?,
+        CrowdPose::new(frames, joints)?,
     );
     batch::crowd::op_sample_linear(&mut local, clip, &times)?;
     batch::crowd::op_fk(&mut world, &local, skeleton)?;
@@ -39,11 +39,11 @@ fn features(skeleton: &Skeleton, clip: &Clip, halflife: f32) -> kineform::Result
             pos[f * joints + j] -= root;
         }
     }
-    let mut out = Vec3Stream::new(frames * joints);
+    let mut out = Vec3Stream::new(frames * joints)?;
     batch::cost::transition_features_spring(
         &mut out,
-        &Vec3Stream::from_elems(&pos),
-        &Vec3Stream::from_elems(&vel),
+        &Vec3Stream::from_elems(&pos)?,
+        &Vec3Stream::from_elems(&vel)?,
         halflife,
     )?;
     Ok(out.to_vec())

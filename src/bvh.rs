@@ -97,33 +97,88 @@ pub struct Bvh {
     pub clip: Clip,
 }
 
+/// Most samples (frames × joints) a BVH file may hold: 2^26, about 67
+/// million, 2.7 GB as a [`Clip`]. The `Frames:` header is checked against it
+/// before any motion is read, and storage grows only as frames are read, so
+/// a header cannot make the parser allocate what the file does not contain.
+pub const MAX_SAMPLES: usize = 1 << 26;
+
+/// Longest excerpt of the input quoted in an error message, in characters.
+pub const EXCERPT_CHARS: usize = 40;
+
 fn err<T>(line: usize, reason: impl Into<String>) -> Result<T> {
     Err(Error::Bvh {
+        path: None,
         line,
         reason: reason.into(),
     })
 }
 
-/// Lines with their 1-based numbers, trimmed (CR included), blank ones skipped.
+/// `s` quoted for an error message: at most [`EXCERPT_CHARS`] characters,
+/// control characters escaped, with the full length said when cut.
+fn excerpt(s: &str) -> String {
+    let mut out = String::new();
+    for (n, c) in s.chars().enumerate() {
+        if n == EXCERPT_CHARS {
+            return format!("`{out}…` ({} bytes)", s.len());
+        }
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    format!("`{out}`")
+}
+
+/// Lines with their 1-based numbers, trimmed, blank ones skipped. A line
+/// ends at LF, CRLF or a lone CR (old Mac files).
 struct Lines<'a> {
-    it: std::iter::Enumerate<std::str::Split<'a, char>>,
+    rest: &'a str,
+    done: bool,
+    number: usize,
     last: usize,
 }
 
 impl<'a> Lines<'a> {
     fn new(text: &'a str) -> Self {
         Lines {
-            it: text.split('\n').enumerate(),
+            rest: text,
+            done: false,
+            number: 0,
             last: 0,
         }
     }
 
+    fn raw(&mut self) -> Option<&'a str> {
+        if self.done {
+            return None;
+        }
+        self.number += 1;
+        let (line, rest) = match self.rest.find(['\n', '\r']) {
+            Some(i) => {
+                let skip = if self.rest[i..].starts_with("\r\n") {
+                    2
+                } else {
+                    1
+                };
+                (&self.rest[..i], &self.rest[i + skip..])
+            }
+            None => {
+                self.done = true;
+                (self.rest, "")
+            }
+        };
+        self.rest = rest;
+        Some(line)
+    }
+
     fn next(&mut self) -> Option<(usize, &'a str)> {
-        for (i, l) in self.it.by_ref() {
-            self.last = i + 1;
+        while let Some(l) = self.raw() {
+            self.last = self.number;
             let l = l.trim();
             if !l.is_empty() {
-                return Some((i + 1, l));
+                return Some((self.number, l));
             }
         }
         None
@@ -143,8 +198,8 @@ impl<'a> Lines<'a> {
 fn parse_f32(line: usize, s: &str, what: &str) -> Result<f32> {
     match s.parse::<f32>() {
         Ok(v) if v.is_finite() => Ok(v),
-        Ok(_) => err(line, format!("{what} `{s}` is not finite")),
-        Err(_) => err(line, format!("{what} `{s}` is not a number")),
+        Ok(_) => err(line, format!("{what} {} is not finite", excerpt(s))),
+        Err(_) => err(line, format!("{what} {} is not a number", excerpt(s))),
     }
 }
 
@@ -162,12 +217,22 @@ fn parse_vec3(line: usize, words: &[&str], what: &str) -> Result<Vec3> {
     ))
 }
 
-/// Parses a BVH file's text.
+/// Parses a BVH file's text (a leading UTF-8 byte order mark is skipped).
+///
+/// Refused with [`Error::Bvh`], naming the line: malformed structure, a
+/// joint name with a control character (it could not be written back), more
+/// than [`crate::skeleton::MAX_JOINTS`] joints, counts that are not whole
+/// numbers or overflow, more than [`MAX_SAMPLES`] frames × joints, numbers
+/// that are not finite, a joint position (OFFSET plus position channels)
+/// that is not finite in f32, a frame time below
+/// [`crate::clip::MIN_FRAME_TIME`] or one that makes the clip length
+/// infinite. Messages quote at most [`EXCERPT_CHARS`] characters of input.
 pub fn parse(text: &str) -> Result<Bvh> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut lines = Lines::new(text);
     let (n, l) = lines.expect("HIERARCHY")?;
     if !l.eq_ignore_ascii_case("HIERARCHY") {
-        return err(n, format!("expected HIERARCHY, found `{l}`"));
+        return err(n, format!("expected HIERARCHY, found {}", excerpt(l)));
     }
 
     let mut parents: Vec<i32> = Vec::new();
@@ -175,6 +240,8 @@ pub fn parse(text: &str) -> Result<Bvh> {
     let mut offsets: Vec<Vec3> = Vec::new();
     let mut channels: Vec<Vec<Channel>> = Vec::new();
     let mut end_sites: Vec<Option<Vec3>> = Vec::new();
+    // The line of each joint's header, for errors about the joint.
+    let mut joint_lines: Vec<usize> = Vec::new();
     // Stack of open blocks: Some(joint) for a joint, None for an End Site.
     let mut stack: Vec<Option<usize>> = Vec::new();
     let mut pending: Option<(usize, Option<usize>)> = None; // header awaiting `{`
@@ -205,22 +272,35 @@ pub fn parse(text: &str) -> Result<Bvh> {
                 if words.len() < 2 {
                     return err(n, format!("{key} without a name"));
                 }
+                if words[1..].iter().any(|w| w.chars().any(char::is_control)) {
+                    return err(
+                        n,
+                        format!("{key} name {} has a control character", excerpt(l)),
+                    );
+                }
                 let parent = stack.last().copied().flatten().map_or(-1, |p| p as i32);
                 let j = parents.len();
                 if j >= crate::skeleton::MAX_JOINTS {
-                    return err(n, "too many joints");
+                    return err(
+                        n,
+                        format!(
+                            "too many joints: at most {} are allowed",
+                            crate::skeleton::MAX_JOINTS
+                        ),
+                    );
                 }
                 parents.push(parent);
                 names.push(words[1..].join(" "));
                 offsets.push(Vec3::ZERO);
                 channels.push(Vec::new());
                 end_sites.push(None);
+                joint_lines.push(n);
                 seen_root = true;
                 pending = Some((n, Some(j)));
             }
             "END" => {
                 if words.len() < 2 || !words[1].eq_ignore_ascii_case("Site") {
-                    return err(n, format!("expected `End Site`, found `{l}`"));
+                    return err(n, format!("expected `End Site`, found {}", excerpt(l)));
                 }
                 if !matches!(stack.last(), Some(Some(_))) {
                     return err(n, "End Site outside a joint");
@@ -244,24 +324,19 @@ pub fn parse(text: &str) -> Result<Bvh> {
                 let Some(Some(j)) = stack.last().copied() else {
                     return err(n, "CHANNELS outside a joint");
                 };
+                let listed = words.len().saturating_sub(2);
                 let count: usize = match words.get(1).and_then(|c| c.parse().ok()) {
                     Some(c) => c,
-                    None => return err(n, "CHANNELS needs a count"),
+                    None => return err(n, "CHANNELS needs a whole-number count"),
                 };
-                if words.len() != count + 2 {
-                    return err(
-                        n,
-                        format!(
-                            "CHANNELS says {count} but lists {}",
-                            words.len().saturating_sub(2)
-                        ),
-                    );
+                if count != listed {
+                    return err(n, format!("CHANNELS says {count} but lists {listed}"));
                 }
-                let mut cs = Vec::with_capacity(count);
+                let mut cs = Vec::with_capacity(listed);
                 for w in &words[2..] {
                     match Channel::parse(w) {
                         Some(c) => cs.push(c),
-                        None => return err(n, format!("unknown channel `{w}`")),
+                        None => return err(n, format!("unknown channel {}", excerpt(w))),
                     }
                 }
                 channels[j] = cs;
@@ -280,7 +355,7 @@ pub fn parse(text: &str) -> Result<Bvh> {
                 }
                 break;
             }
-            _ => return err(n, format!("unexpected `{}`", words[0])),
+            _ => return err(n, format!("unexpected {}", excerpt(words[0]))),
         }
     }
 
@@ -288,24 +363,52 @@ pub fn parse(text: &str) -> Result<Bvh> {
         let (n, l) = lines.expect(label)?;
         match l.split_once(':') {
             Some((k, v)) if k.trim().eq_ignore_ascii_case(label) => Ok((n, v.trim().to_string())),
-            _ => err(n, format!("expected `{label}:`, found `{l}`")),
+            _ => err(n, format!("expected `{label}:`, found {}", excerpt(l))),
         }
     };
+    let joints = parents.len();
     let (n, v) = header(&mut lines, "Frames")?;
     let frames: usize = match v.parse() {
         Ok(f) if f > 0 => f,
-        _ => return err(n, format!("Frames `{v}` is not a positive whole number")),
+        _ => {
+            return err(
+                n,
+                format!("Frames {} is not a positive whole number", excerpt(&v)),
+            );
+        }
     };
+    match frames.checked_mul(joints) {
+        Some(s) if s <= MAX_SAMPLES => {}
+        _ => {
+            return err(
+                n,
+                format!(
+                    "Frames {frames} × {joints} joints is more than {MAX_SAMPLES} samples (2^26)"
+                ),
+            );
+        }
+    }
     let (n, v) = header(&mut lines, "Frame Time")?;
     let frame_time = parse_f32(n, &v, "Frame Time")?;
-    if frame_time <= 0.0 {
-        return err(n, format!("Frame Time {frame_time} must be positive"));
+    if frame_time < crate::clip::MIN_FRAME_TIME {
+        return err(
+            n,
+            format!(
+                "Frame Time {frame_time} must be positive and at least {:e} s",
+                crate::clip::MIN_FRAME_TIME
+            ),
+        );
+    }
+    if !((frames - 1) as f32 * frame_time).is_finite() {
+        return err(
+            n,
+            format!("Frame Time {frame_time} × {frames} frames is not finite in f32"),
+        );
     }
 
-    let joints = parents.len();
     let total: usize = channels.iter().map(Vec::len).sum();
-    let mut pos = Vec::with_capacity(frames * joints);
-    let mut rot = Vec::with_capacity(frames * joints);
+    // Grown as frames are read, never sized from the header alone.
+    let (mut pos, mut rot) = (Vec::new(), Vec::new());
     let mut values = Vec::with_capacity(total);
     for f in 0..frames {
         let (n, l) = match lines.next() {
@@ -319,6 +422,12 @@ pub fn parse(text: &str) -> Result<Bvh> {
         };
         values.clear();
         for w in l.split_whitespace() {
+            if values.len() == total {
+                return err(
+                    n,
+                    format!("frame {f} has more than the {total} values the channels need"),
+                );
+            }
             values.push(parse_f32(n, w, "motion value")?);
         }
         if values.len() != total {
@@ -347,6 +456,15 @@ pub fn parse(text: &str) -> Result<Bvh> {
                     }
                 }
             }
+            if !(p.x.is_finite() && p.y.is_finite() && p.z.is_finite()) {
+                return err(
+                    n,
+                    format!(
+                        "frame {f}: joint {j} ({}) position, OFFSET plus channels, is not finite in f32",
+                        excerpt(&names[j])
+                    ),
+                );
+            }
             pos.push(p);
             rot.push(Quat::new(
                 r[0] as f32,
@@ -359,16 +477,30 @@ pub fn parse(text: &str) -> Result<Bvh> {
     if let Some((n, l)) = lines.next() {
         return err(
             n,
-            format!("more motion lines than Frames says ({frames}): `{l:.40}`"),
+            format!(
+                "more motion lines than Frames says ({frames}): {}",
+                excerpt(l)
+            ),
         );
     }
 
-    let skeleton = Skeleton::with_names(parents, names).map_err(|e| Error::Bvh {
+    let skeleton = Skeleton::with_names(parents, names).map_err(|e| {
+        let line = match &e {
+            Error::Skeleton { joint, .. } => joint_lines.get(*joint).copied().unwrap_or(0),
+            _ => 0,
+        };
+        Error::Bvh {
+            path: None,
+            line,
+            reason: e.to_string(),
+        }
+    })?;
+    let scl = vec![Vec3::ONE; frames * joints];
+    let clip = Clip::new(frames, joints, frame_time, pos, rot, scl).map_err(|e| Error::Bvh {
+        path: None,
         line: 0,
         reason: e.to_string(),
     })?;
-    let scl = vec![Vec3::ONE; frames * joints];
-    let clip = Clip::new(frames, joints, frame_time, pos, rot, scl)?;
     Ok(Bvh {
         skeleton,
         offsets,
@@ -378,14 +510,36 @@ pub fn parse(text: &str) -> Result<Bvh> {
     })
 }
 
-/// Reads and parses a BVH file.
+/// Reads and parses a BVH file; parse errors name the file
+/// ([`Error::Bvh`]'s `path`), and a file that is not UTF-8 is refused with
+/// the line of the first bad byte.
 pub fn load(path: impl AsRef<std::path::Path>) -> Result<Bvh> {
     let path = path.as_ref();
-    let text = std::fs::read_to_string(path).map_err(|e| Error::Io {
+    let named = |e: Error| match e {
+        Error::Bvh { line, reason, .. } => Error::Bvh {
+            path: Some(path.display().to_string()),
+            line,
+            reason,
+        },
+        e => e,
+    };
+    let bytes = std::fs::read(path).map_err(|e| Error::Io {
         path: path.display().to_string(),
         reason: e.to_string(),
     })?;
-    parse(&text)
+    let text = match std::str::from_utf8(&bytes) {
+        Ok(t) => t,
+        Err(e) => {
+            let at = e.valid_up_to();
+            let line = 1 + bytes[..at].iter().filter(|&&b| b == b'\n').count();
+            return Err(named(Error::Bvh {
+                path: None,
+                line,
+                reason: format!("byte {at} is not valid UTF-8"),
+            }));
+        }
+    };
+    parse(text).map_err(named)
 }
 
 fn axis_quat64(axis: usize, angle: f64) -> [f64; 4] {
@@ -452,20 +606,72 @@ pub fn quat_to_euler(q: Quat, axes: [usize; 3]) -> [f32; 3] {
 
 /// Writes a BVH file: the hierarchy of `bvh` with its offsets and channels,
 /// and the motion of `clip` (which must have `bvh`'s joints). Positions are
-/// written to the position channels as `clip position - OFFSET`; rotations as
+/// written to the position channels as `clip position - OFFSET` (a channel
+/// repeated on one joint gets 0 after the first, since reading adds them);
+/// rotations as
 /// Euler angles in each joint's channel order. Scales are not written (BVH
 /// has no scale channels). Numbers are printed with the shortest text that
 /// reads back as the same f32.
+///
+/// Linear in the size of the output and iterative (any depth the parser
+/// accepts, 65,535 nested joints included, writes without recursion):
+/// children are listed once, and indentation stops growing at
+/// [`MAX_INDENT`] tabs. Refused, with nothing written: fields of `bvh` whose
+/// lengths differ from its skeleton's, a joint name that would not read back
+/// (empty, or with line breaks, tabs or doubled spaces), no channels
+/// at all (motion lines cannot be empty), a joint with
+/// rotation channels other than 0 or 3 distinct axes, and an offset or a
+/// channel value that is not finite.
 pub fn write(bvh: &Bvh, clip: &Clip) -> Result<String> {
+    use core::fmt::Write as _;
     let joints = bvh.skeleton.len();
-    if clip.joints() != joints {
-        return Err(Error::Length {
-            what: "clip joints",
-            expected: joints,
-            got: clip.joints(),
-        });
+    let bad = |reason: String| {
+        Err(Error::Bvh {
+            path: None,
+            line: 0,
+            reason,
+        })
+    };
+    for (what, len) in [
+        ("clip joints", clip.joints()),
+        ("offsets", bvh.offsets.len()),
+        ("channels", bvh.channels.len()),
+        ("end sites", bvh.end_sites.len()),
+    ] {
+        if len != joints {
+            return Err(Error::Length {
+                what,
+                expected: joints,
+                got: len,
+            });
+        }
     }
+    if bvh.channels.iter().all(Vec::is_empty) {
+        return bad("no joint has channels: BVH motion lines cannot be empty".into());
+    }
+    let names = bvh.skeleton.names();
+    let finite = |v: Vec3| v.x.is_finite() && v.y.is_finite() && v.z.is_finite();
+    let mut rot_axes: Vec<Option<[usize; 3]>> = Vec::with_capacity(joints);
     for (j, cs) in bvh.channels.iter().enumerate() {
+        let name = &names[j];
+        let words: Vec<&str> = name.split(' ').collect();
+        if name.is_empty()
+            || words.iter().any(|w| w.is_empty())
+            || name
+                .chars()
+                .any(|c| c.is_whitespace() && c != ' ' || c.is_control())
+        {
+            return bad(format!(
+                "joint {j} name {} would not read back",
+                excerpt(name)
+            ));
+        }
+        if !finite(bvh.offsets[j]) || !bvh.end_sites[j].is_none_or(finite) {
+            return bad(format!(
+                "joint {j} ({}): an OFFSET is not finite",
+                excerpt(name)
+            ));
+        }
         let rot: Vec<usize> = cs
             .iter()
             .filter(|c| c.is_rotation())
@@ -473,96 +679,131 @@ pub fn write(bvh: &Bvh, clip: &Clip) -> Result<String> {
             .collect();
         let distinct = rot.len() == 3 && rot[0] != rot[1] && rot[1] != rot[2] && rot[0] != rot[2];
         if !(rot.is_empty() || distinct) {
-            return Err(Error::Bvh {
-                line: 0,
-                reason: format!(
-                    "joint {j} ({}): writing needs 0 or 3 distinct rotation channels",
-                    bvh.skeleton.names()[j]
-                ),
-            });
+            return bad(format!(
+                "joint {j} ({}): writing needs 0 or 3 distinct rotation channels",
+                excerpt(name)
+            ));
         }
+        rot_axes.push(distinct.then(|| [rot[0], rot[1], rot[2]]));
     }
-    let mut out = String::from("HIERARCHY\n");
+
+    // Children listed once, in index order (parents precede children).
     let parents = bvh.skeleton.parents();
-    let children = |j: usize| (j + 1..joints).filter(move |&c| parents[c] == j as i32);
-    fn vec3(v: Vec3) -> String {
-        format!("{} {} {}", v.x, v.y, v.z)
+    let mut first_child = vec![usize::MAX; joints];
+    let mut next_sibling = vec![usize::MAX; joints];
+    for j in (0..joints).rev() {
+        if let Ok(p) = usize::try_from(parents[j]) {
+            next_sibling[j] = first_child[p];
+            first_child[p] = j;
+        }
     }
-    fn emit(
-        out: &mut String,
-        bvh: &Bvh,
-        j: usize,
-        depth: usize,
-        children: &dyn Fn(usize) -> Vec<usize>,
-    ) {
-        let tab = "\t".repeat(depth);
-        let kind = if bvh.skeleton.parents()[j] < 0 {
-            "ROOT"
+
+    let mut out = String::from("HIERARCHY\n");
+    let tab = |out: &mut String, depth: usize| {
+        for _ in 0..depth.min(MAX_INDENT) {
+            out.push('\t');
+        }
+    };
+    // Depth-first without recursion: a stack of (joint, entering).
+    let mut stack: Vec<(usize, bool)> = (0..joints)
+        .rev()
+        .filter(|&j| parents[j] < 0)
+        .map(|j| (j, true))
+        .collect();
+    let mut depth = 0usize;
+    while let Some((j, entering)) = stack.pop() {
+        if entering {
+            let kind = if parents[j] < 0 { "ROOT" } else { "JOINT" };
+            let o = bvh.offsets[j];
+            tab(&mut out, depth);
+            let _ = writeln!(out, "{kind} {}", names[j]);
+            tab(&mut out, depth);
+            out.push_str("{\n");
+            tab(&mut out, depth + 1);
+            let _ = writeln!(out, "OFFSET {} {} {}", o.x, o.y, o.z);
+            let cs = &bvh.channels[j];
+            if !cs.is_empty() {
+                tab(&mut out, depth + 1);
+                let _ = write!(out, "CHANNELS {}", cs.len());
+                for c in cs {
+                    out.push(' ');
+                    out.push_str(c.name());
+                }
+                out.push('\n');
+            }
+            stack.push((j, false));
+            // Children pushed last-first so they are written in order.
+            let mut kids = Vec::new();
+            let mut c = first_child[j];
+            while c != usize::MAX {
+                kids.push(c);
+                c = next_sibling[c];
+            }
+            stack.extend(kids.into_iter().rev().map(|c| (c, true)));
+            depth += 1;
         } else {
-            "JOINT"
-        };
-        out.push_str(&format!(
-            "{tab}{kind} {}\n{tab}{{\n",
-            bvh.skeleton.names()[j]
-        ));
-        out.push_str(&format!("{tab}\tOFFSET {}\n", vec3(bvh.offsets[j])));
-        let cs = &bvh.channels[j];
-        if !cs.is_empty() {
-            let names: Vec<&str> = cs.iter().map(|c| c.name()).collect();
-            out.push_str(&format!(
-                "{tab}\tCHANNELS {} {}\n",
-                cs.len(),
-                names.join(" ")
-            ));
+            depth -= 1;
+            if let Some(e) = bvh.end_sites[j] {
+                tab(&mut out, depth + 1);
+                out.push_str("End Site\n");
+                tab(&mut out, depth + 1);
+                out.push_str("{\n");
+                tab(&mut out, depth + 2);
+                let _ = writeln!(out, "OFFSET {} {} {}", e.x, e.y, e.z);
+                tab(&mut out, depth + 1);
+                out.push_str("}\n");
+            }
+            tab(&mut out, depth);
+            out.push_str("}\n");
         }
-        for c in children(j) {
-            emit(out, bvh, c, depth + 1, children);
-        }
-        if let Some(e) = bvh.end_sites[j] {
-            out.push_str(&format!(
-                "{tab}\tEnd Site\n{tab}\t{{\n{tab}\t\tOFFSET {}\n{tab}\t}}\n",
-                vec3(e)
-            ));
-        }
-        out.push_str(&format!("{tab}}}\n"));
     }
-    let kids = |j: usize| children(j).collect::<Vec<_>>();
-    for root in (0..joints).filter(|&j| parents[j] < 0) {
-        emit(&mut out, bvh, root, 0, &kids);
-    }
-    out.push_str(&format!(
+    let _ = write!(
+        out,
         "MOTION\nFrames: {}\nFrame Time: {}\n",
         clip.frames(),
         clip.frame_time()
-    ));
-    let mut row: Vec<String> = Vec::new();
+    );
     for f in 0..clip.frames() {
-        row.clear();
+        let mut first = true;
         for (j, cs) in bvh.channels.iter().enumerate() {
-            let rot_axes: Vec<usize> = cs
-                .iter()
-                .filter(|c| c.is_rotation())
-                .map(|c| c.axis())
-                .collect();
-            let euler = if rot_axes.len() == 3 {
-                quat_to_euler(clip.rot(f, j), [rot_axes[0], rot_axes[1], rot_axes[2]])
-            } else {
-                [0.0; 3]
+            if cs.is_empty() {
+                continue;
+            }
+            let euler = match rot_axes[j] {
+                Some(axes) => quat_to_euler(clip.rot(f, j), axes),
+                None => [0.0; 3],
             };
             let p = clip.pos(f, j) - bvh.offsets[j];
-            let p = [p.x, p.y, p.z];
+            let mut p = [p.x, p.y, p.z];
             let mut r = 0;
             for c in cs {
-                if c.is_rotation() {
-                    row.push(euler[r].to_string());
+                let v = if c.is_rotation() {
                     r += 1;
+                    euler[r - 1]
                 } else {
-                    row.push(p[c.axis()].to_string());
+                    // A repeated position channel adds to the same axis
+                    // when read: the first carries the value, later ones 0.
+                    core::mem::take(&mut p[c.axis()])
+                };
+                if !v.is_finite() {
+                    return bad(format!(
+                        "frame {f} joint {j} ({}): {} {v} is not finite",
+                        excerpt(&names[j]),
+                        c.name()
+                    ));
                 }
+                if !first {
+                    out.push(' ');
+                }
+                first = false;
+                let _ = write!(out, "{v}");
             }
         }
-        out.push_str(&row.join(" "));
         out.push('\n');
     }
     Ok(out)
 }
+
+/// Most tabs [`write()`] indents a line by: deeper joints are written at this
+/// indentation, so a deep hierarchy's file grows linearly with its joints.
+pub const MAX_INDENT: usize = 16;

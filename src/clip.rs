@@ -2,8 +2,19 @@
 //! a fixed frame time (the articles' `slice2d<vec3> anim_pos`, `anim_rot`,
 //! `anim_scl`, rows = frames, cols = joints).
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, checked_mul};
 use crate::reference::{Quat, Slice2d, Vec3};
+
+/// How far from 1 the length of a clip's rotation may be: `|‖q‖ - 1| <=
+/// 1e-4`. Rotations are taken as unit quaternions everywhere downstream
+/// (the crowd's short exponential and logarithm, slerp without
+/// renormalizing); a quaternion normalized in f32 is within about 1e-7.
+pub const ROTATION_UNIT_TOLERANCE: f32 = 1e-4;
+
+/// The shortest frame time a clip may have, in seconds (a million frames per
+/// second): sampled velocities divide by the frame time, and a smaller one
+/// turns ordinary position steps into infinities.
+pub const MIN_FRAME_TIME: f32 = 1e-6;
 
 /// Frames × joints of local transforms, frame-major (`[frame * joints + joint]`).
 ///
@@ -26,9 +37,17 @@ pub struct Clip {
 }
 
 impl Clip {
-    /// A clip from frame-major arrays of `frames × joints` entries. Refuses a
-    /// clip with no frame or joint, arrays of the wrong length, or a frame
-    /// time that is not finite and positive.
+    /// A clip from frame-major arrays of `frames × joints` entries.
+    ///
+    /// Refuses, writing nothing and naming what is wrong: a clip with no frame
+    /// or joint; `frames × joints` that overflows ([`Error::Size`]); arrays of
+    /// the wrong length; a frame time that is not finite or is below
+    /// [`MIN_FRAME_TIME`]; a clip length `(frames - 1) × frame_time` that is
+    /// not finite in f32 (the crowd draws times in it); and, naming the frame
+    /// and joint ([`Error::Clip`]), a position or scale that is not finite, a
+    /// scale that is not positive (sampling interpolates its logarithm), or a
+    /// rotation that is not finite or not unit length within
+    /// [`ROTATION_UNIT_TOLERANCE`] (rotations are not normalized for you).
     pub fn new(
         frames: usize,
         joints: usize,
@@ -44,14 +63,22 @@ impl Clip {
                 got: frames.min(joints),
             });
         }
-        if !(frame_time.is_finite() && frame_time > 0.0) {
+        if !(frame_time.is_finite() && frame_time >= MIN_FRAME_TIME) {
             return Err(Error::Parameter {
                 name: "frame_time",
                 value: frame_time,
-                reason: "must be finite and > 0",
+                reason: "must be finite and at least 1e-6 s",
             });
         }
-        let n = frames * joints;
+        let length = (frames - 1) as f32 * frame_time;
+        if !length.is_finite() {
+            return Err(Error::Parameter {
+                name: "frame_time",
+                value: frame_time,
+                reason: "makes the clip length (frames - 1) × frame_time infinite in f32",
+            });
+        }
+        let n = checked_mul("clip frames × joints", frames, joints)?;
         for (what, len) in [
             ("clip positions", pos.len()),
             ("clip rotations", rot.len()),
@@ -65,6 +92,7 @@ impl Clip {
                 });
             }
         }
+        check_values(joints, &pos, &rot, &scl)?;
         Ok(Clip {
             frames,
             joints,
@@ -115,6 +143,36 @@ impl Clip {
             }
         }
         c
+    }
+
+    /// Frames `frames` of this clip as a clip of their own (a walk cut out
+    /// of a longer take, say). Refuses an empty range or one past the last
+    /// frame, naming it, with nothing built.
+    ///
+    /// ```
+    /// let clip = kineform::data::default_clip().clip;
+    /// let part = clip.excerpt(100..160)?;
+    /// assert_eq!((part.frames(), part.rot(0, 3)), (60, clip.rot(100, 3)));
+    /// assert!(clip.excerpt(200..300).is_err() && clip.excerpt(5..5).is_err());
+    /// # Ok::<(), kineform::Error>(())
+    /// ```
+    pub fn excerpt(&self, frames: core::ops::Range<usize>) -> Result<Clip> {
+        if frames.start >= frames.end || frames.end > self.frames {
+            return Err(Error::Index {
+                what: "excerpt's frame range end (must be past its start)",
+                index: frames.end,
+                len: self.frames + 1,
+            });
+        }
+        let span = frames.start * self.joints..frames.end * self.joints;
+        Ok(Clip {
+            frames: frames.len(),
+            joints: self.joints,
+            frame_time: self.frame_time,
+            pos: self.pos[span.clone()].to_vec(),
+            rot: self.rot[span.clone()].to_vec(),
+            scl: self.scl[span].to_vec(),
+        })
     }
 
     /// Local position of joint `j` at frame `f` (panics out of range).
@@ -181,4 +239,35 @@ impl TryFrom<ClipData> for Clip {
     fn try_from(d: ClipData) -> Result<Clip> {
         Clip::new(d.frames, d.joints, d.frame_time, d.pos, d.rot, d.scl)
     }
+}
+
+/// The first unusable value of a clip, by frame and joint (see [`Clip::new`]).
+fn check_values(joints: usize, pos: &[Vec3], rot: &[Quat], scl: &[Vec3]) -> Result<()> {
+    let bad = |i: usize, reason: String| {
+        Err(Error::Clip {
+            frame: i / joints,
+            joint: i % joints,
+            reason,
+        })
+    };
+    for (i, ((p, q), s)) in pos.iter().zip(rot).zip(scl).enumerate() {
+        if !(p.x.is_finite() && p.y.is_finite() && p.z.is_finite()) {
+            return bad(i, format!("position {p:?} is not finite"));
+        }
+        if ![s.x, s.y, s.z].iter().all(|c| c.is_finite() && *c > 0.0) {
+            return bad(i, format!("scale {s:?} must be finite and > 0"));
+        }
+        let len = (q.w as f64)
+            .hypot(q.x as f64)
+            .hypot((q.y as f64).hypot(q.z as f64));
+        if !(len.is_finite() && (len - 1.0).abs() <= ROTATION_UNIT_TOLERANCE as f64) {
+            return bad(
+                i,
+                format!(
+                    "rotation {q:?} has length {len:e}; it must be unit within {ROTATION_UNIT_TOLERANCE:e}"
+                ),
+            );
+        }
+    }
+    Ok(())
 }

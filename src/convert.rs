@@ -61,6 +61,7 @@ pub fn bvh_for_clip(skeleton: &Skeleton, clip: &Clip) -> Result<Bvh> {
     }
     if let Some(i) = clip.scales().iter().position(|&s| s != Vec3::ONE) {
         return Err(Error::Bvh {
+            path: None,
             line: 0,
             reason: format!(
                 "joint {} has scale {:?} at frame {}: BVH has no scale channels",

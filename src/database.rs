@@ -163,9 +163,17 @@ impl Database {
                 got: total.saturating_mul(joints),
             });
         }
-        let mut rot = Vec::with_capacity(total * turning_count);
-        let mut pos = Vec::with_capacity(total * count);
-        let mut scales = (!unit).then(|| Vec::with_capacity(total * joints));
+        // Reserved before anything is written: Error::Size, not an abort,
+        // when the rows do not fit in memory.
+        let mut rot: Vec<Row> = reserve(total * turning_count, "database rotation rows")?;
+        let mut pos: Vec<Row> = reserve(total * count, "database position rows")?;
+        let mut scales = match unit {
+            true => None,
+            false => Some(reserve::<(Vec3, Vec3)>(
+                total * joints,
+                "database scale rows",
+            )?),
+        };
         let mut spans = Vec::with_capacity(clips.len());
         let mut first_frame = 0;
         for c in &clips {
@@ -334,6 +342,21 @@ impl Database {
             step_pos,
         }
     }
+}
+
+/// An empty vector with room for `n` elements, or [`Error::Size`] (nothing
+/// allocated) when they do not fit in memory.
+fn reserve<T>(n: usize, what: &'static str) -> Result<Vec<T>> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(n).map_err(|_| Error::Size {
+        what,
+        reason: format!(
+            "{n} rows of {} bytes ({}) could not be reserved",
+            core::mem::size_of::<T>(),
+            crate::error::bytes_text(n.checked_mul(core::mem::size_of::<T>()))
+        ),
+    })?;
+    Ok(v)
 }
 
 #[cfg(test)]

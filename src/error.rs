@@ -32,9 +32,11 @@ pub enum Error {
         reason: String,
     },
     /// A BVH file is malformed; `line` is 1-based (0 when it is not tied to
-    /// one line).
-    #[error("BVH line {line}: {reason}")]
+    /// one line). Input quoted in `reason` is a bounded excerpt.
+    #[error("{}BVH line {line}: {reason}", file_prefix(path))]
     Bvh {
+        /// The file, when it was read with [`crate::bvh::load`].
+        path: Option<String>,
         /// Line of the problem.
         line: usize,
         /// What is wrong.
@@ -60,6 +62,26 @@ pub enum Error {
         /// What is wrong.
         reason: String,
     },
+    /// A size that overflows, exceeds a documented limit, or needs more
+    /// memory than could be reserved; nothing was allocated for it.
+    #[error("{what}: {reason}")]
+    Size {
+        /// Which size.
+        what: &'static str,
+        /// Why it is refused (the limit, or the bytes it needs).
+        reason: String,
+    },
+    /// A value of a clip is not usable: not finite, a rotation that is not
+    /// unit length, a scale that is not positive.
+    #[error("clip frame {frame} joint {joint}: {reason}")]
+    Clip {
+        /// Frame of the bad value (0-based).
+        frame: usize,
+        /// Joint of the bad value (0-based).
+        joint: usize,
+        /// What is wrong with it.
+        reason: String,
+    },
     /// A file could not be read or written.
     #[error("{path}: {reason}")]
     Io {
@@ -70,5 +92,44 @@ pub enum Error {
     },
 }
 
+fn file_prefix(path: &Option<String>) -> String {
+    path.as_ref().map_or_else(String::new, |p| format!("{p}: "))
+}
+
 /// `Result<T, kineform::Error>`.
 pub type Result<T> = core::result::Result<T, Error>;
+
+/// `n` copies of `value` in a new vector, or [`Error::Size`] naming `what`
+/// and the bytes it would need when the size overflows or the memory cannot
+/// be reserved (`try_reserve`: nothing is allocated then).
+pub(crate) fn try_vec<T: Clone>(what: &'static str, n: usize, value: T) -> Result<Vec<T>> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(n).map_err(|_| Error::Size {
+        what,
+        reason: format!(
+            "{n} elements of {} bytes ({}) could not be reserved",
+            core::mem::size_of::<T>(),
+            bytes_text(n.checked_mul(core::mem::size_of::<T>()))
+        ),
+    })?;
+    v.resize(n, value);
+    Ok(v)
+}
+
+/// A byte count for messages: `"7.4 GB"`, or `"more than 2^64 bytes"`.
+pub(crate) fn bytes_text(bytes: Option<usize>) -> String {
+    match bytes {
+        Some(b) if b >= 1 << 30 => format!("{:.1} GB", b as f64 / 1e9),
+        Some(b) if b >= 1 << 20 => format!("{:.1} MB", b as f64 / 1e6),
+        Some(b) => format!("{b} bytes"),
+        None => "more than 2^64 bytes".into(),
+    }
+}
+
+/// `a × b`, or [`Error::Size`] naming `what` when it overflows `usize`.
+pub(crate) fn checked_mul(what: &'static str, a: usize, b: usize) -> Result<usize> {
+    a.checked_mul(b).ok_or_else(|| Error::Size {
+        what,
+        reason: format!("{a} × {b} overflows"),
+    })
+}

@@ -13,9 +13,45 @@
 //!
 //! ## Quick start
 //!
-//! Load a clip, pose a hundred characters on it, carry them to world space
-//! and read one character's joints, as a game would hand them to its
-//! renderer:
+//! A game loop drives a [`crowd`]: it tells characters what to play and when
+//! to transition, steps the crowd with its own frame time, and copies the
+//! world poses it needs into its own memory (no allocation per frame).
+//! `examples/game_loop.rs` runs a thousand characters under a small state
+//! machine this way.
+//!
+//! ```
+//! use kineform::crowd::{ClipLibrary, Crowd, CrowdConfig, Root, Source};
+//! use kineform::reference::Vec3;
+//!
+//! let library = ClipLibrary::from_bvh(&kineform::data::default_clip())?;
+//! let cfg = CrowdConfig { characters: 1000, ..CrowdConfig::default() };
+//! let mut crowd = Crowd::new(&library, cfg)?;
+//! crowd.set_root(7, Root::standing(Vec3::new(5.0, 0.0, -2.0), 1.57))?;
+//! let walk = Source::looping(0, 1.0); // clip 0 from 1 s: sources A and B
+//! crowd.transition(7, walk, walk, 0.3, 0.1)?; // hidden over 0.3 s
+//! assert!(crowd.play(7, Source::looping(9, 0.0), walk).is_err()); // no clip 9
+//!
+//! let joints = crowd.skeleton().len(); // joint 0 is each character's root
+//! let mut positions = vec![[0.0f32; 3]; 1000 * joints];
+//! for dt in [1.0 / 60.0, 1.0 / 55.0, 1.0 / 62.0] { // the game's frame times
+//!     let stats = crowd.step(dt)?;
+//!     assert!(stats.velocity.passed(), "no joint jumped");
+//!     crowd.positions_into(0..1000, &mut positions)?;
+//! }
+//! assert!((positions[7 * joints][0] - 5.0).abs() < 1e-3);
+//! # Ok::<(), kineform::Error>(())
+//! ```
+//!
+//! With the `glam` feature the same calls fill `&mut [glam::Vec3]` and
+//! `&mut [glam::Quat]` ([`crowd::Crowd::rotations_into`]);
+//! [`crowd::Crowd::world_packed`] hands the whole crowd to [`output`] and
+//! [`skinning`].
+//!
+//! ## The kernels without the runtime
+//!
+//! The [`batch`] entry points run one stage over a whole crowd pose, for a
+//! game with its own runtime: pose a hundred characters on a clip, carry
+//! them to world space and read one character's joints:
 //!
 //! ```
 //! use kineform::reference::Vec3;
@@ -29,8 +65,8 @@
 //!
 //! // 100 characters, character c at 0.02 c seconds into the clip.
 //! let times: Vec<f32> = (0..100).map(|c| 0.02 * c as f32).collect();
-//! let mut local = CrowdPose::new(100, joints);
-//! let mut world = CrowdPose::new(100, joints);
+//! let mut local = CrowdPose::new(100, joints)?;
+//! let mut world = CrowdPose::new(100, joints)?;
 //! batch::crowd::op_sample_linear(&mut local, &clip, &times)?;
 //! batch::crowd::op_fk(&mut world, &local, &skeleton)?;
 //!
@@ -49,11 +85,6 @@
 //! With the `glam` feature the same copy fills `&mut [glam::Vec3]`,
 //! `&mut [glam::Quat]` or `&mut [glam::Mat4]` ([`interop`]), and
 //! [`skinning`] writes skinning matrices for a GPU upload.
-//!
-//! <!-- LEAD: the crowd quick start goes here once the crowd runtime's API
-//! (issue 12) lands: Crowd::new on a clip, a command to one character,
-//! step(dt), world positions copied into the caller's slice (glam types
-//! with the feature). It must be a doc test. -->
 //!
 //! ## Which module do I use
 //!
@@ -90,6 +121,29 @@
 //! [`simd_support`] whether the running CPU could run a faster one (the
 //! README's "Using kineform in your project" has the `.cargo/config.toml`
 //! lines).
+//!
+//! ## Hostile input, NaN and infinity
+//!
+//! No file, number or size makes kineform panic, abort, hang or pass off
+//! NaN as a result: a public function either refuses with a typed
+//! [`Error`] that names what is wrong, writing nothing, or gives finite
+//! output ([`batch`] says, per function, which parameters saturate and
+//! which are refused outside a range). The [`lanes`] and
+//! [`reference`](mod@reference) kernels take any f32 without panicking; a
+//! NaN or an infinity in an input propagates only within the element or
+//! lane it poisons: every other lane's result is bit for bit what it is
+//! with clean inputs (`tests/backends.rs`), and a batch call's other
+//! elements likewise.
+//!
+//! ## SIMD backends
+//!
+//! `wide` chooses its instructions at compile time, so results differ in
+//! the last bits between builds for different CPUs: between an x86-64
+//! baseline build (SSE2) and x86-64-v3 (AVX2 + FMA), 29% of the lane
+//! kernels' output floats differ, by at most 1.1e-5 on outputs of a few
+//! units (measured by `tests/backends.rs`). Both builds stay within the
+//! lanes-vs-reference tolerances of `tests/equivalence.rs` (README, "SIMD
+//! backends").
 
 #![deny(missing_docs)]
 

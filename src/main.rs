@@ -171,6 +171,18 @@ fn load_clips(paths: &[PathBuf]) -> Result<(ClipLibrary, String), Box<dyn std::e
     let mut library: Option<ClipLibrary> = None;
     for p in paths {
         let b = bvh::load(p)?;
+        // The crowd puts one static world root above each character, so its
+        // skeleton has one joint more than the clip's.
+        if b.skeleton.len() >= kineform::skeleton::MAX_JOINTS {
+            return Err(format!(
+                "{}: {} joints; the crowd adds one world root joint per character, so a clip may have at most {} (a skeleton at most {})",
+                p.display(),
+                b.skeleton.len(),
+                kineform::skeleton::MAX_JOINTS - 1,
+                kineform::skeleton::MAX_JOINTS
+            )
+            .into());
+        }
         let named = |e: kineform::Error| format!("{}: {e}", p.display());
         match &mut library {
             None => library = Some(ClipLibrary::from_bvh(&b).map_err(named)?),

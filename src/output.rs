@@ -21,7 +21,7 @@
 //! use kineform::stream::CrowdPose;
 //!
 //! // 10 characters x 2 joints; character 9's joint 1 at (1, 2, 3).
-//! let mut pose = CrowdPose::new(10, 2);
+//! let mut pose = CrowdPose::new(10, 2)?;
 //! pose.set(9, 1, Kform { pos: Vec3::new(1.0, 2.0, 3.0), ..Kform::IDENTITY });
 //! let mut out = vec![Vec3::ZERO; 20];
 //! output::positions(pose.packed(), &mut out)?;
@@ -287,7 +287,7 @@ impl<L: Lanes> Stream<L> {
     /// use kineform::reference::Vec3;
     /// use kineform::stream::Vec3Stream;
     ///
-    /// let s = Vec3Stream::from_elems(&[Vec3::new(1.0, 2.0, 3.0); 9]);
+    /// let s = Vec3Stream::from_elems(&[Vec3::new(1.0, 2.0, 3.0); 9])?;
     /// let mut out = [[0.0f32; 3]; 9];
     /// s.write_into(&mut out)?;
     /// assert_eq!(out[8], [1.0, 2.0, 3.0]);

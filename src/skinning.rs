@@ -30,7 +30,7 @@
 //! let bind = InverseBind::from_bind_pose(&skeleton, &[Kform::IDENTITY, up])?;
 //!
 //! // Nine characters in the bind pose, but character 8 moved 2 along x.
-//! let mut world = CrowdPose::new(9, 2);
+//! let mut world = CrowdPose::new(9, 2)?;
 //! for c in 0..9 {
 //!     world.set(c, 1, up);
 //! }
@@ -204,7 +204,7 @@ impl InverseBind {
         }
         let local = Pose::from_kforms(bind_local);
         let mut world = Pose::new(skeleton.len());
-        op_fk_static(&mut world, &local, skeleton.parents());
+        op_fk_static(&mut world, &local, skeleton.parents())?;
         let rows = (0..skeleton.len())
             .map(|j| {
                 invert_rows(&kform_rows(&world.get(j))).ok_or_else(|| Error::Skeleton {

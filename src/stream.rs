@@ -18,6 +18,7 @@
 
 use bytemuck::Pod;
 
+use crate::error::{Error, Result, checked_mul, try_vec};
 use crate::lanes::{F32x8, Kformx8, Quatx8, Vec3x8};
 use crate::reference::{Kform, Pose, Quat, Vec3};
 
@@ -81,28 +82,37 @@ pub type QuatStream = Stream<Quatx8>;
 pub type KformStream = Stream<Kformx8>;
 
 impl<L: Lanes> Stream<L> {
-    /// `len` default elements.
-    pub fn new(len: usize) -> Self {
-        Stream {
-            data: vec![L::from_array([L::Elem::default(); 8]); packs_for(len)],
+    /// `len` default elements. [`Error::Size`] (nothing allocated) when the
+    /// memory cannot be reserved.
+    pub fn new(len: usize) -> Result<Self> {
+        Ok(Stream {
+            data: try_vec(
+                "stream elements",
+                packs_for(len),
+                L::from_array([L::Elem::default(); 8]),
+            )?,
             len,
-        }
+        })
     }
 
-    /// A stream holding `elems`.
-    pub fn from_elems(elems: &[L::Elem]) -> Self {
-        let data = elems
-            .chunks(8)
-            .map(|c| {
-                let mut a = [L::Elem::default(); 8];
-                a[..c.len()].copy_from_slice(c);
-                L::from_array(a)
-            })
-            .collect();
-        Stream {
+    /// A stream holding `elems`. [`Error::Size`] when the memory cannot be
+    /// reserved.
+    pub fn from_elems(elems: &[L::Elem]) -> Result<Self> {
+        let mut data = Vec::new();
+        data.try_reserve_exact(packs_for(elems.len()))
+            .map_err(|_| Error::Size {
+                what: "stream elements",
+                reason: format!("{} elements could not be reserved", elems.len()),
+            })?;
+        data.extend(elems.chunks(8).map(|c| {
+            let mut a = [L::Elem::default(); 8];
+            a[..c.len()].copy_from_slice(c);
+            L::from_array(a)
+        }));
+        Ok(Stream {
             data,
             len: elems.len(),
-        }
+        })
     }
 
     /// Number of elements.
@@ -169,31 +179,53 @@ pub struct CrowdPose {
 }
 
 impl CrowdPose {
-    /// `characters × joints` identity kineforms.
-    pub fn new(characters: usize, joints: usize) -> CrowdPose {
-        CrowdPose {
-            data: vec![Kformx8::IDENTITY; packs_for(characters) * joints],
+    /// `characters × joints` identity kineforms (608 bytes per pack of eight
+    /// characters and joint). Refused with [`Error::Size`], nothing
+    /// allocated, when the size overflows or the memory cannot be reserved.
+    pub fn new(characters: usize, joints: usize) -> Result<CrowdPose> {
+        let lanes = checked_mul("crowd pose packs × joints", packs_for(characters), joints)?;
+        checked_mul("crowd pose bytes", lanes, core::mem::size_of::<Kformx8>())?;
+        Ok(CrowdPose {
+            data: try_vec("crowd pose", lanes, Kformx8::IDENTITY)?,
             characters,
             joints,
-        }
+        })
     }
 
-    /// A crowd from one pose per character; every pose must have `joints`
-    /// joints and consistent fields, else `None`.
-    pub fn from_poses(poses: &[Pose], joints: usize) -> Option<CrowdPose> {
-        if poses
+    /// A crowd from one pose per character. Refused with [`Error::Length`]
+    /// naming the first character whose pose does not have `joints` joints
+    /// in every field.
+    pub fn from_poses(poses: &[Pose], joints: usize) -> Result<CrowdPose> {
+        if let Some(p) = poses
             .iter()
-            .any(|p| p.len() != joints || !p.is_consistent())
+            .find(|p| p.len() != joints || !p.is_consistent())
         {
-            return None;
+            let fields = [
+                &p.pos.len(),
+                &p.rot.len(),
+                &p.scl.len(),
+                &p.vel.len(),
+                &p.ang.len(),
+                &p.svl.len(),
+            ];
+            let got = fields
+                .into_iter()
+                .copied()
+                .find(|&n| n != joints)
+                .unwrap_or(joints);
+            return Err(Error::Length {
+                what: "pose joints (every field of every character's pose)",
+                expected: joints,
+                got,
+            });
         }
-        let mut crowd = CrowdPose::new(poses.len(), joints);
+        let mut crowd = CrowdPose::new(poses.len(), joints)?;
         for (c, p) in poses.iter().enumerate() {
             for j in 0..joints {
                 crowd.set(c, j, p.get(j));
             }
         }
-        Some(crowd)
+        Ok(crowd)
     }
 
     /// Number of characters.

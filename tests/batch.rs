@@ -31,12 +31,12 @@ proptest! {
     fn damper_streams(x in proptest::collection::vec(-50.0f32..50.0, 0..70), g0 in -50.0f32..50.0, h in 0.0f32..1.0, dt in 0.0f32..0.1) {
         let n = x.len();
         let goal: Vec<f32> = (0..n).map(|i| g0 + i as f32).collect();
-        let mut xs = F32Stream::from_elems(&x);
-        batch::damper_exact(&mut xs, &F32Stream::from_elems(&goal), h, dt).unwrap();
-        let mut ds = F32Stream::from_elems(&x);
+        let mut xs = F32Stream::from_elems(&x).unwrap();
+        batch::damper_exact(&mut xs, &F32Stream::from_elems(&goal).unwrap(), h, dt).unwrap();
+        let mut ds = F32Stream::from_elems(&x).unwrap();
         batch::damper_decay_exact(&mut ds, h, dt).unwrap();
-        let mut xv = F32Stream::from_elems(&x);
-        let mut vv = F32Stream::from_elems(&goal);
+        let mut xv = F32Stream::from_elems(&x).unwrap();
+        let mut vv = F32Stream::from_elems(&goal).unwrap();
         batch::decay_spring_damper_exact(&mut xv, &mut vv, h, dt).unwrap();
         prop_assert_eq!(xs.len(), n);
         for i in 0..n {
@@ -52,14 +52,14 @@ proptest! {
         let n = x.len();
         let q = &q[..n];
         let v: Vec<Vec3> = x.iter().map(|v| *v * 3.0).collect();
-        let (mut xs, mut vs) = (Vec3Stream::from_elems(&x), Vec3Stream::from_elems(&v));
+        let (mut xs, mut vs) = (Vec3Stream::from_elems(&x).unwrap(), Vec3Stream::from_elems(&v).unwrap());
         batch::decay_spring_damper_exact_vec3(&mut xs, &mut vs, h, dt).unwrap();
-        let (mut qs, mut ws) = (QuatStream::from_elems(q), Vec3Stream::from_elems(&v));
+        let (mut qs, mut ws) = (QuatStream::from_elems(q).unwrap(), Vec3Stream::from_elems(&v).unwrap());
         batch::decay_spring_damper_exact_quat(&mut qs, &mut ws, h, dt).unwrap();
-        let mut e = QuatStream::new(n);
-        batch::quat_exp(&mut e, &Vec3Stream::from_elems(&x)).unwrap();
-        let mut l = Vec3Stream::new(n);
-        batch::quat_log(&mut l, &QuatStream::from_elems(q)).unwrap();
+        let mut e = QuatStream::new(n).unwrap();
+        batch::quat_exp(&mut e, &Vec3Stream::from_elems(&x).unwrap()).unwrap();
+        let mut l = Vec3Stream::new(n).unwrap();
+        batch::quat_log(&mut l, &QuatStream::from_elems(q).unwrap()).unwrap();
         for i in 0..n {
             check((xs.get(i).unwrap(), vs.get(i).unwrap()), r::decay_spring_damper_exact_vec3(x[i], v[i], h, dt), 20.0, SPRING, "vec3 spring")?;
             check((qs.get(i).unwrap(), ws.get(i).unwrap()), r::decay_spring_damper_exact_quat(q[i], v[i], h, dt), 20.0, TRANSC, "quat spring")?;
@@ -72,14 +72,14 @@ proptest! {
     fn inertialize_streams(a in proptest::collection::vec(kform(5.0), 0..30), b in proptest::collection::vec(kform(5.0), 30), t in 0.0f32..1.0, d in 0.05f32..1.0) {
         let n = a.len();
         let (pa, pb) = (Pose::from_kforms(&a), Pose::from_kforms(&b[..n]));
-        let (sa, sb) = (KformStream::from_elems(&a), KformStream::from_elems(&b[..n]));
-        let mut off = KformStream::new(n);
+        let (sa, sb) = (KformStream::from_elems(&a).unwrap(), KformStream::from_elems(&b[..n]).unwrap());
+        let mut off = KformStream::new(n).unwrap();
         batch::op_inertialize_offset(&mut off, &sa, &sb).unwrap();
-        let mut out = KformStream::new(n);
+        let mut out = KformStream::new(n).unwrap();
         batch::op_inertialize(&mut out, &off, &sb, t, d).unwrap();
         let (mut roff, mut rout) = (Pose::new(n), Pose::new(n));
-        r::op_inertialize_offset(&mut roff, &pa, &pb);
-        r::op_inertialize(&mut rout, &roff, &pb, t, d);
+        r::op_inertialize_offset(&mut roff, &pa, &pb).unwrap();
+        r::op_inertialize(&mut rout, &roff, &pb, t, d).unwrap();
         for i in 0..n {
             let s = mag(a[i]).max(mag(b[i]));
             check(off.get(i).unwrap(), roff.get(i), 4.0 * s, TRANSC, "op_inertialize_offset")?;
@@ -88,24 +88,22 @@ proptest! {
     }
 
     /// A crowd of 1..40 characters (partial packs included) equals the
-    /// reference run character by character; 1 and 2 threads give the same
-    /// bits.
+    /// reference run character by character. (Crowds this small run on the
+    /// calling thread, so thread counts are compared in
+    /// `threads_do_not_change_bits`, on work that splits.)
     #[test]
     fn crowd_fk_matches_reference(parents in parents(20), chars in 1usize..40, seed in proptest::collection::vec(kform(5.0), 20 * 40)) {
         let j = parents.len();
         let skel = Skeleton::new(parents.clone()).unwrap();
         let poses: Vec<Pose> = (0..chars).map(|c| Pose::from_kforms(&seed[c * j..(c + 1) * j])).collect();
         let local = CrowdPose::from_poses(&poses, j).unwrap();
-        let mut g1 = CrowdPose::new(chars, j);
-        pool(1).install(|| batch::crowd::op_fk(&mut g1, &local, &skel)).unwrap();
-        let mut g2 = CrowdPose::new(chars, j);
-        pool(2).install(|| batch::crowd::op_fk(&mut g2, &local, &skel)).unwrap();
-        prop_assert!(g1.as_f32s().iter().zip(g2.as_f32s()).all(|(a, b)| a.to_bits() == b.to_bits()), "1 and 2 threads differ");
-        let mut back = CrowdPose::new(chars, j);
+        let mut g1 = CrowdPose::new(chars, j).unwrap();
+        batch::crowd::op_fk(&mut g1, &local, &skel).unwrap();
+        let mut back = CrowdPose::new(chars, j).unwrap();
         batch::crowd::op_bk(&mut back, &g1, &skel).unwrap();
         for (c, pose) in poses.iter().enumerate() {
             let mut want = Pose::new(j);
-            r::op_fk(&mut want, pose, &parents);
+            r::op_fk(&mut want, pose, &parents).unwrap();
             let scale = (0..j).fold(0.0f32, |m, k| m.max(mag(want.get(k))));
             for k in 0..j {
                 check(g1.get(c, k).unwrap(), want.get(k), scale, CHAIN, &format!("crowd fk char {c} joint {k}"))?;
@@ -115,57 +113,85 @@ proptest! {
     }
 }
 
-/// Many packs across threads: bit-identical outputs for 1, 2 and 3 threads
-/// (enough packs that rayon actually splits the work).
+/// Many packs across threads: bit-identical outputs for 1, 2 and 3 threads,
+/// on work well above `batch::SERIAL_BELOW_NS` (50 µs) for every kernel, so
+/// rayon splits it into many tasks: 2,000 characters × 31 joints (250 packs:
+/// 155 µs of FK at 20 ns per pack-joint, 93 µs of finite differences at 12,
+/// 465 µs of inertialization at 60, 1.2 ms of sampling at 150), 1.6 million
+/// dampers (200,000 packs at 1 ns) and 200,000 quaternion exponentials
+/// (25,000 packs at 12 ns). The costs are those of `batch::cost_ns`.
 #[test]
 fn threads_do_not_change_bits() {
+    const C: usize = 2000;
     let skel = Skeleton::new((0..31).map(|i| i - 1).collect()).unwrap();
-    let mut local = CrowdPose::new(1000, 31);
-    for c in 0..1000 {
-        for j in 0..31 {
-            let f = (c * 31 + j) as f32;
-            local.set(
-                c,
-                j,
-                Kform {
-                    pos: Vec3::new(f.sin(), f.cos(), 0.5),
-                    rot: r::quat_from_scaled_angle_axis(Vec3::new(0.01 * f.sin(), 0.3, f.cos())),
-                    ang: Vec3::new(0.1, f.sin(), 0.0),
-                    vel: Vec3::new(f.cos(), 0.0, 1.0),
-                    ..Kform::IDENTITY
-                },
-            );
+    let clip = kineform::data::default_clip().clip;
+    let pose = |phase: f32| {
+        let mut p = CrowdPose::new(C, 31).unwrap();
+        for c in 0..C {
+            for j in 0..31 {
+                let f = (c * 31 + j) as f32 + phase;
+                p.set(
+                    c,
+                    j,
+                    Kform {
+                        pos: Vec3::new(f.sin(), f.cos(), 0.5),
+                        rot: r::quat_from_scaled_angle_axis(Vec3::new(
+                            0.01 * f.sin(),
+                            0.3,
+                            f.cos(),
+                        )),
+                        ang: Vec3::new(0.1, f.sin(), 0.0),
+                        vel: Vec3::new(f.cos(), 0.0, 1.0),
+                        ..Kform::IDENTITY
+                    },
+                );
+            }
         }
-    }
+        p
+    };
+    let (local, prev) = (pose(0.0), pose(0.01));
+    let times: Vec<f32> = (0..C).map(|c| (c % 97) as f32 * 0.02).collect();
     let run = |threads: usize| {
-        let mut g = CrowdPose::new(1000, 31);
-        pool(threads)
-            .install(|| batch::crowd::op_fk(&mut g, &local, &skel))
-            .unwrap();
-        let mut v = F32Stream::from_elems(&(0..5000).map(|i| i as f32).collect::<Vec<_>>());
-        let goal = F32Stream::new(5000);
-        pool(threads)
-            .install(|| batch::damper_exact(&mut v, &goal, 0.2, 0.016))
-            .unwrap();
-        (g.as_f32s().to_vec(), v.as_f32s().to_vec())
+        pool(threads).install(|| {
+            let mut outs: Vec<Vec<f32>> = Vec::new();
+            let mut g = CrowdPose::new(C, 31).unwrap();
+            batch::crowd::op_fk(&mut g, &local, &skel).unwrap();
+            outs.push(g.as_f32s().to_vec());
+            let mut d = CrowdPose::new(C, 31).unwrap();
+            batch::crowd::op_finite_diff(&mut d, &local, &prev, 1.0 / 60.0).unwrap();
+            outs.push(d.as_f32s().to_vec());
+            let mut off = CrowdPose::new(C, 31).unwrap();
+            batch::crowd::op_inertialize_offset(&mut off, &prev, &local).unwrap();
+            let mut o = CrowdPose::new(C, 31).unwrap();
+            batch::crowd::op_inertialize(&mut o, &off, &local, &times, 0.3).unwrap();
+            outs.push(o.as_f32s().to_vec());
+            let mut s = CrowdPose::new(C, 31).unwrap();
+            batch::crowd::op_sample_linear(&mut s, &clip, &times).unwrap();
+            outs.push(s.as_f32s().to_vec());
+            let n = 1_600_000;
+            let mut v =
+                F32Stream::from_elems(&(0..n).map(|i| (i % 1000) as f32).collect::<Vec<_>>())
+                    .unwrap();
+            batch::damper_exact(&mut v, &F32Stream::new(n).unwrap(), 0.2, 0.016).unwrap();
+            outs.push(v.as_f32s().to_vec());
+            let w: Vec<Vec3> = (0..200_000)
+                .map(|i| Vec3::new((i % 7) as f32 * 0.3, 0.2, -0.1))
+                .collect();
+            let mut q = QuatStream::new(w.len()).unwrap();
+            batch::quat_exp(&mut q, &Vec3Stream::from_elems(&w).unwrap()).unwrap();
+            outs.push(q.as_f32s().to_vec());
+            outs
+        })
     };
     let one = run(1);
     for t in [2, 3] {
         let other = run(t);
-        assert!(
-            one.0
-                .iter()
-                .zip(&other.0)
-                .all(|(a, b)| a.to_bits() == b.to_bits()),
-            "fk differs at {t} threads"
-        );
-        assert!(
-            one.1
-                .iter()
-                .zip(&other.1)
-                .all(|(a, b)| a.to_bits() == b.to_bits()),
-            "damper differs at {t} threads"
-        );
+        for (k, (a, b)) in one.iter().zip(&other).enumerate() {
+            assert!(
+                a.iter().zip(b).all(|(a, b)| a.to_bits() == b.to_bits()),
+                "kernel {k} differs at {t} threads"
+            );
+        }
     }
 }
 
@@ -175,9 +201,9 @@ fn bits(s: &[f32]) -> Vec<u32> {
 
 #[test]
 fn refusals_write_nothing() {
-    let mut x = F32Stream::from_elems(&[1.0, 2.0, 3.0]);
+    let mut x = F32Stream::from_elems(&[1.0, 2.0, 3.0]).unwrap();
     let before = bits(x.as_f32s());
-    let short = F32Stream::new(2);
+    let short = F32Stream::new(2).unwrap();
     assert!(matches!(
         batch::damper_exact(&mut x, &short, 0.1, 0.1),
         Err(Error::Length {
@@ -193,29 +219,29 @@ fn refusals_write_nothing() {
         (0.1, -0.016),
         (0.1, f32::NAN),
     ] {
-        let e = batch::damper_exact(&mut x, &F32Stream::new(3), h, dt).unwrap_err();
+        let e = batch::damper_exact(&mut x, &F32Stream::new(3).unwrap(), h, dt).unwrap_err();
         assert!(matches!(e, Error::Parameter { .. }), "{e}");
         let e = batch::damper_decay_exact(&mut x, h, dt).unwrap_err();
         assert!(e.to_string().contains("must be finite and >= 0"), "{e}");
     }
     assert_eq!(bits(x.as_f32s()), before, "a refused call wrote");
 
-    let mut v = F32Stream::new(4);
+    let mut v = F32Stream::new(4).unwrap();
     assert!(batch::decay_spring_damper_exact(&mut x, &mut v, 0.1, 0.1).is_err());
     assert_eq!(bits(x.as_f32s()), before);
 
-    let mut q = QuatStream::from_elems(&[Quat::IDENTITY; 9]);
+    let mut q = QuatStream::from_elems(&[Quat::IDENTITY; 9]).unwrap();
     let qb = bits(q.as_f32s());
-    assert!(batch::quat_exp(&mut q, &Vec3Stream::new(8)).is_err());
+    assert!(batch::quat_exp(&mut q, &Vec3Stream::new(8).unwrap()).is_err());
     assert_eq!(bits(q.as_f32s()), qb);
 
-    let mut out = KformStream::new(5);
+    let mut out = KformStream::new(5).unwrap();
     let ob = bits(out.as_f32s());
     assert!(
         batch::op_inertialize(
             &mut out,
-            &KformStream::new(5),
-            &KformStream::new(5),
+            &KformStream::new(5).unwrap(),
+            &KformStream::new(5).unwrap(),
             0.1,
             -1.0
         )
@@ -224,8 +250,8 @@ fn refusals_write_nothing() {
     assert!(
         batch::op_inertialize(
             &mut out,
-            &KformStream::new(4),
-            &KformStream::new(5),
+            &KformStream::new(4).unwrap(),
+            &KformStream::new(5).unwrap(),
             0.1,
             1.0
         )
@@ -234,18 +260,18 @@ fn refusals_write_nothing() {
     assert_eq!(bits(out.as_f32s()), ob);
 
     let skel = Skeleton::new(vec![-1, 0, 1]).unwrap();
-    let mut g = CrowdPose::new(9, 3);
+    let mut g = CrowdPose::new(9, 3).unwrap();
     let gb = bits(g.as_f32s());
-    assert!(batch::crowd::op_fk(&mut g, &CrowdPose::new(9, 4), &skel).is_err());
-    assert!(batch::crowd::op_fk(&mut g, &CrowdPose::new(8, 3), &skel).is_err());
+    assert!(batch::crowd::op_fk(&mut g, &CrowdPose::new(9, 4).unwrap(), &skel).is_err());
+    assert!(batch::crowd::op_fk(&mut g, &CrowdPose::new(8, 3).unwrap(), &skel).is_err());
     let wrong = Skeleton::new(vec![-1, 0]).unwrap();
-    let e = batch::crowd::op_fk(&mut g, &CrowdPose::new(9, 3), &wrong).unwrap_err();
+    let e = batch::crowd::op_fk(&mut g, &CrowdPose::new(9, 3).unwrap(), &wrong).unwrap_err();
     assert_eq!(e.to_string(), "skeleton joints: expected length 2, got 3");
     assert!(
         batch::crowd::op_inertialize(
             &mut g,
-            &CrowdPose::new(9, 3),
-            &CrowdPose::new(9, 3),
+            &CrowdPose::new(9, 3).unwrap(),
+            &CrowdPose::new(9, 3).unwrap(),
             &[0.0; 8],
             0.2
         )
@@ -254,16 +280,21 @@ fn refusals_write_nothing() {
     assert!(
         batch::crowd::op_inertialize(
             &mut g,
-            &CrowdPose::new(9, 3),
-            &CrowdPose::new(9, 3),
+            &CrowdPose::new(9, 3).unwrap(),
+            &CrowdPose::new(9, 3).unwrap(),
             &[f32::NAN; 9],
             0.2
         )
         .is_err()
     );
     assert!(
-        batch::crowd::op_finite_diff(&mut g, &CrowdPose::new(9, 3), &CrowdPose::new(9, 3), -1.0)
-            .is_err()
+        batch::crowd::op_finite_diff(
+            &mut g,
+            &CrowdPose::new(9, 3).unwrap(),
+            &CrowdPose::new(9, 3).unwrap(),
+            -1.0
+        )
+        .is_err()
     );
     assert_eq!(bits(g.as_f32s()), gb, "a refused crowd call wrote");
 }
@@ -297,7 +328,7 @@ fn skeleton_errors_name_the_joint() {
 #[test]
 fn stream_views_and_padding() {
     let v: Vec<Vec3> = (0..11).map(|i| Vec3::new(i as f32, 0.5, -1.0)).collect();
-    let mut s = Vec3Stream::from_elems(&v);
+    let mut s = Vec3Stream::from_elems(&v).unwrap();
     assert_eq!(
         (s.len(), s.packs().len(), s.as_f32s().len()),
         (11, 2, 2 * 24)
@@ -310,11 +341,11 @@ fn stream_views_and_padding() {
     assert!(s.set(10, Vec3::ONE) && !s.set(11, Vec3::ONE));
     assert_eq!(s.get(10), Some(Vec3::ONE));
     // Quaternion padding is the identity.
-    let q = QuatStream::new(3);
+    let q = QuatStream::new(3).unwrap();
     assert_eq!(q.as_f32s()[7], 1.0);
     // The float view is aligned for lane types whatever the allocator did.
     assert_eq!(s.as_f32s_mut().as_ptr() as usize % 32, 0);
-    let mut c = CrowdPose::new(9, 2);
+    let mut c = CrowdPose::new(9, 2).unwrap();
     assert_eq!((c.packs(), c.lanes().len()), (2, 4));
     assert!(
         c.set(
@@ -328,7 +359,7 @@ fn stream_views_and_padding() {
     );
     assert_eq!(c.pose(8).unwrap().pos[1], Vec3::ONE);
     assert!(c.get(9, 0).is_none() && c.pose(9).is_none());
-    assert!(CrowdPose::from_poses(&[Pose::new(2), Pose::new(3)], 2).is_none());
+    assert!(CrowdPose::from_poses(&[Pose::new(2), Pose::new(3)], 2).is_err());
 }
 
 mod catalogue {
@@ -370,16 +401,16 @@ mod catalogue {
         fn cost_streams(p in proptest::collection::vec(vec3_in(2.0), 0..40), h in 0.05f32..1.0) {
             let n = p.len();
             let v: Vec<Vec3> = p.iter().map(|x| *x * -3.0 + Vec3::splat(0.5)).collect();
-            let (ps, vs) = (Vec3Stream::from_elems(&p), Vec3Stream::from_elems(&v));
-            let mut fs = Vec3Stream::new(n);
+            let (ps, vs) = (Vec3Stream::from_elems(&p).unwrap(), Vec3Stream::from_elems(&v).unwrap());
+            let mut fs = Vec3Stream::new(n).unwrap();
             cost::transition_features_spring(&mut fs, &ps, &vs, h).unwrap();
-            let mut fc = Vec3Stream::new(n);
+            let mut fc = Vec3Stream::new(n).unwrap();
             cost::transition_features_cubic(&mut fc, &ps, &vs, h).unwrap();
             let (x, w): (Vec<f32>, Vec<f32>) = (p.iter().map(|q| q.x).collect(), v.iter().map(|q| q.y).collect());
-            let mut ds = F32Stream::new(n);
-            cost::decay_spring_damper_displacement(&mut ds, &F32Stream::from_elems(&x), &F32Stream::from_elems(&w), h).unwrap();
-            let mut dc = F32Stream::new(n);
-            cost::decay_cubic_displacement(&mut dc, &F32Stream::from_elems(&x), &F32Stream::from_elems(&w), h).unwrap();
+            let mut ds = F32Stream::new(n).unwrap();
+            cost::decay_spring_damper_displacement(&mut ds, &F32Stream::from_elems(&x).unwrap(), &F32Stream::from_elems(&w).unwrap(), h).unwrap();
+            let mut dc = F32Stream::new(n).unwrap();
+            cost::decay_cubic_displacement(&mut dc, &F32Stream::from_elems(&x).unwrap(), &F32Stream::from_elems(&w).unwrap(), h).unwrap();
             for i in 0..n {
                 check(fs.get(i).unwrap(), r::transition_feature_spring(p[i], v[i], h), 10.0 * h * h, SPRING, "features spring")?;
                 check(fc.get(i).unwrap(), r::transition_feature_cubic(p[i], v[i], h), 10.0, SPRING, "features cubic")?;
@@ -394,14 +425,14 @@ mod catalogue {
             let tx: Vec<f32> = x.iter().map(|x| x + 0.3).collect();
             let tv: Vec<f32> = x.iter().map(|x| x * 2.0).collect();
             let ta: Vec<f32> = x.iter().map(|x| -x * 10.0).collect();
-            let (tx8, tv8, ta8) = (F32Stream::from_elems(&tx), F32Stream::from_elems(&tv), F32Stream::from_elems(&ta));
+            let (tx8, tv8, ta8) = (F32Stream::from_elems(&tx).unwrap(), F32Stream::from_elems(&tv).unwrap(), F32Stream::from_elems(&ta).unwrap());
             let targets = Targets { x: &tx8, v: &tv8, a: &ta8 };
             let g = Gains { x: 0.01, v: 0.2, a: 1.0 };
-            let (mut xs, mut vs) = (F32Stream::from_elems(&x), F32Stream::new(n));
+            let (mut xs, mut vs) = (F32Stream::from_elems(&x).unwrap(), F32Stream::new(n).unwrap());
             tracking::tracking_spring_update(&mut xs, &mut vs, &targets, g, dt).unwrap();
-            let (mut xe, mut ve) = (F32Stream::from_elems(&x), F32Stream::new(n));
+            let (mut xe, mut ve) = (F32Stream::from_elems(&x).unwrap(), F32Stream::new(n).unwrap());
             tracking::tracking_spring_update_exact(&mut xe, &mut ve, &targets, g, dt, 1.0 / 60.0).unwrap();
-            let (mut xi, mut vi) = (F32Stream::from_elems(&x), F32Stream::new(n));
+            let (mut xi, mut vi) = (F32Stream::from_elems(&x).unwrap(), F32Stream::new(n).unwrap());
             tracking::tracking_spring_update_improved(&mut xi, &mut vi, &targets, [1.0, 0.05, 0.0], dt).unwrap();
             for i in 0..n {
                 let s = 5.0 + 1.0 / dt;
@@ -418,14 +449,14 @@ mod catalogue {
             let clip = walk();
             let j = clip.joints();
             let dt = 1.0 / 60.0;
-            let (mut lin, mut cub) = (CrowdPose::new(9, j), CrowdPose::new(9, j));
+            let (mut lin, mut cub) = (CrowdPose::new(9, j).unwrap(), CrowdPose::new(9, j).unwrap());
             crowd::op_sample_linear(&mut lin, &clip, &times).unwrap();
             crowd::op_sample_cubic(&mut cub, &clip, &times).unwrap();
-            let mut bl = CrowdPose::new(9, j);
+            let mut bl = CrowdPose::new(9, j).unwrap();
             crowd::op_blend(&mut bl, &lin, &cub, &alpha, &av, dt).unwrap();
-            let mut ex = CrowdPose::new(9, j);
+            let mut ex = CrowdPose::new(9, j).unwrap();
             crowd::op_extrapolate_decayed(&mut ex, &lin, &times, 0.2).unwrap();
-            let (mut db, mut dbx) = (CrowdPose::new(9, j), CrowdPose::new(9, j));
+            let (mut db, mut dbx) = (CrowdPose::new(9, j).unwrap(), CrowdPose::new(9, j).unwrap());
             let mut path = vec![kineform::lanes::Quatx8::IDENTITY; db.lanes().len()];
             crowd::op_dead_blending(&mut db, &mut dbx, &mut path, &lin, &cub, 0.2, &times, 0.5, dt).unwrap();
             let (p, q, s, ft) = (clip.pos_slice(), clip.rot_slice(), clip.scl_slice(), clip.frame_time());
@@ -434,11 +465,11 @@ mod catalogue {
                 r::op_sample_linear(&mut rl, p, q, s, times[c], ft);
                 r::op_sample_cubic(&mut rc, p, q, s, times[c], ft);
                 let mut rb = Pose::new(j);
-                r::op_blend(&mut rb, &rl, &rc, alpha[c], av[c], dt);
+                r::op_blend(&mut rb, &rl, &rc, alpha[c], av[c], dt).unwrap();
                 let mut re = Pose::new(j);
-                r::op_extrapolate_decayed(&mut re, &rl, times[c], 0.2);
+                r::op_extrapolate_decayed(&mut re, &rl, times[c], 0.2).unwrap();
                 let (mut rd, mut rdx) = (Pose::new(j), Pose::new(j));
-                r::op_dead_blending(&mut rd, &mut rdx, &mut vec![r::Quat::IDENTITY; j], &rl, &rc, 0.2, times[c], 0.5, dt);
+                r::op_dead_blending(&mut rd, &mut rdx, &mut vec![r::Quat::IDENTITY; j], &rl, &rc, 0.2, times[c], 0.5, dt).unwrap();
                 let floors = [20.0, 1.0, 1.0, 20.0 / ft, 20.0 / ft, 1.0];
                 for k in 0..j {
                     check_floors(lin.get(c, k).unwrap(), rl.get(k), &floors, TRANSC, "crowd sample linear")?;
@@ -551,7 +582,7 @@ mod catalogue {
         .unwrap();
         assert!(make_loop(&two, &ok).is_err());
 
-        let (x, t) = (F32Stream::new(3), F32Stream::new(3));
+        let (x, t) = (F32Stream::new(3).unwrap(), F32Stream::new(3).unwrap());
         let (mut xs, mut vs) = (x.clone(), x.clone());
         let targets = Targets {
             x: &t,
@@ -587,7 +618,7 @@ mod catalogue {
             )
             .is_err()
         );
-        let short = F32Stream::new(2);
+        let short = F32Stream::new(2).unwrap();
         assert!(
             tracking::tracking_spring_update(
                 &mut xs,
@@ -606,12 +637,12 @@ mod catalogue {
             )
             .is_err()
         );
-        let mut out = Vec3Stream::new(3);
+        let mut out = Vec3Stream::new(3).unwrap();
         assert!(
             cost::transition_features_spring(
                 &mut out,
-                &Vec3Stream::new(3),
-                &Vec3Stream::new(2),
+                &Vec3Stream::new(3).unwrap(),
+                &Vec3Stream::new(2).unwrap(),
                 0.2
             )
             .is_err()
@@ -619,24 +650,27 @@ mod catalogue {
         assert!(
             cost::transition_features_cubic(
                 &mut out,
-                &Vec3Stream::new(3),
-                &Vec3Stream::new(3),
+                &Vec3Stream::new(3).unwrap(),
+                &Vec3Stream::new(3).unwrap(),
                 f32::NAN
             )
             .is_err()
         );
 
         let j = clip.joints();
-        let mut c = CrowdPose::new(9, j);
+        let mut c = CrowdPose::new(9, j).unwrap();
         let before: Vec<u32> = c.as_f32s().iter().map(|x| x.to_bits()).collect();
         assert!(crowd::op_sample_linear(&mut c, &clip, &[0.0; 8]).is_err());
         assert!(crowd::op_sample_cubic(&mut c, &clip, &[f32::NAN; 9]).is_err());
-        assert!(crowd::op_sample_linear(&mut CrowdPose::new(9, j + 1), &clip, &[0.0; 9]).is_err());
+        assert!(
+            crowd::op_sample_linear(&mut CrowdPose::new(9, j + 1).unwrap(), &clip, &[0.0; 9])
+                .is_err()
+        );
         assert!(
             crowd::op_blend(
                 &mut c,
-                &CrowdPose::new(9, j),
-                &CrowdPose::new(9, j),
+                &CrowdPose::new(9, j).unwrap(),
+                &CrowdPose::new(9, j).unwrap(),
                 &[0.5; 9],
                 &[0.0; 9],
                 -1.0
@@ -644,16 +678,17 @@ mod catalogue {
             .is_err()
         );
         assert!(
-            crowd::op_extrapolate_decayed(&mut c, &CrowdPose::new(9, j), &[-0.1; 9], 0.2).is_err()
+            crowd::op_extrapolate_decayed(&mut c, &CrowdPose::new(9, j).unwrap(), &[-0.1; 9], 0.2)
+                .is_err()
         );
-        let mut e = CrowdPose::new(9, j);
+        let mut e = CrowdPose::new(9, j).unwrap();
         assert!(
             crowd::op_dead_blending(
                 &mut c,
                 &mut e,
                 &mut vec![kineform::lanes::Quatx8::IDENTITY; 2 * j],
-                &CrowdPose::new(9, j),
-                &CrowdPose::new(9, j),
+                &CrowdPose::new(9, j).unwrap(),
+                &CrowdPose::new(9, j).unwrap(),
                 0.2,
                 &[0.1; 9],
                 f32::INFINITY,

@@ -95,17 +95,17 @@ proptest! {
         for c in 0..8 {
             let s = pose_mag(&a[c]).max(pose_mag(&b[c])) * (1.0 + av[c].abs() / dt[c].max(0.005)) * 8.0;
             let mut out = Pose::new(6);
-            r::op_blend(&mut out, &a[c], &b[c], alpha[c], av[c], dt[c]);
+            r::op_blend(&mut out, &a[c], &b[c], alpha[c], av[c], dt[c]).unwrap();
             let mut st = Pose::new(6);
-            r::op_blend_static(&mut st, &a[c], &b[c], alpha[c]);
+            r::op_blend_static(&mut st, &a[c], &b[c], alpha[c]).unwrap();
             let mut add = a[c].clone();
-            r::op_additive_inplace(&mut add, &b[c], alpha[c], av[c], dt[c]);
+            r::op_additive_inplace(&mut add, &b[c], alpha[c], av[c], dt[c]).unwrap();
             let mut addl = a[c].clone();
-            r::op_additive_local_inplace(&mut addl, &b[c], alpha[c], av[c], dt[c]);
+            r::op_additive_local_inplace(&mut addl, &b[c], alpha[c], av[c], dt[c]).unwrap();
             let mut adds = a[c].clone();
-            r::op_additive_inplace_static(&mut adds, &b[c], alpha[c], dt[c]);
+            r::op_additive_inplace_static(&mut adds, &b[c], alpha[c], dt[c]).unwrap();
             let mut addls = a[c].clone();
-            r::op_additive_local_inplace_static(&mut addls, &b[c], alpha[c]);
+            r::op_additive_local_inplace_static(&mut addls, &b[c], alpha[c]).unwrap();
             for j in 0..6 {
                 check(out8[j].lane(c), out.get(j), s, TRANSC, &format!("op_blend {c} {j}"))?;
                 check(st8[j].lane(c), st.get(j), s, TRANSC, &format!("op_blend_static {c} {j}"))?;
@@ -131,13 +131,13 @@ proptest! {
         for c in 0..8 {
             let s = pose_mag(&a[c]).max(pose_mag(&b[c])) * 8.0;
             let mut ex = Pose::new(5);
-            r::op_extrapolate_decayed(&mut ex, &a[c], t[c], hl[c]);
+            r::op_extrapolate_decayed(&mut ex, &a[c], t[c], hl[c]).unwrap();
             let mut prev = Pose::new(5);
-            r::op_extrapolate_prev(&mut prev, &a[c], dt[c]);
+            r::op_extrapolate_prev(&mut prev, &a[c], dt[c]).unwrap();
             let (mut out, mut tmp) = (Pose::new(5), Pose::new(5));
-            r::op_dead_blending(&mut out, &mut tmp, &mut [r::Quat::IDENTITY; 5], &a[c], &b[c], hl[c], t[c], d[c], dt[c]);
+            r::op_dead_blending(&mut out, &mut tmp, &mut [r::Quat::IDENTITY; 5], &a[c], &b[c], hl[c], t[c], d[c], dt[c]).unwrap();
             let mut fd = a[c].clone();
-            r::op_finite_diff_inplace(&mut fd, &b[c], dt[c]);
+            r::op_finite_diff_inplace(&mut fd, &b[c], dt[c]).unwrap();
             for j in 0..5 {
                 check(ex8[j].lane(c), ex.get(j), s, TRANSC, &format!("op_extrapolate_decayed {c} {j}"))?;
                 check(prev8[j].lane(c), prev.get(j), s, TRANSC, &format!("op_extrapolate_prev {c} {j}"))?;
@@ -321,7 +321,7 @@ proptest! {
         let offsets = [Vec3::new(0.0, 1.0, 0.0), Vec3::new(0.1, -0.1, 0.0), Vec3::new(0.0, -0.45, 0.02), Vec3::new(0.0, -0.42, -0.02), Vec3::new(0.0, 0.6, 0.0)];
         let locals: Vec<Pose> = (0..8).map(|c| Pose::from_kforms(&(0..5).map(|j| Kform {
             pos: offsets[j], rot: r::quat_from_scaled_angle_axis(rots[c * 5 + j]), ang: rots[c * 5 + j] * 2.0, vel: rots[(c * 5 + j + 1) % 40], ..Kform::IDENTITY }).collect::<Vec<_>>())).collect();
-        let globals: Vec<Pose> = locals.iter().map(|l| { let mut g = Pose::new(5); r::op_fk(&mut g, l, &parents); g }).collect();
+        let globals: Vec<Pose> = locals.iter().map(|l| { let mut g = Pose::new(5); r::op_fk(&mut g, l, &parents).unwrap(); g }).collect();
         let (l8, g8) = (poses8(&locals), poses8(&globals));
         let targets: [Vec3; 8] = core::array::from_fn(|c| globals[c].pos[3] + tp[c] * 0.2);
         let fwd = Vec3x8::splat(r::DEFAULT_FWD);
@@ -336,9 +336,9 @@ proptest! {
         lanes::op_two_bone_ik(&mut ikv8, &mut t1, &mut t2, &mut t3, &parents, [1, 2, 3], v8(targets), v8(tv), lanes::splat(r::IK_DELTA));
         for c in 0..8 {
             let mut la = locals[c].clone();
-            r::op_lookat_static(&mut la, &globals[c], 4, tp[c], r::DEFAULT_FWD);
+            r::op_lookat_static(&mut la, &globals[c], 4, tp[c], r::DEFAULT_FWD).unwrap();
             let mut lv = locals[c].clone();
-            r::op_lookat(&mut lv, &globals[c], 4, tp[c], tv[c], r::DEFAULT_FWD);
+            r::op_lookat(&mut lv, &globals[c], 4, tp[c], tv[c], r::DEFAULT_FWD).unwrap();
             let dist = r::length(tp[c] - globals[c].pos[4]);
             if dist > 0.2 {
                 check(la8[4].lane(c), la.get(4), 1.0 / dist, TRANSC, "op_lookat_static")?;
@@ -354,9 +354,9 @@ proptest! {
                 check(lv8[4].lane(c), lv.get(4), 20.0 / (dist * dist) + 2.0 * ang + 0.02 * kappa * ang, LOOSE, "op_lookat")?;
             }
             let mut ik = locals[c].clone();
-            r::op_two_bone_ik_static(&mut ik, &globals[c], &parents, [1, 2, 3], targets[c], r::DEFAULT_FWD, r::IK_MAX_LENGTH_BUFFER);
+            r::op_two_bone_ik_static(&mut ik, &globals[c], &parents, [1, 2, 3], targets[c], r::DEFAULT_FWD, r::IK_MAX_LENGTH_BUFFER).unwrap();
             let (mut ikv, mut s1, mut s2, mut s3) = (locals[c].clone(), locals[c].clone(), locals[c].clone(), locals[c].clone());
-            r::op_two_bone_ik(&mut ikv, &mut s1, &mut s2, &mut s3, &parents, [1, 2, 3], targets[c], tv[c], r::IK_DELTA);
+            r::op_two_bone_ik(&mut ikv, &mut s1, &mut s2, &mut s3, &parents, [1, 2, 3], targets[c], tv[c], r::IK_DELTA).unwrap();
             // The bend plane is undefined when the knee's forward axis lies
             // along the leg (documented on op_two_bone_ik_static).
             let g = &globals[c];

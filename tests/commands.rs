@@ -452,14 +452,14 @@ fn outputs_into_caller_memory() {
     let range = 5..17;
     let n = range.len() * j;
     let (mut pos, mut vel, mut ang) = (vec![[0.0; 3]; n], vec![[0.0; 3]; n], vec![[0.0; 3]; n]);
-    let (mut wxyz, mut xyzw) = (vec![[0.0; 4]; n], vec![[0.0; 4]; n]);
+    let (mut quats, mut xyzw) = (vec![Quat::default(); n], vec![[0.0; 4]; n]);
     crowd.positions_into(range.clone(), &mut pos).unwrap();
     crowd.velocities_into(range.clone(), &mut vel).unwrap();
     crowd
         .angular_velocities_into(range.clone(), &mut ang)
         .unwrap();
-    crowd.rotations_into(range.clone(), &mut wxyz).unwrap();
-    crowd.rotations_xyzw_into(range.clone(), &mut xyzw).unwrap();
+    crowd.rotations_into(range.clone(), &mut quats).unwrap();
+    crowd.rotations_into(range.clone(), &mut xyzw).unwrap();
     for (k, c) in range.clone().enumerate() {
         let pose: Vec<_> = crowd.world_pose(c).unwrap().collect();
         assert_eq!(pose.len(), j);
@@ -470,13 +470,21 @@ fn outputs_into_caller_memory() {
             assert_eq!(pos[i], w.pos.to_array());
             assert_eq!(vel[i], w.vel.to_array());
             assert_eq!(ang[i], w.ang.to_array());
-            let q = Quat::new(wxyz[i][0], wxyz[i][1], wxyz[i][2], wxyz[i][3]);
+            let q = quats[i];
+            assert_eq!(q, w.rot);
             let p = Quat::new(xyzw[i][3], xyzw[i][0], xyzw[i][1], xyzw[i][2]);
             let v = Vec3::new(0.3, -1.0, 2.0);
             let (a, b) = (r::quat_mul_vec3(q, v), r::quat_mul_vec3(p, v));
             assert!(r::length(a - b) < 1e-6 && r::length(a - r::quat_mul_vec3(w.rot, v)) < 1e-6);
         }
     }
+    // The whole crowd through `output`'s parallel copies equals the
+    // per-range copy.
+    let all = 19 * j;
+    let (mut a, mut b) = (vec![[0.0f32; 3]; all], vec![Vec3::ZERO; all]);
+    crowd.positions_into(0..19, &mut a).unwrap();
+    kineform::output::positions(crowd.world_packed(), &mut b).unwrap();
+    assert!(a.iter().zip(&b).all(|(a, b)| *a == b.to_array()));
     // Refusals write nothing.
     let mut out = vec![[7.0f32; 3]; n];
     assert!(matches!(
@@ -544,6 +552,74 @@ fn root_motion_is_extracted_and_reported() {
     );
     // Applying root motion reports nothing.
     assert_eq!(apply.root_motion(0), Some((Vec3::ZERO, Vec3::ZERO)));
+}
+
+/// Extracted root motion is how the clips move, never where they stand:
+/// transitions that jump across a travelling clip (forward and back) and
+/// wraps around it report displacements no faster than the clip's root
+/// ever moves (dead blending's fade allowed its share), in both crowds and
+/// under both transitions. Mutations caught:
+/// blending the root's place in a transition (the offset slides the root
+/// at up to 160 units/s on top of the clip's 60), and reporting a wrap's
+/// jump as travel (67 units in one step).
+#[test]
+fn extracted_root_motion_ignores_where_clips_stand() {
+    let library = embedded();
+    let clip = &library.clips()[0];
+    let dt = 1.0 / 120.0;
+    let top = (1..clip.frames())
+        .map(|f| {
+            let d = clip.pos(f, 0) - clip.pos(f - 1, 0);
+            r::length(Vec3::new(d.x, 0.0, d.z)) / clip.frame_time()
+        })
+        .fold(0.0f32, f32::max);
+    // Inertialization blends the two velocities (its cubic offset
+    // overshoots a little); dead blending's fade adds its rate times the
+    // gap between the extrapolated and the new path, up to about the
+    // clip's top speed again over a 0.3 s blend.
+    for (transition, bound) in [
+        (Transition::Inertialize, 1.3 * top),
+        (Transition::DeadBlend, 2.0 * top),
+    ] {
+        let cfg = CrowdConfig {
+            characters: 3,
+            transition,
+            root_motion: RootMotion::Extract,
+            ..Default::default()
+        };
+        let mut lanes = Crowd::new(&library, cfg.clone()).unwrap();
+        let mut reference = ReferenceCrowd::new(&library, cfg).unwrap();
+        for f in 0..720 {
+            // Every 0.4 s character 0 jumps across the clip; character 1
+            // plays on, wrapping around it every 2.3 s.
+            if f % 48 == 47 {
+                let a = Source::looping(0, if f % 96 == 47 { 1.8 } else { 0.3 });
+                let cmd = Command::Transition {
+                    a,
+                    b: a,
+                    duration: 0.3,
+                    halflife: 0.1,
+                };
+                lanes.command(0, cmd).unwrap();
+                reference.command(0, cmd).unwrap();
+            }
+            lanes.step(dt).unwrap();
+            reference.step(dt).unwrap();
+            for c in 0..2 {
+                for (name, (d, v)) in [
+                    ("lanes", lanes.root_motion(c).unwrap()),
+                    ("reference", reference.root_motion(c).unwrap()),
+                ] {
+                    let speed = r::length(d) / dt;
+                    assert!(
+                        speed <= bound && r::length(v) <= bound,
+                        "{transition:?} {name} character {c} frame {f}: moved at {speed} \
+                         units/s (velocity {v:?}), bound {bound}"
+                    );
+                }
+            }
+        }
+    }
 }
 
 /// A clip of another hierarchy is refused, naming the first joint that

@@ -24,7 +24,7 @@ fn world(clip: &Clip, parents: &[i32], f: usize) -> Vec<Vec3> {
         })
         .collect();
     let mut w = Pose::new(local.len());
-    op_fk(&mut w, &Pose::from_kforms(&local), parents);
+    op_fk(&mut w, &Pose::from_kforms(&local), parents).unwrap();
     w.pos
 }
 

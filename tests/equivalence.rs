@@ -329,12 +329,12 @@ proptest! {
         lanes::op_bk(&mut back8, &global8, &parents);
         for (c, local) in locals.iter().enumerate() {
             let mut global = r::Pose::new(n);
-            r::op_fk(&mut global, local, &parents);
+            r::op_fk(&mut global, local, &parents).unwrap();
             let scale = (0..n).fold(0.0f32, |m, j| m.max(mag(global.get(j))));
             let mut stat = r::Pose::new(n);
-            r::op_fk_static(&mut stat, local, &parents);
+            r::op_fk_static(&mut stat, local, &parents).unwrap();
             let mut back = r::Pose::new(n);
-            r::op_bk(&mut back, &global, &parents);
+            r::op_bk(&mut back, &global, &parents).unwrap();
             for j in 0..n {
                 check(global8[j].lane(c), global.get(j), scale, CHAIN, &format!("op_fk char {c} joint {j}"))?;
                 check(static8[j].lane(c), stat.get(j), scale, CHAIN, &format!("op_fk_static char {c} joint {j}"))?;
@@ -358,11 +358,11 @@ proptest! {
         lanes::op_inertialize(&mut out8, &off8, &b8, f8(t), lanes::splat(dur));
         for c in 0..8 {
             let mut fd = pa[c].clone();
-            r::op_finite_diff(&mut fd, &pa[c], &pb[c], dt[c]);
+            r::op_finite_diff(&mut fd, &pa[c], &pb[c], dt[c]).unwrap();
             let mut off = r::Pose::new(12);
-            r::op_inertialize_offset(&mut off, &pa[c], &pb[c]);
+            r::op_inertialize_offset(&mut off, &pa[c], &pb[c]).unwrap();
             let mut out = r::Pose::new(12);
-            r::op_inertialize(&mut out, &off, &pb[c], t[c], dur);
+            r::op_inertialize(&mut out, &off, &pb[c], t[c], dur).unwrap();
             for j in 0..12 {
                 let s = mag(pa[c].get(j)).max(mag(pb[c].get(j)));
                 check(fd8[j].lane(c), fd.get(j), s / dt[c].max(1e-3) * 8.0, TRANSC, &format!("op_finite_diff {c} {j}"))?;

@@ -80,7 +80,7 @@ proptest! {
         let (l, rr) = (pose(r::Kform { rot: a, ang: wa, ..r::Kform::IDENTITY }), pose(r::Kform { rot: b, ang: wb, ..r::Kform::IDENTITY }));
         let dt = 1.0 / 60.0;
         let mut o = Pose::new(1);
-        r::op_blend(&mut o, &l, &rr, alpha, rate * dt, dt);
+        r::op_blend(&mut o, &l, &rr, alpha, rate * dt, dt).unwrap();
         prop_assert!(r::length(o.ang[0] - w) < 1e-4 * (1.0 + r::length(w)));
     }
 
@@ -94,7 +94,7 @@ proptest! {
         let at = |s: f32| {
             let x = Pose::from_kforms(&[r::Kform { rot: r::quat_integrate_angular_velocity(in_w, input, s), ang: in_w, ..r::Kform::IDENTITY }]);
             let mut o = Pose::new(1);
-            r::op_inertialize(&mut o, &offset, &x, t + s, dur);
+            r::op_inertialize(&mut o, &offset, &x, t + s, dur).unwrap();
             o
         };
         converges("op_inertialize", gaps(at(0.0).ang[0], |s| at(s).rot[0], 1e-3))?;
@@ -126,7 +126,7 @@ proptest! {
     #[test]
     fn dead_blending_extrapolation(rot0 in unit_quat(), ang in vec3_in(25.0), hl in 0.05f32..0.5, t in 0.01f32..0.6) {
         let p = Pose::from_kforms(&[r::Kform::IDENTITY, r::Kform { rot: rot0, ang, vel: ang, ..r::Kform::IDENTITY }]);
-        let at = |s: f32| { let mut o = Pose::new(2); r::op_extrapolate_decayed(&mut o, &p, t + s, hl); o };
+        let at = |s: f32| { let mut o = Pose::new(2); r::op_extrapolate_decayed(&mut o, &p, t + s, hl).unwrap(); o };
         let e = at(0.0);
         converges("op_extrapolate_decayed (rotation)", gaps(e.ang[1], |s| at(s).rot[1], 4e-3))?;
         // Positions too: the rate of alpha, not fast_negexp.
@@ -207,7 +207,8 @@ fn dead_blending_never_snaps() {
                     step as f32 * dt,
                     dur,
                     dt,
-                );
+                )
+                .unwrap();
                 let (q, w) = (o.rot[1], o.ang[1]);
                 if let Some((pq, pw)) = prev {
                     let turned = 2.0 * r::length(r::quat_log(r::quat_abs(r::quat_mul_inv(q, pq))));

@@ -297,7 +297,15 @@ fn batch_refusals_are_typed_and_write_nothing() {
     type Expect = Box<dyn Fn(Error) -> bool>;
     let cases: Vec<(Result<(), Error>, Expect)> = vec![
         (
-            deadblend::fit_halflives(&mut h, &sc, &CrowdPose::new(8, J), 0.3, 0.1, 1.0, 0.0),
+            deadblend::fit_halflives(
+                &mut h,
+                &sc,
+                &CrowdPose::new(8, J).unwrap(),
+                0.3,
+                0.1,
+                1.0,
+                0.0,
+            ),
             Box::new(|e| {
                 matches!(
                     e,
@@ -310,7 +318,15 @@ fn batch_refusals_are_typed_and_write_nothing() {
             }),
         ),
         (
-            deadblend::fit_halflives(&mut h, &sc, &CrowdPose::new(9, J + 1), 0.3, 0.1, 1.0, 0.0),
+            deadblend::fit_halflives(
+                &mut h,
+                &sc,
+                &CrowdPose::new(9, J + 1).unwrap(),
+                0.3,
+                0.1,
+                1.0,
+                0.0,
+            ),
             Box::new(|e| {
                 matches!(
                     e,
@@ -375,8 +391,8 @@ fn batch_refusals_are_typed_and_write_nothing() {
     let mut empty = CrowdHalflives::new(0, J);
     deadblend::fit_halflives(
         &mut empty,
-        &CrowdPose::new(0, J),
-        &CrowdPose::new(0, J),
+        &CrowdPose::new(0, J).unwrap(),
+        &CrowdPose::new(0, J).unwrap(),
         0.3,
         0.1,
         1.0,

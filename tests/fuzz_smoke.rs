@@ -28,23 +28,64 @@ fn lanes_vs_reference_on_random_bytes() {
     check::check(&[]);
 }
 
+/// Damaged copies of every CMU file (cut to a few frames so the test stays
+/// fast): truncated, bytes changed, lines duplicated or deleted, counts and
+/// numbers replaced by extreme ones. A fair share must still parse, so the
+/// write-and-parse-again round trip and `load` really run.
 #[test]
-fn bvh_parse_on_random_and_damaged_bytes() {
-    let good = std::fs::read(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/data/mocap/cmu_102_01_max.bvh"
-    ))
-    .unwrap();
-    let header = &good[..good.windows(6).position(|w| w == b"MOTION").unwrap() + 80];
-    for seed in 0..300u64 {
-        check::check_bvh(&bytes(seed, 300));
-        let mut d = header.to_vec();
-        let noise = bytes(seed, 8);
-        let at = (u32::from_le_bytes([noise[0], noise[1], noise[2], noise[3]]) as usize) % d.len();
-        d[at] = noise[4];
-        d.truncate(d.len() - (noise[5] as usize % 40));
-        check::check_bvh(&d);
+fn bvh_parse_and_load_on_damaged_real_files() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/data/mocap");
+    let mut round_trips = 0;
+    let mut cases = 0;
+    for name in [
+        "cmu_01_01_mb.bvh",
+        "cmu_01_03_mb.bvh",
+        "cmu_102_01_max.bvh",
+        "cmu_12_01_walk_mb.bvh",
+        "cmu_131_01_max.bvh",
+    ] {
+        let base = few_frames(
+            &std::fs::read_to_string(format!("{dir}/{name}")).unwrap(),
+            4,
+        );
+        assert!(
+            check::check_bvh(base.as_bytes()),
+            "{name} cut to 4 frames round-trips"
+        );
+        for seed in 0..120u64 {
+            let d = check::mutate(base.as_bytes(), seed);
+            round_trips += check::check_bvh(&d) as usize;
+            cases += 1;
+        }
     }
+    for seed in 0..200u64 {
+        check::check_bvh(&bytes(seed, 300));
+    }
+    assert!(
+        round_trips * 5 >= cases,
+        "only {round_trips} of {cases} damaged files parsed: the round trip barely ran"
+    );
+    assert!(round_trips < cases, "no damage was ever refused");
+}
+
+/// `text` with its motion cut to `n` frames (and `Frames:` saying so).
+pub fn few_frames(text: &str, n: usize) -> String {
+    let at = text.find("Frame Time").unwrap();
+    let body = &text[at..];
+    let lines: Vec<&str> = body.lines().take(n + 1).collect();
+    let head = &text[..text.find("Frames:").unwrap()];
+    format!("{head}Frames: {n}\n{}\n", lines.join("\n"))
+}
+
+/// The batch API check on pseudo-random bytes, every entry point in turn.
+#[test]
+fn batch_api_on_random_bytes() {
+    for seed in 0..std::env::var("API_SEEDS").map_or(3000, |v| v.parse().unwrap()) {
+        let mut b = bytes(seed, 48);
+        b[0] = (seed % check::api::FUNCTIONS as u64) as u8;
+        check::api::check_api(&b);
+    }
+    check::api::check_api(&[]);
 }
 
 #[cfg(feature = "gltf")]

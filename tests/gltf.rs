@@ -79,8 +79,8 @@ fn bvh_gltf_clip_round_trip_on_the_cmu_clips() {
                 });
             }
             let (mut w0, mut w1) = (Pose::new(l0.len()), Pose::new(l0.len()));
-            op_fk(&mut w0, &Pose::from_kforms(&l0), parents);
-            op_fk(&mut w1, &Pose::from_kforms(&l1), parents);
+            op_fk(&mut w0, &Pose::from_kforms(&l0), parents).unwrap();
+            op_fk(&mut w1, &Pose::from_kforms(&l1), parents).unwrap();
             for j in 0..l0.len() {
                 let d = w0.pos[j] - w1.pos[j];
                 world_gap = world_gap.max(d.x.abs().max(d.y.abs()).max(d.z.abs()));
@@ -476,7 +476,8 @@ fn world_frames_round_trip() {
             &mut world,
             &Pose::from_kforms(&local),
             doc.skeleton.parents(),
-        );
+        )
+        .unwrap();
         for k in 0..4 {
             let d = world.pos[k] - pos[f * 4 + k];
             assert!(

@@ -96,13 +96,13 @@ proptest! {
         for c in 0..8 {
             let (lp, hp) = (Pose::from_kforms(&[l[c]]), Pose::from_kforms(&[h[c]]));
             let mut want = Pose::new(1);
-            r::op_blend(&mut want, &lp, &hp, alpha[c], av[c], dt);
+            r::op_blend(&mut want, &lp, &hp, alpha[c], av[c], dt).unwrap();
             let floors = [6.0, 1.0, 2.0, 6.0 + 12.0 / dt, 6.0 + 8.0 / dt, 2.0 / dt];
             check_floors(bl[0].lane(c), want.get(0), &floors, TRANSC, &format!("op_blend {c}"))?;
-            r::op_inertialize_offset(&mut want, &lp, &hp);
+            r::op_inertialize_offset(&mut want, &lp, &hp).unwrap();
             check_floors(off[0].lane(c), want.get(0), &[6.0, 1.0, 4.0, 6.0, 6.0, 2.0], TRANSC, &format!("op_inertialize_offset {c}"))?;
             let mut want = hp.clone();
-            r::op_finite_diff(&mut want, &hp, &lp, dt);
+            r::op_finite_diff(&mut want, &hp, &lp, dt).unwrap();
             check_floors(fd[0].lane(c), want.get(0), &[3.0, 1.0, 2.0, 6.0 / dt, 7.0 / dt, 2.0 / dt], TRANSC, &format!("op_finite_diff {c}"))?;
         }
         let zq = Quatx8::IDENTITY;

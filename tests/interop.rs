@@ -118,11 +118,17 @@ fn crowd_pose_into_glam_slices() {
 fn streams_into_glam_slices() {
     let v: Vec<Vec3> = (0..13).map(|i| Vec3::new(i as f32, 0.0, -1.0)).collect();
     let mut out = vec![glam::Vec3::ZERO; 13];
-    Vec3Stream::from_elems(&v).write_into(&mut out).unwrap();
+    Vec3Stream::from_elems(&v)
+        .unwrap()
+        .write_into(&mut out)
+        .unwrap();
     assert_eq!(out[12], glam::Vec3::new(12.0, 0.0, -1.0));
     let q = vec![Quat::new(0.0, 1.0, 0.0, 0.0); 9];
     let mut qo = vec![glam::Quat::IDENTITY; 9];
-    QuatStream::from_elems(&q).write_into(&mut qo).unwrap();
+    QuatStream::from_elems(&q)
+        .unwrap()
+        .write_into(&mut qo)
+        .unwrap();
     assert_eq!(qo[8], glam::Quat::from_xyzw(1.0, 0.0, 0.0, 0.0));
     let k = vec![
         Kform {
@@ -131,7 +137,7 @@ fn streams_into_glam_slices() {
         };
         9
     ];
-    let s = KformStream::from_elems(&k);
+    let s = KformStream::from_elems(&k).unwrap();
     let mut m = vec![glam::Mat4::ZERO; 9];
     s.write_into(&mut m).unwrap();
     assert_eq!(

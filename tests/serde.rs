@@ -40,13 +40,15 @@ fn deserializing_validates() {
     let e = serde_json::from_str::<Skeleton>(r#"{"parents":[-1],"names":[]}"#).unwrap_err();
     assert!(e.to_string().contains("names"), "{e}");
     // Arrays shorter than frames x joints; a frame time of zero.
-    let one = r#"{"x":0,"y":0,"z":0}"#;
+    let zero = r#"{"x":0,"y":0,"z":0}"#;
+    let one = r#"{"x":1,"y":1,"z":1}"#;
     let q = r#"{"w":1,"x":0,"y":0,"z":0}"#;
     let clip = |frames: usize, ft: f32, n: usize| {
         format!(
-            r#"{{"frames":{frames},"joints":1,"frame_time":{ft},"pos":[{p}],"rot":[{r}],"scl":[{p}]}}"#,
-            p = vec![one; n].join(","),
-            r = vec![q; n].join(",")
+            r#"{{"frames":{frames},"joints":1,"frame_time":{ft},"pos":[{p}],"rot":[{r}],"scl":[{s}]}}"#,
+            p = vec![zero; n].join(","),
+            r = vec![q; n].join(","),
+            s = vec![one; n].join(",")
         )
     };
     assert!(serde_json::from_str::<Clip>(&clip(2, 0.1, 2)).is_ok());

@@ -108,7 +108,7 @@ fn bind_pose_gives_identity() {
     let (sk, bind) = cmu();
     let ib = InverseBind::from_bind_pose(&sk, &bind).unwrap();
     let mut world = Pose::new(sk.len());
-    op_fk(&mut world, &Pose::from_kforms(&bind), sk.parents());
+    op_fk(&mut world, &Pose::from_kforms(&bind), sk.parents()).unwrap();
     let poses = vec![world; 11];
     let crowd = CrowdPose::from_poses(&poses, sk.len()).unwrap();
     let mut m4 = vec![[9.0f32; 16]; 11 * sk.len()];
@@ -145,7 +145,7 @@ fn batch_matches_scalar_per_character() {
                 })
                 .collect();
             let mut w = Pose::new(sk.len());
-            op_fk(&mut w, &Pose::from_kforms(&local), sk.parents());
+            op_fk(&mut w, &Pose::from_kforms(&local), sk.parents()).unwrap();
             w
         })
         .collect();
@@ -204,11 +204,11 @@ fn caller_inverse_bind_matrices() {
 fn refusals_write_nothing() {
     let (sk, bind) = cmu();
     let ib = InverseBind::from_bind_pose(&sk, &bind).unwrap();
-    let crowd = CrowdPose::new(9, sk.len());
+    let crowd = CrowdPose::new(9, sk.len()).unwrap();
     let mut short = vec![[7.0f32; 16]; 9 * sk.len() - 1];
     assert!(skinning::skinning_matrices(crowd.packed(), &ib, &mut short).is_err());
     assert!(short.iter().all(|m| m.iter().all(|&v| v == 7.0)));
-    let other = CrowdPose::new(9, 4);
+    let other = CrowdPose::new(9, 4).unwrap();
     let mut out = vec![[7.0f32; 16]; 9 * 4];
     assert!(skinning::skinning_matrices(other.packed(), &ib, &mut out).is_err());
     assert!(out.iter().all(|m| m.iter().all(|&v| v == 7.0)));

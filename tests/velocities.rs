@@ -39,7 +39,7 @@ fn advance(local: &Pose, t: f32) -> Pose {
 
 fn fk_static(local: &Pose, parents: &[i32]) -> Pose {
     let mut g = Pose::new(local.len());
-    r::op_fk_static(&mut g, local, parents);
+    r::op_fk_static(&mut g, local, parents).unwrap();
     g
 }
 
@@ -50,7 +50,7 @@ fn central_difference(local: &Pose, parents: &[i32]) -> Pose {
         fk_static(&advance(local, -H), parents),
     );
     let mut fd = fk_static(local, parents);
-    r::op_finite_diff(&mut fd, &next, &prev, 2.0 * H);
+    r::op_finite_diff(&mut fd, &next, &prev, 2.0 * H).unwrap();
     fd
 }
 
@@ -98,7 +98,7 @@ proptest! {
         let local = Pose::from_kforms(&kf[..n]);
         let fd = central_difference(&local, &parents);
         let mut global = Pose::new(n);
-        r::op_fk(&mut global, &local, &parents);
+        r::op_fk(&mut global, &local, &parents).unwrap();
         // The 8-lane path, with the same character in lane 3 and others around it.
         let local8: Vec<Kformx8> = (0..n).map(|j| {
             let mut a = [Kform::IDENTITY; 8];
@@ -120,9 +120,9 @@ proptest! {
         let n = parents.len();
         let local = Pose::from_kforms(&kf[..n]);
         let mut global = Pose::new(n);
-        r::op_fk(&mut global, &local, &parents);
+        r::op_fk(&mut global, &local, &parents).unwrap();
         let mut back = Pose::new(n);
-        r::op_bk(&mut back, &global, &parents);
+        r::op_bk(&mut back, &global, &parents).unwrap();
         let scale = (0..n).fold(0.0f32, |m, j| m.max(mag(global.get(j))));
         for j in 0..n {
             check(back.get(j), local.get(j), scale, Tol::new(1e-5, 3e-5), &format!("op_bk(op_fk) joint {j}"))?;
@@ -158,11 +158,11 @@ fn fk_velocities_on_cmu_walk() {
         // Local velocities: central difference of the clip.
         let (prev, curr, next) = (frame(f - 1), frame(f), frame(f + 1));
         let mut local = curr.clone();
-        r::op_finite_diff(&mut local, &next, &prev, 2.0 * dt);
+        r::op_finite_diff(&mut local, &next, &prev, 2.0 * dt).unwrap();
         // Advance the local pose along those velocities and difference FK.
         let fd = central_difference(&local, parents);
         let mut global = Pose::new(clip.joints());
-        r::op_fk(&mut global, &local, parents);
+        r::op_fk(&mut global, &local, parents).unwrap();
         for j in 0..clip.joints() {
             let (a, b) = (global.vel[j], fd.vel[j]);
             let err = r::length(a - b);

@@ -2,6 +2,9 @@
 //! on pseudo-random bytes so that CI exercises the same decoder.
 #![allow(clippy::needless_range_loop)] // lanes and reference side by side
 
+#[path = "api.rs"]
+pub mod api;
+
 use kineform::lanes::{self, F32x8, Kformx8, Quatx8, Vec3x8};
 use kineform::reference::{self as r, Kform, Quat, Vec3};
 
@@ -68,12 +71,18 @@ fn parts(k: Kform) -> [f32; 19] {
     ]
 }
 
-/// `|a - b| <= abs + rel * max(scale, |a|, |b|)` per component; NaN only
-/// against NaN.
+/// `|a - b| <= abs + rel * max(scale, |b|)` per component, the scale taken
+/// from the reference `b` alone (so a huge or infinite lane result cannot
+/// widen its own tolerance); where either side is not finite, both must be
+/// the same infinity or both NaN.
 fn close(what: &str, got: &[f32], want: &[f32], scale: f32, abs: f32, rel: f32) {
+    assert_eq!(got.len(), want.len(), "{what}: lengths");
     for (i, (a, b)) in got.iter().zip(want).enumerate() {
-        let s = scale.max(a.abs()).max(b.abs());
-        let ok = (a.is_nan() && b.is_nan()) || a == b || (a - b).abs() <= abs + rel * s;
+        let ok = if a.is_finite() && b.is_finite() {
+            (a - b).abs() <= abs + rel * scale.max(b.abs())
+        } else {
+            a == b || (a.is_nan() && b.is_nan())
+        };
         assert!(
             ok,
             "{what}[{i}]: lanes {a:e} vs reference {b:e}\n lanes {got:?}\n ref   {want:?}"
@@ -395,7 +404,7 @@ pub fn check(data: &[u8]) {
             for c in 0..8 {
                 let pose = r::Pose::from_kforms(&local.iter().map(|k| k[c]).collect::<Vec<_>>());
                 let mut g = r::Pose::new(n);
-                r::op_fk(&mut g, &pose, &parents);
+                r::op_fk(&mut g, &pose, &parents).unwrap();
                 let scale = (0..n)
                     .flat_map(|j| parts(g.get(j)))
                     .fold(0.0f32, |m, x| m.max(x.abs()));
@@ -433,8 +442,8 @@ pub fn check(data: &[u8]) {
             for i in 0..8 {
                 let (pa, pc) = (r::Pose::from_kforms(&[a[i]]), r::Pose::from_kforms(&[c[i]]));
                 let (mut roff, mut rout) = (r::Pose::new(1), r::Pose::new(1));
-                r::op_inertialize_offset(&mut roff, &pa, &pc);
-                r::op_inertialize(&mut rout, &roff, &pc, t, dur);
+                r::op_inertialize_offset(&mut roff, &pa, &pc).unwrap();
+                r::op_inertialize(&mut rout, &roff, &pc, t, dur).unwrap();
                 close(
                     "op_inertialize_offset",
                     &parts(off[0].lane(i)),
@@ -461,16 +470,91 @@ fn halflife_rate(h: f32) -> f32 {
     (2.0 * r::LN2 / (h + 1e-5)).min(1e5)
 }
 
-/// Parses bytes as a BVH file; whatever parses must write and parse again
-/// to the same hierarchy.
-pub fn check_bvh(data: &[u8]) {
-    let text = String::from_utf8_lossy(data);
-    if let Ok(b) = kineform::bvh::parse(&text)
-        && let Ok(out) = kineform::bvh::write(&b, &b.clip)
-    {
-        let again = kineform::bvh::parse(&out).expect("written BVH parses");
-        assert_eq!(again.skeleton, b.skeleton);
-        assert_eq!(again.channels, b.channels);
+/// Parses bytes as a BVH file, and loads them from a file: `load` agrees
+/// with `parse` (and refuses bytes that are not UTF-8). Whatever parses
+/// must write (or be refused for a stated reason: rotation channels that
+/// are not 0 or 3 distinct axes, or a position minus its OFFSET that
+/// overflows f32) and parse again to the same hierarchy, offsets, channels,
+/// End Sites, frames and frame time, with positions equal to rounding and
+/// rotations the same within 1e-5.
+///
+/// Returns true when the round trip ran (the bytes parsed and wrote).
+pub fn check_bvh(data: &[u8]) -> bool {
+    let text = std::str::from_utf8(data).ok();
+    let parsed = kineform::bvh::parse(&String::from_utf8_lossy(data));
+    check_load(data, text.map(|_| &parsed));
+    let Ok(b) = parsed else { return false };
+    let out = match kineform::bvh::write(&b, &b.clip) {
+        Ok(out) => out,
+        Err(e) => {
+            let e = e.to_string();
+            assert!(
+                e.contains("rotation channels") || e.contains("is not finite"),
+                "parsed, then write refused: {e}"
+            );
+            return false;
+        }
+    };
+    let again = kineform::bvh::parse(&out).expect("written BVH parses");
+    assert_eq!(again.skeleton, b.skeleton);
+    assert_eq!(again.channels, b.channels);
+    assert_eq!(again.offsets, b.offsets);
+    assert_eq!(again.end_sites, b.end_sites);
+    let (c, d) = (&b.clip, &again.clip);
+    assert_eq!(
+        (c.frames(), c.joints(), c.frame_time()),
+        (d.frames(), d.joints(), d.frame_time())
+    );
+    for f in 0..c.frames() {
+        for j in 0..c.joints() {
+            let (p, q, o) = (c.pos(f, j), d.pos(f, j), b.offsets[j]);
+            for k in 0..3 {
+                let (p, q, o) = (p.to_array()[k], q.to_array()[k], o.to_array()[k]);
+                // Written as p - o, read back as (p - o) + o: two roundings.
+                let tol = 2.4e-7 * (p.abs() + o.abs() + (p - o).abs());
+                assert!(
+                    (p - q).abs() <= tol,
+                    "frame {f} joint {j}: position {p:e} read back as {q:e}"
+                );
+            }
+            let (r, s) = (c.rot(f, j), d.rot(f, j));
+            let s = if r::quat_dot(r, s) < 0.0 { -s } else { s };
+            let gap = r::quat_length(r - s);
+            assert!(
+                gap < 1e-5,
+                "frame {f} joint {j}: rotation {r:?} read back as {s:?}"
+            );
+        }
+    }
+    true
+}
+
+/// `bvh::load` of `data` written to a file: equal to `parse` when `data` is
+/// UTF-8 (`parsed` is `Some`), an error naming the file otherwise.
+fn check_load(data: &[u8], parsed: Option<&kineform::Result<kineform::bvh::Bvh>>) {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static N: AtomicUsize = AtomicUsize::new(0);
+    let path = std::env::temp_dir().join(format!(
+        "kineform-fuzz-{}-{}.bvh",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed) % 4
+    ));
+    std::fs::write(&path, data).expect("temp file");
+    let loaded = kineform::bvh::load(&path);
+    let _ = std::fs::remove_file(&path);
+    let name = path.display().to_string();
+    match (parsed, loaded) {
+        (Some(Ok(p)), Ok(l)) => assert!(*p == l, "load differs from parse"),
+        (Some(Err(p)), Err(l)) => {
+            assert_eq!(l.to_string(), format!("{name}: {p}"), "load's error")
+        }
+        (Some(p), l) => panic!("parse {:?} but load {:?}", p.is_ok(), l.is_ok()),
+        (None, l) => {
+            let e = l
+                .expect_err("load accepted bytes that are not UTF-8")
+                .to_string();
+            assert!(e.starts_with(&name) && e.contains("not valid UTF-8"), "{e}");
+        }
     }
 }
 
@@ -498,4 +582,98 @@ pub fn check_gltf(data: &[u8]) {
             }
         }
     }
+}
+
+/// A damaged copy of a real file: `base` with one to three mutations drawn
+/// from `seed`: truncated, a byte changed, a line duplicated or deleted, a
+/// number replaced by an extreme one (0, -1, 2^64 - 1, 1e39, 3e38, nan,
+/// 99999999999), or a motion line duplicated with `Frames` raised to match
+/// (which parses).
+pub fn mutate(base: &[u8], seed: u64) -> Vec<u8> {
+    let mut s = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    let mut rnd = move |n: usize| {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        (s >> 11) as usize % n.max(1)
+    };
+    let mut d = base.to_vec();
+    let line_starts = |d: &[u8]| -> Vec<usize> {
+        std::iter::once(0)
+            .chain(
+                d.iter()
+                    .enumerate()
+                    .filter(|(_, b)| **b == b'\n')
+                    .map(|(i, _)| i + 1),
+            )
+            .filter(|&i| i < d.len())
+            .collect()
+    };
+    for _ in 0..1 + rnd(3) {
+        if d.is_empty() {
+            break;
+        }
+        match rnd(6) {
+            0 => d.truncate(rnd(d.len())),
+            1 => {
+                let at = rnd(d.len());
+                d[at] ^= 1 + rnd(255) as u8;
+            }
+            2 | 3 => {
+                let starts = line_starts(&d);
+                let k = rnd(starts.len());
+                let (a, b) = (starts[k], starts.get(k + 1).copied().unwrap_or(d.len()));
+                if rnd(2) == 0 {
+                    let line = d[a..b].to_vec();
+                    d.splice(b..b, line);
+                } else {
+                    d.drain(a..b);
+                }
+            }
+            4 => {
+                let digits: Vec<usize> = (0..d.len()).filter(|&i| d[i].is_ascii_digit()).collect();
+                if digits.is_empty() {
+                    continue;
+                }
+                let mut a = digits[rnd(digits.len())];
+                while a > 0 && (d[a - 1].is_ascii_digit() || d[a - 1] == b'.') {
+                    a -= 1;
+                }
+                let mut b = a;
+                while b < d.len() && (d[b].is_ascii_digit() || d[b] == b'.') {
+                    b += 1;
+                }
+                let with = [
+                    "0",
+                    "-1",
+                    "18446744073709551615",
+                    "1e39",
+                    "3e38",
+                    "nan",
+                    "99999999999",
+                ];
+                d.splice(a..b, with[rnd(with.len())].bytes());
+            }
+            _ => {
+                // One more frame: the last motion line again, Frames + 1.
+                let text = String::from_utf8_lossy(&d).into_owned();
+                let Some(fa) = text.find("Frames:") else {
+                    continue;
+                };
+                let fb = fa + text[fa..].find(['\r', '\n']).unwrap_or(text.len() - fa);
+                let Ok(n) = text[fa + 7..fb].trim().parse::<u64>() else {
+                    continue;
+                };
+                let body = text.trim_end();
+                let last = body[body.rfind('\n').map_or(0, |i| i + 1)..].to_string();
+                let mut t = format!("{}Frames: {}{}", &text[..fa], n + 1, &text[fb..]);
+                t.truncate(t.trim_end().len());
+                t.push('\n');
+                t.push_str(&last);
+                t.push('\n');
+                d = t.into_bytes();
+            }
+        }
+    }
+    d
 }

@@ -1,10 +1,14 @@
 //! Transition costs over streams: motion-matching features for a database
 //! of joint positions and velocities (frames × joints, any layout, one
 //! element per joint sample), and displacements.
+//!
+//! Features and displacements grow with the half-life or blend time
+//! (as its square for the velocity term), so these refuse one outside
+//! `[0, MAX_TIME]` ([`super::MAX_TIME`], 1e6 s) rather than overflow.
 
 use rayon::prelude::*;
 
-use super::{check_time, chunk, run, same_len};
+use super::{check_bounded_time, chunk, run, same_len};
 use crate::error::Result;
 use crate::lanes::{self, splat};
 use crate::stream::{F32Stream, Vec3Stream};
@@ -19,7 +23,7 @@ pub fn transition_features_spring(
 ) -> Result<()> {
     same_len("pos", out.len(), pos.len())?;
     same_len("vel", out.len(), vel.len())?;
-    check_time("halflife", halflife)?;
+    check_bounded_time("halflife", halflife)?;
     let h = splat(halflife);
     let c = chunk(out.packs().len(), 2);
     let chunks = out
@@ -44,7 +48,7 @@ pub fn transition_features_cubic(
 ) -> Result<()> {
     same_len("pos", out.len(), pos.len())?;
     same_len("vel", out.len(), vel.len())?;
-    check_time("blendtime", blendtime)?;
+    check_bounded_time("blendtime", blendtime)?;
     let z = splat(blendtime);
     let c = chunk(out.packs().len(), 2);
     let chunks = out
@@ -69,7 +73,7 @@ pub fn decay_spring_damper_displacement(
 ) -> Result<()> {
     same_len("x", out.len(), x.len())?;
     same_len("v", out.len(), v.len())?;
-    check_time("halflife", halflife)?;
+    check_bounded_time("halflife", halflife)?;
     let h = splat(halflife);
     let c = chunk(out.packs().len(), 8);
     let chunks = out
@@ -94,7 +98,7 @@ pub fn decay_cubic_displacement(
 ) -> Result<()> {
     same_len("x", out.len(), x.len())?;
     same_len("v", out.len(), v.len())?;
-    check_time("blendtime", blendtime)?;
+    check_bounded_time("blendtime", blendtime)?;
     let z = splat(blendtime);
     let c = chunk(out.packs().len(), 4);
     let chunks = out

@@ -2,7 +2,20 @@
 //! every joint, eight joints per lane vector, with the root optionally
 //! looped in character space (looping article).
 
-use crate::batch::positive;
+use crate::batch::{MAX_TIME, check_in};
+
+/// A half-life, blend time, duration or hardness of a loop: in `(0, MAX_TIME]`.
+fn positive(name: &'static str, v: f32) -> Result<()> {
+    if v > 0.0 {
+        check_in(name, v, 0.0, MAX_TIME, "must be > 0 and at most 1e6")
+    } else {
+        Err(Error::Parameter {
+            name,
+            value: v,
+            reason: "must be > 0 and at most 1e6",
+        })
+    }
+}
 use crate::clip::Clip;
 use crate::error::{Error, Result};
 use crate::lanes::{self, Quatx8, Vec3x8};
@@ -228,9 +241,11 @@ fn offsets(
 /// velocities match (except with [`LoopMethod::LinearFade`], which corrects
 /// positions only), every joint's position and rotation corrected by
 /// offsets spread as `options.method` says (scales are kept). Refuses
-/// clips of fewer than 3 frames (`Error::Length`: a one-frame clip has no
-/// seam to close, and the seam velocities need two frames at each end) and
-/// bad parameters, with nothing built.
+/// clips of fewer than 3 frames and bad parameters, with nothing built:
+/// a ratio outside `[0, 1]`, and half-lives, blend times, durations and
+/// hardnesses that are not in `(0, 1e6]` ([`MAX_TIME`]; far larger ones
+/// overflow the offsets). The clip's frame time is at least
+/// [`crate::clip::MIN_FRAME_TIME`] by construction.
 ///
 /// A joint sliding 0, 1, 2, 3, 4 along x: looped, its last frame meets its
 /// first (each end moved by half of the gap of 4, `ratio` 0.5).

@@ -6,6 +6,24 @@
 //! current rayon pool (`ThreadPool::install` chooses the thread count);
 //! each pack's result depends on that pack alone, so output is bit-identical
 //! for any number of threads.
+//!
+//! Every accepted parameter gives finite output on finite inputs (issue
+//! 13; checked for every entry point by `tests/edge_cases.rs` and the
+//! `batch_api` fuzz target). Each function's docs say which of two ways it
+//! keeps that promise for extreme values:
+//!
+//! - **saturates**: the math has a finite limit and the kernel reaches it
+//!   (a spring or damper stepped by an enormous `dt` has settled; an
+//!   inertialization past its blend time shows the input), so any finite
+//!   value in the domain is accepted;
+//! - **refuses** with [`Error::Parameter`] naming the range, where the
+//!   quantity grows without bound: half-lives, blend times and time steps
+//!   above [`MAX_TIME`] where the result scales with them, and non-zero
+//!   steps below [`MIN_STEP`] where the math divides by them.
+//!
+//! "Finite inputs" means inputs of bounded size (the tests use positions
+//! and velocities up to 100, unit rotations, scales in `[0.5, 2]`): with
+//! values near `f32::MAX` even a sum overflows.
 
 use rayon::prelude::*;
 
@@ -44,7 +62,7 @@ pub(crate) mod cost_ns {
 /// all of them (one task, run on the calling thread) when the whole job is
 /// under [`SERIAL_BELOW_NS`], else a quarter of that much work per task.
 pub(crate) fn chunk(n: usize, ns_each: usize) -> usize {
-    if n * ns_each < SERIAL_BELOW_NS {
+    if n.saturating_mul(ns_each) < SERIAL_BELOW_NS {
         n.max(1)
     } else {
         (SERIAL_BELOW_NS / 4 / ns_each.max(1)).max(1)
@@ -86,6 +104,95 @@ pub(crate) fn check_dt(name: &'static str, dt: f32) -> Result<()> {
     }
 }
 
+/// Longest half-life, blend time or time step (seconds, 11.6 days) accepted
+/// where the result grows with it (transition costs, tracking springs,
+/// loop offsets): bounded inputs then give outputs far inside f32.
+pub const MAX_TIME: f32 = 1e6;
+
+/// Shortest non-zero time step (seconds) accepted where the math divides by
+/// it (finite differences, tracking targets): a smaller one turns ordinary
+/// differences into infinities. `dt = 0` stays accepted and gives zero
+/// velocities (edge-case table).
+pub const MIN_STEP: f32 = 1e-6;
+
+/// A half-life or blend time in `[0, MAX_TIME]`.
+pub(crate) fn check_bounded_time(name: &'static str, t: f32) -> Result<()> {
+    if (0.0..=MAX_TIME).contains(&t) {
+        Ok(())
+    } else {
+        Err(Error::Parameter {
+            name,
+            value: t,
+            reason: "must be in [0, 1e6] s",
+        })
+    }
+}
+
+/// A step that is divided by and scales the result: 0, or in
+/// `[MIN_STEP, MAX_TIME]`.
+pub(crate) fn check_step(name: &'static str, dt: f32) -> Result<()> {
+    if dt == 0.0 || (MIN_STEP..=MAX_TIME).contains(&dt) {
+        Ok(())
+    } else {
+        Err(Error::Parameter {
+            name,
+            value: dt,
+            reason: "must be 0 or in [1e-6, 1e6] s",
+        })
+    }
+}
+
+/// A step that is divided by: 0, or finite and at least `MIN_STEP`.
+pub(crate) fn check_divisor_step(name: &'static str, dt: f32) -> Result<()> {
+    if dt == 0.0 || (dt.is_finite() && dt >= MIN_STEP) {
+        Ok(())
+    } else {
+        Err(Error::Parameter {
+            name,
+            value: dt,
+            reason: "must be 0, or finite and at least 1e-6 s",
+        })
+    }
+}
+
+/// Longest blend duration or extrapolation half-life accepted (seconds).
+/// Scales are blended and extrapolated in log space, so a scale offset or
+/// scalar velocity carried over a blend grows as the exponential of its
+/// length: an extrapolation over a half-life `h` scales by
+/// `exp(svl · 1.44 h)`, which leaves f32 near 60 s for a scalar velocity of
+/// 1 per second.
+pub const MAX_BLEND_TIME: f32 = 60.0;
+
+/// A blend duration or extrapolation half-life in `[0, MAX_BLEND_TIME]`.
+pub(crate) fn check_blend(name: &'static str, t: f32) -> Result<()> {
+    check_in(
+        name,
+        t,
+        0.0,
+        MAX_BLEND_TIME,
+        "must be in [0, 60] s (scales blend and extrapolate exponentially)",
+    )
+}
+
+/// A value in `[lo, hi]` (NaN refused), with `reason` naming the range.
+pub(crate) fn check_in(
+    name: &'static str,
+    v: f32,
+    lo: f32,
+    hi: f32,
+    reason: &'static str,
+) -> Result<()> {
+    if (lo..=hi).contains(&v) {
+        Ok(())
+    } else {
+        Err(Error::Parameter {
+            name,
+            value: v,
+            reason,
+        })
+    }
+}
+
 /// A value that must be finite and strictly positive.
 pub(crate) fn positive(name: &'static str, v: f32) -> Result<()> {
     if v.is_finite() && v > 0.0 {
@@ -105,6 +212,7 @@ pub(crate) fn check_time(name: &'static str, t: f32) -> Result<()> {
 }
 
 /// [`lanes::damper_exact`] over a stream: `x` moves toward `goal`.
+/// Saturates: any finite `halflife, dt >= 0` (an enormous `dt` reaches the goal).
 pub fn damper_exact(x: &mut F32Stream, goal: &F32Stream, halflife: f32, dt: f32) -> Result<()> {
     same_len("goal", x.len(), goal.len())?;
     check_time("halflife", halflife)?;
@@ -123,7 +231,8 @@ pub fn damper_exact(x: &mut F32Stream, goal: &F32Stream, halflife: f32, dt: f32)
     Ok(())
 }
 
-/// [`lanes::damper_decay_exact`] over a stream, in place.
+/// [`lanes::damper_decay_exact`] over a stream, in place. Saturates: any
+/// finite `halflife, dt >= 0`.
 pub fn damper_decay_exact(x: &mut F32Stream, halflife: f32, dt: f32) -> Result<()> {
     check_time("halflife", halflife)?;
     check_dt("dt", dt)?;
@@ -138,6 +247,9 @@ pub fn damper_decay_exact(x: &mut F32Stream, halflife: f32, dt: f32) -> Result<(
 }
 
 /// [`lanes::decay_spring_damper_exact`] over a stream of `(x, v)` pairs.
+/// Saturates in `dt`: any finite `dt >= 0` (an enormous `dt` has settled
+/// the spring at zero). Refuses a half-life outside `[0, MAX_TIME]`: with
+/// both enormous, the state grows by `v dt` before it decays.
 pub fn decay_spring_damper_exact(
     x: &mut F32Stream,
     v: &mut F32Stream,
@@ -145,7 +257,7 @@ pub fn decay_spring_damper_exact(
     dt: f32,
 ) -> Result<()> {
     same_len("v", x.len(), v.len())?;
-    check_time("halflife", halflife)?;
+    check_bounded_time("halflife", halflife)?;
     check_dt("dt", dt)?;
     let (h, d) = (splat(halflife), splat(dt));
     let c = chunk(x.packs().len(), cost_ns::SPRING);
@@ -162,6 +274,7 @@ pub fn decay_spring_damper_exact(
 }
 
 /// [`lanes::decay_spring_damper_exact_vec3`] over a stream of offsets.
+/// Saturates, as [`decay_spring_damper_exact`].
 pub fn decay_spring_damper_exact_vec3(
     x: &mut Vec3Stream,
     v: &mut Vec3Stream,
@@ -169,7 +282,7 @@ pub fn decay_spring_damper_exact_vec3(
     dt: f32,
 ) -> Result<()> {
     same_len("v", x.len(), v.len())?;
-    check_time("halflife", halflife)?;
+    check_bounded_time("halflife", halflife)?;
     check_dt("dt", dt)?;
     let (h, d) = (splat(halflife), splat(dt));
     let c = chunk(x.packs().len(), 3 * cost_ns::SPRING);
@@ -186,7 +299,8 @@ pub fn decay_spring_damper_exact_vec3(
 }
 
 /// [`lanes::decay_spring_damper_exact_quat`] over a stream of rotational
-/// offsets and angular velocities.
+/// offsets and angular velocities. Saturates, as
+/// [`decay_spring_damper_exact`].
 pub fn decay_spring_damper_exact_quat(
     x: &mut QuatStream,
     v: &mut Vec3Stream,
@@ -194,7 +308,7 @@ pub fn decay_spring_damper_exact_quat(
     dt: f32,
 ) -> Result<()> {
     same_len("v", x.len(), v.len())?;
-    check_time("halflife", halflife)?;
+    check_bounded_time("halflife", halflife)?;
     check_dt("dt", dt)?;
     let (h, d) = (splat(halflife), splat(dt));
     let c = chunk(x.packs().len(), 2 * cost_ns::EXP_LOG);
@@ -261,7 +375,9 @@ pub fn op_inertialize_offset(
 }
 
 /// Cubic inertialization over a stream of joints, all at one blend time
-/// ([`crate::reference::op_inertialize`]).
+/// ([`crate::reference::op_inertialize`]). `blend_time` saturates (any
+/// finite value >= 0: past the duration the offset is gone); the duration
+/// must be in `[0, MAX_BLEND_TIME]`.
 pub fn op_inertialize(
     output: &mut KformStream,
     offset: &KformStream,
@@ -272,7 +388,7 @@ pub fn op_inertialize(
     same_len("offset", output.len(), offset.len())?;
     same_len("input", output.len(), input.len())?;
     check_time("blend_time", blend_time)?;
-    check_time("blend_duration", blend_duration)?;
+    check_blend("blend_duration", blend_duration)?;
     let (t, d) = (splat(blend_time), splat(blend_duration));
     let c = chunk(output.packs().len(), cost_ns::INERTIALIZE);
     let chunks = output.packs_mut().par_chunks_mut(c).zip(
@@ -308,7 +424,7 @@ pub mod crowd {
         f: impl Fn(usize, &mut [Kformx8]) + Send + Sync,
     ) {
         let joints = out.joints().max(1);
-        let c = chunk(out.packs(), ns_per_joint * joints);
+        let c = chunk(out.packs(), ns_per_joint.saturating_mul(joints));
         let chunks = out.lanes_mut().par_chunks_mut(c * joints).enumerate();
         run(chunks, |(k, packs)| {
             for (i, pack) in packs.chunks_mut(joints).enumerate() {
@@ -356,7 +472,9 @@ pub mod crowd {
     }
 
     /// Velocities by finite difference of two crowd poses; only velocity
-    /// fields of `output` are written.
+    /// fields of `output` are written. Refuses a `dt` that is not 0 or
+    /// finite and at least [`MIN_STEP`] (dividing by a smaller one gives
+    /// infinities); `dt = 0` gives zero velocities.
     pub fn op_finite_diff(
         output: &mut CrowdPose,
         input_curr: &CrowdPose,
@@ -365,7 +483,7 @@ pub mod crowd {
     ) -> Result<()> {
         same_shape("input_curr", output, input_curr)?;
         same_shape("input_prev", output, input_prev)?;
-        check_dt("dt", dt)?;
+        check_divisor_step("dt", dt)?;
         let d = splat(dt);
         par_packs(output, cost_ns::EXP_LOG, |p, o| {
             lanes::op_finite_diff(o, input_curr.pack(p), input_prev.pack(p), d)
@@ -388,7 +506,8 @@ pub mod crowd {
     }
 
     /// Cubic inertialization of every character, each at its own
-    /// `blend_time[c]`.
+    /// `blend_time[c]` (saturates: any finite value >= 0); the duration must
+    /// be in `[0, MAX_BLEND_TIME]`.
     pub fn op_inertialize(
         output: &mut CrowdPose,
         offset: &CrowdPose,
@@ -399,7 +518,7 @@ pub mod crowd {
         same_shape("offset", output, offset)?;
         same_shape("input", output, input)?;
         same_len("blend_time", output.characters(), blend_time.len())?;
-        check_time("blend_duration", blend_duration)?;
+        check_blend("blend_duration", blend_duration)?;
         for &t in blend_time {
             check_time("blend_time", t)?;
         }
@@ -471,7 +590,11 @@ pub mod crowd {
     }
 
     /// Blend of two crowd poses with a weight and its change per step for
-    /// every character ([`crate::reference::op_blend`]).
+    /// every character ([`crate::reference::op_blend`]). Refuses weights
+    /// outside `[-1, 2]` (a blend, extrapolated by at most its own width:
+    /// scales blend geometrically and overflow far outside), weight
+    /// velocities outside `[-1e6, 1e6]` per second, and a `dt` that is not 0
+    /// or at least [`MIN_STEP`].
     pub fn op_blend(
         output: &mut CrowdPose,
         lhs: &CrowdPose,
@@ -484,9 +607,19 @@ pub mod crowd {
         same_shape("rhs", output, rhs)?;
         same_len("alpha", output.characters(), alpha.len())?;
         same_len("alpha_vel", output.characters(), alpha_vel.len())?;
-        finite_all("alpha", alpha)?;
-        finite_all("alpha_vel", alpha_vel)?;
-        check_dt("dt", dt)?;
+        for &a in alpha {
+            check_in("alpha", a, -1.0, 2.0, "must be in [-1, 2]")?;
+        }
+        for &v in alpha_vel {
+            check_in(
+                "alpha_vel",
+                v,
+                -MAX_TIME,
+                MAX_TIME,
+                "must be in [-1e6, 1e6] per second",
+            )?;
+        }
+        check_divisor_step("dt", dt)?;
         let d = splat(dt);
         par_packs(output, cost_ns::BLEND_JOINT, |k, o| {
             lanes::op_blend(
@@ -502,7 +635,9 @@ pub mod crowd {
     }
 
     /// Decayed extrapolation of every character's pose by its own `dt[c]`
-    /// ([`crate::reference::op_extrapolate_decayed`]).
+    /// ([`crate::reference::op_extrapolate_decayed`]). `dt` saturates (any
+    /// finite value >= 0: velocities decay, so the motion converges); the
+    /// half-life must be in `[0, MAX_BLEND_TIME]`.
     pub fn op_extrapolate_decayed(
         output: &mut CrowdPose,
         input: &CrowdPose,
@@ -514,7 +649,7 @@ pub mod crowd {
         for &t in dt {
             check_dt("dt", t)?;
         }
-        check_time("halflife", halflife)?;
+        check_blend("halflife", halflife)?;
         let h = splat(halflife);
         par_packs(output, cost_ns::BLEND_JOINT, |k, o| {
             lanes::op_extrapolate_decayed(o, input.pack(k), lane_times(dt, k), h)
@@ -528,7 +663,10 @@ pub mod crowd {
     /// relative rotation from one step to the next, one [`lanes::Quatx8`]
     /// per pack and joint in the crowd pose's order (`pack * joints +
     /// joint`): set a character's lanes to the identity at its transition
-    /// and pass them back unchanged every step of its blend.
+    /// and pass them back unchanged every step of its blend. Blend times
+    /// saturate (any finite value `>= 0`); the blend duration and
+    /// extrapolation half-life must be in `[0, MAX_BLEND_TIME]` and `dt` 0
+    /// or in `[MIN_STEP, MAX_TIME]`.
     #[allow(clippy::too_many_arguments)]
     pub fn op_dead_blending(
         output: &mut CrowdPose,
@@ -549,9 +687,9 @@ pub mod crowd {
         for &t in blend_time {
             check_time("blend_time", t)?;
         }
-        check_time("extrapolation_halflife", extrapolation_halflife)?;
-        check_time("blend_duration", blend_duration)?;
-        check_dt("dt", dt)?;
+        check_blend("extrapolation_halflife", extrapolation_halflife)?;
+        check_blend("blend_duration", blend_duration)?;
+        check_step("dt", dt)?;
         let (h, dur, d) = (
             splat(extrapolation_halflife),
             splat(blend_duration),

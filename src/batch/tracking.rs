@@ -1,9 +1,16 @@
 //! Tracking springs over streams of signals: one spring per element, each
 //! following its own targets, all with the same gains and time step.
+//!
+//! Every update moves `x` by `dt v` and reads `(x_goal - x) / dt`, so these
+//! refuse a `dt` that is not 0 or in `[MIN_STEP, MAX_TIME]` (1e-6 to 1e6
+//! s; [`super::MIN_STEP`], [`super::MAX_TIME`]); gains must be in
+//! `[0, 1]`, half-lives finite and >= 0 (they saturate), and the exact
+//! spring's `gain_dt` in `[1e-6, 1e6]` s (its stiffness is
+//! `x_gain / gain_dt²`).
 
 use rayon::prelude::*;
 
-use super::{check_dt, check_time, chunk, run, same_len};
+use super::{check_in, check_step, check_time, chunk, run, same_len};
 use crate::error::{Error, Result};
 use crate::lanes::{self, splat};
 use crate::stream::F32Stream;
@@ -62,7 +69,7 @@ pub fn tracking_spring_update(
     same_len("v", x.len(), v.len())?;
     check_targets(x.len(), targets)?;
     check_gains(gains)?;
-    check_dt("dt", dt)?;
+    check_step("dt", dt)?;
     let (gx, gv, ga, d) = (splat(gains.x), splat(gains.v), splat(gains.a), splat(dt));
     let c = chunk(x.packs().len(), 4);
     let chunks = x
@@ -104,7 +111,7 @@ pub fn tracking_spring_update_improved(
     {
         check_time(name, h)?;
     }
-    check_dt("dt", dt)?;
+    check_step("dt", dt)?;
     let [hx, hv, ha] = halflives.map(splat);
     let d = splat(dt);
     let c = chunk(x.packs().len(), 8);
@@ -144,14 +151,14 @@ pub fn tracking_spring_update_exact(
     same_len("v", x.len(), v.len())?;
     check_targets(x.len(), targets)?;
     check_gains(gains)?;
-    check_dt("dt", dt)?;
-    if gain_dt.is_nan() || gain_dt <= 0.0 || gain_dt.is_infinite() {
-        return Err(Error::Parameter {
-            name: "gain_dt",
-            value: gain_dt,
-            reason: "must be finite and > 0",
-        });
-    }
+    check_step("dt", dt)?;
+    check_in(
+        "gain_dt",
+        gain_dt,
+        super::MIN_STEP,
+        super::MAX_TIME,
+        "must be in [1e-6, 1e6] s",
+    )?;
     let (gx, gv, ga, d, gd) = (
         splat(gains.x),
         splat(gains.v),

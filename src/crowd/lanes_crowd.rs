@@ -142,7 +142,12 @@ impl Crowd {
     /// the 8-lane path carries no scales; [`super::ReferenceCrowd`] plays
     /// clips with scales). Refuses an empty library, no characters, or a
     /// size whose memory cannot be had, with a typed error.
+    ///
+    /// With the `log` feature the first crowd of a process logs which SIMD
+    /// path runs, as a warning when the CPU could run a faster build
+    /// ([`crate::note_simd_support`]).
     pub fn new(library: &ClipLibrary, cfg: CrowdConfig) -> Result<Crowd> {
+        crate::simd::note_simd_support();
         cfg.check()?;
         if library.is_empty() {
             return Err(Error::Length {

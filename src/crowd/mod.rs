@@ -34,7 +34,7 @@
 //!   events.
 //! - [`library`]: the clips, checked against the crowd's skeleton (clips of
 //!   other subjects with the same hierarchy play on its bone offsets).
-//! - [`reference`]: [`ReferenceCrowd`], the same frame through
+//! - [`reference`](mod@reference): [`ReferenceCrowd`], the same frame through
 //!   [`crate::reference`], one character at a time; it shares the state
 //!   and commands, so the same commands give the same schedule.
 //! - [`wander`]: the demo's random driver, built only on the public API.
@@ -95,13 +95,23 @@ pub enum Sampling {
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum RootMotion {
     /// It moves the character: the clips' root joint keeps its position
-    /// relative to the character's root.
+    /// relative to the character's root. The clip's own coordinates are
+    /// kept too: a looping clip that travels takes its root back to where
+    /// the clip starts at each wrap, and a transition carries the root
+    /// from one clip's place to the other's. Suits clips that stay in
+    /// place; use [`RootMotion::Extract`] for clips that travel.
     Apply,
     /// It is removed: the clips' root joint is held above the character's
     /// root (its height kept), and the horizontal motion it would have made
     /// is reported each step, in the world, as a displacement and a
     /// velocity ([`Crowd::root_motion`]), for the game's character
-    /// controller to move the root with.
+    /// controller to move the root with. Where the clips stand does not
+    /// matter, only how they move: a transition blends the root's
+    /// horizontal velocity but not its place (the new sources' place is
+    /// taken at once, with nothing to hide since it is removed), and a step
+    /// in which a command or a wrap around a clip moves the sources at once
+    /// reports its velocity times `dt` as the displacement. The clips'
+    /// heading is not taken out: it stays in the pose.
     Extract,
 }
 

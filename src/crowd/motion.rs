@@ -33,6 +33,19 @@ impl Motionx8 {
     };
 }
 
+/// A crowd's world output read by [`crate::output`]'s copies and
+/// [`crate::skinning`] (unit scale).
+impl crate::output::JointLanes for Motionx8 {
+    #[inline(always)]
+    fn positions(&self) -> Vec3x8 {
+        self.pos
+    }
+    #[inline(always)]
+    fn rotations(&self) -> Quatx8 {
+        self.rot
+    }
+}
+
 /// The rotational half of an inertialization offset of one joint of eight
 /// characters: the rotation as a half-angle vector (logged once, at the
 /// transition) and the angular velocity. Kept for every joint.

@@ -8,7 +8,8 @@ use super::Crowd;
 use super::command::Which;
 use crate::error::{Error, Result};
 use crate::lanes::{F32x8, Vec3x8};
-use crate::reference::{Kform, Vec3};
+use crate::output::Packed;
+use crate::reference::{Kform, Quat, Vec3};
 
 /// What happened to a character in a step.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -125,8 +126,8 @@ impl Crowd {
     }
 
     /// Copies one field of characters `chars` into `out`, character-major
-    /// (`out[(c - start) * joints + j]`).
-    fn copy3(&self, chars: Range<usize>, out: &mut [[f32; 3]], field: Field) -> Result<()> {
+    /// (`out[(c - start) * joints + j]`), each value converted with `From`.
+    fn copy3<O: From<Vec3>>(&self, chars: Range<usize>, out: &mut [O], field: Field) -> Result<()> {
         self.check_out(&chars, out.len())?;
         let nj = self.skeleton.len();
         let mut c = chars.start;
@@ -144,7 +145,7 @@ impl Crowd {
                 };
                 let (x, y, z) = (lanes8(v.x), lanes8(v.y), lanes8(v.z));
                 for i in 0..take {
-                    chunk[i * nj + j] = [x[l0 + i], y[l0 + i], z[l0 + i]];
+                    chunk[i * nj + j] = O::from(Vec3::new(x[l0 + i], y[l0 + i], z[l0 + i]));
                 }
             }
             rest = tail;
@@ -154,53 +155,53 @@ impl Crowd {
     }
 
     /// World positions of characters `chars` into `out` (character-major:
-    /// `out[(c - chars.start) * joints + j]`, crowd joints). Refused, with
-    /// nothing written, when the range or the slice's length is wrong.
-    pub fn positions_into(&self, chars: Range<usize>, out: &mut [[f32; 3]]) -> Result<()> {
+    /// `out[(c - chars.start) * joints + j]`, crowd joints), converted with
+    /// `From<Vec3>`: `[f32; 3]`, or `glam::Vec3` / `mint::Vector3` with
+    /// those features. Refused, with nothing written, when the range or the
+    /// slice's length is wrong.
+    pub fn positions_into<O: From<Vec3>>(&self, chars: Range<usize>, out: &mut [O]) -> Result<()> {
         self.copy3(chars, out, Field::Pos)
     }
 
-    /// World velocities (units per second), laid out as
+    /// World velocities (units per second), laid out and converted as
     /// [`Crowd::positions_into`].
-    pub fn velocities_into(&self, chars: Range<usize>, out: &mut [[f32; 3]]) -> Result<()> {
+    pub fn velocities_into<O: From<Vec3>>(&self, chars: Range<usize>, out: &mut [O]) -> Result<()> {
         self.copy3(chars, out, Field::Vel)
     }
 
-    /// World angular velocities (scaled angle axis per second), laid out as
-    /// [`Crowd::positions_into`].
-    pub fn angular_velocities_into(&self, chars: Range<usize>, out: &mut [[f32; 3]]) -> Result<()> {
+    /// World angular velocities (scaled angle axis per second), laid out
+    /// and converted as [`Crowd::positions_into`].
+    pub fn angular_velocities_into<O: From<Vec3>>(
+        &self,
+        chars: Range<usize>,
+        out: &mut [O],
+    ) -> Result<()> {
         self.copy3(chars, out, Field::Ang)
     }
 
-    /// World rotations as `[w, x, y, z]` (kineform's order), laid out as
-    /// [`Crowd::positions_into`]. Most engines (glam, Unity, Unreal's
-    /// FQuat memory) store `[x, y, z, w]`: use
-    /// [`Crowd::rotations_xyzw_into`] for those.
-    pub fn rotations_into(&self, chars: Range<usize>, out: &mut [[f32; 4]]) -> Result<()> {
-        self.copy_rot(chars, out, false)
-    }
-
-    /// World rotations as `[x, y, z, w]`, laid out as
-    /// [`Crowd::positions_into`].
-    pub fn rotations_xyzw_into(&self, chars: Range<usize>, out: &mut [[f32; 4]]) -> Result<()> {
-        self.copy_rot(chars, out, true)
-    }
-
-    fn copy_rot(&self, chars: Range<usize>, out: &mut [[f32; 4]], xyzw: bool) -> Result<()> {
+    /// World rotations, laid out as [`Crowd::positions_into`], converted
+    /// with `From<Quat>`: `[f32; 4]` is `[x, y, z, w]` (glTF's, glam's and
+    /// most engines' order; kineform's [`Quat`] is `w` first), and
+    /// `glam::Quat` / `mint::Quaternion` convert with those features.
+    pub fn rotations_into<O: From<Quat>>(&self, chars: Range<usize>, out: &mut [O]) -> Result<()> {
         self.check_out(&chars, out.len())?;
         let nj = self.skeleton.len();
         for (k, c) in chars.clone().enumerate() {
             let (p, l) = (c / 8, c % 8);
             for j in 0..nj {
-                let q = self.world[p * nj + j].rot.lane(l);
-                out[k * nj + j] = if xyzw {
-                    [q.x, q.y, q.z, q.w]
-                } else {
-                    [q.w, q.x, q.y, q.z]
-                };
+                out[k * nj + j] = O::from(self.world[p * nj + j].rot.lane(l));
             }
         }
         Ok(())
+    }
+
+    /// The whole crowd's world output as a [`Packed`] view (crowd joints:
+    /// joint 0 the character's root), for [`crate::output::positions`],
+    /// [`crate::output::rotations`], [`crate::output::transforms`] (all
+    /// characters, on all cores) and [`crate::skinning`].
+    pub fn world_packed(&self) -> Packed<'_, super::Motionx8> {
+        Packed::new(&self.world, self.cfg.characters, self.skeleton.len())
+            .expect("a crowd holds ceil(characters / 8) x joints packs")
     }
 
     /// The clips' root translation this crowd took out of character `c`'s

@@ -522,6 +522,15 @@ pub(crate) fn step_pack<const CUBIC: bool, const INERT: bool>(
             }
         }
         let m_trans = mask(core::array::from_fn(|l| trans & (1 << l) != 0));
+        if sh.extract {
+            // Root motion taken out: where the clips' roots stand on the
+            // ground is not part of the transition (the game moves the
+            // character), only how they move: the shown root starts from
+            // the new sources' place, so no offset slides it there.
+            let (s, to) = (&mut shown[1].pos, a[1].pos);
+            s.x = m_trans.select(to.x, s.x);
+            s.z = m_trans.select(to.z, s.z);
+        }
         for (j, t) in sh.tracks.iter().enumerate().skip(1) {
             match (*t, INERT) {
                 (Track::Still, _) => {}
@@ -571,7 +580,7 @@ pub(crate) fn step_pack<const CUBIC: bool, const INERT: bool>(
             &mut local[1],
             &step.root,
             root_motion,
-            (played | trans, sh.first),
+            (played | trans | step.wrapped, sh.first),
             dt,
         );
     }
@@ -613,7 +622,8 @@ pub(crate) fn step_pack<const CUBIC: bool, const INERT: bool>(
 /// it in the world: the velocity turned by the character's root rotation,
 /// the displacement as the change of what was taken out since the last
 /// step, turned the same way (its velocity times `dt` where the sources
-/// changed at once this step, a change that is not travel).
+/// changed at once this step, by a command or a wrap around a clip: a
+/// change that is not travel).
 #[inline(always)]
 fn extract_root(
     m: &mut Motionx8,

@@ -34,6 +34,11 @@ pub struct ReferenceCrowd {
     frames: u64,
 }
 
+/// Every pose of a reference crowd has the crowd skeleton's joints (made
+/// so in [`ReferenceCrowd::new`] and never resized), so the reference
+/// operators' length checks cannot refuse them.
+const SIZED: &str = "reference crowd poses all have the crowd skeleton's joints";
+
 /// One character's kept poses.
 #[derive(Clone)]
 struct RefState {
@@ -345,7 +350,7 @@ fn ref_dead_blend(
     dt: f32,
 ) {
     let (t, dur) = (st.blend_time, st.duration);
-    r::op_extrapolate_decayed(extrapolated, transition, t, st.halflife);
+    r::op_extrapolate_decayed(extrapolated, transition, t, st.halflife).expect(SIZED);
     let alpha = r::smoothstep_blend_alpha(t, dur);
     let rate = r::weight_rate(r::smoothstep_blend_alpha_dx(t, dur, dt), dt);
     blend_with_flips(out, (extrapolated, input), flips, alpha, rate);
@@ -364,7 +369,7 @@ fn ref_local(
     if st.blend_time < st.duration {
         match cfg.transition {
             Transition::Inertialize => {
-                r::op_inertialize(out, &ch.offset, input, st.blend_time, st.duration)
+                r::op_inertialize(out, &ch.offset, input, st.blend_time, st.duration).expect(SIZED)
             }
             Transition::DeadBlend => ref_dead_blend(
                 out,
@@ -415,10 +420,18 @@ fn reference_frame(
     let fresh = first || jumped || st.wrapped;
     ref_input(cfg, clips, st, (s, (&mut ch.ab_flip, fresh)), &mut input);
     if old.is_some() {
+        // Root motion taken out: the shown root starts from the new
+        // sources' place on the ground (only its motion is blended).
+        if cfg.root_motion == RootMotion::Extract {
+            shown.pos[1].x = input.pos[1].x;
+            shown.pos[1].z = input.pos[1].z;
+        }
         // The shown pose becomes the new offset's (or the extrapolation's)
         // start.
         match cfg.transition {
-            Transition::Inertialize => r::op_inertialize_offset(&mut ch.offset, &shown, &input),
+            Transition::Inertialize => {
+                r::op_inertialize_offset(&mut ch.offset, &shown, &input).expect(SIZED)
+            }
             Transition::DeadBlend => ch.transition.clone_from(&shown),
         }
     }
@@ -439,12 +452,17 @@ fn reference_frame(
         let rot = st.root.rot;
         let vel = r::quat_mul_vec3(rot, Vec3::new(vx, 0.0, vz));
         let moved = r::quat_mul_vec3(rot, Vec3::new(x - ch.removed.0, 0.0, z - ch.removed.1));
-        let disp = if jumped || first { vel * dt } else { moved };
+        // A command or a wrap moves the sources at once: not travel.
+        let disp = if jumped || first || st.wrapped {
+            vel * dt
+        } else {
+            moved
+        };
         ch.root_motion = (disp, vel);
         ch.removed = (x, z);
     }
     s.input = input;
-    r::op_fk(&mut s.global, &local, parents);
+    r::op_fk(&mut s.global, &local, parents).expect(SIZED);
     s.local = local;
     let mut check = VelocityCheck::default();
     if !first && cfg.velocity_check {

@@ -444,7 +444,8 @@ fn atan2_positive_y(y: F32x8, x: F32x8) -> F32x8 {
 /// signs the results with integer bit operations (bit 1 of `k` moved to the
 /// sign bit). Max error about 1e-7 for `|x| < 1e5`; beyond that the
 /// two-term reduction loses accuracy (the reference's libm does not) and the
-/// result is unspecified.
+/// result is unspecified, but finite (a point of the unit circle, up to
+/// rounding) for every finite `x`.
 #[inline(always)]
 pub fn sin_cos(x: F32x8) -> (F32x8, F32x8) {
     let (s, c) = sin_cos_nonneg(x.abs());
@@ -462,6 +463,12 @@ fn sin_cos_nonneg(ax: F32x8) -> (F32x8, F32x8) {
     let q = (ax * splat(core::f32::consts::FRAC_2_PI)).fast_round_int();
     let k = q.round_float();
     let rr = k.mul_neg_add(splat(PIO2_2), k.mul_neg_add(splat(PIO2_1), ax));
+    // Past |x| ~ 3.4e9 the quadrant overflows i32 and the remainder is not
+    // reduced: it is zeroed there, so the result stays a finite point of the
+    // unit circle (unspecified, as documented) instead of the polynomials'
+    // infinities. Every reduced remainder is within π/4 < 0.8, so no other
+    // lane changes; NaN compares false and stays NaN.
+    let rr = rr.abs().simd_gt(splat(0.8)).select(F32x8::ZERO, rr);
     let s2 = rr * rr;
     let sin_r = (rr * s2).mul_add(horner(&SIN_P, s2), rr);
     let cos_r = (s2 * s2).mul_add(horner(&COS_P, s2), splat(-0.5).mul_add(s2, splat(1.0)));

@@ -21,10 +21,11 @@ pub fn fast_negexp(x: F32x8) -> F32x8 {
 /// [`crate::reference::fast_negexp_dx`] per lane.
 #[inline(always)]
 pub fn fast_negexp_dx(x: F32x8) -> F32x8 {
-    let neg = x.simd_lt(F32x8::ZERO);
+    let out = x.simd_lt(F32x8::ZERO) | x.simd_gt(splat(crate::reference::FAST_NEGEXP_DX_SETTLED));
+    let x = out.select(F32x8::ZERO, x);
     let e = fast_negexp(x);
     let d = -(x.mul_add(splat(0.705), splat(0.96)).mul_add(x, splat(1.0)) * (e * e));
-    neg.select(F32x8::ZERO, d)
+    out.select(F32x8::ZERO, d)
 }
 
 /// The cheap arctangent of the reference, per lane.
@@ -51,14 +52,14 @@ pub fn damping_to_halflife(damping: F32x8) -> F32x8 {
     splat(4.0 * LN2) / (damping + splat(EPS_SPRING))
 }
 
-/// Exact damper toward `g`, per lane.
+/// Exact damper toward `g`, per lane, with the subnormal flush.
 #[inline(always)]
 pub fn damper_exact(x: F32x8, g: F32x8, halflife: F32x8, dt: F32x8) -> F32x8 {
-    lerp(
+    flush_tiny(lerp(
         x,
         g,
         splat(1.0) - fast_negexp((splat(LN2) * dt) / (halflife + splat(EPS_SPRING))),
-    )
+    ))
 }
 
 /// Exact damper toward zero, per lane, with the subnormal flush.
@@ -67,15 +68,20 @@ pub fn damper_decay_exact(x: F32x8, halflife: F32x8, dt: F32x8) -> F32x8 {
     flush_tiny(x * fast_negexp((splat(LN2) * dt) / (halflife + splat(EPS_SPRING))))
 }
 
-/// Critically damped decay of `(x, v)` toward zero, per lane.
+/// Critically damped decay of `(x, v)` toward zero, per lane; saturating
+/// to `(x · 0, v · 0)` where the decay factor is 0, as the reference.
 #[inline(always)]
 pub fn decay_spring_damper_exact(x: F32x8, v: F32x8, halflife: F32x8, dt: F32x8) -> (F32x8, F32x8) {
     let y = halflife_to_damping(halflife) / splat(2.0);
     let j1 = x.mul_add(y, v);
     let eydt = fast_negexp(y * dt);
+    let settled = eydt.simd_eq(F32x8::ZERO);
     (
-        flush_tiny(eydt * j1.mul_add(dt, x)),
-        flush_tiny(eydt * (j1 * y).mul_neg_add(dt, v)),
+        settled.select(x * F32x8::ZERO, flush_tiny(eydt * j1.mul_add(dt, x))),
+        settled.select(
+            v * F32x8::ZERO,
+            flush_tiny(eydt * (j1 * y).mul_neg_add(dt, v)),
+        ),
     )
 }
 
@@ -89,12 +95,13 @@ pub fn decay_spring_damper_exact_vec3(
 ) -> (Vec3x8, Vec3x8) {
     let y = halflife_to_damping(halflife) / splat(2.0);
     let eydt = fast_negexp(y * dt);
+    let settled = eydt.simd_eq(F32x8::ZERO);
     let ydt = y * dt;
     let one = |x: F32x8, v: F32x8| {
         let j1 = x.mul_add(y, v);
         (
-            flush_tiny(eydt * j1.mul_add(dt, x)),
-            flush_tiny(eydt * j1.mul_neg_add(ydt, v)),
+            settled.select(x * F32x8::ZERO, flush_tiny(eydt * j1.mul_add(dt, x))),
+            settled.select(v * F32x8::ZERO, flush_tiny(eydt * j1.mul_neg_add(ydt, v))),
         )
     };
     let (xx, vx) = one(x.x, v.x);

@@ -1,7 +1,7 @@
 //! Tracking springs per lane ([`crate::reference::tracking`] over eight
 //! signals; every parameter a lane vector).
 
-use super::math::{F32x8, clampf, lerp, splat};
+use super::math::{F32x8, clampf, flush_tiny, lerp, splat};
 use super::spring::{damper_exact, spring_damper_exact_stiffness_damping};
 
 #[inline(always)]
@@ -61,7 +61,10 @@ pub fn tracking_target_acceleration_clipped(
 #[inline(always)]
 fn finish(x: F32x8, v0: F32x8, v: F32x8, dt: F32x8) -> (F32x8, F32x8) {
     let z = zero_dt(dt);
-    (z.select(x, x + dt * v), z.select(v0, v))
+    (
+        z.select(x, flush_tiny(x + dt * v)),
+        z.select(v0, flush_tiny(v)),
+    )
 }
 
 /// [`crate::reference::tracking_spring_update`] per lane.
@@ -201,7 +204,10 @@ pub fn tracking_spring_update_exact(
 ) -> (F32x8, F32x8) {
     let (s, d, q, ok) = gains_to_spring(v_goal, a_goal, x_gain, v_gain, a_gain, gain_dt);
     let (sx, sv) = spring_damper_exact_stiffness_damping(x, v, x_goal, q, s, d, dt);
-    (ok.select(sx, x + v * dt), ok.select(sv, v))
+    (
+        flush_tiny(ok.select(sx, x + v * dt)),
+        flush_tiny(ok.select(sv, v)),
+    )
 }
 
 /// [`crate::reference::tracking_spring_update_no_acceleration_exact`] per lane.

@@ -11,7 +11,8 @@ use super::math::{
     quat_abs, quat_from_scaled_angle_axis, quat_mul, quat_mul_inv, quat_mul_vec3,
     quat_slerp_shortest, quat_to_scaled_angle_axis,
 };
-use super::pose::Pose;
+use super::pose::{Pose, lengths};
+use crate::error::Result;
 
 /// Epsilon of the smoothstep blend helpers (`1e-8f`).
 pub const EPS_SMOOTHSTEP: f32 = 1e-8;
@@ -62,9 +63,9 @@ pub fn weight_rate(alpha_vel: f32, dt: f32) -> f32 {
 /// close; a quarter turn apart it is off by about a tenth of the inputs'
 /// difference in angular velocity (tested against finite differences in
 /// `tests/catalogue_velocities.rs`).
-pub fn op_blend_static(output: &mut Pose, lhs: &Pose, rhs: &Pose, alpha: f32) {
+pub fn op_blend_static(output: &mut Pose, lhs: &Pose, rhs: &Pose, alpha: f32) -> Result<()> {
     let n = output.len();
-    assert!(lhs.len() >= n && rhs.len() >= n, "pose lengths differ");
+    lengths(n, &[&*output, lhs, rhs])?;
     for i in 0..n {
         output.pos[i] = lerp_vec3(lhs.pos[i], rhs.pos[i], alpha);
         output.rot[i] = quat_slerp_shortest(lhs.rot[i], rhs.rot[i], alpha);
@@ -74,6 +75,7 @@ pub fn op_blend_static(output: &mut Pose, lhs: &Pose, rhs: &Pose, alpha: f32) {
         output.ang[i] = quat_slerp_dx(rel, alpha, 0.0, lhs.ang[i], rhs.ang[i]);
         output.svl[i] = lerp_vec3(lhs.svl[i], rhs.svl[i], alpha);
     }
+    Ok(())
 }
 
 /// Blend with a changing weight: as [`op_blend_static`], plus the velocity
@@ -84,9 +86,16 @@ pub fn op_blend_static(output: &mut Pose, lhs: &Pose, rhs: &Pose, alpha: f32) {
 /// The angular velocity is the slerp's exact one, [`quat_slerp_dx`]
 /// (correction of the published `lerp(ang) + saa(rhs lhs⁻¹) rate`, its
 /// first-order limit; see [`op_blend_static`]).
-pub fn op_blend(output: &mut Pose, lhs: &Pose, rhs: &Pose, alpha: f32, alpha_vel: f32, dt: f32) {
+pub fn op_blend(
+    output: &mut Pose,
+    lhs: &Pose,
+    rhs: &Pose,
+    alpha: f32,
+    alpha_vel: f32,
+    dt: f32,
+) -> Result<()> {
     let n = output.len();
-    assert!(lhs.len() >= n && rhs.len() >= n, "pose lengths differ");
+    lengths(n, &[&*output, lhs, rhs])?;
     let rate = weight_rate(alpha_vel, dt);
     for i in 0..n {
         output.pos[i] = lerp_vec3(lhs.pos[i], rhs.pos[i], alpha);
@@ -98,6 +107,7 @@ pub fn op_blend(output: &mut Pose, lhs: &Pose, rhs: &Pose, alpha: f32, alpha_vel
         output.svl[i] =
             lerp_vec3(lhs.svl[i], rhs.svl[i], alpha) + log_vec3(rhs.scl[i] / lhs.scl[i]) * rate;
     }
+    Ok(())
 }
 
 /// One joint of a blend along the relative rotation `rel` from `l.rot` to
@@ -132,9 +142,14 @@ fn scaled_additive(add: super::math::Quat, alpha: f32) -> super::math::Quat {
 /// frame): `pos += alpha add.pos`, `rot = add_rot rot`,
 /// `scl = exp(alpha log add.scl) scl`, `ang = R(add_rot) ang + alpha add.ang`.
 /// `_dt` is unused, as in the published signature.
-pub fn op_additive_inplace_static(output: &mut Pose, add: &Pose, alpha: f32, _dt: f32) {
+pub fn op_additive_inplace_static(
+    output: &mut Pose,
+    add: &Pose,
+    alpha: f32,
+    _dt: f32,
+) -> Result<()> {
     let n = output.len();
-    assert!(add.len() >= n, "pose lengths differ");
+    lengths(n, &[&*output, add])?;
     for i in 0..n {
         let add_rot = scaled_additive(add.rot[i], alpha);
         output.pos[i] = alpha * add.pos[i] + output.pos[i];
@@ -144,13 +159,14 @@ pub fn op_additive_inplace_static(output: &mut Pose, add: &Pose, alpha: f32, _dt
         output.ang[i] = quat_mul_vec3(add_rot, output.ang[i]) + alpha * add.ang[i];
         output.svl[i] = output.svl[i] + alpha * add.svl[i];
     }
+    Ok(())
 }
 
 /// Applies `add` with a fixed weight on the right (in the joint's own
 /// frame): `rot = rot add_rot`, `ang += R(rot) (alpha add.ang)`.
-pub fn op_additive_local_inplace_static(output: &mut Pose, add: &Pose, alpha: f32) {
+pub fn op_additive_local_inplace_static(output: &mut Pose, add: &Pose, alpha: f32) -> Result<()> {
     let n = output.len();
-    assert!(add.len() >= n, "pose lengths differ");
+    lengths(n, &[&*output, add])?;
     for i in 0..n {
         let add_rot = scaled_additive(add.rot[i], alpha);
         let cur_rot = output.rot[i];
@@ -161,13 +177,20 @@ pub fn op_additive_local_inplace_static(output: &mut Pose, add: &Pose, alpha: f3
         output.ang[i] = output.ang[i] + quat_mul_vec3(cur_rot, alpha * add.ang[i]);
         output.svl[i] = output.svl[i] + alpha * add.svl[i];
     }
+    Ok(())
 }
 
 /// [`op_additive_inplace_static`] with a changing weight: adds the additive
 /// itself times `alpha_vel / dt` to the velocities (0 when `dt == 0`).
-pub fn op_additive_inplace(output: &mut Pose, add: &Pose, alpha: f32, alpha_vel: f32, dt: f32) {
+pub fn op_additive_inplace(
+    output: &mut Pose,
+    add: &Pose,
+    alpha: f32,
+    alpha_vel: f32,
+    dt: f32,
+) -> Result<()> {
     let n = output.len();
-    assert!(add.len() >= n, "pose lengths differ");
+    lengths(n, &[&*output, add])?;
     let rate = weight_rate(alpha_vel, dt);
     for i in 0..n {
         let add_saa = quat_to_scaled_angle_axis(quat_abs(add.rot[i]));
@@ -179,6 +202,7 @@ pub fn op_additive_inplace(output: &mut Pose, add: &Pose, alpha: f32, alpha_vel:
         output.ang[i] = quat_mul_vec3(add_rot, output.ang[i]) + alpha * add.ang[i] + add_saa * rate;
         output.svl[i] = output.svl[i] + alpha * add.svl[i] + log_vec3(add.scl[i]) * rate;
     }
+    Ok(())
 }
 
 /// [`op_additive_local_inplace_static`] with a changing weight.
@@ -196,9 +220,9 @@ pub fn op_additive_local_inplace(
     alpha: f32,
     alpha_vel: f32,
     dt: f32,
-) {
+) -> Result<()> {
     let n = output.len();
-    assert!(add.len() >= n, "pose lengths differ");
+    lengths(n, &[&*output, add])?;
     let rate = weight_rate(alpha_vel, dt);
     for i in 0..n {
         let add_saa = quat_to_scaled_angle_axis(quat_abs(add.rot[i]));
@@ -211,4 +235,5 @@ pub fn op_additive_local_inplace(
         output.ang[i] = output.ang[i] + quat_mul_vec3(cur_rot, alpha * add.ang[i] + add_saa * rate);
         output.svl[i] = output.svl[i] + alpha * add.svl[i] + log_vec3(add.scl[i]) * rate;
     }
+    Ok(())
 }

@@ -9,8 +9,9 @@ use super::kform::Kform;
 use super::math::{LN2, Quat, Vec3, clampf, exp_vec3};
 use super::math::{dot, quat_abs, quat_to_scaled_angle_axis};
 use super::math::{quat_dot, quat_from_scaled_angle_axis, quat_mul, quat_mul_inv};
-use super::pose::Pose;
+use super::pose::{Pose, lengths};
 use super::spring::{fast_negexp, fast_negexp_dx};
+use crate::error::{Error, Result};
 
 /// Epsilon of the dead-blending helpers (`1e-8f`).
 pub const EPS_DEADBLEND: f32 = 1e-8;
@@ -243,9 +244,14 @@ pub fn extrapolate_decay_position(x: Vec3, v: Vec3, halflife: Vec3, dt: f32) -> 
 /// them, so the root claims to move while its position stays put, and a
 /// dead blend's root velocity disagrees with its motion (tested against
 /// finite differences in `tests/catalogue_velocities.rs`).
-pub fn op_extrapolate_decayed(output: &mut Pose, input: &Pose, dt: f32, halflife: f32) {
+pub fn op_extrapolate_decayed(
+    output: &mut Pose,
+    input: &Pose,
+    dt: f32,
+    halflife: f32,
+) -> Result<()> {
     let n = output.len();
-    assert!(input.len() >= n, "pose lengths differ");
+    lengths(n, &[&*output, input])?;
     let y = LN2 / (halflife + EPS_DEADBLEND);
     let alpha = (1.0 - fast_negexp(y * dt)) / (y + EPS_DEADBLEND);
     let dalpha = -fast_negexp_dx(y * dt) * (y / (y + EPS_DEADBLEND));
@@ -271,6 +277,7 @@ pub fn op_extrapolate_decayed(output: &mut Pose, input: &Pose, dt: f32, halflife
         output.ang[i] = input.ang[i] * (dalpha * (s * s * s));
         output.svl[i] = input.svl[i] * dalpha;
     }
+    Ok(())
 }
 
 /// The relative rotation from `from` to `to`, `to from⁻¹`, in the
@@ -291,7 +298,7 @@ pub fn quat_relative_along(path: Quat, from: Quat, to: Quat) -> Quat {
 /// velocities as [`super::blend::op_blend`]; rotations
 /// `exp(alpha log(d)) e` with `d` the relative rotation from the
 /// extrapolated rotation `e` to the input's, and angular velocities the
-/// exact ones of that rotation ([`quat_slerp_dx`]).
+/// exact ones of that rotation ([`quat_slerp_dx`](crate::reference::quat_slerp_dx)).
 ///
 /// `blend_path[i]` keeps joint `i`'s relative rotation from one call to
 /// the next ([`quat_relative_along`]): set it to the identity at the
@@ -318,18 +325,24 @@ pub fn op_dead_blending(
     blend_time: f32,
     blend_duration: f32,
     dt: f32,
-) {
+) -> Result<()> {
+    // Every size checked before anything is written.
+    lengths(output.len(), &[&*output, &*extrapolated_pose, input])?;
+    lengths(extrapolated_pose.len(), &[transition_pose])?;
+    if blend_path.len() < output.len() {
+        return Err(Error::Length {
+            what: "blend_path (one per joint)",
+            expected: output.len(),
+            got: blend_path.len(),
+        });
+    }
     let n = output.len();
-    assert!(
-        blend_path.len() >= n && input.len() >= n,
-        "pose lengths differ"
-    );
     op_extrapolate_decayed(
         extrapolated_pose,
         transition_pose,
         blend_time,
         extrapolation_halflife,
-    );
+    )?;
     let alpha = smoothstep_blend_alpha(blend_time, blend_duration);
     let rate = weight_rate(
         smoothstep_blend_alpha_dx(blend_time, blend_duration, dt),
@@ -340,4 +353,5 @@ pub fn op_dead_blending(
         *path = quat_relative_along(*path, e.rot, x.rot);
         output.set(i, kform_blend_along(&e, &x, *path, alpha, rate));
     }
+    Ok(())
 }

@@ -6,8 +6,9 @@
 use super::angular::{quat_from_scaled_angle_axis_dx, quat_to_scaled_angle_axis_dx};
 use super::math::{Quat, Vec3, clampf, exp_vec3, log_vec3, quat_abs, quat_from_scaled_angle_axis};
 use super::math::{quat_mul, quat_mul_inv, quat_mul_vec3, quat_to_scaled_angle_axis};
-use super::pose::Pose;
+use super::pose::{Pose, lengths};
 use super::spring::{decay_spring_damper_exact_quat, decay_spring_damper_exact_vec3};
+use crate::error::Result;
 
 /// Epsilon added to blend times (`1e-8f`).
 pub const EPS_BLEND: f32 = 1e-8;
@@ -247,9 +248,9 @@ pub fn inertialize_update_quat(
 /// angular velocity; the published `lhs.ang - rhs.ang` makes the output's
 /// angular velocity jump at the transition (tested in `tests/edge_cases.rs`,
 /// `transitions_are_continuous_in_value_and_velocity`).
-pub fn op_inertialize_offset(offset: &mut Pose, lhs: &Pose, rhs: &Pose) {
+pub fn op_inertialize_offset(offset: &mut Pose, lhs: &Pose, rhs: &Pose) -> Result<()> {
     let n = offset.len();
-    assert!(lhs.len() >= n && rhs.len() >= n, "pose lengths differ");
+    lengths(n, &[&*offset, lhs, rhs])?;
     for i in 0..n {
         let rot = quat_abs(quat_mul_inv(lhs.rot[i], rhs.rot[i]));
         offset.pos[i] = lhs.pos[i] - rhs.pos[i];
@@ -259,6 +260,7 @@ pub fn op_inertialize_offset(offset: &mut Pose, lhs: &Pose, rhs: &Pose) {
         offset.ang[i] = lhs.ang[i] - quat_mul_vec3(rot, rhs.ang[i]);
         offset.svl[i] = lhs.svl[i] - rhs.svl[i];
     }
+    Ok(())
 }
 
 /// Cubic inertialization of a whole pose (velocities article,
@@ -289,9 +291,9 @@ pub fn op_inertialize(
     input: &Pose,
     blend_time: f32,
     blend_duration: f32,
-) {
+) -> Result<()> {
     let n = output.len();
-    assert!(offset.len() >= n && input.len() >= n, "pose lengths differ");
+    lengths(n, &[&*output, offset, input])?;
     let t = clampf(blend_time / (blend_duration + EPS_BLEND), 0.0, 1.0);
     let w0 = 2.0 * t * t * t - 3.0 * t * t + 1.0;
     let w1 = (t * t * t - 2.0 * t * t + t) * blend_duration;
@@ -317,4 +319,5 @@ pub fn op_inertialize(
         output.scl[i] = input.scl[i] * off_scl;
         output.svl[i] = input.svl[i] + off_svl;
     }
+    Ok(())
 }

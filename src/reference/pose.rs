@@ -3,14 +3,17 @@
 //!
 //! Operators keep the article's argument order with outputs first as
 //! `&mut Pose`. They take `parents: &[i32]` with -1 for a root, in
-//! parent-first order, and panic (like the article's `assert`) when a pose
-//! is shorter than `parents` or a parent does not precede its child; the
-//! validated, non-panicking entry points are in [`crate::batch`].
+//! parent-first order. Where the article `assert`s, they return an error
+//! and write nothing: [`Error::Length`] when a pose is shorter than the
+//! output (or than `parents`) or its fields differ in length,
+//! [`Error::Skeleton`] when a parent does not precede its child. The
+//! validated entry points over whole crowds are in [`crate::batch`].
 
 use super::kform::{Kform, kform_div, kform_mul};
 use super::math::{
     Quat, Vec3, div_dt, log_vec3, quat_abs, quat_mul_inv, quat_to_scaled_angle_axis,
 };
+use crate::error::{Error, Result};
 
 /// A pose: one entry per joint in each field (the article's `struct pose`).
 #[derive(Clone, Debug, PartialEq, Default)]
@@ -99,27 +102,51 @@ impl Pose {
     }
 }
 
-fn check_hierarchy(parents: &[i32], poses: &[usize]) {
-    for &n in poses {
-        assert!(
-            n >= parents.len(),
-            "pose has {n} joints, parents has {}",
-            parents.len()
-        );
+/// [`Error::Length`] unless every pose has every field at least `n` long
+/// (and its own fields equally long).
+pub(crate) fn lengths(n: usize, poses: &[&Pose]) -> Result<()> {
+    for p in poses {
+        let short = [
+            p.pos.len(),
+            p.rot.len(),
+            p.scl.len(),
+            p.vel.len(),
+            p.ang.len(),
+            p.svl.len(),
+        ]
+        .into_iter()
+        .find(|&m| m < n || m != p.pos.len());
+        if let Some(got) = short {
+            return Err(Error::Length {
+                what: "pose joints (every field of every pose)",
+                expected: n.max(p.pos.len()),
+                got,
+            });
+        }
     }
+    Ok(())
+}
+
+/// The poses have every joint of `parents`, and each parent precedes its
+/// child ([`Error::Skeleton`] naming the first joint that does not).
+fn check_hierarchy(parents: &[i32], poses: &[&Pose]) -> Result<()> {
+    lengths(parents.len(), poses)?;
     for (i, &p) in parents.iter().enumerate() {
-        assert!(
-            p < i as i32 && p >= -1,
-            "joint {i}: parent {p} must be -1 or precede it"
-        );
+        if !(p < i as i32 && p >= -1) {
+            return Err(Error::Skeleton {
+                joint: i,
+                reason: format!("parent {p} must be -1 or a joint index smaller than {i}"),
+            });
+        }
     }
+    Ok(())
 }
 
 /// Forward kinematics with velocities: each joint is `kform_mul(parent's
 /// global, local)`, roots copied (velocities article, "Forward & Backward
 /// Kinematics").
-pub fn op_fk(global: &mut Pose, local: &Pose, parents: &[i32]) {
-    check_hierarchy(parents, &[global.len(), local.len()]);
+pub fn op_fk(global: &mut Pose, local: &Pose, parents: &[i32]) -> Result<()> {
+    check_hierarchy(parents, &[&*global, local])?;
     for (i, &p) in parents.iter().enumerate() {
         let k = if p < 0 {
             local.get(i)
@@ -128,12 +155,13 @@ pub fn op_fk(global: &mut Pose, local: &Pose, parents: &[i32]) {
         };
         global.set(i, k);
     }
+    Ok(())
 }
 
 /// Forward kinematics of positions, rotations and scales only; the global
 /// velocities are set to zero.
-pub fn op_fk_static(global: &mut Pose, local: &Pose, parents: &[i32]) {
-    check_hierarchy(parents, &[global.len(), local.len()]);
+pub fn op_fk_static(global: &mut Pose, local: &Pose, parents: &[i32]) -> Result<()> {
+    check_hierarchy(parents, &[&*global, local])?;
     for (i, &p) in parents.iter().enumerate() {
         global.vel[i] = Vec3::ZERO;
         global.ang[i] = Vec3::ZERO;
@@ -150,13 +178,14 @@ pub fn op_fk_static(global: &mut Pose, local: &Pose, parents: &[i32]) {
             global.scl[i] = local.scl[i] * par_scl;
         }
     }
+    Ok(())
 }
 
 /// Backward kinematics: each joint is `kform_div(parent's global, global)`,
 /// the exact inverse of [`op_fk`] (see [`kform_div`] for the deviation from
 /// the published reference at non-unit scale).
-pub fn op_bk(local: &mut Pose, global: &Pose, parents: &[i32]) {
-    check_hierarchy(parents, &[global.len(), local.len()]);
+pub fn op_bk(local: &mut Pose, global: &Pose, parents: &[i32]) -> Result<()> {
+    check_hierarchy(parents, &[&*local, global])?;
     for (i, &p) in parents.iter().enumerate() {
         let k = if p < 0 {
             global.get(i)
@@ -165,6 +194,7 @@ pub fn op_bk(local: &mut Pose, global: &Pose, parents: &[i32]) {
         };
         local.set(i, k);
     }
+    Ok(())
 }
 
 /// Velocities of `input_curr` by finite difference with `input_prev`:
@@ -172,12 +202,14 @@ pub fn op_bk(local: &mut Pose, global: &Pose, parents: &[i32]) {
 /// `ang = quat_to_scaled_angle_axis(quat_abs(rot₁ rot₀⁻¹)) / dt`,
 /// `svl = log(scl₁ / scl₀) / dt`. Only the velocity fields of `output` are
 /// written. With `dt == 0` they are zero (edge-case table).
-pub fn op_finite_diff(output: &mut Pose, input_curr: &Pose, input_prev: &Pose, dt: f32) {
+pub fn op_finite_diff(
+    output: &mut Pose,
+    input_curr: &Pose,
+    input_prev: &Pose,
+    dt: f32,
+) -> Result<()> {
     let n = output.len();
-    assert!(
-        input_curr.len() >= n && input_prev.len() >= n,
-        "pose lengths differ"
-    );
+    lengths(n, &[&*output, input_curr, input_prev])?;
     for i in 0..n {
         output.vel[i] = div_dt(input_curr.pos[i] - input_prev.pos[i], dt);
         output.ang[i] = div_dt(
@@ -186,6 +218,7 @@ pub fn op_finite_diff(output: &mut Pose, input_curr: &Pose, input_prev: &Pose, d
         );
         output.svl[i] = div_dt(log_vec3(input_curr.scl[i] / input_prev.scl[i]), dt);
     }
+    Ok(())
 }
 
 /// A read-only frames × joints view (the articles' `slice2d`): `rows`
@@ -231,9 +264,9 @@ impl<'a, T: Copy> Slice2d<'a, T> {
 
 /// Velocities of `output` by finite difference with `input_prev`, in place:
 /// [`op_finite_diff`] with `output` as the current pose.
-pub fn op_finite_diff_inplace(output: &mut Pose, input_prev: &Pose, dt: f32) {
+pub fn op_finite_diff_inplace(output: &mut Pose, input_prev: &Pose, dt: f32) -> Result<()> {
     let n = output.len();
-    assert!(input_prev.len() >= n, "pose lengths differ");
+    lengths(n, &[&*output, input_prev])?;
     for i in 0..n {
         output.vel[i] = div_dt(output.pos[i] - input_prev.pos[i], dt);
         output.ang[i] = div_dt(
@@ -242,14 +275,15 @@ pub fn op_finite_diff_inplace(output: &mut Pose, input_prev: &Pose, dt: f32) {
         );
         output.svl[i] = div_dt(log_vec3(output.scl[i] / input_prev.scl[i]), dt);
     }
+    Ok(())
 }
 
 /// The pose `dt` seconds earlier along its own velocities (velocities
 /// article, "Finite Difference"): `pos - vel dt`,
 /// `inv(exp(ang dt / 2)) rot`, `scl / exp(svl dt)`; velocities copied.
-pub fn op_extrapolate_prev(proj: &mut Pose, pose: &Pose, dt: f32) {
+pub fn op_extrapolate_prev(proj: &mut Pose, pose: &Pose, dt: f32) -> Result<()> {
     let n = proj.len();
-    assert!(pose.len() >= n, "pose lengths differ");
+    lengths(n, &[&*proj, pose])?;
     for i in 0..n {
         proj.pos[i] = pose.pos[i] - pose.vel[i] * dt;
         proj.rot[i] = super::math::quat_inv_mul(
@@ -261,6 +295,7 @@ pub fn op_extrapolate_prev(proj: &mut Pose, pose: &Pose, dt: f32) {
         proj.ang[i] = pose.ang[i];
         proj.svl[i] = pose.svl[i];
     }
+    Ok(())
 }
 
 /// Scales a pose's velocities by `factor` (the velocities article's

@@ -4,6 +4,8 @@
 //!
 //! The article indexes fixed bones (`Bone_Head`, `Bone_LeftUpLeg`, ...);
 //! here the joints are parameters: `head`, and `chain = [hip, knee, heel]`.
+//! A joint past a pose (or past `parents`) is refused with
+//! [`Error::Length`], writing nothing.
 
 use super::kform::{
     kform_from_pos_vel, kform_inv_mul, kform_mul, kform_pos_vel_normalize, kform_rot_ang_between,
@@ -12,7 +14,29 @@ use super::math::{Quat, Vec3, clampf, cross, dot, length, normalize};
 use super::math::{
     quat_between, quat_from_angle_axis, quat_inv_mul, quat_inv_mul_vec3, quat_mul, quat_mul_vec3,
 };
-use super::pose::{Pose, op_extrapolate_prev, op_finite_diff_inplace, op_fk_static};
+use super::pose::{Pose, lengths, op_extrapolate_prev, op_finite_diff_inplace, op_fk_static};
+use crate::error::{Error, Result};
+
+/// [`Error::Length`] unless joint `j` is in every pose (and every field of
+/// each): the joints of the procedural operators are parameters.
+fn has_joint(j: usize, poses: &[&Pose]) -> Result<()> {
+    lengths(j.saturating_add(1), poses)
+}
+
+/// `chain` is three joints of the poses and of `parents`.
+fn has_chain(chain: [usize; 3], parents: &[i32], poses: &[&Pose]) -> Result<()> {
+    for j in chain {
+        has_joint(j, poses)?;
+        if j >= parents.len() {
+            return Err(Error::Length {
+                what: "parents (an IK chain joint is past them)",
+                expected: j + 1,
+                got: parents.len(),
+            });
+        }
+    }
+    Ok(())
+}
 
 /// The article's default forward axis of the head and the knee, `(0, 1, 0)`.
 pub const DEFAULT_FWD: Vec3 = Vec3::new(0.0, 1.0, 0.0);
@@ -24,10 +48,18 @@ pub const IK_DELTA: f32 = 0.01;
 /// Turns joint `head` so that its `fwd` axis points at `target_pos`:
 /// the target in the head's frame, `quat_between(fwd, normalize(target))`,
 /// applied on the right of the head's local rotation.
-pub fn op_lookat_static(local: &mut Pose, global: &Pose, head: usize, target_pos: Vec3, fwd: Vec3) {
+pub fn op_lookat_static(
+    local: &mut Pose,
+    global: &Pose,
+    head: usize,
+    target_pos: Vec3,
+    fwd: Vec3,
+) -> Result<()> {
+    has_joint(head, &[&*local, global])?;
     let tar_pos = quat_inv_mul_vec3(global.rot[head], target_pos - global.pos[head]);
     let diff = quat_between(fwd, normalize(tar_pos));
     local.rot[head] = quat_mul(local.rot[head], diff);
+    Ok(())
 }
 
 /// [`op_lookat_static`] with velocities, through kineforms: the target (at
@@ -42,7 +74,8 @@ pub fn op_lookat(
     target_pos: Vec3,
     target_vel: Vec3,
     fwd: Vec3,
-) {
+) -> Result<()> {
+    has_joint(head, &[&*local, global])?;
     let tar = kform_inv_mul(global.get(head), kform_from_pos_vel(target_pos, target_vel));
     let diff = kform_rot_ang_between(
         kform_from_pos_vel(fwd, Vec3::ZERO),
@@ -51,6 +84,7 @@ pub fn op_lookat(
     let head_rot = kform_mul(local.get(head), diff);
     local.rot[head] = head_rot.rot;
     local.ang[head] = head_rot.ang;
+    Ok(())
 }
 
 /// `acos` of a cosine clamped to `[-1, 1]`.
@@ -80,7 +114,8 @@ pub fn op_two_bone_ik_static(
     heel_target: Vec3,
     fwd: Vec3,
     max_length_buffer: f32,
-) {
+) -> Result<()> {
+    has_chain(chain, parents, &[&*local, global])?;
     let [hip, knee, heel] = chain;
     let (a, b, c) = (global.pos[hip], global.pos[knee], global.pos[heel]);
     let max_extension = length(a - b) + length(b - c) - max_length_buffer;
@@ -113,6 +148,7 @@ pub fn op_two_bone_ik_static(
     };
     local.rot[hip] = quat_inv_mul(hip_parent, quat_mul(r2, quat_mul(r0, global.rot[hip])));
     local.rot[knee] = quat_inv_mul(global.rot[hip], quat_mul(r1, global.rot[knee]));
+    Ok(())
 }
 
 /// Two-bone IK with velocities by evaluating it twice (velocities article,
@@ -133,10 +169,12 @@ pub fn op_two_bone_ik(
     heel_pos: Vec3,
     heel_vel: Vec3,
     delta: f32,
-) {
-    op_extrapolate_prev(local_temp, local_curr, delta);
-    op_fk_static(global_curr, local_curr, bone_parents);
-    op_fk_static(global_temp, local_temp, bone_parents);
+) -> Result<()> {
+    let scratch = [&*local_curr, &*local_temp, &*global_curr, &*global_temp];
+    has_chain(chain, bone_parents, &scratch)?;
+    op_extrapolate_prev(local_temp, local_curr, delta)?;
+    op_fk_static(global_curr, local_curr, bone_parents)?;
+    op_fk_static(global_temp, local_temp, bone_parents)?;
     op_two_bone_ik_static(
         local_curr,
         global_curr,
@@ -145,7 +183,7 @@ pub fn op_two_bone_ik(
         heel_pos,
         DEFAULT_FWD,
         IK_MAX_LENGTH_BUFFER,
-    );
+    )?;
     op_two_bone_ik_static(
         local_temp,
         global_temp,
@@ -154,6 +192,7 @@ pub fn op_two_bone_ik(
         heel_pos - delta * heel_vel,
         DEFAULT_FWD,
         IK_MAX_LENGTH_BUFFER,
-    );
-    op_finite_diff_inplace(local_curr, local_temp, delta);
+    )?;
+    op_finite_diff_inplace(local_curr, local_temp, delta)?;
+    Ok(())
 }

@@ -22,15 +22,21 @@ pub fn fast_negexp(x: f32) -> f32 {
 
 /// The derivative of [`fast_negexp`]:
 /// `-(1 + 0.96 x + 0.705 x²) fast_negexp(x)²` for `x > 0`, 0 for `x < 0`
-/// (where the argument is clamped).
+/// (where the argument is clamped) and beyond [`FAST_NEGEXP_DX_SETTLED`]
+/// (where it is below 3e-15 and its terms would overflow).
 #[inline]
 pub fn fast_negexp_dx(x: f32) -> f32 {
-    if x < 0.0 {
+    // NaN passes both tests and stays NaN.
+    #[allow(clippy::manual_range_contains)]
+    if x < 0.0 || x > FAST_NEGEXP_DX_SETTLED {
         return 0.0;
     }
     let e = fast_negexp(x);
     -(1.0 + 0.96 * x + 0.705 * x * x) * (e * e)
 }
+
+/// Where [`fast_negexp_dx`] is taken as 0 (`|f'(1e4)| < 3e-15`).
+pub const FAST_NEGEXP_DX_SETTLED: f32 = 1e4;
 
 /// A cheap arctangent, max error about 1e-3 rad (reference-math.md):
 /// `z = |x|`, `w = z > 1 ? 1/z : z`,
@@ -62,7 +68,9 @@ pub fn damping_to_halflife(damping: f32) -> f32 {
 }
 
 /// Exact damper toward `g`:
-/// `lerp(x, g, 1 - fast_negexp(ln2 dt / (halflife + 1e-5)))`.
+/// `lerp(x, g, 1 - fast_negexp(ln2 dt / (halflife + 1e-5)))`, with the
+/// subnormal flush (a damper toward zero would otherwise settle into
+/// subnormals and stay there, each step slowed by microcode assists).
 ///
 /// After one half-life a damper is halfway to its goal (to `fast_negexp`'s
 /// accuracy, 4e-4 here); after two, three quarters:
@@ -76,11 +84,11 @@ pub fn damping_to_halflife(damping: f32) -> f32 {
 /// ```
 #[inline]
 pub fn damper_exact(x: f32, g: f32, halflife: f32, dt: f32) -> f32 {
-    lerp(
+    flush_tiny(lerp(
         x,
         g,
         1.0 - fast_negexp((LN2 * dt) / (halflife + EPS_SPRING)),
-    )
+    ))
 }
 
 /// Exact damper toward zero: `x fast_negexp(ln2 dt / (halflife + 1e-5))`,
@@ -93,23 +101,34 @@ pub fn damper_decay_exact(x: f32, halflife: f32, dt: f32) -> f32 {
 /// Critically damped spring decaying `(x, v)` toward zero:
 /// `y = halflife_to_damping(h) / 2`, `j1 = v + x y`, `e = fast_negexp(y dt)`,
 /// `x' = e (x + j1 dt)`, `v' = e (v - j1 y dt)`; results below 1e-30 flushed.
+///
+/// Saturates: where `e` is 0 (an enormous `dt`; `fast_negexp` reaches 0
+/// once its cubic overflows) the spring has settled and the result is
+/// `(0, 0)` (`x · 0`, so NaN and infinite inputs stay NaN), where the
+/// published formula gives `0 · ∞ = NaN`.
 #[inline]
 pub fn decay_spring_damper_exact(x: f32, v: f32, halflife: f32, dt: f32) -> (f32, f32) {
     let y = halflife_to_damping(halflife) / 2.0;
     let j1 = v + x * y;
     let eydt = fast_negexp(y * dt);
+    if eydt == 0.0 {
+        return (x * 0.0, v * 0.0);
+    }
     (
         flush_tiny(eydt * (x + j1 * dt)),
         flush_tiny(eydt * (v - j1 * y * dt)),
     )
 }
 
-/// [`decay_spring_damper_exact`] per component.
+/// [`decay_spring_damper_exact`] per component (saturating likewise).
 #[inline]
 pub fn decay_spring_damper_exact_vec3(x: Vec3, v: Vec3, halflife: f32, dt: f32) -> (Vec3, Vec3) {
     let y = halflife_to_damping(halflife) / 2.0;
     let j1 = v + x * y;
     let eydt = fast_negexp(y * dt);
+    if eydt == 0.0 {
+        return (x * 0.0, v * 0.0);
+    }
     (
         flush_tiny_vec3(eydt * (x + j1 * dt)),
         flush_tiny_vec3(eydt * (v - j1 * (y * dt))),
@@ -137,6 +156,10 @@ pub fn decay_spring_damper_exact_quat(x: Quat, v: Vec3, halflife: f32, dt: f32) 
     let rate = quat_to_scaled_angle_axis_dx(x, v);
     let j1 = rate + j0 * y;
     let eydt = fast_negexp(y * dt);
+    if eydt == 0.0 {
+        // Settled (saturating as [`decay_spring_damper_exact`]).
+        return (quat_from_scaled_angle_axis(j0 * 0.0), v * 0.0);
+    }
     let saa = flush_tiny_vec3(eydt * (j0 + j1 * dt));
     (
         quat_from_scaled_angle_axis(saa),

@@ -7,8 +7,13 @@
 //! state unchanged and the targets are 0 (the published code divides by
 //! zero); the exact variants with `x_gain = v_gain = 0` (no pull, where the
 //! published code divides 0 by 0) advance the state by its own velocity.
+//!
+//! Every update flushes results below 1e-30 to zero (as the decaying
+//! springs do): a spring tracking a zero signal otherwise settles into
+//! subnormals and stays there, each step slowed several times by microcode
+//! assists (PERF.md, "settled streams").
 
-use super::math::{clampf, lerp};
+use super::math::{clampf, flush_tiny, lerp};
 use super::spring::{damper_exact, spring_damper_exact_stiffness_damping};
 
 /// The signal's velocity by finite difference, `(x_next - x_curr) / dt`.
@@ -93,7 +98,7 @@ pub fn tracking_spring_update(
     let v = lerp(v, v + a_goal * dt, a_gain);
     let v = lerp(v, v_goal, v_gain);
     let v = lerp(v, (x_goal - x) / dt, x_gain);
-    (x + dt * v, v)
+    (flush_tiny(x + dt * v), flush_tiny(v))
 }
 
 /// [`tracking_spring_update`] without the acceleration target (for steps
@@ -113,7 +118,7 @@ pub fn tracking_spring_update_no_acceleration(
     }
     let v = lerp(v, v_goal, v_gain);
     let v = lerp(v, (x_goal - x) / dt, x_gain);
-    (x + dt * v, v)
+    (flush_tiny(x + dt * v), flush_tiny(v))
 }
 
 /// [`tracking_spring_update`] with neither velocity nor acceleration target.
@@ -129,7 +134,7 @@ pub fn tracking_spring_update_no_velocity_acceleration(
         return (x, v);
     }
     let v = lerp(v, (x_goal - x) / dt, x_gain);
-    (x + dt * v, v)
+    (flush_tiny(x + dt * v), flush_tiny(v))
 }
 
 /// The tracking spring with half-lives instead of gains (`lerp` replaced by
@@ -154,7 +159,7 @@ pub fn tracking_spring_update_improved(
     let v = damper_exact(v, v + a_goal * dt, a_halflife, dt);
     let v = damper_exact(v, v_goal, v_halflife, dt);
     let v = damper_exact(v, (x_goal - x) / dt, x_halflife, dt);
-    (x + dt * v, v)
+    (flush_tiny(x + dt * v), flush_tiny(v))
 }
 
 /// [`tracking_spring_update_improved`] without the acceleration target.
@@ -174,7 +179,7 @@ pub fn tracking_spring_update_no_acceleration_improved(
     }
     let v = damper_exact(v, v_goal, v_halflife, dt);
     let v = damper_exact(v, (x_goal - x) / dt, x_halflife, dt);
-    (x + dt * v, v)
+    (flush_tiny(x + dt * v), flush_tiny(v))
 }
 
 /// [`tracking_spring_update_improved`] with neither velocity nor acceleration target.
@@ -190,7 +195,7 @@ pub fn tracking_spring_update_no_velocity_acceleration_improved(
         return (x, v);
     }
     let v = damper_exact(v, (x_goal - x) / dt, x_halflife, dt);
-    (x + dt * v, v)
+    (flush_tiny(x + dt * v), flush_tiny(v))
 }
 
 /// The spring-damper equivalent of the gains at `gain_dt` (article
@@ -236,8 +241,10 @@ pub fn tracking_spring_update_exact(
     gain_dt: f32,
 ) -> (f32, f32) {
     match tracking_gains_to_spring(v_goal, a_goal, x_gain, v_gain, a_gain, gain_dt) {
-        Some((s, d, q)) => spring_damper_exact_stiffness_damping(x, v, x_goal, q, s, d, dt),
-        None => (x + v * dt, v),
+        Some((s, d, q)) => flush2(spring_damper_exact_stiffness_damping(
+            x, v, x_goal, q, s, d, dt,
+        )),
+        None => flush2((x + v * dt, v)),
     }
 }
 
@@ -255,8 +262,10 @@ pub fn tracking_spring_update_no_acceleration_exact(
     gain_dt: f32,
 ) -> (f32, f32) {
     match tracking_gains_to_spring(v_goal, 0.0, x_gain, v_gain, 0.0, gain_dt) {
-        Some((s, d, q)) => spring_damper_exact_stiffness_damping(x, v, x_goal, q, s, d, dt),
-        None => (x + v * dt, v),
+        Some((s, d, q)) => flush2(spring_damper_exact_stiffness_damping(
+            x, v, x_goal, q, s, d, dt,
+        )),
+        None => flush2((x + v * dt, v)),
     }
 }
 
@@ -271,7 +280,15 @@ pub fn tracking_spring_update_no_velocity_acceleration_exact(
     gain_dt: f32,
 ) -> (f32, f32) {
     match tracking_gains_to_spring(0.0, 0.0, x_gain, 0.0, 0.0, gain_dt) {
-        Some((s, d, _)) => spring_damper_exact_stiffness_damping(x, v, x_goal, 0.0, s, d, dt),
-        None => (x + v * dt, v),
+        Some((s, d, _)) => flush2(spring_damper_exact_stiffness_damping(
+            x, v, x_goal, 0.0, s, d, dt,
+        )),
+        None => flush2((x + v * dt, v)),
     }
+}
+
+/// [`flush_tiny`] on both parts of a spring's state.
+#[inline]
+fn flush2((x, v): (f32, f32)) -> (f32, f32) {
+    (flush_tiny(x), flush_tiny(v))
 }

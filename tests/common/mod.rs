@@ -419,7 +419,7 @@ pub fn fd_gap(
     use kineform::reference as r;
     let (next, prev) = (at(h), at(-h));
     let mut fd = p.clone();
-    r::op_finite_diff(&mut fd, &next, &prev, 2.0 * h);
+    r::op_finite_diff(&mut fd, &next, &prev, 2.0 * h).unwrap();
     let mut worst = 0.0f32;
     for j in 0..p.len() {
         for (a, b) in [
@@ -483,7 +483,7 @@ pub fn fd_gaps(
     use kineform::reference as r;
     let (next, prev) = (at(h), at(-h));
     let mut fd = p.clone();
-    r::op_finite_diff(&mut fd, &next, &prev, 2.0 * h);
+    r::op_finite_diff(&mut fd, &next, &prev, 2.0 * h).unwrap();
     let mut worst = [0.0f32; 3];
     for j in 0..p.len() {
         for (k, (a, b)) in [

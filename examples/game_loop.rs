@@ -1,0 +1,230 @@
+//! A game loop that owns a crowd: a thousand characters, each under a
+//! small state machine (idle, walk, turn) that changes state on clip-end
+//! events and on timers; the game moves each root itself with the root
+//! motion the crowd extracts (as a character controller would), steps with
+//! a jittered frame time, and copies world positions into its own array
+//! every frame. Everything goes through kineform's public API.
+//!
+//! `cargo run --release --example game_loop [CHARACTERS [SECONDS]]`
+
+use std::time::Instant;
+
+use kineform::bvh;
+use kineform::crowd::{
+    ClipEnd, ClipLibrary, Crowd, CrowdConfig, EventKind, Root, RootMotion, Sampling, Source,
+};
+use kineform::reference::{Vec3, length, quat_from_angle_axis};
+use rand::{Rng, SeedableRng};
+
+// Clip indices, in the order they are added to the library.
+const WALK: usize = 0;
+const IDLE: usize = 1;
+const TURN: usize = 2;
+
+/// Seconds before a clip's end at which the game leaves it, so that the
+/// transition blends from a pose still in motion, never from a held frame.
+const LEAVE_EARLY: f32 = 0.35;
+
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum State {
+    /// Playing a standing clip until it reports its end.
+    Idle,
+    /// Walking until the state's timer runs out (re-entering the walk
+    /// before its clip ends).
+    Walk,
+    /// Playing the turn clip, left just before its end.
+    Turn,
+}
+
+/// What the game keeps per character.
+struct Character {
+    state: State,
+    /// Seconds left in the state.
+    timer: f32,
+    /// Seconds before the playing clip must be left.
+    clip_left: f32,
+    /// The root, as the game's character controller moves it.
+    pos: Vec3,
+    yaw: f32,
+    vel: Vec3,
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let mut args = std::env::args().skip(1);
+    let n: usize = args.next().map(|a| a.parse()).transpose()?.unwrap_or(1000);
+    let seconds: f32 = args.next().map(|a| a.parse()).transpose()?.unwrap_or(10.0);
+    let mocap = |f: &str| bvh::load(format!("{}/data/mocap/{f}", env!("CARGO_MANIFEST_DIR")));
+
+    // The clips, from two subjects on one hierarchy: the standing start and
+    // the steady steps of a start-walk-stop take, and a wide right turn.
+    let take = mocap("cmu_131_01_max.bvh")?;
+    let mut library = ClipLibrary::new(&take.skeleton, &take.offsets)?;
+    library.add(&take.skeleton, &take.clip.excerpt(516..708)?)?; // 4.3 s to 5.9 s
+    library.add(&take.skeleton, &take.clip.excerpt(0..180)?)?; // the first 1.5 s
+    library.add_bvh(&mocap("cmu_102_01_max.bvh")?)?;
+    let lengths: Vec<f32> = library.clips().iter().map(|c| c.last_time()).collect();
+
+    let cfg = CrowdConfig {
+        characters: n,
+        root_motion: RootMotion::Extract,
+        sampling: Sampling::Cubic,
+        ..CrowdConfig::default()
+    };
+    let mut crowd = Crowd::new(&library, cfg)?;
+    let mut rng = rand_pcg::Pcg32::seed_from_u64(7);
+    let start = |c: usize| Vec3::new((c % 32) as f32 * 100.0, 0.0, (c / 32) as f32 * 100.0);
+    let mut chars: Vec<Character> = (0..n)
+        .map(|c| Character {
+            state: State::Idle,
+            timer: 0.0,
+            clip_left: 0.0,
+            pos: start(c),
+            yaw: rng.random_range(-3.1..3.1),
+            vel: Vec3::ZERO,
+        })
+        .collect();
+    for c in 0..n {
+        let idle = Source {
+            end: ClipEnd::Event,
+            ..Source::looping(IDLE, rng.random_range(0.0..1.0))
+        };
+        crowd.play(c, idle, idle)?;
+    }
+
+    let joints = crowd.skeleton().len();
+    let mut positions = vec![[0.0f32; 3]; n * joints]; // the game's own array
+    let (mut frames, mut elapsed, mut step_time) = (0u32, 0.0f32, 0.0f64);
+    let (mut transitions, mut clip_ends, mut finished, mut commands) = (0u32, 0, 0, 0u64);
+    let mut worst_gap = 0.0f32;
+    let mut events = Vec::new();
+    let mut passed = true;
+    while elapsed < seconds {
+        // A game's frame time: 60 Hz with some jitter.
+        let dt = (1.0 / 60.0) * rng.random_range(0.8..1.25);
+
+        // The state machine: the last step's events, then the timers.
+        events.clear();
+        events.extend_from_slice(crowd.events()); // kept: commands borrow the crowd
+        for e in &events {
+            match e.kind {
+                EventKind::ClipEnded(_) => clip_ends += 1,
+                EventKind::TransitionFinished => finished += 1,
+            }
+            let (c, ch) = (e.character, &mut chars[e.character]);
+            if ch.state == State::Idle && matches!(e.kind, EventKind::ClipEnded(_)) {
+                enter(&mut crowd, &mut rng, &lengths, c, ch, State::Walk)?;
+            }
+        }
+        for (c, ch) in chars.iter_mut().enumerate() {
+            (ch.timer, ch.clip_left) = (ch.timer - dt, ch.clip_left - dt);
+            match ch.state {
+                State::Walk if ch.timer <= 0.0 => {
+                    let next = if rng.random_bool(0.5) {
+                        State::Turn
+                    } else {
+                        State::Idle
+                    };
+                    enter(&mut crowd, &mut rng, &lengths, c, ch, next)?;
+                }
+                State::Walk | State::Turn if ch.clip_left <= 0.0 => {
+                    enter(&mut crowd, &mut rng, &lengths, c, ch, State::Walk)?;
+                }
+                _ => {}
+            }
+        }
+
+        // The character controller: each root moves on with the velocity
+        // the crowd extracted from its clip last step.
+        for (c, ch) in chars.iter_mut().enumerate() {
+            ch.pos += ch.vel * dt;
+            let rot = quat_from_angle_axis(ch.yaw, Vec3::new(0.0, 1.0, 0.0));
+            let (pos, vel) = (ch.pos, ch.vel);
+            crowd.set_root(
+                c,
+                Root {
+                    pos,
+                    rot,
+                    vel,
+                    ang: Vec3::ZERO,
+                },
+            )?;
+        }
+
+        let t0 = Instant::now();
+        let stats = crowd.step(dt)?;
+        step_time += t0.elapsed().as_secs_f64();
+        crowd.positions_into(0..n, &mut positions)?;
+        for (c, ch) in chars.iter_mut().enumerate() {
+            let (_, vel) = crowd.root_motion(c).expect("c < n");
+            ch.vel = vel;
+        }
+        transitions += stats.transitions;
+        commands += u64::from(stats.commands);
+        worst_gap = worst_gap.max(stats.velocity.max_gap);
+        passed &= stats.velocity.passed();
+        frames += 1;
+        elapsed += dt;
+    }
+
+    let count = |s: State| chars.iter().filter(|ch| ch.state == s).count();
+    let walked = (0..n).map(|c| length(chars[c].pos - start(c))).sum::<f32>() / n as f32;
+    println!(
+        "{n} characters x {joints} joints, {frames} frames over {elapsed:.2} s of game time \
+         ({} SIMD)",
+        kineform::simd_backend()
+    );
+    println!(
+        "step: {:.3} ms a frame on average; {:.0} commands a frame",
+        step_time * 1e3 / f64::from(frames),
+        commands as f64 / f64::from(frames)
+    );
+    println!(
+        "{transitions} transitions, {finished} finished, {clip_ends} clip-end events; \
+         now {} idle, {} walking, {} turning; roots moved {walked:.0} units on average",
+        count(State::Idle),
+        count(State::Walk),
+        count(State::Turn)
+    );
+    println!(
+        "velocity check: largest gap {worst_gap:.1} units/s, {}",
+        if passed { "passed" } else { "FAILED" }
+    );
+    let head = 1 + crowd.skeleton().find("Head").unwrap_or(0);
+    let p = positions[head];
+    println!(
+        "character 0's head at ({:.1}, {:.1}, {:.1})",
+        p[0], p[1], p[2]
+    );
+    if passed {
+        Ok(())
+    } else {
+        Err("a joint jumped between frames".into())
+    }
+}
+
+/// Character `c` enters `state` through a transition: the state's clip,
+/// from where, and how long before the game must leave it.
+fn enter(
+    crowd: &mut Crowd,
+    rng: &mut rand_pcg::Pcg32,
+    lengths: &[f32],
+    c: usize,
+    ch: &mut Character,
+    state: State,
+) -> kineform::Result<()> {
+    let (clip, from, end) = match state {
+        State::Idle => (IDLE, rng.random_range(0.0..0.8), ClipEnd::Event),
+        State::Walk => (WALK, rng.random_range(0.0..0.5), ClipEnd::Hold),
+        State::Turn => (TURN, 0.0, ClipEnd::Hold),
+    };
+    if state != ch.state {
+        ch.timer = rng.random_range(2.0..6.0); // used by Walk only
+    }
+    ch.state = state;
+    ch.clip_left = lengths[clip] - from - LEAVE_EARLY;
+    let a = Source {
+        end,
+        ..Source::looping(clip, from)
+    };
+    crowd.transition(c, a, a, 0.3, 0.2)
+}

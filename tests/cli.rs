@@ -1,0 +1,111 @@
+//! The command line's errors on hostile files (issue 13, defect 8): a
+//! parse error names the file and line and quotes a bounded excerpt, a
+//! UTF-8 byte order mark is accepted, and a clip too large for the crowd
+//! says that the crowd adds a root joint.
+
+use kineform::bvh::{self, Channel};
+use kineform::reference::{Quat, Vec3};
+use kineform::{Clip, Skeleton};
+use std::path::PathBuf;
+use std::process::Command;
+
+fn dir() -> PathBuf {
+    let d = std::env::temp_dir().join(format!("kineform-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// Runs `kineform` on one clip for a single small frame: (exit code, stderr).
+fn run(clip: &std::path::Path) -> (i32, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_kineform"))
+        .args([
+            "--characters",
+            "8",
+            "--frames",
+            "1",
+            "--warmup",
+            "0",
+            "--threads",
+            "1",
+            "--json",
+        ])
+        .arg("--clip")
+        .arg(clip)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+const CMU: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/data/mocap/cmu_102_01_max.bvh");
+
+/// Issue 13, defect 8: a parse error did not name the file, and quoted the
+/// whole offending line.
+#[test]
+fn parse_errors_name_the_file_and_quote_a_bounded_excerpt() {
+    let text = std::fs::read_to_string(CMU).unwrap();
+    let file = dir().join("long line.bvh");
+    let long = "7".repeat(1_000_000) + "x";
+    std::fs::write(
+        &file,
+        text.replacen("Frame Time:", &format!("{long}\nFrame Time:"), 1),
+    )
+    .unwrap();
+    let (code, err) = run(&file);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains(&format!("{}: BVH line ", file.display())),
+        "{err}"
+    );
+    assert!(err.len() < 400, "{} bytes of error", err.len());
+}
+
+/// Issue 13, defect 8: a UTF-8 byte order mark was refused with an
+/// invisible character in the message.
+#[test]
+fn a_byte_order_mark_is_accepted() {
+    let file = dir().join("bom.bvh");
+    let mut bytes = b"\xEF\xBB\xBF".to_vec();
+    bytes.extend(std::fs::read(CMU).unwrap());
+    std::fs::write(&file, bytes).unwrap();
+    let (code, err) = run(&file);
+    assert_eq!(code, 0, "{err}");
+}
+
+/// Issue 13, defect 8: a 65,535-joint file (the most a skeleton may have)
+/// was refused as "skeleton joint 65535: 65536 joints" without saying that
+/// the crowd adds a root joint.
+#[test]
+fn a_clip_too_large_for_the_crowd_says_the_crowd_adds_a_root() {
+    let n = kineform::skeleton::MAX_JOINTS;
+    let skeleton = Skeleton::new((0..n).map(|j| if j == 0 { -1 } else { 0 }).collect()).unwrap();
+    let mut channels = vec![vec![]; n];
+    channels[0] = vec![Channel::Zrotation, Channel::Xrotation, Channel::Yrotation];
+    let offsets = vec![Vec3::ZERO; n];
+    let clip = Clip::new(
+        2,
+        n,
+        1.0 / 120.0,
+        vec![Vec3::ZERO; 2 * n],
+        vec![Quat::IDENTITY; 2 * n],
+        vec![Vec3::ONE; 2 * n],
+    )
+    .unwrap();
+    let b = bvh::Bvh {
+        skeleton,
+        offsets,
+        channels,
+        end_sites: vec![None; n],
+        clip,
+    };
+    let file = dir().join("wide.bvh");
+    std::fs::write(&file, bvh::write(&b, &b.clip).unwrap()).unwrap();
+    let (code, err) = run(&file);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("65535 joints; the crowd adds one world root joint per character"),
+        "{err}"
+    );
+}
