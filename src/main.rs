@@ -131,7 +131,7 @@ fn load_clips(
 
 enum AnyCrowd {
     Lanes(Box<Crowd>),
-    Scalar(ReferenceCrowd),
+    Scalar(Box<ReferenceCrowd>),
 }
 
 impl AnyCrowd {
@@ -170,7 +170,11 @@ fn run_crowd(a: &CrowdArgs) -> Result<(), Box<dyn std::error::Error>> {
         ..CrowdConfig::default()
     };
     let mut crowd = if a.scalar {
-        AnyCrowd::Scalar(ReferenceCrowd::new(&clips, &skeleton, cfg.clone())?)
+        AnyCrowd::Scalar(Box::new(ReferenceCrowd::new(
+            &clips,
+            &skeleton,
+            cfg.clone(),
+        )?))
     } else {
         AnyCrowd::Lanes(Box::new(Crowd::new(&clips, &skeleton, cfg.clone())?))
     };

@@ -11,7 +11,9 @@ use super::math::{F32x8, Rotor, Vec3x8, div_dt, log_vec3, quat_abs, quat_mul, qu
 /// A pose of eight characters: one [`Kformx8`] per joint.
 pub type Posex8 = [Kformx8];
 
-fn check_hierarchy(parents: &[i32], poses: &[usize]) {
+/// Panics when a pose is shorter than `parents` or a parent does not
+/// precede its child.
+pub(super) fn check_hierarchy(parents: &[i32], poses: &[usize]) {
     for &n in poses {
         assert!(
             n >= parents.len(),

@@ -99,7 +99,9 @@ impl Pose {
     }
 }
 
-fn check_hierarchy(parents: &[i32], poses: &[usize]) {
+/// Panics (like the article's `assert`) when a pose is shorter than
+/// `parents` or a parent does not precede its child.
+pub(super) fn check_hierarchy(parents: &[i32], poses: &[usize]) {
     for &n in poses {
         assert!(
             n >= parents.len(),

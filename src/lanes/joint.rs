@@ -1,0 +1,607 @@
+//! Joints of eight characters holding only what a caller uses
+//! ([`crate::reference::joint`] per lane): [`PosRotx8`] (7 lane vectors,
+//! 28 bytes per character-joint), [`PosRotSclx8`] (10, 40 bytes),
+//! [`Motionx8`] (13, 52 bytes: the crowd's joints) and [`Kformx8`] (19, 76
+//! bytes), and forward kinematics over packs of them that keeps each
+//! chain's last joint in registers ([`fk_packs`]).
+//!
+//! Each type's [`Jointx8::mul`] leaves the terms of a missing field out at
+//! compile time; nothing is stored for a field a type does not hold. The
+//! terms are summed so that a joint's global value depends on its parent's
+//! through as few dependent operations as possible (the parent's position,
+//! velocity and angular velocity are added last), because down a chain each
+//! joint waits for the one before it.
+
+use bytemuck::{Pod, Zeroable};
+
+use super::kform::{Kformx8, kform_div, kform_mul, kform_mul_into};
+use super::math::{Quatx8, Rotor, Vec3x8, cross, cross_add, quat_inv, quat_mul};
+use super::pose::check_hierarchy;
+use crate::reference::joint::{Joint, Motion, PosRot, PosRotScl};
+use crate::reference::kform::Kform;
+use crate::skeleton::Chain;
+
+/// Eight [`PosRot`]s, one per lane: 7 lane vectors (224 bytes).
+#[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
+#[repr(C)]
+pub struct PosRotx8 {
+    /// Positions.
+    pub pos: Vec3x8,
+    /// Rotations.
+    pub rot: Quatx8,
+}
+
+/// Eight [`PosRotScl`]s, one per lane: 10 lane vectors (320 bytes).
+#[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
+#[repr(C)]
+pub struct PosRotSclx8 {
+    /// Positions.
+    pub pos: Vec3x8,
+    /// Rotations.
+    pub rot: Quatx8,
+    /// Scales.
+    pub scl: Vec3x8,
+}
+
+/// Eight [`Motion`]s, one per lane: 13 lane vectors (416 bytes). The same
+/// fields in the same order as the crowd's world output, so the crowd can
+/// use this type for it.
+#[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
+#[repr(C)]
+pub struct Motionx8 {
+    /// Positions.
+    pub pos: Vec3x8,
+    /// Rotations.
+    pub rot: Quatx8,
+    /// Linear velocities.
+    pub vel: Vec3x8,
+    /// Angular velocities.
+    pub ang: Vec3x8,
+}
+
+/// How forward kinematics carries a parent from one joint of a chain to
+/// the next ([`fk_packs`]); every way gives the same bits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Walk {
+    /// The joint just computed stays in registers as the next one's parent;
+    /// a parent is read from memory only where a chain starts.
+    Registers,
+    /// Every parent is read back from the output just written (the way of
+    /// [`crate::lanes::op_fk`]): for types too large to keep in registers.
+    Memory,
+}
+
+/// How [`fk_packs`] runs: the [`Walk`], and whether two packs go down their
+/// chains side by side (two independent dependency chains for the core to
+/// overlap) or one at a time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FkMode {
+    /// How a parent is carried down a chain.
+    pub walk: Walk,
+    /// Two packs interleaved.
+    pub pairs: bool,
+}
+
+/// A joint of eight characters: [`Kformx8`] or a part of it. The lane
+/// version of [`Joint`], with the same operations per lane.
+pub trait Jointx8: Copy + Pod + Send + Sync + PartialEq + core::fmt::Debug {
+    /// The scalar joint of one lane.
+    type Elem: Joint;
+
+    /// The identity in every lane.
+    const IDENTITY: Self;
+
+    /// How [`fk_packs`] runs for this type when not told otherwise (chosen
+    /// by measurement, PERF.md).
+    const FK: FkMode;
+
+    /// Lane `i` holds `e[i]`.
+    fn from_array(e: [Self::Elem; 8]) -> Self;
+
+    /// The eight lanes.
+    fn to_array(self) -> [Self::Elem; 8];
+
+    /// [`Joint::from_kform`] per lane.
+    fn from_kform(k: &Kformx8) -> Self;
+
+    /// [`Joint::to_kform`] per lane.
+    fn to_kform(&self) -> Kformx8;
+
+    /// [`Joint::mul`] per lane.
+    fn mul(v: &Self, w: &Self) -> Self;
+
+    /// `*out = mul(v, w)`, written the way that keeps the fewest values
+    /// live (for [`Kformx8`], field by field as each is known).
+    #[inline(always)]
+    fn mul_into(out: &mut Self, v: &Self, w: &Self) {
+        *out = Self::mul(v, w);
+    }
+
+    /// [`Joint::div`] per lane.
+    fn div(v: &Self, w: &Self) -> Self;
+
+    /// [`Joint::inv`] per lane.
+    #[inline(always)]
+    fn inv(v: &Self) -> Self {
+        Self::div(v, &Self::IDENTITY)
+    }
+
+    /// `*out = *v`, field by field (a whole-struct copy of a few hundred
+    /// bytes can compile to a `memcpy` call).
+    fn copy(out: &mut Self, v: &Self);
+}
+
+macro_rules! lanes_of {
+    ($t:ident, $elem:ident, $($f:ident: $ft:ident),+) => {
+        impl $t {
+            /// The same value in every lane.
+            pub const fn splat(e: $elem) -> $t {
+                $t { $($f: $ft::splat(e.$f)),+ }
+            }
+
+            /// Lane `i` holds `e[i]`.
+            pub fn from_array(e: [$elem; 8]) -> $t {
+                $t { $($f: $ft::from_array(e.map(|e| e.$f))),+ }
+            }
+
+            /// The eight lanes.
+            pub fn to_array(self) -> [$elem; 8] {
+                $(let $f = self.$f.to_array();)+
+                core::array::from_fn(|i| $elem { $($f: $f[i]),+ })
+            }
+
+            /// Lane `i` (panics when `i >= 8`).
+            pub fn lane(self, i: usize) -> $elem {
+                self.to_array()[i]
+            }
+        }
+
+        impl Default for $t {
+            fn default() -> $t {
+                <$t as Jointx8>::IDENTITY
+            }
+        }
+    };
+}
+
+lanes_of!(PosRotx8, PosRot, pos: Vec3x8, rot: Quatx8);
+lanes_of!(PosRotSclx8, PosRotScl, pos: Vec3x8, rot: Quatx8, scl: Vec3x8);
+lanes_of!(Motionx8, Motion, pos: Vec3x8, rot: Quatx8, vel: Vec3x8, ang: Vec3x8);
+
+impl Jointx8 for PosRotx8 {
+    type Elem = PosRot;
+    const IDENTITY: PosRotx8 = PosRotx8::splat(PosRot::IDENTITY);
+    const FK: FkMode = FkMode {
+        walk: Walk::Registers,
+        pairs: false,
+    };
+
+    fn from_array(e: [PosRot; 8]) -> PosRotx8 {
+        PosRotx8::from_array(e)
+    }
+
+    fn to_array(self) -> [PosRot; 8] {
+        PosRotx8::to_array(self)
+    }
+
+    #[inline(always)]
+    fn from_kform(k: &Kformx8) -> PosRotx8 {
+        PosRotx8 {
+            pos: k.pos,
+            rot: k.rot,
+        }
+    }
+
+    #[inline(always)]
+    fn to_kform(&self) -> Kformx8 {
+        Kformx8 {
+            pos: self.pos,
+            rot: self.rot,
+            ..Kformx8::IDENTITY
+        }
+    }
+
+    /// `pos = R(w.pos) + v.pos`, `rot = v.rot w.rot`: 31 multiplies or
+    /// multiply-adds, 6 adds.
+    #[inline(always)]
+    fn mul(v: &PosRotx8, w: &PosRotx8) -> PosRotx8 {
+        let r = Rotor::new(v.rot);
+        PosRotx8 {
+            pos: r.apply(w.pos) + v.pos,
+            rot: quat_mul(v.rot, w.rot),
+        }
+    }
+
+    /// `pos = R⁻¹(w.pos - v.pos)`, `rot = v.rot⁻¹ w.rot`.
+    #[inline(always)]
+    fn div(v: &PosRotx8, w: &PosRotx8) -> PosRotx8 {
+        let inv = quat_inv(v.rot);
+        PosRotx8 {
+            pos: Rotor::new(inv).apply(w.pos - v.pos),
+            rot: quat_mul(inv, w.rot),
+        }
+    }
+
+    #[inline(always)]
+    fn copy(out: &mut PosRotx8, v: &PosRotx8) {
+        out.pos = v.pos;
+        out.rot = v.rot;
+    }
+}
+
+impl Jointx8 for PosRotSclx8 {
+    type Elem = PosRotScl;
+    const IDENTITY: PosRotSclx8 = PosRotSclx8::splat(PosRotScl::IDENTITY);
+    const FK: FkMode = FkMode {
+        walk: Walk::Registers,
+        pairs: false,
+    };
+
+    fn from_array(e: [PosRotScl; 8]) -> PosRotSclx8 {
+        PosRotSclx8::from_array(e)
+    }
+
+    fn to_array(self) -> [PosRotScl; 8] {
+        PosRotSclx8::to_array(self)
+    }
+
+    #[inline(always)]
+    fn from_kform(k: &Kformx8) -> PosRotSclx8 {
+        PosRotSclx8 {
+            pos: k.pos,
+            rot: k.rot,
+            scl: k.scl,
+        }
+    }
+
+    #[inline(always)]
+    fn to_kform(&self) -> Kformx8 {
+        Kformx8 {
+            pos: self.pos,
+            rot: self.rot,
+            scl: self.scl,
+            ..Kformx8::IDENTITY
+        }
+    }
+
+    /// `pos = R(w.pos v.scl) + v.pos`, `rot = v.rot w.rot`,
+    /// `scl = w.scl v.scl`: 37 multiplies or multiply-adds, 6 adds.
+    #[inline(always)]
+    fn mul(v: &PosRotSclx8, w: &PosRotSclx8) -> PosRotSclx8 {
+        let r = Rotor::new(v.rot);
+        PosRotSclx8 {
+            pos: r.apply(w.pos * v.scl) + v.pos,
+            rot: quat_mul(v.rot, w.rot),
+            scl: w.scl * v.scl,
+        }
+    }
+
+    /// `pos = R⁻¹(w.pos - v.pos) / v.scl`, `rot = v.rot⁻¹ w.rot`,
+    /// `scl = w.scl / v.scl` (true divisions, as the reference).
+    #[inline(always)]
+    fn div(v: &PosRotSclx8, w: &PosRotSclx8) -> PosRotSclx8 {
+        let inv = quat_inv(v.rot);
+        PosRotSclx8 {
+            pos: Rotor::new(inv).apply(w.pos - v.pos) / v.scl,
+            rot: quat_mul(inv, w.rot),
+            scl: w.scl / v.scl,
+        }
+    }
+
+    #[inline(always)]
+    fn copy(out: &mut PosRotSclx8, v: &PosRotSclx8) {
+        out.pos = v.pos;
+        out.rot = v.rot;
+        out.scl = v.scl;
+    }
+}
+
+impl Jointx8 for Motionx8 {
+    type Elem = Motion;
+    const IDENTITY: Motionx8 = Motionx8::splat(Motion::IDENTITY);
+    const FK: FkMode = FkMode {
+        walk: Walk::Registers,
+        pairs: false,
+    };
+
+    fn from_array(e: [Motion; 8]) -> Motionx8 {
+        Motionx8::from_array(e)
+    }
+
+    fn to_array(self) -> [Motion; 8] {
+        Motionx8::to_array(self)
+    }
+
+    #[inline(always)]
+    fn from_kform(k: &Kformx8) -> Motionx8 {
+        Motionx8 {
+            pos: k.pos,
+            rot: k.rot,
+            vel: k.vel,
+            ang: k.ang,
+        }
+    }
+
+    #[inline(always)]
+    fn to_kform(&self) -> Kformx8 {
+        Kformx8 {
+            pos: self.pos,
+            rot: self.rot,
+            vel: self.vel,
+            ang: self.ang,
+            ..Kformx8::IDENTITY
+        }
+    }
+
+    /// `pos = R(w.pos) + v.pos`, `rot = v.rot w.rot`,
+    /// `vel = (R(w.vel) + v.ang × R(w.pos)) + v.vel`,
+    /// `ang = R(w.ang) + v.ang`: 67 multiplies or multiply-adds, 12 adds.
+    #[inline(always)]
+    fn mul(v: &Motionx8, w: &Motionx8) -> Motionx8 {
+        let r = Rotor::new(v.rot);
+        let lever = r.apply(w.pos);
+        Motionx8 {
+            pos: lever + v.pos,
+            rot: quat_mul(v.rot, w.rot),
+            vel: cross_add(v.ang, lever, r.apply(w.vel)) + v.vel,
+            ang: r.apply(w.ang) + v.ang,
+        }
+    }
+
+    /// `pos = R⁻¹(w.pos - v.pos)`, `rot = v.rot⁻¹ w.rot`,
+    /// `vel = R⁻¹(w.vel - v.vel - v.ang × (w.pos - v.pos))`,
+    /// `ang = R⁻¹(w.ang - v.ang)`.
+    #[inline(always)]
+    fn div(v: &Motionx8, w: &Motionx8) -> Motionx8 {
+        let inv = quat_inv(v.rot);
+        let r = Rotor::new(inv);
+        let lever = w.pos - v.pos;
+        Motionx8 {
+            pos: r.apply(lever),
+            rot: quat_mul(inv, w.rot),
+            vel: r.apply(w.vel - v.vel - cross(v.ang, lever)),
+            ang: r.apply(w.ang - v.ang),
+        }
+    }
+
+    #[inline(always)]
+    fn copy(out: &mut Motionx8, v: &Motionx8) {
+        out.pos = v.pos;
+        out.rot = v.rot;
+        out.vel = v.vel;
+        out.ang = v.ang;
+    }
+}
+
+impl Jointx8 for Kformx8 {
+    type Elem = Kform;
+    const IDENTITY: Kformx8 = Kformx8::IDENTITY;
+    const FK: FkMode = FkMode {
+        walk: Walk::Memory,
+        pairs: false,
+    };
+
+    fn from_array(e: [Kform; 8]) -> Kformx8 {
+        Kformx8::from_array(e)
+    }
+
+    fn to_array(self) -> [Kform; 8] {
+        Kformx8::to_array(self)
+    }
+
+    #[inline(always)]
+    fn from_kform(k: &Kformx8) -> Kformx8 {
+        *k
+    }
+
+    #[inline(always)]
+    fn to_kform(&self) -> Kformx8 {
+        *self
+    }
+
+    /// [`kform_mul`]: 79 multiplies or multiply-adds.
+    #[inline(always)]
+    fn mul(v: &Kformx8, w: &Kformx8) -> Kformx8 {
+        kform_mul(*v, *w)
+    }
+
+    #[inline(always)]
+    fn mul_into(out: &mut Kformx8, v: &Kformx8, w: &Kformx8) {
+        kform_mul_into(out, v, w);
+    }
+
+    /// [`kform_div`].
+    #[inline(always)]
+    fn div(v: &Kformx8, w: &Kformx8) -> Kformx8 {
+        kform_div(*v, *w)
+    }
+
+    #[inline(always)]
+    fn copy(out: &mut Kformx8, v: &Kformx8) {
+        out.pos = v.pos;
+        out.rot = v.rot;
+        out.scl = v.scl;
+        out.vel = v.vel;
+        out.ang = v.ang;
+        out.svl = v.svl;
+    }
+}
+
+/// Forward kinematics of one pack (eight characters, one `T` per joint),
+/// joint by joint in `parents` order: [`crate::reference::op_fk_joints`]
+/// per lane. Panics, like the reference, on a pose shorter than `parents`
+/// or a parent that does not precede its child.
+pub fn op_fk_joints<T: Jointx8>(global: &mut [T], local: &[T], parents: &[i32]) {
+    check_hierarchy(parents, &[global.len(), local.len()]);
+    for (i, (&p, l)) in parents.iter().zip(local).enumerate() {
+        let (done, rest) = global.split_at_mut(i);
+        match usize::try_from(p) {
+            Ok(p) => T::mul_into(&mut rest[0], &done[p], l),
+            Err(_) => T::copy(&mut rest[0], l),
+        }
+    }
+}
+
+/// Backward kinematics of one pack: [`crate::reference::op_bk_joints`] per
+/// lane, the exact inverse of [`op_fk_joints`]. Panics like it.
+pub fn op_bk_joints<T: Jointx8>(local: &mut [T], global: &[T], parents: &[i32]) {
+    check_hierarchy(parents, &[global.len(), local.len()]);
+    bk_unchecked(local, global, parents);
+}
+
+/// [`op_bk_joints`] without the hierarchy check (a bad index still panics).
+#[inline(always)]
+pub(crate) fn bk_unchecked<T: Jointx8>(local: &mut [T], global: &[T], parents: &[i32]) {
+    for ((l, g), &p) in local.iter_mut().zip(global).zip(parents) {
+        match usize::try_from(p) {
+            Ok(p) => *l = T::div(&global[p], g),
+            Err(_) => T::copy(l, g),
+        }
+    }
+}
+
+/// Forward kinematics of consecutive packs: `global` and `local` hold
+/// whole packs of `joints` joints each back to back (`joints` being
+/// `chains`' last `end`), and every pack is walked chain by chain in the
+/// given [`FkMode`] (each mode's kernel is compiled separately; the mode is
+/// looked at once per call). Every mode gives the bits of
+/// [`op_fk_joints`] on each pack.
+///
+/// Panics when `chains` does not cut `0..joints` into consecutive runs
+/// whose parents precede them, or when the slices are not the same whole
+/// number of packs; [`crate::batch::fk`] validates first and never panics.
+pub fn fk_packs<T: Jointx8>(global: &mut [T], local: &[T], chains: &[Chain], mode: FkMode) {
+    let joints = check_chains(chains);
+    assert!(
+        global.len() == local.len() && global.len().is_multiple_of(joints.max(1)),
+        "global ({}) and local ({}) must be the same whole number of packs of {joints} joints",
+        global.len(),
+        local.len()
+    );
+    fk_packs_unchecked(global, local, chains, mode);
+}
+
+/// Number of joints `chains` cover; panics unless they cut `0..joints` into
+/// consecutive runs whose parents come before them.
+fn check_chains(chains: &[Chain]) -> usize {
+    let mut next = 0;
+    for c in chains {
+        assert!(
+            c.start == next && c.end > c.start && c.parent >= -1 && c.parent < c.start as i32,
+            "chain {c:?} does not follow joint {next} or has a bad parent"
+        );
+        next = c.end;
+    }
+    next
+}
+
+/// [`fk_packs`] without the checks, for callers holding a validated
+/// [`crate::Skeleton`] (a bad index still panics: memory safe).
+#[inline]
+pub(crate) fn fk_packs_unchecked<T: Jointx8>(
+    global: &mut [T],
+    local: &[T],
+    chains: &[Chain],
+    mode: FkMode,
+) {
+    match (mode.walk, mode.pairs) {
+        (Walk::Registers, false) => walk::<T, true, false>(global, local, chains),
+        (Walk::Registers, true) => walk::<T, true, true>(global, local, chains),
+        (Walk::Memory, false) => walk::<T, false, false>(global, local, chains),
+        (Walk::Memory, true) => walk::<T, false, true>(global, local, chains),
+    }
+}
+
+/// The packs of `global`/`local`, two at a time when `PAIRS` (an odd last
+/// pack alone).
+#[inline(never)]
+fn walk<T: Jointx8, const REGS: bool, const PAIRS: bool>(
+    global: &mut [T],
+    local: &[T],
+    chains: &[Chain],
+) {
+    let joints = chains.last().map_or(0, |c| c.end);
+    if joints == 0 {
+        return;
+    }
+    let mut g = global.chunks_exact_mut(joints);
+    let mut l = local.chunks_exact(joints);
+    if PAIRS {
+        while g.len() >= 2 {
+            let (g0, g1, l0, l1) = (g.next(), g.next(), l.next(), l.next());
+            if let (Some(g0), Some(g1), Some(l0), Some(l1)) = (g0, g1, l0, l1) {
+                for c in chains {
+                    chain2::<T, REGS>([g0, g1], [l0, l1], c);
+                }
+            }
+        }
+    }
+    for (g, l) in g.zip(l) {
+        for c in chains {
+            chain1::<T, REGS>(g, l, c);
+        }
+    }
+}
+
+/// One chain of one pack.
+#[inline(always)]
+fn chain1<T: Jointx8, const REGS: bool>(global: &mut [T], local: &[T], c: &Chain) {
+    let (done, rest) = global.split_at_mut(c.start);
+    let out = &mut rest[..c.end - c.start];
+    let loc = &local[c.start..c.end];
+    match usize::try_from(c.parent) {
+        Ok(p) => T::mul_into(&mut out[0], &done[p], &loc[0]),
+        Err(_) => T::copy(&mut out[0], &loc[0]),
+    }
+    if REGS {
+        let mut g = out[0];
+        for (o, l) in out[1..].iter_mut().zip(&loc[1..]) {
+            g = T::mul(&g, l);
+            *o = g;
+        }
+    } else {
+        for k in 1..out.len() {
+            let (prev, cur) = out.split_at_mut(k);
+            T::mul_into(&mut cur[0], &prev[k - 1], &loc[k]);
+        }
+    }
+}
+
+/// One chain of two packs, joint by joint side by side.
+#[inline(always)]
+fn chain2<T: Jointx8, const REGS: bool>(global: [&mut [T]; 2], local: [&[T]; 2], c: &Chain) {
+    let [ga, gb] = global;
+    let [la, lb] = local;
+    let (da, ra) = ga.split_at_mut(c.start);
+    let (db, rb) = gb.split_at_mut(c.start);
+    let n = c.end - c.start;
+    let (oa, ob) = (&mut ra[..n], &mut rb[..n]);
+    let (la, lb) = (&la[c.start..c.end], &lb[c.start..c.end]);
+    match usize::try_from(c.parent) {
+        Ok(p) => {
+            T::mul_into(&mut oa[0], &da[p], &la[0]);
+            T::mul_into(&mut ob[0], &db[p], &lb[0]);
+        }
+        Err(_) => {
+            T::copy(&mut oa[0], &la[0]);
+            T::copy(&mut ob[0], &lb[0]);
+        }
+    }
+    if REGS {
+        let (mut a, mut b) = (oa[0], ob[0]);
+        let outs = oa[1..].iter_mut().zip(ob[1..].iter_mut());
+        for ((oa, ob), (la, lb)) in outs.zip(la[1..].iter().zip(&lb[1..])) {
+            a = T::mul(&a, la);
+            b = T::mul(&b, lb);
+            *oa = a;
+            *ob = b;
+        }
+    } else {
+        for k in 1..n {
+            let (pa, ca) = oa.split_at_mut(k);
+            let (pb, cb) = ob.split_at_mut(k);
+            T::mul_into(&mut ca[0], &pa[k - 1], &la[k]);
+            T::mul_into(&mut cb[0], &pb[k - 1], &lb[k]);
+        }
+    }
+}
