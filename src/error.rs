@@ -40,6 +40,15 @@ pub enum Error {
         /// What is wrong.
         reason: String,
     },
+    /// A size that overflows, exceeds a documented limit, or needs more
+    /// memory than could be reserved; nothing was allocated for it.
+    #[error("{what}: {reason}")]
+    Size {
+        /// Which size.
+        what: &'static str,
+        /// Why it is refused (the limit, or the bytes it needs).
+        reason: String,
+    },
     /// A file could not be read or written.
     #[error("{path}: {reason}")]
     Io {

@@ -12,8 +12,9 @@
 //! - [`reference`](mod@reference): plain scalar f32 code that mirrors the articles;
 //! - [`lanes`]: the same functions over eight lanes ([`lanes::F32x8`],
 //!   [`lanes::Vec3x8`], [`lanes::Quatx8`], [`lanes::Kformx8`]), branch-free;
-//! - [`stream`] and [`skeleton`]: structure-of-arrays storage owned as lane
-//!   vectors, and validated hierarchies;
+//! - [`stream`], [`pose_stream`] and [`skeleton`]: structure-of-arrays
+//!   storage owned as lane vectors (crowds of whole kineforms or of only the
+//!   fields a caller uses), and validated hierarchies;
 //! - [`batch`]: validated entry points that run a kernel over a whole
 //!   stream or crowd, across cores with rayon.
 //!
@@ -28,6 +29,7 @@ pub mod data;
 pub mod database;
 pub mod error;
 pub mod lanes;
+pub mod pose_stream;
 mod prefetch;
 pub mod reference;
 pub mod skeleton;
