@@ -17,9 +17,10 @@ pub struct Skeleton {
 
 /// A run of consecutive joints `start..end` in which every joint after the
 /// first is the child of the joint before it; `parent` is the first joint's
-/// parent (-1 for a root). Forward kinematics walks a chain keeping the
-/// joint it just computed in registers as the next one's parent, and reads
-/// a parent back from memory only where a chain starts.
+/// parent (-1 for a root). Forward kinematics walks a chain with no check
+/// of the hierarchy inside it: the joint just computed is the next one's
+/// parent, kept in registers or read straight back
+/// ([`crate::lanes::fk_packs`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Chain {
     /// First joint of the run.

@@ -2,8 +2,8 @@
 //! ([`crate::reference::joint`] per lane): [`PosRotx8`] (7 lane vectors,
 //! 28 bytes per character-joint), [`PosRotSclx8`] (10, 40 bytes),
 //! [`Motionx8`] (13, 52 bytes: the crowd's joints) and [`Kformx8`] (19, 76
-//! bytes), and forward kinematics over packs of them that keeps each
-//! chain's last joint in registers ([`fk_packs`]).
+//! bytes), and forward kinematics over packs of them, walked chain by chain
+//! ([`fk_packs`]).
 //!
 //! Each type's [`Jointx8::mul`] leaves the terms of a missing field out at
 //! compile time; nothing is stored for a field a type does not hold. The
@@ -11,6 +11,16 @@
 //! through as few dependent operations as possible (the parent's position,
 //! velocity and angular velocity are added last), because down a chain each
 //! joint waits for the one before it.
+//!
+//! How a chain is walked ([`FkMode`]) was measured (PERF.md, "FK at the
+//! floor"): one pack with the parent kept in registers compiles, for
+//! [`PosRotx8`], to a 58-instruction loop per joint with no spills, but one
+//! pack alone is limited by the chain's latency; two packs side by side
+//! need two parents (14 lane vectors for [`PosRotx8`]) plus temporaries in
+//! AVX2's 16 registers and spill. Two packs whose parents are read back from
+//! the output just written (a store-to-load forward, off the arithmetic's
+//! critical path once two chains overlap) is the fastest for every type, so
+//! it is every type's [`Jointx8::FK`].
 
 use bytemuck::{Pod, Zeroable};
 
@@ -67,7 +77,8 @@ pub enum Walk {
     /// a parent is read from memory only where a chain starts.
     Registers,
     /// Every parent is read back from the output just written (the way of
-    /// [`crate::lanes::op_fk`]): for types too large to keep in registers.
+    /// [`crate::lanes::op_fk`]), which the core forwards from its store
+    /// buffer; leaves the registers to the arithmetic.
     Memory,
 }
 
@@ -131,6 +142,26 @@ pub trait Jointx8: Copy + Pod + Send + Sync + PartialEq + core::fmt::Debug {
     fn copy(out: &mut Self, v: &Self);
 }
 
+/// The Hamilton product `q p` ([`quat_mul`]) with each component summed as
+/// two pairs, `(a + b) + (c + d)`, rather than as one chain of four: the
+/// same 8 multiplies and 8 multiply-adds plus 4 adds, but `q` reaches the
+/// result through a multiply, a multiply-add and an add (about 10 cycles)
+/// instead of a multiply and three multiply-adds (about 15). Down a chain
+/// each joint's rotation waits for its parent's, so this is the latency
+/// forward kinematics pays per joint. Measured (PERF.md) 2 to 7% faster
+/// for [`PosRotx8`], whose step is short enough for the latency to show,
+/// and 5 to 10% slower for [`Motionx8`] (more values live, more spills),
+/// so only [`PosRotx8`] uses it.
+#[inline(always)]
+fn quat_mul_pairs(q: Quatx8, p: Quatx8) -> Quatx8 {
+    Quatx8::new(
+        q.w.mul_sub(p.w, q.x * p.x) - q.y.mul_add(p.y, q.z * p.z),
+        q.w.mul_add(p.x, q.x * p.w) + q.y.mul_sub(p.z, q.z * p.y),
+        q.w.mul_add(p.y, q.y * p.w) + q.z.mul_sub(p.x, q.x * p.z),
+        q.w.mul_add(p.z, q.z * p.w) + q.x.mul_sub(p.y, q.y * p.x),
+    )
+}
+
 macro_rules! lanes_of {
     ($t:ident, $elem:ident, $($f:ident: $ft:ident),+) => {
         impl $t {
@@ -172,8 +203,8 @@ impl Jointx8 for PosRotx8 {
     type Elem = PosRot;
     const IDENTITY: PosRotx8 = PosRotx8::splat(PosRot::IDENTITY);
     const FK: FkMode = FkMode {
-        walk: Walk::Registers,
-        pairs: false,
+        walk: Walk::Memory,
+        pairs: true,
     };
 
     fn from_array(e: [PosRot; 8]) -> PosRotx8 {
@@ -208,7 +239,7 @@ impl Jointx8 for PosRotx8 {
         let r = Rotor::new(v.rot);
         PosRotx8 {
             pos: r.apply(w.pos) + v.pos,
-            rot: quat_mul(v.rot, w.rot),
+            rot: quat_mul_pairs(v.rot, w.rot),
         }
     }
 
@@ -233,8 +264,8 @@ impl Jointx8 for PosRotSclx8 {
     type Elem = PosRotScl;
     const IDENTITY: PosRotSclx8 = PosRotSclx8::splat(PosRotScl::IDENTITY);
     const FK: FkMode = FkMode {
-        walk: Walk::Registers,
-        pairs: false,
+        walk: Walk::Memory,
+        pairs: true,
     };
 
     fn from_array(e: [PosRotScl; 8]) -> PosRotSclx8 {
@@ -276,15 +307,27 @@ impl Jointx8 for PosRotSclx8 {
         }
     }
 
+    /// [`Jointx8::mul`] stored field by field as each is known.
+    #[inline(always)]
+    fn mul_into(out: &mut PosRotSclx8, v: &PosRotSclx8, w: &PosRotSclx8) {
+        out.rot = quat_mul(v.rot, w.rot);
+        out.scl = w.scl * v.scl;
+        out.pos = Rotor::new(v.rot).apply(w.pos * v.scl) + v.pos;
+    }
+
     /// `pos = R⁻¹(w.pos - v.pos) / v.scl`, `rot = v.rot⁻¹ w.rot`,
-    /// `scl = w.scl / v.scl` (true divisions, as the reference).
+    /// `scl = w.scl / v.scl`, dividing once per axis (`1 / v.scl`, a true
+    /// division) and multiplying twice: within an ULP of the reference's
+    /// two divisions, and half the divider's time, which is what BK of this
+    /// type waits on.
     #[inline(always)]
     fn div(v: &PosRotSclx8, w: &PosRotSclx8) -> PosRotSclx8 {
         let inv = quat_inv(v.rot);
+        let inv_scl = Vec3x8::ONE / v.scl;
         PosRotSclx8 {
-            pos: Rotor::new(inv).apply(w.pos - v.pos) / v.scl,
+            pos: Rotor::new(inv).apply(w.pos - v.pos) * inv_scl,
             rot: quat_mul(inv, w.rot),
-            scl: w.scl / v.scl,
+            scl: w.scl * inv_scl,
         }
     }
 
@@ -300,8 +343,8 @@ impl Jointx8 for Motionx8 {
     type Elem = Motion;
     const IDENTITY: Motionx8 = Motionx8::splat(Motion::IDENTITY);
     const FK: FkMode = FkMode {
-        walk: Walk::Registers,
-        pairs: false,
+        walk: Walk::Memory,
+        pairs: true,
     };
 
     fn from_array(e: [Motion; 8]) -> Motionx8 {
@@ -348,6 +391,18 @@ impl Jointx8 for Motionx8 {
         }
     }
 
+    /// [`Jointx8::mul`] stored field by field as each is known, the lever
+    /// dying before the angular velocity is rotated.
+    #[inline(always)]
+    fn mul_into(out: &mut Motionx8, v: &Motionx8, w: &Motionx8) {
+        out.rot = quat_mul(v.rot, w.rot);
+        let r = Rotor::new(v.rot);
+        let lever = r.apply(w.pos);
+        out.pos = lever + v.pos;
+        out.vel = cross_add(v.ang, lever, r.apply(w.vel)) + v.vel;
+        out.ang = r.apply(w.ang) + v.ang;
+    }
+
     /// `pos = R⁻¹(w.pos - v.pos)`, `rot = v.rot⁻¹ w.rot`,
     /// `vel = R⁻¹(w.vel - v.vel - v.ang × (w.pos - v.pos))`,
     /// `ang = R⁻¹(w.ang - v.ang)`.
@@ -378,7 +433,7 @@ impl Jointx8 for Kformx8 {
     const IDENTITY: Kformx8 = Kformx8::IDENTITY;
     const FK: FkMode = FkMode {
         walk: Walk::Memory,
-        pairs: false,
+        pairs: true,
     };
 
     fn from_array(e: [Kform; 8]) -> Kformx8 {
