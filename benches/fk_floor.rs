@@ -30,7 +30,9 @@
 //! within each round: on a VM whose other tenants take a varying share of
 //! the cores, a ratio of two figures measured seconds apart says little,
 //! and the best of a few short repetitions is the one the other tenants
-//! disturbed least. `KINEFORM_CASES=substring` keeps only matching cases.
+//! disturbed least. `KINEFORM_CASES=a,b` keeps only the cases whose names
+//! contain `a` or `b`; `KINEFORM_NO_STREAM=1` does not even build the
+//! streaming cases (for `valgrind --tool=callgrind`).
 
 mod common;
 use common::*;
@@ -222,7 +224,12 @@ fn joint_cases<T: Jointx8>(cases: &mut Vec<Case>, name: &str, skel: &Skeleton) {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let pools = [1, threads].map(|t| Arc::new(pool(t)));
     let mut rng = Rng::new(11);
-    for (label, chars) in [("l1", 8), ("cache", IN_CACHE), ("stream", STREAMING)] {
+    let labels = [("l1", 8), ("cache", IN_CACHE), ("stream", STREAMING)];
+    let no_stream = std::env::var_os("KINEFORM_NO_STREAM").is_some();
+    for (label, chars) in labels
+        .into_iter()
+        .filter(|l| !no_stream || l.1 != STREAMING)
+    {
         let elems: Arc<Vec<T::Elem>> = Arc::new(
             (0..chars * joints)
                 .map(|_| T::Elem::from_kform(rng.kform()))
@@ -332,7 +339,12 @@ fn crowd_pose_cases(cases: &mut Vec<Case>, skel: &Skeleton) {
     let skel = Arc::new(skel.clone());
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let mut rng = Rng::new(11);
-    for (label, chars, t) in [("cache", IN_CACHE, 1), ("stream", STREAMING, threads)] {
+    let no_stream = std::env::var_os("KINEFORM_NO_STREAM").is_some();
+    let labels = [("cache", IN_CACHE, 1), ("stream", STREAMING, threads)];
+    for (label, chars, t) in labels
+        .into_iter()
+        .filter(|l| !no_stream || l.1 != STREAMING)
+    {
         let copy = cases
             .iter()
             .position(|c| c.name == format!("kform/copy/{label}/{t}t"))

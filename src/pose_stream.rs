@@ -16,6 +16,22 @@
 //!
 //! The new lane types also implement [`Lanes`], so a
 //! [`crate::stream::Stream`] of them holds N joints of one character.
+//!
+//! ```
+//! use kineform::lanes::PosRotx8;
+//! use kineform::pose_stream::PoseStream;
+//! use kineform::reference::{PosRot, Quat, Vec3};
+//! use kineform::{Skeleton, batch};
+//!
+//! // A chain of three joints, each one unit along x from its parent.
+//! let skeleton = Skeleton::new(vec![-1, 0, 1])?;
+//! let step = PosRot { pos: Vec3::new(1.0, 0.0, 0.0), rot: Quat::IDENTITY };
+//! let local = PoseStream::<PosRotx8>::from_fn(1000, 3, |_, _| step)?;
+//! let mut world = PoseStream::<PosRotx8>::new(1000, 3)?;
+//! batch::fk::op_fk(&mut world, &local, &skeleton)?;
+//! assert_eq!(world.get(999, 2).map(|j| j.pos), Some(Vec3::new(3.0, 0.0, 0.0)));
+//! # Ok::<(), kineform::Error>(())
+//! ```
 
 use crate::error::{Error, Result};
 use crate::lanes::{Jointx8, Motionx8, PosRotSclx8, PosRotx8};
