@@ -9,6 +9,7 @@
 
 pub mod angular;
 pub mod blend;
+pub mod chain;
 pub mod cost;
 pub mod deadblend;
 pub mod inertialize;
@@ -24,6 +25,7 @@ pub mod tracking;
 
 pub use angular::*;
 pub use blend::*;
+pub use chain::*;
 pub use cost::*;
 pub use deadblend::*;
 pub use inertialize::*;
