@@ -729,3 +729,82 @@ fn two_source_blends_follow_their_sources_past_half_a_turn() {
         worst.to_degrees()
     );
 }
+
+/// `set_roots` is that many `SetRoot` commands: the same world poses bit
+/// for bit, the last root given for a character wins whichever way it was
+/// given, and a bad root anywhere in the slice stages none of them.
+/// Mutations caught: staging a root without its lane bit (the root is not
+/// set), and staging the good roots before the bad one is found.
+#[test]
+fn set_roots_is_many_set_root_commands() {
+    let library = embedded();
+    let make = || {
+        let cfg = CrowdConfig {
+            characters: 21,
+            ..Default::default()
+        };
+        let mut crowd = Crowd::new(&library, cfg).unwrap();
+        for c in 0..21 {
+            crowd
+                .play(
+                    c,
+                    Source::looping(0, c as f32 * 0.05),
+                    Source::looping(0, 0.3),
+                )
+                .unwrap();
+        }
+        crowd
+    };
+    let root = |c: usize, f: usize| Root {
+        pos: Vec3::new(c as f32, 0.0, f as f32),
+        vel: Vec3::new(0.0, 0.0, 60.0),
+        ang: Vec3::new(0.0, 0.3, 0.0),
+        ..Root::standing(Vec3::ZERO, c as f32 * 0.3)
+    };
+    let (mut one, mut many) = (make(), make());
+    for f in 0..20 {
+        let roots: Vec<Root> = (3..19).map(|c| root(c, f)).collect();
+        many.set_roots(3, &roots).unwrap();
+        for (k, r) in roots.iter().enumerate() {
+            one.set_root(3 + k, *r).unwrap();
+        }
+        // Given twice: the last one wins, either way.
+        one.set_root(5, root(50, f)).unwrap();
+        many.command(5, Command::SetRoot(root(50, f))).unwrap();
+        assert_eq!(one.queued(), many.queued());
+        let (a, b) = (
+            one.step(1.0 / 60.0).unwrap(),
+            many.step(1.0 / 60.0).unwrap(),
+        );
+        assert_eq!(a.commands, if f == 0 { 38 } else { 17 });
+        assert_eq!(a, b);
+        assert!(
+            bytemuck::cast_slice::<_, u32>(one.world())
+                == bytemuck::cast_slice::<_, u32>(many.world())
+        );
+        let r = one.world_kform(5, 0).unwrap();
+        assert!(
+            (r.pos.x - 50.0).abs() < 1e-4 && (r.pos.z - f as f32).abs() < 1e-4,
+            "{r:?}"
+        );
+    }
+    // A bad root in the middle stages nothing.
+    let mut roots: Vec<Root> = (0..10).map(|c| root(c, 99)).collect();
+    roots[6].pos.y = f32::NAN;
+    let before = many.world_kform(4, 0).unwrap();
+    assert!(matches!(
+        many.set_roots(0, &roots),
+        Err(Error::Parameter { .. })
+    ));
+    assert!(matches!(
+        many.set_roots(15, &roots),
+        Err(Error::Index { .. })
+    ));
+    assert_eq!(many.queued(), 0);
+    many.step(1.0 / 60.0).unwrap();
+    let after = many.world_kform(4, 0).unwrap();
+    assert!(
+        (after.pos.z - before.pos.z - 1.0).abs() < 1e-3,
+        "moved along its velocity only"
+    );
+}
