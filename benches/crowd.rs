@@ -275,13 +275,27 @@ fn crowd(c: &mut Criterion) {
     let src = vec![[1.0f32; 3]; cj];
     let mut group = c.benchmark_group("crowd/readout");
     group.throughput(Throughput::Bytes((cj * 12) as u64));
-    group.bench_function("positions_into", |bch| {
-        bch.iter(|| crowd.positions_into(0..n, &mut out).expect("read"))
-    });
+    for t in [1, threads] {
+        let pt = pool(t);
+        group.bench_function(format!("positions_into_{t}t"), |bch| {
+            bch.iter_custom(|iters| {
+                in_pool(&pt, iters, || {
+                    crowd.positions_into(0..n, &mut out).expect("read")
+                })
+            })
+        });
+    }
     let mut rot = vec![[0.0f32; 4]; cj];
-    group.bench_function("rotations_into_(16_bytes_each)", |bch| {
-        bch.iter(|| crowd.rotations_into(0..n, &mut rot).expect("read"))
-    });
+    group.bench_function(
+        format!("rotations_into_{threads}t_(16_bytes_each)"),
+        |bch| {
+            bch.iter_custom(|iters| {
+                in_pool(&p, iters, || {
+                    crowd.rotations_into(0..n, &mut rot).expect("read")
+                })
+            })
+        },
+    );
     let mut all = vec![kineform::reference::Vec3::ZERO; cj];
     group.bench_function(format!("output_positions_{threads}t"), |bch| {
         bch.iter_custom(|iters| {

@@ -808,3 +808,35 @@ fn set_roots_is_many_set_root_commands() {
         "moved along its velocity only"
     );
 }
+
+/// Ranges long enough to be copied on the rayon pool (32 packs and more),
+/// entered part-way through a pack or not, read the same values as the
+/// crowd's own per-joint accessor; so do one character and none.
+/// Mutations caught: the first partial pack's lanes shifted by one (reading
+/// `skip + 1 ..`), the parallel packs zipped from the range's first pack
+/// rather than the one after a partial head.
+#[test]
+fn long_ranges_read_out_the_same_as_one_joint_at_a_time() {
+    let n = 300;
+    let mut crowd = crowd(n);
+    let mut wander = kineform::crowd::Wander::new(n, Default::default());
+    for _ in 0..5 {
+        wander.update(&mut crowd, 1.0 / 60.0).unwrap();
+        crowd.step(1.0 / 60.0).unwrap();
+    }
+    let j = crowd.skeleton().len();
+    for range in [0..n, 3..299, 8..n, 250..251, 16..24, 9..9] {
+        let m = range.len() * j;
+        let (mut pos, mut rot) = (vec![[0.0f32; 3]; m], vec![[0.0f32; 4]; m]);
+        crowd.positions_into(range.clone(), &mut pos).unwrap();
+        crowd.rotations_into(range.clone(), &mut rot).unwrap();
+        for (k, c) in range.clone().enumerate() {
+            for jj in 0..j {
+                let w = crowd.world_kform(c, jj).unwrap();
+                assert_eq!(pos[k * j + jj], w.pos.to_array(), "{range:?} c {c} j {jj}");
+                let q = [w.rot.x, w.rot.y, w.rot.z, w.rot.w];
+                assert_eq!(rot[k * j + jj], q, "{range:?} c {c} j {jj}");
+            }
+        }
+    }
+}
