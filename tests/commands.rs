@@ -241,6 +241,30 @@ fn bad_commands_are_refused_and_change_nothing() {
             }),
             "root velocity",
         ),
+        (
+            0,
+            Command::SetRoot(Root {
+                ang: Vec3::new(0.0, 0.0, 2e6),
+                ..Root::standing(Vec3::ZERO, 0.0)
+            }),
+            "root angular velocity",
+        ),
+        (
+            0,
+            Command::SetRoot(Root {
+                pos: Vec3::new(0.0, f32::NAN, 0.0),
+                ..Root::standing(Vec3::ZERO, 0.0)
+            }),
+            "root position",
+        ),
+        (
+            0,
+            Command::SetRoot(Root {
+                rot: Quat::new(f32::NAN, 0.0, 0.0, 0.0),
+                ..Root::standing(Vec3::ZERO, 0.0)
+            }),
+            "root rotation",
+        ),
         (9, Command::SetWeight { weight: 0.5 }, "character"),
     ]);
     for (c, cmd, name) in bad {

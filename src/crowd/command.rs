@@ -180,22 +180,35 @@ impl Command {
                 "must be finite and within ±1e6",
             ),
             Command::SetEnd { .. } => Ok(()),
-            Command::SetRoot(r) => {
-                vec3("root position", r.pos)?;
-                vec3("root velocity", r.vel)?;
-                vec3("root angular velocity", r.ang)?;
-                let q = r.rot;
-                let n = (q.w * q.w + q.x * q.x + q.y * q.y + q.z * q.z).sqrt();
-                finite_in(
-                    "root rotation length",
-                    n,
-                    1.0 - 1e-3,
-                    1.0 + 1e-3,
-                    "a root rotation must be a unit quaternion (within 1e-3)",
-                )
-            }
+            Command::SetRoot(r) => check_root(r),
         }
     }
+}
+
+/// Checks a root as [`Command::SetRoot`] does: finite position and
+/// velocities, a rotation of unit length within 1e-3.
+pub(crate) fn check_root(r: &Root) -> Result<()> {
+    let q = r.rot;
+    let n = (q.w * q.w + q.x * q.x + q.y * q.y + q.z * q.z).sqrt();
+    let values = [r.pos, r.vel, r.ang];
+    // The common case in one pass (NaN fails every comparison); the named
+    // checks below, which say what is wrong, only when something is.
+    if values.iter().all(|v| {
+        (v.x.abs() <= COMMAND_MAX) & (v.y.abs() <= COMMAND_MAX) & (v.z.abs() <= COMMAND_MAX)
+    }) && (1.0 - 1e-3..=1.0 + 1e-3).contains(&n)
+    {
+        return Ok(());
+    }
+    vec3("root position", r.pos)?;
+    vec3("root velocity", r.vel)?;
+    vec3("root angular velocity", r.ang)?;
+    finite_in(
+        "root rotation length",
+        n,
+        1.0 - 1e-3,
+        1.0 + 1e-3,
+        "a root rotation must be a unit quaternion (within 1e-3)",
+    )
 }
 
 /// Commands given since the last step, in the order given.

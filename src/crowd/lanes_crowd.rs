@@ -4,7 +4,7 @@ use std::sync::Mutex;
 
 use rayon::prelude::*;
 
-use super::command::{Command, Queue, Which};
+use super::command::{self, Command, Queue, Which};
 use super::motion::{Motionx8, ShiftOffsetx8, Track, TurnOffsetx8};
 use super::passes::{self, Ahead, Kept, PackScratch, PackState, RootMotionx8, Shared};
 use super::state::{CharacterState, ClipRows, Statex8};
@@ -67,7 +67,7 @@ pub struct Crowd {
     /// is kept here, out of the queue, and set before the queued commands
     /// run, as if it had been queued: the same result, and a game that
     /// moves every root every frame pays a store per root.
-    root_next: Vec<Motionx8>,
+    root_next: Vec<Root>,
     root_set: Vec<u8>,
     roots_given: u32,
     /// The frame's commands, sorted by character (reused).
@@ -236,7 +236,11 @@ impl Crowd {
             rest,
             scratch: Vec::new(),
             queue: Queue::default(),
-            root_next: try_vec("roots given", packs, Motionx8::REST)?,
+            root_next: try_vec(
+                "roots given",
+                n(8)?,
+                Root::standing(crate::reference::Vec3::ZERO, 0.0),
+            )?,
             root_set: try_vec("roots given", packs, 0)?,
             roots_given: 0,
             sorted: Vec::new(),
@@ -297,48 +301,37 @@ impl Crowd {
         }
     }
 
-    /// Keeps a checked root for the next step (lanes of its pack).
+    /// Keeps a checked root for the next step; the step writes it into
+    /// its pack's lanes (on the pack's thread).
     fn stage_root(&mut self, c: usize, root: &Root) {
-        let (m, l) = (&mut self.root_next[c / 8], c % 8);
-        let q = crate::reference::quat_normalize(root.rot);
-        let f = bytemuck::cast_mut::<Motionx8, [[f32; 8]; 13]>(m);
-        let values = [
-            root.pos.x, root.pos.y, root.pos.z, q.w, q.x, q.y, q.z, root.vel.x, root.vel.y,
-            root.vel.z, root.ang.x, root.ang.y, root.ang.z,
-        ];
-        for (field, v) in f.iter_mut().zip(values) {
-            field[l] = v;
-        }
-        self.root_set[c / 8] |= 1 << l;
+        self.root_next[c] = *root;
+        self.root_set[c / 8] |= 1 << (c % 8);
         self.roots_given += 1;
     }
 
     /// Sets the roots of characters `first .. first + roots.len()` for the
     /// next step, as that many [`Command::SetRoot`] would: every root is
     /// checked first, and a refusal (naming the character's root) stages
-    /// none of them. For a game that moves every character every frame.
+    /// none of them. For a game that moves every character every frame: a
+    /// root costs its check and a copy here, and is written into its
+    /// pack's lanes by the step, in parallel.
     pub fn set_roots(&mut self, first: usize, roots: &[Root]) -> Result<()> {
         let end = first
             .checked_add(roots.len())
             .filter(|&e| e <= self.cfg.characters);
-        if end.is_none() {
+        let Some(end) = end else {
             return Err(Error::Index {
                 what: "character range end (set_roots)",
                 index: first.saturating_add(roots.len()),
                 len: self.cfg.characters,
             });
+        };
+        roots.iter().try_for_each(command::check_root)?;
+        self.root_next[first..end].copy_from_slice(roots);
+        for c in first..end {
+            self.root_set[c / 8] |= 1 << (c % 8);
         }
-        for (k, r) in roots.iter().enumerate() {
-            Queue::check(
-                self.cfg.characters,
-                &self.library,
-                first + k,
-                &Command::SetRoot(*r),
-            )?;
-        }
-        for (k, r) in roots.iter().enumerate() {
-            self.stage_root(first + k, r);
-        }
+        self.roots_given = self.roots_given.saturating_add(roots.len() as u32);
         Ok(())
     }
 
@@ -513,7 +506,7 @@ impl Crowd {
         let sorted = &self.sorted[..];
         let mut cursor = 0;
         let mut state: Vec<PackState> = Vec::with_capacity(packs);
-        let roots = self.root_next.iter().zip(self.root_set.iter_mut());
+        let roots = self.root_next.chunks(8).zip(self.root_set.iter_mut());
         let per_state = self
             .states
             .iter_mut()

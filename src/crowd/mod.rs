@@ -56,7 +56,7 @@ pub mod wander;
 mod lanes_crowd;
 
 pub use check::{GapAt, VelocityCheck};
-pub use command::Command;
+pub use command::{Command, Which};
 pub use lanes_crowd::Crowd;
 pub use library::ClipLibrary;
 pub use motion::Motionx8;

@@ -10,6 +10,7 @@
 
 use std::sync::Mutex;
 
+use super::Root;
 use super::check::{PackCheck, write_world};
 use super::command::Command;
 use super::motion::*;
@@ -74,7 +75,7 @@ pub(crate) struct PackState<'a> {
     pub ab_flips: &'a mut [u8],
     pub root_motion: &'a mut RootMotionx8,
     /// Roots given since the last step, and which lanes hold one (bits).
-    pub root: (&'a Motionx8, u8),
+    pub root: (&'a [Root], u8),
     /// This frame's commands for the pack's characters, in the order to
     /// apply them.
     pub commands: &'a [(u32, Command)],
@@ -465,10 +466,7 @@ pub(crate) fn step_pack<const CUBIC: bool, const INERT: bool>(
     let happened = state.advance(dt);
     // Roots given: before the queued commands, which never touch the root.
     if root.1 != 0 {
-        state.set_roots(
-            root.0,
-            mask(core::array::from_fn(|l| root.1 & (1 << l) != 0)),
-        );
+        state.set_roots(root.0, root.1);
     }
     let (mut trans, mut played) = (0u8, 0u8);
     for (c, cmd) in commands {

@@ -336,36 +336,28 @@ impl Statex8 {
         }
     }
 
-    /// Applies `cmd` to lane `l` (already validated). Returns true for a
-    /// transition. `rows` gives each clip's place in the database.
-    /// The roots of the lanes in `m` (all bits set) set to `next`'s, as
-    /// [`Command::SetRoot`] sets them (`next` holds normalized rotations).
-    pub(crate) fn set_roots(&mut self, next: &Motionx8, m: F32x8) {
-        let (r, n) = (&mut self.root, next);
-        let pick = |a: F32x8, b: F32x8| m.select(a, b);
-        r.pos = Vec3x8::new(
-            pick(n.pos.x, r.pos.x),
-            pick(n.pos.y, r.pos.y),
-            pick(n.pos.z, r.pos.z),
-        );
-        r.vel = Vec3x8::new(
-            pick(n.vel.x, r.vel.x),
-            pick(n.vel.y, r.vel.y),
-            pick(n.vel.z, r.vel.z),
-        );
-        r.ang = Vec3x8::new(
-            pick(n.ang.x, r.ang.x),
-            pick(n.ang.y, r.ang.y),
-            pick(n.ang.z, r.ang.z),
-        );
-        r.rot = Quatx8::new(
-            pick(n.rot.w, r.rot.w),
-            pick(n.rot.x, r.rot.x),
-            pick(n.rot.y, r.rot.y),
-            pick(n.rot.z, r.rot.z),
-        );
+    /// The roots of the lanes whose bit is set in `given` set to `next`'s
+    /// (one per lane, checked by [`Command::SetRoot`]'s rules), rotations
+    /// normalized, as [`Command::SetRoot`] sets them.
+    pub(crate) fn set_roots(&mut self, next: &[Root], given: u8) {
+        let f = bytemuck::cast_mut::<Motionx8, [[f32; 8]; 13]>(&mut self.root);
+        for (l, root) in next.iter().enumerate().take(8) {
+            if given & (1 << l) == 0 {
+                continue;
+            }
+            let q = crate::reference::quat_normalize(root.rot);
+            let values = [
+                root.pos.x, root.pos.y, root.pos.z, q.w, q.x, q.y, q.z, root.vel.x, root.vel.y,
+                root.vel.z, root.ang.x, root.ang.y, root.ang.z,
+            ];
+            for (field, v) in f.iter_mut().zip(values) {
+                field[l] = v;
+            }
+        }
     }
 
+    /// Applies `cmd` to lane `l` (already validated). Returns true for a
+    /// transition. `rows` gives each clip's place in the database.
     pub(crate) fn apply(&mut self, l: usize, cmd: &Command, rows: &[ClipRows]) -> bool {
         match *cmd {
             Command::Play { a, b } => {
