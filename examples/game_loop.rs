@@ -93,6 +93,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     let joints = crowd.skeleton().len();
     let mut positions = vec![[0.0f32; 3]; n * joints]; // the game's own array
+    let mut roots = vec![Root::standing(Vec3::ZERO, 0.0); n]; // and its roots
     let (mut frames, mut elapsed, mut step_time) = (0u32, 0.0f32, 0.0f64);
     let (mut transitions, mut clip_ends, mut finished, mut commands) = (0u32, 0, 0, 0u64);
     let mut worst_gap = 0.0f32;
@@ -135,20 +136,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
         // The character controller: each root moves on with the velocity
         // the crowd extracted from its clip last step.
-        for (c, ch) in chars.iter_mut().enumerate() {
+        for (root, ch) in roots.iter_mut().zip(chars.iter_mut()) {
             ch.pos += ch.vel * dt;
-            let rot = quat_from_angle_axis(ch.yaw, Vec3::new(0.0, 1.0, 0.0));
-            let (pos, vel) = (ch.pos, ch.vel);
-            crowd.set_root(
-                c,
-                Root {
-                    pos,
-                    rot,
-                    vel,
-                    ang: Vec3::ZERO,
-                },
-            )?;
+            *root = Root {
+                pos: ch.pos,
+                rot: quat_from_angle_axis(ch.yaw, Vec3::new(0.0, 1.0, 0.0)),
+                vel: ch.vel,
+                ang: Vec3::ZERO,
+            };
         }
+        crowd.set_roots(0, &roots)?;
 
         let t0 = Instant::now();
         let stats = crowd.step(dt)?;

@@ -8,7 +8,7 @@
 //! into its own memory.
 //!
 //! ```text
-//! game loop:  crowd.play(c, ..) / transition(c, ..) / set_root(c, ..) ...   validated, queued
+//! game loop:  crowd.play(c, ..) / transition(c, ..) / set_roots(0, &roots)   validated, queued
 //!             crowd.step(dt)          commands applied, packs of 8 characters in parallel
 //!             crowd.positions_into(chars, &mut buf) / events()              no allocation
 //! ```
