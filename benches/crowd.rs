@@ -8,13 +8,16 @@
 //!   commands then the step (as `kineform crowd` runs it), on 1 and all
 //!   cores; `reference/1k_1t` the scalar path on 1,000 characters (the
 //!   same per character-joint work; 10,000 would take seconds a frame).
-//! - `crowd/commanded/*`: the same crowd with every root moved every
-//!   frame and 2% of the characters given a transition, a weight target or
-//!   a rate change each frame, against the crowd stepping with no commands;
-//!   `commands_only` what queueing those commands costs on its own.
+//! - `crowd/commanded/*`: the crowd stepping with no commands; with every
+//!   root moved every frame (`roots_only`); with that and 2% of the
+//!   characters given a transition, a weight target or a rate change each
+//!   frame (`commands`); `commands_only` what giving those commands costs
+//!   on its own (validation and queueing; the draining steps untimed).
 //! - `crowd/check/*`: the step with the live velocity check off and on.
 //! - `crowd/readout/*`: every character's world positions into a caller's
-//!   buffer, against a plain copy of as many bytes.
+//!   buffer (one thread, `positions_into`; all threads, `output::positions`
+//!   over `world_packed`), rotations, against a plain copy of as many
+//!   bytes as the positions.
 //!
 //! Throughput is in character-joints (clip joints, 31 per character).
 //! Frames run inside the thread pool, one `install` per criterion sample,
@@ -165,7 +168,7 @@ fn crowd(c: &mut Criterion) {
     });
     let (mut busy, _) = driven(&library, cfg.clone(), &p);
     let mut frame = 0usize;
-    let give = |crowd: &mut Crowd, frame: usize| {
+    let give = |crowd: &mut Crowd, frame: usize, mix: bool| {
         for c in 0..n {
             let t = frame as f32 * DT;
             let root = Root {
@@ -175,7 +178,7 @@ fn crowd(c: &mut Criterion) {
             };
             crowd.set_root(c, root).expect("root");
         }
-        for k in 0..n / 50 {
+        for k in 0..if mix { n / 50 } else { 0 } {
             let c = (frame * 7919 + k * 104_729) % n;
             let cmd = match k % 3 {
                 0 => Command::Transition {
@@ -199,28 +202,39 @@ fn crowd(c: &mut Criterion) {
             crowd.command(c, cmd).expect("command");
         }
     };
+    let (mut roots, _) = driven(&library, cfg.clone(), &p);
+    let mut frame_r = 0usize;
+    group.bench_function(format!("roots_only_{threads}t"), |bch| {
+        bch.iter_custom(|iters| {
+            in_pool(&p, iters, || {
+                give(&mut roots, frame_r, false);
+                frame_r += 1;
+                std::hint::black_box(roots.step(DT).expect("step"));
+            })
+        })
+    });
     group.bench_function(format!("commands_{threads}t"), |bch| {
         bch.iter_custom(|iters| {
             in_pool(&p, iters, || {
-                give(&mut busy, frame);
+                give(&mut busy, frame, true);
                 frame += 1;
                 std::hint::black_box(busy.step(DT).expect("step"));
             })
         })
     });
+    // Queueing alone (validation and the queue), the steps that drain the
+    // queue untimed.
     let (mut queue_only, _) = driven(&library, cfg.clone(), &p);
     group.bench_function("commands_only", |bch| {
         bch.iter_custom(|iters| {
-            let t = Instant::now();
+            let mut spent = Duration::ZERO;
             for i in 0..iters {
-                give(&mut queue_only, i as usize);
-                // Drop the queue without stepping: one step per 64 frames
-                // keeps it from growing.
-                if i % 64 == 63 {
-                    queue_only.step(DT).expect("step");
-                }
+                let t = Instant::now();
+                give(&mut queue_only, i as usize, true);
+                spent += t.elapsed();
+                p.install(|| queue_only.step(DT).expect("step"));
             }
-            t.elapsed()
+            spent
         })
     });
     group.finish();
@@ -261,8 +275,34 @@ fn crowd(c: &mut Criterion) {
     let src = vec![[1.0f32; 3]; cj];
     let mut group = c.benchmark_group("crowd/readout");
     group.throughput(Throughput::Bytes((cj * 12) as u64));
-    group.bench_function("positions_into", |bch| {
-        bch.iter(|| crowd.positions_into(0..n, &mut out).expect("read"))
+    for t in [1, threads] {
+        let pt = pool(t);
+        group.bench_function(format!("positions_into_{t}t"), |bch| {
+            bch.iter_custom(|iters| {
+                in_pool(&pt, iters, || {
+                    crowd.positions_into(0..n, &mut out).expect("read")
+                })
+            })
+        });
+    }
+    let mut rot = vec![[0.0f32; 4]; cj];
+    group.bench_function(
+        format!("rotations_into_{threads}t_(16_bytes_each)"),
+        |bch| {
+            bch.iter_custom(|iters| {
+                in_pool(&p, iters, || {
+                    crowd.rotations_into(0..n, &mut rot).expect("read")
+                })
+            })
+        },
+    );
+    let mut all = vec![kineform::reference::Vec3::ZERO; cj];
+    group.bench_function(format!("output_positions_{threads}t"), |bch| {
+        bch.iter_custom(|iters| {
+            in_pool(&p, iters, || {
+                kineform::output::positions(crowd.world_packed(), &mut all).expect("read")
+            })
+        })
     });
     group.bench_function("plain_copy", |bch| {
         bch.iter(|| out.copy_from_slice(std::hint::black_box(&src)))

@@ -92,7 +92,7 @@
 //! | --- | --- |
 //! | read the math, or run one kernel on a few values | [`reference`](mod@reference): plain scalar f32 code mirroring the articles, same names and argument order |
 //! | write your own 8-lane loop | [`lanes`]: the same functions over [`lanes::F32x8`], [`lanes::Vec3x8`], [`lanes::Quatx8`], [`lanes::Kformx8`], branch-free |
-//! | store many values or characters | [`stream`]: `Stream<L>` (N elements) and `CrowdPose` (C characters × J joints), owned as lane vectors |
+//! | store many values or characters | [`stream`]: `Stream<L>` (N elements) and `CrowdPose` (C characters × J joints), owned as lane vectors; [`pose_stream`]: `PoseStream<T>`, crowds of only the fields a caller uses (`PosRotx8`, `PosRotSclx8`, `Motionx8`, `Kformx8`) |
 //! | run a kernel over a whole stream or crowd pose, validated, on all cores | [`batch`] (and `batch::{cost, tracking, looping}` for the catalogue's database-wide entry points) |
 //! | a crowd of characters playing clips every frame | [`crowd`] |
 //! | load or write motion | [`bvh`], `gltf` (feature `gltf`), [`convert`]; [`clip`], [`skeleton`], [`data`] (the embedded CMU clip) |
@@ -112,7 +112,7 @@
 //! | dead blending | [`reference::extrapolate_decay_position`], [`reference::op_dead_blending`] | [`batch::crowd::op_dead_blending`] |
 //! | perfect tracking springs | [`reference::tracking_target_acceleration`], [`reference::tracking_spring_update_exact`] | [`batch::tracking`] |
 //! | looping animations | [`reference::compute_inertialize_both_offsets_cubic`] | [`batch::looping::make_loop`] |
-//! | propagating velocities | [`reference::kform_mul`], [`reference::op_fk`] | [`batch::crowd::op_fk`] |
+//! | propagating velocities | [`reference::kform_mul`], [`reference::op_fk`], [`reference::op_fk_joints`] | [`batch::crowd::op_fk`], [`batch::fk::op_fk`] |
 //!
 //! ## The fast build
 //!
@@ -160,6 +160,7 @@ pub mod gltf;
 pub mod interop;
 pub mod lanes;
 pub mod output;
+pub mod pose_stream;
 mod prefetch;
 pub mod reference;
 pub mod simd;

@@ -19,6 +19,43 @@ pub const MAX_JOINTS: usize = 65_535;
 pub struct Skeleton {
     parents: Vec<i32>,
     names: Vec<String>,
+    /// The joints cut into chains once, for forward kinematics (derived
+    /// from `parents`: not serialized, rebuilt on the way in).
+    #[cfg_attr(feature = "serde", serde(skip))]
+    chains: Vec<Chain>,
+}
+
+/// A run of consecutive joints `start..end` in which every joint after the
+/// first is the child of the joint before it; `parent` is the first joint's
+/// parent (-1 for a root). Forward kinematics walks a chain with no check
+/// of the hierarchy inside it: the joint just computed is the next one's
+/// parent, kept in registers or read straight back
+/// ([`crate::lanes::fk_packs`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Chain {
+    /// First joint of the run.
+    pub start: usize,
+    /// One past the last joint.
+    pub end: usize,
+    /// Parent of `start`: -1 for a root, else a joint before `start`.
+    pub parent: i32,
+}
+
+/// `parents` (validated: each parent precedes its child) cut into maximal
+/// [`Chain`]s, in joint order.
+fn chains_of(parents: &[i32]) -> Vec<Chain> {
+    let mut chains: Vec<Chain> = Vec::new();
+    for (j, &p) in parents.iter().enumerate() {
+        match chains.last_mut() {
+            Some(c) if p >= 0 && p as usize + 1 == j => c.end = j + 1,
+            _ => chains.push(Chain {
+                start: j,
+                end: j + 1,
+                parent: p,
+            }),
+        }
+    }
+    chains
 }
 
 impl Skeleton {
@@ -56,12 +93,24 @@ impl Skeleton {
                 );
             }
         }
-        Ok(Skeleton { parents, names })
+        let chains = chains_of(&parents);
+        Ok(Skeleton {
+            parents,
+            names,
+            chains,
+        })
     }
 
     /// Parent of each joint, -1 for roots.
     pub fn parents(&self) -> &[i32] {
         &self.parents
+    }
+
+    /// The joints cut into [`Chain`]s: every joint in exactly one, in joint
+    /// order. A skeleton in depth-first order (as BVH files are) has one
+    /// chain per branch: the 31-joint CMU skeleton has 7.
+    pub fn chains(&self) -> &[Chain] {
+        &self.chains
     }
 
     /// Name of each joint.

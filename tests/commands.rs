@@ -731,3 +731,114 @@ fn two_source_blends_follow_their_sources_past_half_a_turn() {
         worst.to_degrees()
     );
 }
+
+/// `set_roots` is that many `SetRoot` commands: the same world poses bit
+/// for bit, the last root given for a character wins whichever way it was
+/// given, and a bad root anywhere in the slice stages none of them.
+/// Mutations caught: staging a root without its lane bit (the root is not
+/// set), and staging the good roots before the bad one is found.
+#[test]
+fn set_roots_is_many_set_root_commands() {
+    let library = embedded();
+    let make = || {
+        let cfg = CrowdConfig {
+            characters: 21,
+            ..Default::default()
+        };
+        let mut crowd = Crowd::new(&library, cfg).unwrap();
+        for c in 0..21 {
+            crowd
+                .play(
+                    c,
+                    Source::looping(0, c as f32 * 0.05),
+                    Source::looping(0, 0.3),
+                )
+                .unwrap();
+        }
+        crowd
+    };
+    let root = |c: usize, f: usize| Root {
+        pos: Vec3::new(c as f32, 0.0, f as f32),
+        vel: Vec3::new(0.0, 0.0, 60.0),
+        ang: Vec3::new(0.0, 0.3, 0.0),
+        ..Root::standing(Vec3::ZERO, c as f32 * 0.3)
+    };
+    let (mut one, mut many) = (make(), make());
+    for f in 0..20 {
+        let roots: Vec<Root> = (3..19).map(|c| root(c, f)).collect();
+        many.set_roots(3, &roots).unwrap();
+        for (k, r) in roots.iter().enumerate() {
+            one.set_root(3 + k, *r).unwrap();
+        }
+        // Given twice: the last one wins, either way.
+        one.set_root(5, root(50, f)).unwrap();
+        many.command(5, Command::SetRoot(root(50, f))).unwrap();
+        assert_eq!(one.queued(), many.queued());
+        let (a, b) = (
+            one.step(1.0 / 60.0).unwrap(),
+            many.step(1.0 / 60.0).unwrap(),
+        );
+        assert_eq!(a.commands, if f == 0 { 38 } else { 17 });
+        assert_eq!(a, b);
+        assert!(
+            bytemuck::cast_slice::<_, u32>(one.world())
+                == bytemuck::cast_slice::<_, u32>(many.world())
+        );
+        let r = one.world_kform(5, 0).unwrap();
+        assert!(
+            (r.pos.x - 50.0).abs() < 1e-4 && (r.pos.z - f as f32).abs() < 1e-4,
+            "{r:?}"
+        );
+    }
+    // A bad root in the middle stages nothing.
+    let mut roots: Vec<Root> = (0..10).map(|c| root(c, 99)).collect();
+    roots[6].pos.y = f32::NAN;
+    let before = many.world_kform(4, 0).unwrap();
+    assert!(matches!(
+        many.set_roots(0, &roots),
+        Err(Error::Parameter { .. })
+    ));
+    assert!(matches!(
+        many.set_roots(15, &roots),
+        Err(Error::Index { .. })
+    ));
+    assert_eq!(many.queued(), 0);
+    many.step(1.0 / 60.0).unwrap();
+    let after = many.world_kform(4, 0).unwrap();
+    assert!(
+        (after.pos.z - before.pos.z - 1.0).abs() < 1e-3,
+        "moved along its velocity only"
+    );
+}
+
+/// Ranges long enough to be copied on the rayon pool (32 packs and more),
+/// entered part-way through a pack or not, read the same values as the
+/// crowd's own per-joint accessor; so do one character and none.
+/// Mutations caught: the first partial pack's lanes shifted by one (reading
+/// `skip + 1 ..`), the parallel packs zipped from the range's first pack
+/// rather than the one after a partial head.
+#[test]
+fn long_ranges_read_out_the_same_as_one_joint_at_a_time() {
+    let n = 300;
+    let mut crowd = crowd(n);
+    let mut wander = kineform::crowd::Wander::new(n, Default::default());
+    for _ in 0..5 {
+        wander.update(&mut crowd, 1.0 / 60.0).unwrap();
+        crowd.step(1.0 / 60.0).unwrap();
+    }
+    let j = crowd.skeleton().len();
+    for range in [0..n, 3..299, 8..n, 250..251, 16..24, 9..9] {
+        let m = range.len() * j;
+        let (mut pos, mut rot) = (vec![[0.0f32; 3]; m], vec![[0.0f32; 4]; m]);
+        crowd.positions_into(range.clone(), &mut pos).unwrap();
+        crowd.rotations_into(range.clone(), &mut rot).unwrap();
+        for (k, c) in range.clone().enumerate() {
+            for jj in 0..j {
+                let w = crowd.world_kform(c, jj).unwrap();
+                assert_eq!(pos[k * j + jj], w.pos.to_array(), "{range:?} c {c} j {jj}");
+                let q = [w.rot.x, w.rot.y, w.rot.z, w.rot.w];
+                assert_eq!(rot[k * j + jj], q, "{range:?} c {c} j {jj}");
+            }
+        }
+    }
+}

@@ -34,6 +34,7 @@ use crate::stream::{CrowdPose, F32Stream, KformStream, QuatStream, Vec3Stream};
 
 pub mod cost;
 pub mod deadblend;
+pub mod fk;
 pub mod looping;
 pub mod tracking;
 

@@ -205,6 +205,23 @@ pub(crate) struct Queue {
 }
 
 impl Queue {
+    /// Checks a command for `character` of a crowd of `characters`.
+    pub(crate) fn check(
+        characters: usize,
+        library: &ClipLibrary,
+        character: usize,
+        cmd: &Command,
+    ) -> Result<()> {
+        if character >= characters {
+            return Err(Error::Index {
+                what: "character",
+                index: character,
+                len: characters,
+            });
+        }
+        cmd.validate(library)
+    }
+
     /// Queues `cmd` for `character` after checking both; nothing is queued
     /// when either is refused.
     pub(crate) fn push(
@@ -214,14 +231,7 @@ impl Queue {
         character: usize,
         cmd: Command,
     ) -> Result<()> {
-        if character >= characters {
-            return Err(Error::Index {
-                what: "character",
-                index: character,
-                len: characters,
-            });
-        }
-        cmd.validate(library)?;
+        Queue::check(characters, library, character, &cmd)?;
         self.items.try_reserve(1).map_err(|_| Error::Length {
             what: "command queue (out of memory)",
             expected: self.items.len(),

@@ -67,6 +67,15 @@ pub struct Crowd {
     /// One scratch per rayon worker, kept across frames.
     scratch: Vec<Mutex<PackScratch>>,
     queue: Queue,
+    /// Roots given since the last step ([`Command::SetRoot`]), per pack,
+    /// and which lanes hold one (bits). A root command touches nothing any
+    /// other command reads or writes, so the last one given per character
+    /// is kept here, out of the queue, and set before the queued commands
+    /// run, as if it had been queued: the same result, and a game that
+    /// moves every root every frame pays a store per root.
+    root_next: Vec<Motionx8>,
+    root_set: Vec<u8>,
+    roots_given: u32,
     /// The frame's commands, sorted by character (reused).
     sorted: Vec<(u32, Command)>,
     /// The frame's transitioning characters in order, per pack the index of
@@ -254,6 +263,9 @@ impl Crowd {
             rest,
             scratch: Vec::new(),
             queue: Queue::default(),
+            root_next: try_vec("roots given", packs, Motionx8::REST)?,
+            root_set: try_vec("roots given", packs, 0)?,
+            roots_given: 0,
             sorted: Vec::new(),
             movers: Vec::new(),
             first_mover: Vec::new(),
@@ -302,7 +314,59 @@ impl Crowd {
     /// [`super::command`] for the order). Refused, with nothing queued,
     /// when `c` or anything in the command is out of range.
     pub fn command(&mut self, c: usize, cmd: Command) -> Result<()> {
-        self.queue.push(self.cfg.characters, &self.library, c, cmd)
+        match cmd {
+            Command::SetRoot(root) => {
+                Queue::check(self.cfg.characters, &self.library, c, &cmd)?;
+                self.stage_root(c, &root);
+                Ok(())
+            }
+            _ => self.queue.push(self.cfg.characters, &self.library, c, cmd),
+        }
+    }
+
+    /// Keeps a checked root for the next step (lanes of its pack).
+    fn stage_root(&mut self, c: usize, root: &Root) {
+        let (m, l) = (&mut self.root_next[c / 8], c % 8);
+        let q = crate::reference::quat_normalize(root.rot);
+        let f = bytemuck::cast_mut::<Motionx8, [[f32; 8]; 13]>(m);
+        let values = [
+            root.pos.x, root.pos.y, root.pos.z, q.w, q.x, q.y, q.z, root.vel.x, root.vel.y,
+            root.vel.z, root.ang.x, root.ang.y, root.ang.z,
+        ];
+        for (field, v) in f.iter_mut().zip(values) {
+            field[l] = v;
+        }
+        self.root_set[c / 8] |= 1 << l;
+        self.roots_given += 1;
+    }
+
+    /// Sets the roots of characters `first .. first + roots.len()` for the
+    /// next step, as that many [`Command::SetRoot`] would: every root is
+    /// checked first, and a refusal (naming the character's root) stages
+    /// none of them. For a game that moves every character every frame.
+    pub fn set_roots(&mut self, first: usize, roots: &[Root]) -> Result<()> {
+        let end = first
+            .checked_add(roots.len())
+            .filter(|&e| e <= self.cfg.characters);
+        if end.is_none() {
+            return Err(Error::Index {
+                what: "character range end (set_roots)",
+                index: first.saturating_add(roots.len()),
+                len: self.cfg.characters,
+            });
+        }
+        for (k, r) in roots.iter().enumerate() {
+            Queue::check(
+                self.cfg.characters,
+                &self.library,
+                first + k,
+                &Command::SetRoot(*r),
+            )?;
+        }
+        for (k, r) in roots.iter().enumerate() {
+            self.stage_root(first + k, r);
+        }
+        Ok(())
     }
 
     /// [`Command::Play`].
@@ -357,7 +421,7 @@ impl Crowd {
 
     /// Commands queued for the next step.
     pub fn queued(&self) -> usize {
-        self.queue.len()
+        self.queue.len() + self.roots_given as usize
     }
 
     /// Advances every character by `dt` seconds (the game's frame time,
@@ -428,7 +492,7 @@ impl Crowd {
         // The frame's commands, by character; the characters that
         // transition, in order, with per pack the index of its first.
         self.queue.drain_sorted(&mut self.sorted);
-        let commands = self.sorted.len() as u32;
+        let commands = self.sorted.len() as u32 + std::mem::take(&mut self.roots_given);
         self.movers.clear();
         self.first_mover.clear();
         let mut next = 0;
@@ -481,14 +545,21 @@ impl Crowd {
         let sorted = &self.sorted[..];
         let mut cursor = 0;
         let mut state: Vec<PackState> = Vec::with_capacity(packs);
-        let per_state = self.states.iter_mut().zip(&mut self.root_motion);
+        let roots = self.root_next.iter().zip(self.root_set.iter_mut());
+        let per_state = self
+            .states
+            .iter_mut()
+            .zip(self.root_motion.iter_mut().zip(roots));
         let per_pack = per_state.zip(self.pack_events.iter_mut().zip(&self.first_mover));
         let fit = fit_rot.into_iter().zip(fit_pos);
         for (
             p,
             (
                 (
-                    (((turns, shifts), (transition, dead_flips)), ((s, rm), (events, &first))),
+                    (
+                        ((turns, shifts), (transition, dead_flips)),
+                        ((s, (rm, root)), (events, &first)),
+                    ),
                     ab_flips,
                 ),
                 (fit_rot, fit_pos),
@@ -516,6 +587,7 @@ impl Crowd {
                 fit_rot,
                 fit_pos,
                 root_motion: rm,
+                root: (root.0, std::mem::take(root.1)),
                 commands: &sorted[from..cursor],
                 first_mover: first as usize,
                 events,

@@ -4,10 +4,13 @@
 
 use core::ops::Range;
 
+use rayon::prelude::*;
+
 use super::Crowd;
+use super::Motionx8;
 use super::command::Which;
 use crate::error::{Error, Result};
-use crate::lanes::{F32x8, Vec3x8};
+use crate::lanes::Vec3x8;
 use crate::output::Packed;
 use crate::reference::{Kform, Quat, Vec3};
 
@@ -30,14 +33,6 @@ pub struct Event {
     pub character: usize,
     /// What happened.
     pub kind: EventKind,
-}
-
-/// One of the world pose's fields, for the copies below.
-#[derive(Clone, Copy)]
-enum Field {
-    Pos,
-    Vel,
-    Ang,
 }
 
 impl Crowd {
@@ -126,73 +121,132 @@ impl Crowd {
     }
 
     /// Copies one field of characters `chars` into `out`, character-major
-    /// (`out[(c - start) * joints + j]`), each value converted with `From`.
-    fn copy3<O: From<Vec3>>(&self, chars: Range<usize>, out: &mut [O], field: Field) -> Result<()> {
+    /// (`out[(c - start) * joints + j]`), each lane converted with `conv`.
+    /// Pack by pack: each joint's eight lanes are read once and written to
+    /// the rows of the pack's characters (a pack's rows, 3 KB of positions,
+    /// stay in L1). A first pack entered part-way is copied alone; the rest
+    /// go on the current rayon pool when there are enough of them to pay
+    /// for it (32 packs), else on this thread.
+    fn copy_out<O: Send, E: Copy>(
+        &self,
+        chars: Range<usize>,
+        out: &mut [O],
+        get: impl Fn(&Motionx8) -> [E; 8] + Sync,
+        conv: impl Fn(E) -> O + Sync,
+    ) -> Result<()> {
         self.check_out(&chars, out.len())?;
         let nj = self.skeleton.len();
-        let mut c = chars.start;
-        let mut rest = out;
-        while c < chars.end {
-            let (p, l0) = (c / 8, c % 8);
-            let take = (8 - l0).min(chars.end - c);
-            let (chunk, tail) = rest.split_at_mut(take * nj);
-            for j in 0..nj {
-                let m = &self.world[p * nj + j];
-                let v: &Vec3x8 = match field {
-                    Field::Pos => &m.pos,
-                    Field::Vel => &m.vel,
-                    Field::Ang => &m.ang,
-                };
-                let (x, y, z) = (lanes8(v.x), lanes8(v.y), lanes8(v.z));
-                for i in 0..take {
-                    chunk[i * nj + j] = O::from(Vec3::new(x[l0 + i], y[l0 + i], z[l0 + i]));
+        if nj == 0 || chars.is_empty() {
+            return Ok(());
+        }
+        let write = |pack: &[Motionx8], lanes: Range<usize>, o: &mut [O]| {
+            for (j, m) in pack.iter().enumerate() {
+                let v = get(m);
+                for (k, e) in v[lanes.clone()].iter().enumerate() {
+                    o[k * nj + j] = conv(*e);
                 }
             }
-            rest = tail;
-            c += take;
+        };
+        let (mut first, mut out) = (chars.start, out);
+        let skip = first % 8;
+        if skip != 0 {
+            let hi = (chars.end - (first - skip)).min(8);
+            let (head, rest) = out.split_at_mut((hi - skip) * nj);
+            write(&self.world[(first / 8) * nj..][..nj], skip..hi, head);
+            first += hi - skip;
+            out = rest;
+        }
+        let packs = &self.world[(first / 8) * nj..];
+        if out.len() < 32 * 8 * nj {
+            for (o, pack) in out.chunks_mut(8 * nj).zip(packs.chunks_exact(nj)) {
+                write(pack, 0..o.len() / nj, o);
+            }
+        } else {
+            out.par_chunks_mut(8 * nj)
+                .zip(packs.par_chunks_exact(nj))
+                .with_min_len(16)
+                .for_each(|(o, pack)| write(pack, 0..o.len() / nj, o));
         }
         Ok(())
+    }
+
+    /// One `Vec3x8` field of characters `chars` into `out`.
+    fn copy3<O: From<Vec3> + Send>(
+        &self,
+        chars: Range<usize>,
+        out: &mut [O],
+        field: impl Fn(&Motionx8) -> &Vec3x8 + Sync,
+    ) -> Result<()> {
+        self.copy_out(
+            chars,
+            out,
+            |m| {
+                let f = field(m);
+                let (x, y, z) = (f.x.to_array(), f.y.to_array(), f.z.to_array());
+                core::array::from_fn(|i| Vec3::new(x[i], y[i], z[i]))
+            },
+            O::from,
+        )
     }
 
     /// World positions of characters `chars` into `out` (character-major:
     /// `out[(c - chars.start) * joints + j]`, crowd joints), converted with
     /// `From<Vec3>`: `[f32; 3]`, or `glam::Vec3` / `mint::Vector3` with
     /// those features. Refused, with nothing written, when the range or the
-    /// slice's length is wrong.
-    pub fn positions_into<O: From<Vec3>>(&self, chars: Range<usize>, out: &mut [O]) -> Result<()> {
-        self.copy3(chars, out, Field::Pos)
-    }
-
-    /// World velocities (units per second), laid out and converted as
-    /// [`Crowd::positions_into`].
-    pub fn velocities_into<O: From<Vec3>>(&self, chars: Range<usize>, out: &mut [O]) -> Result<()> {
-        self.copy3(chars, out, Field::Vel)
-    }
-
-    /// World angular velocities (scaled angle axis per second), laid out
-    /// and converted as [`Crowd::positions_into`].
-    pub fn angular_velocities_into<O: From<Vec3>>(
+    /// slice's length is wrong. A range of 256 characters or more is copied
+    /// on the current rayon pool; one character reads only its own pack.
+    pub fn positions_into<O: From<Vec3> + Send>(
         &self,
         chars: Range<usize>,
         out: &mut [O],
     ) -> Result<()> {
-        self.copy3(chars, out, Field::Ang)
+        self.copy3(chars, out, |m| &m.pos)
+    }
+
+    /// World velocities (units per second), laid out and converted as
+    /// [`Crowd::positions_into`].
+    pub fn velocities_into<O: From<Vec3> + Send>(
+        &self,
+        chars: Range<usize>,
+        out: &mut [O],
+    ) -> Result<()> {
+        self.copy3(chars, out, |m| &m.vel)
+    }
+
+    /// World angular velocities (scaled angle axis per second), laid out
+    /// and converted as [`Crowd::positions_into`].
+    pub fn angular_velocities_into<O: From<Vec3> + Send>(
+        &self,
+        chars: Range<usize>,
+        out: &mut [O],
+    ) -> Result<()> {
+        self.copy3(chars, out, |m| &m.ang)
     }
 
     /// World rotations, laid out as [`Crowd::positions_into`], converted
     /// with `From<Quat>`: `[f32; 4]` is `[x, y, z, w]` (glTF's, glam's and
     /// most engines' order; kineform's [`Quat`] is `w` first), and
     /// `glam::Quat` / `mint::Quaternion` convert with those features.
-    pub fn rotations_into<O: From<Quat>>(&self, chars: Range<usize>, out: &mut [O]) -> Result<()> {
-        self.check_out(&chars, out.len())?;
-        let nj = self.skeleton.len();
-        for (k, c) in chars.clone().enumerate() {
-            let (p, l) = (c / 8, c % 8);
-            for j in 0..nj {
-                out[k * nj + j] = O::from(self.world[p * nj + j].rot.lane(l));
-            }
-        }
-        Ok(())
+    pub fn rotations_into<O: From<Quat> + Send>(
+        &self,
+        chars: Range<usize>,
+        out: &mut [O],
+    ) -> Result<()> {
+        self.copy_out(
+            chars,
+            out,
+            |m| {
+                let r = &m.rot;
+                let (w, x, y, z) = (
+                    r.w.to_array(),
+                    r.x.to_array(),
+                    r.y.to_array(),
+                    r.z.to_array(),
+                );
+                core::array::from_fn(|i| Quat::new(w[i], x[i], y[i], z[i]))
+            },
+            O::from,
+        )
     }
 
     /// The whole crowd's world output as a [`Packed`] view (crowd joints:
@@ -218,8 +272,4 @@ impl Crowd {
         let m = &self.root_motion[c / 8];
         Some((m.displacement.lane(c % 8), m.velocity.lane(c % 8)))
     }
-}
-
-fn lanes8(v: F32x8) -> [f32; 8] {
-    v.to_array()
 }

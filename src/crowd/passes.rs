@@ -80,6 +80,8 @@ pub(crate) struct PackState<'a> {
     pub fit_rot: &'a mut [Vec3x8],
     pub fit_pos: &'a mut [Vec3x8],
     pub root_motion: &'a mut RootMotionx8,
+    /// Roots given since the last step, and which lanes hold one (bits).
+    pub root: (&'a Motionx8, u8),
     /// This frame's commands for the pack's characters, in the order to
     /// apply them.
     pub commands: &'a [(u32, Command)],
@@ -508,12 +510,20 @@ pub(crate) fn step_pack<const CUBIC: bool, const INERT: bool>(
         fit_rot,
         fit_pos,
         root_motion,
+        root,
         commands,
         first_mover,
         events,
     } = st;
     let dt = splat(sh.dt);
     let happened = state.advance(dt);
+    // Roots given: before the queued commands, which never touch the root.
+    if root.1 != 0 {
+        state.set_roots(
+            root.0,
+            mask(core::array::from_fn(|l| root.1 & (1 << l) != 0)),
+        );
+    }
     let (mut trans, mut played) = (0u8, 0u8);
     for (c, cmd) in commands {
         let l = *c as usize % 8;

@@ -338,6 +338,34 @@ impl Statex8 {
 
     /// Applies `cmd` to lane `l` (already validated). Returns true for a
     /// transition. `rows` gives each clip's place in the database.
+    /// The roots of the lanes in `m` (all bits set) set to `next`'s, as
+    /// [`Command::SetRoot`] sets them (`next` holds normalized rotations).
+    pub(crate) fn set_roots(&mut self, next: &Motionx8, m: F32x8) {
+        let (r, n) = (&mut self.root, next);
+        let pick = |a: F32x8, b: F32x8| m.select(a, b);
+        r.pos = Vec3x8::new(
+            pick(n.pos.x, r.pos.x),
+            pick(n.pos.y, r.pos.y),
+            pick(n.pos.z, r.pos.z),
+        );
+        r.vel = Vec3x8::new(
+            pick(n.vel.x, r.vel.x),
+            pick(n.vel.y, r.vel.y),
+            pick(n.vel.z, r.vel.z),
+        );
+        r.ang = Vec3x8::new(
+            pick(n.ang.x, r.ang.x),
+            pick(n.ang.y, r.ang.y),
+            pick(n.ang.z, r.ang.z),
+        );
+        r.rot = Quatx8::new(
+            pick(n.rot.w, r.rot.w),
+            pick(n.rot.x, r.rot.x),
+            pick(n.rot.y, r.rot.y),
+            pick(n.rot.z, r.rot.z),
+        );
+    }
+
     pub(crate) fn apply(&mut self, l: usize, cmd: &Command, rows: &[ClipRows]) -> bool {
         match *cmd {
             Command::Play { a, b } => {

@@ -100,23 +100,31 @@ pub fn kform_mul(v: Kformx8, w: Kformx8) -> Kformx8 {
 /// [`kform_mul`] written field by field into `out`, in the order that keeps
 /// the fewest lane vectors live (each field is stored as soon as it is
 /// known): the step of forward kinematics. Measured about 15% faster than
-/// building the whole result first, which spills to the stack.
+/// building the whole result first, which spills to the stack. The parent's
+/// angular velocity is added after the rotation (off the chain's critical
+/// path), and the lever dies into the carried velocity `v.ang × lever +
+/// v.vel` before the local velocity is formed: 23 to 19 spilled lane
+/// vectors touched per joint in the compiled FK loop, and 3 to 5% faster in
+/// `benches/fk_floor.rs` (kineform FK in cache, two packs side by side,
+/// 2.04 to 2.11 down to 2.00 to 2.03 ns per character-joint over
+/// alternated runs).
 #[inline(always)]
 pub fn kform_mul_into(out: &mut Kformx8, v: &Kformx8, w: &Kformx8) {
     out.rot = quat_mul(v.rot, w.rot);
     out.scl = w.scl * v.scl;
     out.svl = w.svl + v.svl;
     let r = Rotor::new(v.rot);
-    out.ang = r.apply_add(w.ang, v.ang);
-    let ls = w.pos * v.scl;
-    let lever = r.apply(ls);
+    out.ang = r.apply(w.ang) + v.ang;
+    let lever = r.apply(w.pos * v.scl);
     out.pos = lever + v.pos;
+    let carried = cross_add(v.ang, lever, v.vel);
+    let ls = w.pos * v.scl;
     let local_vel = Vec3x8::new(
         w.vel.x.mul_add(v.scl.x, ls.x * v.svl.x),
         w.vel.y.mul_add(v.scl.y, ls.y * v.svl.y),
         w.vel.z.mul_add(v.scl.z, ls.z * v.svl.z),
     );
-    out.vel = r.apply_add(local_vel, cross_add(v.ang, lever, v.vel));
+    out.vel = r.apply_add(local_vel, carried);
 }
 
 /// Division per lane: the exact inverse of [`kform_mul`] (see

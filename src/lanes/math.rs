@@ -143,7 +143,12 @@ impl Quatx8 {
 
     /// Lane `i` (panics when `i >= 8`).
     pub fn lane(self, i: usize) -> r::Quat {
-        self.to_array()[i]
+        r::Quat::new(
+            self.w.as_array()[i],
+            self.x.as_array()[i],
+            self.y.as_array()[i],
+            self.z.as_array()[i],
+        )
     }
 
     /// The vector part.

@@ -9,9 +9,11 @@
 
 pub mod angular;
 pub mod blend;
+pub mod chain;
 pub mod cost;
 pub mod deadblend;
 pub mod inertialize;
+pub mod joint;
 pub mod kform;
 pub mod looping;
 pub mod math;
@@ -23,9 +25,11 @@ pub mod tracking;
 
 pub use angular::*;
 pub use blend::*;
+pub use chain::*;
 pub use cost::*;
 pub use deadblend::*;
 pub use inertialize::*;
+pub use joint::*;
 pub use kform::*;
 pub use looping::*;
 pub use math::*;

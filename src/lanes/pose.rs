@@ -4,6 +4,7 @@
 //! when a pose is shorter than `parents` or a parent does not precede its
 //! child; [`crate::batch`] validates first and never panics.
 
+use super::joint::Jointx8;
 use super::kform::{Kformx8, kform_div, kform_mul_into};
 use super::math::quat_to_scaled_angle_axis;
 use super::math::{F32x8, Rotor, Vec3x8, div_dt, log_vec3, quat_abs, quat_mul, quat_mul_inv};
@@ -11,7 +12,9 @@ use super::math::{F32x8, Rotor, Vec3x8, div_dt, log_vec3, quat_abs, quat_mul, qu
 /// A pose of eight characters: one [`Kformx8`] per joint.
 pub type Posex8 = [Kformx8];
 
-fn check_hierarchy(parents: &[i32], poses: &[usize]) {
+/// Panics when a pose is shorter than `parents` or a parent does not
+/// precede its child.
+pub(super) fn check_hierarchy(parents: &[i32], poses: &[usize]) {
     for &n in poses {
         assert!(
             n >= parents.len(),
@@ -43,21 +46,9 @@ pub(crate) fn fk_unchecked_order(global: &mut Posex8, local: &Posex8, parents: &
         let (done, rest) = global.split_at_mut(i);
         match usize::try_from(p) {
             Ok(p) => kform_mul_into(&mut rest[0], &done[p], l),
-            Err(_) => copy_kform(&mut rest[0], l),
+            Err(_) => Kformx8::copy(&mut rest[0], l),
         }
     }
-}
-
-/// `*out = *k` field by field: a whole-struct copy of 608 bytes compiles to
-/// a `memcpy` call (with `vzeroupper`), this to 19 vector moves.
-#[inline(always)]
-fn copy_kform(out: &mut Kformx8, k: &Kformx8) {
-    out.pos = k.pos;
-    out.rot = k.rot;
-    out.scl = k.scl;
-    out.vel = k.vel;
-    out.ang = k.ang;
-    out.svl = k.svl;
 }
 
 /// Forward kinematics of positions, rotations and scales for eight

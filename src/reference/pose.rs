@@ -131,6 +131,24 @@ pub(crate) fn lengths(n: usize, poses: &[&Pose]) -> Result<()> {
 /// child ([`Error::Skeleton`] naming the first joint that does not).
 fn check_hierarchy(parents: &[i32], poses: &[&Pose]) -> Result<()> {
     lengths(parents.len(), poses)?;
+    check_parents(parents)
+}
+
+/// Poses of `lens` joints have every joint of `parents` ([`Error::Length`]),
+/// and each parent precedes its child ([`Error::Skeleton`]).
+pub(super) fn check_joints(parents: &[i32], lens: &[usize]) -> Result<()> {
+    if let Some(&got) = lens.iter().find(|&&n| n < parents.len()) {
+        return Err(Error::Length {
+            what: "pose joints",
+            expected: parents.len(),
+            got,
+        });
+    }
+    check_parents(parents)
+}
+
+/// Each parent is -1 or precedes its child.
+fn check_parents(parents: &[i32]) -> Result<()> {
     for (i, &p) in parents.iter().enumerate() {
         if !(p < i as i32 && p >= -1) {
             return Err(Error::Skeleton {
