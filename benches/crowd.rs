@@ -19,6 +19,11 @@
 //!   difference between `roots_only` and `commands` is mostly the
 //!   transitions' own work, not the commands'.
 //! - `crowd/check/*`: the step with the live velocity check off and on.
+//! - `crowd/deadblend_halflives/*`: the demo's frame with dead blending,
+//!   its extrapolation decaying at the command's one half-life
+//!   (`command`) or at half-lives fitted per joint and axis at each
+//!   transition (`fitted`, `DeadBlendHalflives::FITTED`), on 1 and all
+//!   cores.
 //! - `crowd/readout/*`: every character's world positions into a caller's
 //!   buffer (`positions_into` on 1 and all threads; `output::positions`
 //!   over `world_packed`), rotations, against a plain copy of as many
@@ -34,8 +39,8 @@ use common::*;
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use kineform::crowd::command::Which;
 use kineform::crowd::{
-    ClipEnd, ClipLibrary, Command, Crowd, CrowdConfig, ReferenceCrowd, Root, Sampling, Source,
-    Transition, Wander, WanderConfig,
+    ClipEnd, ClipLibrary, Command, Crowd, CrowdConfig, DeadBlendHalflives, ReferenceCrowd, Root,
+    Sampling, Source, Transition, Wander, WanderConfig,
 };
 use kineform::data;
 use kineform::reference::Vec3;
@@ -275,6 +280,41 @@ fn crowd(c: &mut Criterion) {
                 })
             },
         );
+    }
+    group.finish();
+
+    // Dead blending with the command's one half-life and with half-lives
+    // fitted per joint and axis at each transition, on 1 and all threads.
+    let mut group = c.benchmark_group("crowd/deadblend_halflives");
+    group.throughput(Throughput::Elements((n * joints) as u64));
+    group
+        .sample_size(30)
+        .measurement_time(Duration::from_secs(6));
+    let mut counts = vec![1];
+    if threads > 1 {
+        counts.push(threads);
+    }
+    for t in counts {
+        let p = pool(t);
+        for (name, dead_blend_halflives) in [
+            ("command", DeadBlendHalflives::Command),
+            ("fitted", DeadBlendHalflives::FITTED),
+        ] {
+            let cfg = CrowdConfig {
+                transition: Transition::DeadBlend,
+                dead_blend_halflives,
+                ..cfg.clone()
+            };
+            let (mut crowd, mut wander) = driven(&library, cfg, &p);
+            group.bench_function(format!("{name}_10k_{t}t"), |bch| {
+                bch.iter_custom(|iters| {
+                    in_pool(&p, iters, || {
+                        wander.update(&mut crowd, DT).expect("driver");
+                        std::hint::black_box(crowd.step(DT).expect("step"));
+                    })
+                })
+            });
+        }
     }
     group.finish();
 

@@ -20,6 +20,12 @@ const SPRING: Tol = Tol::new(1e-6, 4e-6);
 const TRANSC: Tol = Tol::new(4e-6, 4e-6);
 const LOOSE: Tol = Tol::new(2e-5, 2e-5);
 
+/// A half-life per axis: 0, or up to 1.5 s.
+fn halflife3() -> impl Strategy<Value = Vec3> {
+    let h = prop_oneof![1 => Just(0.0f32), 6 => 0.0f32..1.5];
+    (h.clone(), h.clone(), h).prop_map(|(x, y, z)| Vec3::new(x, y, z))
+}
+
 fn cfg() -> ProptestConfig {
     ProptestConfig {
         cases: std::env::var("PROPTEST_CASES")
@@ -143,6 +149,41 @@ proptest! {
                 check(prev8[j].lane(c), prev.get(j), s, TRANSC, &format!("op_extrapolate_prev {c} {j}"))?;
                 check(out8[j].lane(c), out.get(j), s * (1.0 + dt[c] / d[c]) / dt[c] * 0.05, TRANSC, &format!("op_dead_blending {c} {j}"))?;
                 check(fd8[j].lane(c), fd.get(j), s / dt[c], TRANSC, &format!("op_finite_diff_inplace {c} {j}"))?;
+            }
+        }
+    }
+
+    /// The dead-blend extrapolation with a half-life per joint and axis
+    /// (the crowd's fitted mode): every lane, joint and axis its own
+    /// half-life, zero (the fitted minimum may be 0) and the fit's range
+    /// up to past its 1 s default maximum. TRANSC at the pose's size, as
+    /// `op_extrapolate_decayed`.
+    #[test]
+    fn extrapolation_with_halflives_per_axis(a in pose_strategy(5, 5.0), hp in arr8(proptest::collection::vec(halflife3(), 5)),
+                                             hr in arr8(proptest::collection::vec(halflife3(), 5)), t in arr8(f32_in(0.0, 1.0))) {
+        let a8 = poses8(&a);
+        let per_joint = |h: &[Vec<Vec3>; 8]| -> Vec<Vec3x8> { (0..5).map(|j| v8(core::array::from_fn(|c| h[c][j]))).collect() };
+        let mut ex8 = vec![Kformx8::IDENTITY; 5];
+        lanes::op_extrapolate_decayed_axes(&mut ex8, &a8, &per_joint(&hp), &per_joint(&hr), f8(t));
+        for c in 0..8 {
+            let s = pose_mag(&a[c]) * 8.0;
+            let mut ex = Pose::new(5);
+            r::op_extrapolate_decayed_axes(&mut ex, &a[c], &hp[c], &hr[c], t[c]).unwrap();
+            for j in 0..5 {
+                check(ex8[j].lane(c), ex.get(j), s, TRANSC, &format!("op_extrapolate_decayed_axes {c} {j}"))?;
+            }
+            // The weights on their own.
+            let w = r::extrapolate_decayed_axis_weights(t[c], hr[c][1]);
+            let w8 = lanes::extrapolate_decayed_axis_weights(f8(t), v8(core::array::from_fn(|l| hr[l][1])));
+            check((w8.0.lane(c), w8.1.lane(c)), w, 1.0, SPRING, "extrapolate_decayed_axis_weights")?;
+            // One half-life on every joint and axis is the one-half-life
+            // extrapolation.
+            let h = hr[c][1].x;
+            let (mut one, mut same) = (Pose::new(5), Pose::new(5));
+            r::op_extrapolate_decayed(&mut one, &a[c], t[c], h).unwrap();
+            r::op_extrapolate_decayed_axes(&mut same, &a[c], &[Vec3::splat(h); 5], &[Vec3::splat(h); 5], t[c]).unwrap();
+            for j in 0..5 {
+                check(same.get(j), one.get(j), s, TRANSC, &format!("one half-life per axis {c} {j}"))?;
             }
         }
     }

@@ -9,8 +9,8 @@ use crowds::*;
 use kineform::Error;
 use kineform::crowd::command::Which;
 use kineform::crowd::{
-    ClipEnd, ClipLibrary, Command, Crowd, CrowdConfig, EventKind, ReferenceCrowd, Root, RootMotion,
-    Sampling, Source, Transition,
+    ClipEnd, ClipLibrary, Command, Crowd, CrowdConfig, DeadBlendHalflives, EventKind,
+    ReferenceCrowd, Root, RootMotion, Sampling, Source, Transition,
 };
 use kineform::reference::{self as r, Quat, Vec3};
 use proptest::prelude::*;
@@ -87,15 +87,17 @@ proptest! {
     /// weights set and moving, rates 0 and negative, loop/hold/report at
     /// clip ends, roots moving, a frame time that changes every frame)
     /// keep the same states and events and agree within `tests/crowd.rs`'s
-    /// tolerances on every world pose.
+    /// tolerances on every world pose; dead blending with the command's
+    /// half-life or half-lives fitted per joint and axis.
     #[test]
-    fn both_crowds_agree_under_generated_commands(stream in frames(), cubic: bool, dead: bool, extract: bool) {
+    fn both_crowds_agree_under_generated_commands(stream in frames(), cubic: bool, dead: bool, extract: bool, fitted: bool) {
         let library = two_subjects();
         let cfg = CrowdConfig {
             characters: 11,
             sampling: if cubic { Sampling::Cubic } else { Sampling::Linear },
             transition: if dead { Transition::DeadBlend } else { Transition::Inertialize },
             root_motion: if extract { RootMotion::Extract } else { RootMotion::Apply },
+            dead_blend_halflives: if fitted { DeadBlendHalflives::FITTED } else { DeadBlendHalflives::Command },
             ..Default::default()
         };
         let mut lanes = Crowd::new(&library, cfg.clone()).unwrap();

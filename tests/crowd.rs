@@ -26,7 +26,8 @@ use crowds::*;
 
 use kineform::Error;
 use kineform::crowd::{
-    ClipLibrary, Crowd, CrowdConfig, ReferenceCrowd, Sampling, Transition, Wander, WanderConfig,
+    ClipLibrary, Crowd, CrowdConfig, DeadBlendHalflives, ReferenceCrowd, Sampling, Transition,
+    Wander, WanderConfig,
 };
 
 const MODES: [(Sampling, Transition); 4] = [
@@ -135,6 +136,73 @@ fn interrupted_transitions_equal_reference() {
     }
 }
 
+/// Dead blending with half-lives fitted per joint and axis at each
+/// transition ([`DeadBlendHalflives::Fitted`]): the 8-lane crowd equals the
+/// reference crowd, both samplings, with transitions interrupting
+/// transitions (the pose shown at an interrupted one is itself extrapolated
+/// with the half-lives fitted before), and the half-lives do change the
+/// poses (the crowd with the command's one half-life differs).
+#[test]
+fn fitted_halflives_equal_reference() {
+    let library = embedded();
+    for sampling in [Sampling::Linear, Sampling::Cubic] {
+        let cfg = CrowdConfig {
+            characters: 24,
+            sampling,
+            transition: Transition::DeadBlend,
+            dead_blend_halflives: DeadBlendHalflives::FITTED,
+            ..Default::default()
+        };
+        let wander = WanderConfig {
+            seed: 3,
+            transition_every: (0.1, 0.4),
+            ..Default::default()
+        };
+        let Run {
+            diffs: d,
+            interrupted,
+            ..
+        } = run_both(&library, cfg.clone(), wander.clone(), 150, 1.0 / 60.0);
+        println!("{sampling:?} fitted: {interrupted} interrupted, {d:?}");
+        assert!(
+            interrupted >= 50,
+            "few interrupted transitions ({interrupted})"
+        );
+        assert!(d.within(), "{sampling:?} fitted: {d:?}");
+        // The fit matters: the same commands with one half-life move some
+        // joint by more than a centimetre.
+        let (mut fitted, mut one) = (
+            Crowd::new(&library, cfg.clone()).unwrap(),
+            Crowd::new(
+                &library,
+                CrowdConfig {
+                    dead_blend_halflives: DeadBlendHalflives::Command,
+                    ..cfg
+                },
+            )
+            .unwrap(),
+        );
+        let (mut wf, mut wo) = (Wander::new(24, wander.clone()), Wander::new(24, wander));
+        let mut apart = 0.0f32;
+        for _ in 0..60 {
+            wf.update(&mut fitted, 1.0 / 60.0).unwrap();
+            wo.update(&mut one, 1.0 / 60.0).unwrap();
+            fitted.step(1.0 / 60.0).unwrap();
+            one.step(1.0 / 60.0).unwrap();
+            for c in 0..24 {
+                for j in 0..fitted.skeleton().len() {
+                    let (a, b) = (
+                        fitted.world_kform(c, j).unwrap(),
+                        one.world_kform(c, j).unwrap(),
+                    );
+                    apart = apart.max(kineform::reference::length(a.pos - b.pos));
+                }
+            }
+        }
+        assert!(apart > 1.0, "fitted and one half-life within {apart}");
+    }
+}
+
 /// Two clips of subjects with other bone lengths and one hierarchy: they
 /// play on the library's bones (every joint but the root at the first
 /// clip's offsets), the still joints are the ones still in both, and the
@@ -220,11 +288,18 @@ fn world_velocities_match_finite_differences() {
 #[test]
 fn one_thread_and_two_give_identical_bytes() {
     let library = embedded();
-    for (sampling, transition) in MODES {
+    let fitted = (
+        Sampling::Linear,
+        Transition::DeadBlend,
+        DeadBlendHalflives::FITTED,
+    );
+    let modes = MODES.map(|(s, t)| (s, t, DeadBlendHalflives::Command));
+    for (sampling, transition, dead_blend_halflives) in modes.into_iter().chain([fitted]) {
         let cfg = CrowdConfig {
             characters: 40,
             sampling,
             transition,
+            dead_blend_halflives,
             ..Default::default()
         };
         let mut one = Crowd::new(&library, cfg.clone()).unwrap();
@@ -305,7 +380,53 @@ fn bad_configurations_are_refused() {
     lib.add(&b.skeleton, &scaled).unwrap();
     let e = Crowd::new(&lib, ok.clone()).err().unwrap();
     assert!(e.to_string().contains("unit scales"), "{e}");
-    assert!(ReferenceCrowd::new(&lib, ok).is_ok());
+    assert!(ReferenceCrowd::new(&lib, ok.clone()).is_ok());
+    // Fitted half-lives out of range: refused by both crowds, naming the
+    // parameter and its range.
+    let fitted = |scale, min, max| CrowdConfig {
+        transition: Transition::DeadBlend,
+        dead_blend_halflives: DeadBlendHalflives::Fitted { scale, min, max },
+        ..ok.clone()
+    };
+    let bad = [
+        (fitted(f32::NAN, 0.1, 1.0), "dead_blend_halflives scale"),
+        (fitted(0.0, 0.1, 1.0), "dead_blend_halflives scale"),
+        (fitted(-0.3, 0.1, 1.0), "dead_blend_halflives scale"),
+        (
+            fitted(f32::INFINITY, 0.1, 1.0),
+            "dead_blend_halflives scale",
+        ),
+        (fitted(0.3, 0.0, 1.0), "dead_blend_halflives min"),
+        (fitted(0.3, -0.0, 1.0), "dead_blend_halflives min"),
+        (fitted(0.3, f32::NAN, 1.0), "dead_blend_halflives min"),
+        (fitted(0.3, 0.1, 2e6), "dead_blend_halflives max"),
+        (fitted(0.3, 0.1, f32::NAN), "dead_blend_halflives max"),
+        (fitted(0.3, 0.5, 0.2), "dead_blend_halflives max"),
+    ];
+    for (cfg, name) in bad {
+        for e in [
+            Crowd::new(&library, cfg.clone()).err(),
+            ReferenceCrowd::new(&library, cfg.clone()).err(),
+        ] {
+            assert!(
+                matches!(e, Some(Error::Parameter { name: n, .. }) if n == name),
+                "{cfg:?}: {e:?}"
+            );
+        }
+    }
+    // The article's defaults and a one-value range are accepted.
+    for cfg in [
+        fitted(0.3, 0.1, 1.0),
+        fitted(1e6, 1e6, 1e6),
+        fitted(0.3, 0.2, 0.2),
+    ] {
+        assert!(Crowd::new(&library, cfg.clone()).is_ok(), "{cfg:?}");
+        assert!(ReferenceCrowd::new(&library, cfg).is_ok());
+    }
+    assert_eq!(
+        fitted(0.3, 0.1, 1.0).dead_blend_halflives,
+        DeadBlendHalflives::FITTED
+    );
 }
 
 #[cfg(feature = "cli")]

@@ -136,6 +136,23 @@ proptest! {
         let turned = 2.0 * r::length(r::quat_log(r::quat_abs(r::quat_mul_inv(e.rot[1], rot0))));
         prop_assert!(turned <= r::EXTRAPOLATION_MAX_ANGLE + 1e-4, "{turned}");
     }
+
+    /// The extrapolation with a half-life per axis (the crowd's fitted
+    /// half-lives): the scaled angle axis turns as its axes decay at
+    /// different rates, so its angular velocity is `J(m) ṁ`, not `ṁ`.
+    #[test]
+    fn dead_blending_extrapolation_per_axis(rot0 in unit_quat(), ang in vec3_in(25.0), vel in vec3_in(5.0),
+                                            hp in vec3_in(1.0), hr in vec3_in(1.0), t in 0.01f32..0.6) {
+        let (hp, hr) = (hp.map(|h| h.abs() + 0.05), hr.map(|h| h.abs() + 0.05));
+        let p = Pose::from_kforms(&[r::Kform::IDENTITY, r::Kform { rot: rot0, ang, vel, ..r::Kform::IDENTITY }]);
+        let at = |s: f32| { let mut o = Pose::new(2); r::op_extrapolate_decayed_axes(&mut o, &p, &[hp; 2], &[hr; 2], t + s).unwrap(); o };
+        let e = at(0.0);
+        converges("op_extrapolate_decayed_axes (rotation)", gaps(e.ang[1], |s| at(s).rot[1], 4e-3))?;
+        let fd = (at(1e-3).pos[1] - at(-1e-3).pos[1]) / 2e-3;
+        prop_assert!(r::length(e.vel[1] - fd) < 1e-3 * (1.0 + r::length(fd)), "{:?} vs {fd:?}", e.vel[1]);
+        let turned = 2.0 * r::length(r::quat_log(r::quat_abs(r::quat_mul_inv(e.rot[1], rot0))));
+        prop_assert!(turned <= r::EXTRAPOLATION_MAX_ANGLE + 1e-4, "{turned}");
+    }
 }
 
 /// A dead blend from a pose spinning at 40 rad/s into a still input half a

@@ -394,6 +394,16 @@ fn reference_pose_operators_refuse_mismatched_poses() {
     refused!("op_extrapolate_decayed", |o, x| r::op_extrapolate_decayed(
         &mut o, &p2, 0.1, 0.2
     ));
+    let h3 = [r::Vec3::splat(0.2); 3];
+    refused!("op_extrapolate_decayed_axes", |o, x| {
+        r::op_extrapolate_decayed_axes(&mut o, &p2, &h3, &h3, 0.1)
+    });
+    refused!("op_extrapolate_decayed_axes (halflives_pos)", |o, x| {
+        r::op_extrapolate_decayed_axes(&mut o, &p3, &h3[..2], &h3, 0.1)
+    });
+    refused!("op_extrapolate_decayed_axes (halflives_rot)", |o, x| {
+        r::op_extrapolate_decayed_axes(&mut o, &p3, &h3, &h3[..2], 0.1)
+    });
     refused!("op_dead_blending", |o, x| r::op_dead_blending(
         &mut o,
         &mut x,

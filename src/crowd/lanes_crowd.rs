@@ -45,6 +45,12 @@ pub struct Crowd {
     /// [`crate::reference::op_dead_blending`]).
     transition: Vec<Motionx8>,
     dead_flips: Vec<u8>,
+    /// Dead blending's fitted half-lives ([`super::DeadBlendHalflives::Fitted`];
+    /// empty otherwise), pack-major, per axis: rotations for every turning
+    /// joint, positions for the joints whose position moves (the rows of
+    /// `turns` and `shifts`).
+    fit_rot: Vec<Vec3x8>,
+    fit_pos: Vec<Vec3x8>,
     /// Per pack and joint, which characters' two-source blends take their
     /// relative rotation negated: chosen the short way round when the
     /// sources change at once (a command, a wrap around a clip) and kept
@@ -181,13 +187,23 @@ impl Crowd {
             expected: isize::MAX as usize,
             got: usize::MAX,
         };
-        let bytes = super::crowd_bytes(cfg.characters, j).ok_or(too_big.clone())?;
+        let turning = db.turning_joints();
+        let moving = db.moving_joints();
+        let fitted = cfg.fit().is_some();
+        let fit_bytes = match fitted {
+            true => (turning + moving)
+                .checked_mul(size_of::<Vec3x8>())
+                .and_then(|b| b.checked_mul(packs)),
+            false => Some(0),
+        };
+        let bytes = super::crowd_bytes(cfg.characters, j)
+            .and_then(|b| b.checked_add(fit_bytes?))
+            .ok_or(too_big.clone())?;
         if bytes > isize::MAX as usize {
             return Err(too_big);
         }
         let rows = clip_rows(&db, library);
         let tracks = Track::of(&db);
-        let turning = db.turning_joints();
         let rest: Vec<Motionx8> = (0..j)
             .map(|cj| match cj.checked_sub(1) {
                 Some(clip_joint) if db.moving_row(clip_joint).is_none() => Motionx8 {
@@ -201,7 +217,6 @@ impl Crowd {
             })
             .collect();
         let inert = cfg.transition == Transition::Inertialize;
-        let moving = db.moving_joints();
         let n = |per: usize| packs.checked_mul(per).ok_or(too_big.clone());
         let transition = if inert {
             Vec::new()
@@ -226,6 +241,18 @@ impl Crowd {
             )?,
             transition,
             dead_flips: try_vec("dead blending's paths", if inert { 0 } else { n(j)? }, 0)?,
+            // Any finite half-life: read only while a transition runs, and
+            // written at its start.
+            fit_rot: try_vec(
+                "dead blending's fitted half-lives",
+                if fitted { n(turning)? } else { 0 },
+                Vec3x8::splat(crate::reference::Vec3::splat(0.2)),
+            )?,
+            fit_pos: try_vec(
+                "dead blending's fitted half-lives",
+                if fitted { n(moving)? } else { 0 },
+                Vec3x8::splat(crate::reference::Vec3::splat(0.2)),
+            )?,
             ab_flips: try_vec("blend paths", n(j)?, 0)?,
             world: try_vec("world output", n(j)?, Motionx8::REST)?,
             root_motion: try_vec("root motion", packs, RootMotionx8::ZERO)?,
@@ -452,6 +479,7 @@ impl Crowd {
             dt,
             check: self.cfg.velocity_check,
             extract: self.cfg.root_motion == RootMotion::Extract,
+            fit: self.cfg.fit().map(super::halflives::Fit::new),
         };
 
         // The frame's commands, by character; the characters that
@@ -486,6 +514,8 @@ impl Crowd {
             transition: &self.transition,
             dead_flips: &self.dead_flips,
             ab_flips: &self.ab_flips,
+            fit_rot: &self.fit_rot,
+            fit_pos: &self.fit_pos,
             turning,
             moving,
         };
@@ -502,6 +532,8 @@ impl Crowd {
         let shifts = passes::per_pack(&mut self.shifts, moving, packs);
         let transitions = passes::per_pack(&mut self.transition, j, packs);
         let flips = passes::per_pack(&mut self.dead_flips, j, packs);
+        let fit_rot = passes::per_pack(&mut self.fit_rot, turning, packs);
+        let fit_pos = passes::per_pack(&mut self.fit_pos, moving, packs);
         let ab = self.ab_flips.chunks_mut(j);
         let sorted = &self.sorted[..];
         let mut cursor = 0;
@@ -512,11 +544,18 @@ impl Crowd {
             .iter_mut()
             .zip(self.root_motion.iter_mut().zip(roots));
         let per_pack = per_state.zip(self.pack_events.iter_mut().zip(&self.first_mover));
+        let fit = fit_rot.into_iter().zip(fit_pos);
         for (
             p,
             (
-                (((turns, shifts), (transition, dead_flips)), ((s, (rm, root)), (events, &first))),
-                ab_flips,
+                (
+                    (
+                        ((turns, shifts), (transition, dead_flips)),
+                        ((s, (rm, root)), (events, &first)),
+                    ),
+                    ab_flips,
+                ),
+                (fit_rot, fit_pos),
             ),
         ) in turns
             .into_iter()
@@ -524,6 +563,7 @@ impl Crowd {
             .zip(transitions.into_iter().zip(flips))
             .zip(per_pack)
             .zip(ab)
+            .zip(fit)
             .enumerate()
         {
             let from = cursor;
@@ -537,6 +577,8 @@ impl Crowd {
                 transition,
                 dead_flips,
                 ab_flips,
+                fit_rot,
+                fit_pos,
                 root_motion: rm,
                 root: (root.0, std::mem::take(root.1)),
                 commands: &sorted[from..cursor],

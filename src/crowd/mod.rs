@@ -29,6 +29,10 @@
 //!   from the character's root straight into the world output, with the
 //!   velocity check. The characters that transition in a frame first get
 //!   the poses they would have shown, eight at a time across packs.
+//! - `halflives`: dead blending with half-lives fitted per joint and axis
+//!   at each transition ([`DeadBlendHalflives::Fitted`]): the fit from the
+//!   shown pose to the new input, kept per character and joint, and the
+//!   extrapolation that decays at them.
 //! - [`check`]: the live velocity check and its verdict.
 //! - `output`: world poses copied into the caller's memory, and the frame's
 //!   events.
@@ -45,6 +49,7 @@
 
 pub mod check;
 pub mod command;
+mod halflives;
 pub mod library;
 mod motion;
 mod output;
@@ -181,6 +186,90 @@ impl Root {
     }
 }
 
+/// Dead blending's half-lives: how fast the extrapolated pose's velocities
+/// decay during a transition ([`Transition::DeadBlend`]; inertialization
+/// ignores it).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum DeadBlendHalflives {
+    /// One half-life for every joint and axis: the `halflife` of the
+    /// [`Command::Transition`] (dead blending article,
+    /// [`crate::reference::op_extrapolate_decayed`]).
+    #[default]
+    Command,
+    /// A half-life per joint and axis, fitted at each transition from the
+    /// pose shown at the transition (positions, rotations and their
+    /// velocities) and the new sources' pose (positions, rotations): the
+    /// Dead Blending Node article's `estimate_halflife` heuristic,
+    /// [`crate::reference::fit_joint_halflives`],
+    /// `clamp(scale (dst - src) / src_vel, min, max)` per axis (rotations as
+    /// scaled angle axis), so that axes moving slowly toward the new pose
+    /// extrapolate long and axes moving fast or away stop soon. The
+    /// extrapolation is [`crate::reference::op_extrapolate_decayed_axes`]
+    /// (exact velocities, turns capped). The command's `halflife` is not
+    /// used. Costs a fit per joint at each transition, decay weights per
+    /// joint and axis at each step of a transition, and 12 bytes per
+    /// character for each joint that turns and each joint that moves (288
+    /// bytes for the CMU skeleton; PERF.md, "Dead blending with fitted
+    /// half-lives"). [`DeadBlendHalflives::FITTED`] has the article's
+    /// defaults.
+    Fitted {
+        /// The heuristic's `halflife_scale`, seconds: finite, > 0 and
+        /// <= 1e6 (the article's 0.3).
+        scale: f32,
+        /// The shortest half-life, seconds: finite, > 0 and <= 1e6 (0.1).
+        min: f32,
+        /// The longest half-life, seconds: finite, >= `min` and <= 1e6 (1.0).
+        max: f32,
+    },
+}
+
+impl DeadBlendHalflives {
+    /// Fitted with the article's defaults: scale
+    /// [`crate::reference::HALFLIFE_SCALE`] (0.3), min
+    /// [`crate::reference::HALFLIFE_MIN`] (0.1 s), max
+    /// [`crate::reference::HALFLIFE_MAX`] (1 s).
+    pub const FITTED: DeadBlendHalflives = DeadBlendHalflives::Fitted {
+        scale: crate::reference::HALFLIFE_SCALE,
+        min: crate::reference::HALFLIFE_MIN,
+        max: crate::reference::HALFLIFE_MAX,
+    };
+
+    /// The fit's `(scale, min, max)`, `None` for [`DeadBlendHalflives::Command`].
+    pub fn fitted(&self) -> Option<(f32, f32, f32)> {
+        match *self {
+            DeadBlendHalflives::Command => None,
+            DeadBlendHalflives::Fitted { scale, min, max } => Some((scale, min, max)),
+        }
+    }
+
+    fn check(&self) -> Result<()> {
+        let Some((scale, min, max)) = self.fitted() else {
+            return Ok(());
+        };
+        let reason = "must be finite, > 0 and <= 1e6";
+        let positive = |name, v: f32| match v.is_finite() && v > 0.0 && v <= command::COMMAND_MAX {
+            true => Ok(()),
+            false => Err(Error::Parameter {
+                name,
+                value: v,
+                reason,
+            }),
+        };
+        positive("dead_blend_halflives scale", scale)?;
+        positive("dead_blend_halflives min", min)?;
+        positive("dead_blend_halflives max", max)?;
+        if max < min {
+            return Err(Error::Parameter {
+                name: "dead_blend_halflives max",
+                value: max,
+                reason: "must be >= min",
+            });
+        }
+        Ok(())
+    }
+}
+
 /// What is fixed for a crowd's life.
 #[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -196,6 +285,11 @@ pub struct CrowdConfig {
     /// Whether each step runs the live velocity check (its cost is
     /// reported in PERF.md; the demo and the tests keep it on).
     pub velocity_check: bool,
+    /// Dead blending's half-lives: the command's one, or fitted per joint
+    /// and axis at each transition. No memory or time is spent on fitted
+    /// half-lives unless dead blending uses them.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub dead_blend_halflives: DeadBlendHalflives,
 }
 
 impl Default for CrowdConfig {
@@ -206,6 +300,7 @@ impl Default for CrowdConfig {
             sampling: Sampling::Linear,
             root_motion: RootMotion::Apply,
             velocity_check: true,
+            dead_blend_halflives: DeadBlendHalflives::Command,
         }
     }
 }
@@ -230,7 +325,16 @@ impl CrowdConfig {
                 got: 0,
             });
         }
-        Ok(())
+        self.dead_blend_halflives.check()
+    }
+
+    /// The fit's `(scale, min, max)` where dead blending fits its
+    /// half-lives, else `None`.
+    pub(crate) fn fit(&self) -> Option<(f32, f32, f32)> {
+        match self.transition {
+            Transition::DeadBlend => self.dead_blend_halflives.fitted(),
+            Transition::Inertialize => None,
+        }
     }
 }
 

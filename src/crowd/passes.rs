@@ -13,6 +13,7 @@ use std::sync::Mutex;
 use super::Root;
 use super::check::{PackCheck, write_world};
 use super::command::Command;
+use super::halflives::{Decay, Fit, copy_rows_lane, dead_blend_joint_axes};
 use super::motion::*;
 use super::state::{ClipRows, Statex8, Stepx8};
 use crate::database::Database;
@@ -40,6 +41,9 @@ pub(crate) struct Shared<'a> {
     pub dt: f32,
     pub check: bool,
     pub extract: bool,
+    /// Dead blending's half-lives fitted per joint and axis, with the
+    /// fit's parameters; `None` for one half-life per transition.
+    pub fit: Option<Fit>,
 }
 
 /// The root translation a pack took out of its poses (root motion
@@ -73,6 +77,9 @@ pub(crate) struct PackState<'a> {
     /// Per joint, which characters' two-source blends take their relative
     /// rotation negated (bits), kept from one step to the next.
     pub ab_flips: &'a mut [u8],
+    /// Dead blending's fitted half-lives (empty unless [`Shared::fit`]).
+    pub fit_rot: &'a mut [Vec3x8],
+    pub fit_pos: &'a mut [Vec3x8],
     pub root_motion: &'a mut RootMotionx8,
     /// Roots given since the last step, and which lanes hold one (bits).
     pub root: (&'a [Root], u8),
@@ -113,6 +120,8 @@ pub(crate) struct PackScratch {
     kept_poses: Vec<Motionx8>,
     kept_dead_flips: Vec<u8>,
     kept_ab_flips: Vec<u8>,
+    kept_fit_rot: Vec<Vec3x8>,
+    kept_fit_pos: Vec<Vec3x8>,
 }
 
 impl PackScratch {
@@ -129,6 +138,8 @@ impl PackScratch {
             kept_poses: v(),
             kept_dead_flips: vec![0; rest.len()],
             kept_ab_flips: vec![0; rest.len()],
+            kept_fit_rot: vec![Vec3x8::ZERO; turning],
+            kept_fit_pos: vec![Vec3x8::ZERO; moving],
         }
     }
 }
@@ -155,6 +166,8 @@ pub(crate) struct Kept<'a> {
     pub transition: &'a [Motionx8],
     pub dead_flips: &'a [u8],
     pub ab_flips: &'a [u8],
+    pub fit_rot: &'a [Vec3x8],
+    pub fit_pos: &'a [Vec3x8],
     pub turning: usize,
     pub moving: usize,
 }
@@ -337,7 +350,8 @@ fn inertialize_pass(
 
 /// `out = select(mask, dead_blend(transition, pose), pose)` per joint,
 /// each joint's relative rotation's hemisphere in `flips` (chosen in the
-/// `fresh` lanes, kept in the others).
+/// `fresh` lanes, kept in the others), the extrapolation decaying as
+/// `decay` says.
 #[allow(clippy::too_many_arguments)]
 #[inline(never)]
 fn dead_blend_pass(
@@ -345,23 +359,42 @@ fn dead_blend_pass(
     pose: &[Motionx8],
     (transition, (flips, fresh)): (&[Motionx8], (&mut [u8], F32x8)),
     tracks: &[Track],
-    ex: (F32x8, F32x8),
+    decay: Decay,
     fade: (F32x8, F32x8),
     mask: F32x8,
 ) {
     let joints = out.iter_mut().zip(pose).zip(transition.iter().zip(tracks));
-    for (((r, m), (t, track)), flip) in joints.zip(flips.iter_mut()).skip(1) {
-        let mut d = |m| {
-            select_motion(
-                mask,
-                &dead_blend_joint(t, m, (flip, fresh), ex, fade.0, fade.1),
-                m,
-            )
-        };
-        match track {
-            Track::Still => {}
-            Track::Turns(_) => put_turn(r, d(m)),
-            Track::Moves(..) => *r = d(m),
+    let joints = joints.zip(flips.iter_mut()).skip(1);
+    match decay {
+        Decay::One(alpha, dalpha) => {
+            for (((r, m), (t, track)), flip) in joints {
+                let mut d = |m| {
+                    let b = dead_blend_joint(t, m, (flip, fresh), (alpha, dalpha), fade.0, fade.1);
+                    select_motion(mask, &b, m)
+                };
+                match track {
+                    Track::Still => {}
+                    Track::Turns(_) => put_turn(r, d(m)),
+                    Track::Moves(..) => *r = d(m),
+                }
+            }
+        }
+        Decay::Fitted { t: bt, rot, pos } => {
+            let weights = |h| lanes::extrapolate_decayed_axis_weights(bt, h);
+            for (((r, m), (t, track)), flip) in joints {
+                let mut d = |m, w| {
+                    let b = dead_blend_joint_axes(t, m, (flip, fresh), w, fade.0, fade.1);
+                    select_motion(mask, &b, m)
+                };
+                match *track {
+                    Track::Still => {}
+                    Track::Turns(k) => {
+                        let still = (Vec3x8::ZERO, Vec3x8::ZERO);
+                        put_turn(r, d(m, (still, weights(rot[k]))))
+                    }
+                    Track::Moves(k, s) => *r = d(m, (weights(pos[s]), weights(rot[k]))),
+                }
+            }
         }
     }
 }
@@ -417,20 +450,39 @@ pub(crate) fn shown_batch<const CUBIC: bool, const INERT: bool>(
         inertialize_pass(out, old_a, (kt, ks), sh.tracks, &w);
     } else {
         let (kp, kq) = (&mut scratch.kept_poses, &mut scratch.kept_dead_flips);
+        let (kr, ks) = (&mut scratch.kept_fit_rot, &mut scratch.kept_fit_pos);
+        let fitted = sh.fit.is_some();
         for (l, &c) in at.iter().enumerate() {
             let (p, cl) = (c / 8, c % 8);
             let poses = &kept.transition[p * j..][..j];
             kp.iter_mut()
                 .zip(poses)
                 .for_each(|(k, t)| copy_lane(k, l, t, cl));
+            if fitted {
+                let rot = &kept.fit_rot[p * kept.turning..][..kept.turning];
+                let pos = &kept.fit_pos[p * kept.moving..][..kept.moving];
+                copy_rows_lane((kr, ks), l, (rot, pos), cl);
+            }
         }
         gather_bits(kq, kept.dead_flips, j, &at);
+        let decay = match fitted {
+            true => Decay::Fitted {
+                t: st.blend_time,
+                rot: kr,
+                pos: ks,
+            },
+            false => {
+                let (alpha, dalpha) =
+                    lanes::extrapolate_decayed_weights(st.blend_time, st.halflife);
+                Decay::One(alpha, dalpha)
+            }
+        };
         dead_blend_pass(
             out,
             old_a,
             (kp, (kq, F32x8::ZERO)),
             sh.tracks,
-            lanes::extrapolate_decayed_weights(st.blend_time, st.halflife),
+            decay,
             fade(st.blend_time, st.duration, dt),
             opaque(active),
         );
@@ -456,6 +508,8 @@ pub(crate) fn step_pack<const CUBIC: bool, const INERT: bool>(
         transition,
         dead_flips,
         ab_flips,
+        fit_rot,
+        fit_pos,
         root_motion,
         root,
         commands,
@@ -550,7 +604,13 @@ pub(crate) fn step_pack<const CUBIC: bool, const INERT: bool>(
                     update_turn(m_trans, &turn, &mut turns[k]);
                     update_shift(m_trans, &shift, &mut shifts[s]);
                 }
-                (_, false) => update_motion(m_trans, &shown[j], &mut transition[j]),
+                (_, false) => {
+                    update_motion(m_trans, &shown[j], &mut transition[j]);
+                    if let Some(fit) = &sh.fit {
+                        let rows = (&mut *fit_rot, &mut *fit_pos);
+                        fit.joint(m_trans, (&shown[j], &a[j]), *t, rows);
+                    }
+                }
             }
         }
     }
@@ -569,12 +629,23 @@ pub(crate) fn step_pack<const CUBIC: bool, const INERT: bool>(
             );
         } else {
             let fresh = mask(core::array::from_fn(|l| trans & (1 << l) != 0));
+            let decay = match sh.fit {
+                Some(_) => Decay::Fitted {
+                    t: bt,
+                    rot: fit_rot,
+                    pos: fit_pos,
+                },
+                None => {
+                    let (alpha, dalpha) = lanes::extrapolate_decayed_weights(bt, step.halflife);
+                    Decay::One(alpha, dalpha)
+                }
+            };
             dead_blend_pass(
                 b,
                 a,
                 (transition, (dead_flips, fresh)),
                 sh.tracks,
-                lanes::extrapolate_decayed_weights(bt, step.halflife),
+                decay,
                 fade(bt, dur, dt),
                 opaque(active),
             );

@@ -53,6 +53,11 @@ struct RefState {
     /// negated: chosen the short way round when the sources change at once
     /// (a command, a wrap around a clip) and kept until then.
     ab_flip: Vec<bool>,
+    /// Dead blending's half-lives per joint and axis, positions and
+    /// rotations, fitted at the last transition (empty unless the crowd
+    /// fits them, [`super::DeadBlendHalflives::Fitted`]).
+    fit_pos: Vec<Vec3>,
+    fit_rot: Vec<Vec3>,
     world: Pose,
     /// Root motion taken out last step (x, z in the root's frame), and this
     /// step's world displacement and velocity.
@@ -129,11 +134,14 @@ impl ReferenceCrowd {
         let j = skeleton.len();
         let rows = clip_rows(&db, library);
         let packs = cfg.characters.div_ceil(8);
+        let fits = if cfg.fit().is_some() { j } else { 0 };
         let per = RefState {
             offset: Pose::new(j),
             transition: Pose::new(j),
             dead_flip: vec![false; j],
             ab_flip: vec![false; j],
+            fit_pos: vec![Vec3::splat(0.2); fits],
+            fit_rot: vec![Vec3::splat(0.2); fits],
             world: Pose::new(j),
             removed: (0.0, 0.0),
             root_motion: (Vec3::ZERO, Vec3::ZERO),
@@ -339,18 +347,29 @@ fn blend_with_flips(
     }
 }
 
+/// A character's fitted half-lives per joint: positions, rotations.
+type Halflives<'a> = (&'a [Vec3], &'a [Vec3]);
+
 /// Dead blending ([`r::op_dead_blending`]) at a step's blend time, with
-/// the relative rotation's hemisphere in `flips` (see [`blend_with_flips`]).
+/// the relative rotation's hemisphere in `flips` (see [`blend_with_flips`]),
+/// the extrapolation decaying at the step's half-life or, where the crowd
+/// fits them, at the character's half-lives per joint and axis
+/// ([`r::op_extrapolate_decayed_axes`]).
 fn ref_dead_blend(
     out: &mut Pose,
     extrapolated: &mut Pose,
-    (transition, input): (&Pose, &Pose),
+    (transition, input, fitted): (&Pose, &Pose, Option<Halflives>),
     flips: (&mut [bool], bool),
     st: &CharStep,
     dt: f32,
 ) {
     let (t, dur) = (st.blend_time, st.duration);
-    r::op_extrapolate_decayed(extrapolated, transition, t, st.halflife).expect(SIZED);
+    match fitted {
+        Some((pos, rot)) => {
+            r::op_extrapolate_decayed_axes(extrapolated, transition, pos, rot, t).expect(SIZED)
+        }
+        None => r::op_extrapolate_decayed(extrapolated, transition, t, st.halflife).expect(SIZED),
+    }
     let alpha = r::smoothstep_blend_alpha(t, dur);
     let rate = r::weight_rate(r::smoothstep_blend_alpha_dx(t, dur, dt), dt);
     blend_with_flips(out, (extrapolated, input), flips, alpha, rate);
@@ -374,7 +393,11 @@ fn ref_local(
             Transition::DeadBlend => ref_dead_blend(
                 out,
                 s_extrapolated,
-                (&ch.transition, input),
+                (
+                    &ch.transition,
+                    input,
+                    cfg.fit().map(|_| (&ch.fit_pos[..], &ch.fit_rot[..])),
+                ),
                 (&mut ch.dead_flip, fresh),
                 st,
                 dt,
@@ -432,7 +455,28 @@ fn reference_frame(
             Transition::Inertialize => {
                 r::op_inertialize_offset(&mut ch.offset, &shown, &input).expect(SIZED)
             }
-            Transition::DeadBlend => ch.transition.clone_from(&shown),
+            Transition::DeadBlend => {
+                ch.transition.clone_from(&shown);
+                // The half-lives fitted from the shown pose to the new
+                // input (joint 0, the character's root, is held: any
+                // half-life does).
+                if let Some((scale, min, max)) = cfg.fit() {
+                    r::fit_halflives(
+                        &mut ch.fit_pos,
+                        &mut ch.fit_rot,
+                        &shown.pos,
+                        &shown.vel,
+                        &shown.rot,
+                        &shown.ang,
+                        &input.pos,
+                        &input.rot,
+                        scale,
+                        min,
+                        max,
+                        min,
+                    );
+                }
+            }
         }
     }
     s.shown = shown;

@@ -236,6 +236,91 @@ pub fn op_extrapolate_decayed(
     }
 }
 
+/// [`crate::reference::extrapolate_decayed_axis_weights`] per lane: per
+/// axis `y = ln2 / (h + 1e-8)`, `alpha = (1 - fast_negexp(y t)) / (y + 1e-8)`,
+/// `dalpha = -fast_negexp_dx(y t) y / (y + 1e-8)`.
+#[inline(always)]
+pub fn extrapolate_decayed_axis_weights(t: F32x8, halflife: Vec3x8) -> (Vec3x8, Vec3x8) {
+    let (x, y, z) = (
+        extrapolate_decayed_weights(t, halflife.x),
+        extrapolate_decayed_weights(t, halflife.y),
+        extrapolate_decayed_weights(t, halflife.z),
+    );
+    (Vec3x8::new(x.0, y.0, z.0), Vec3x8::new(x.1, y.1, z.1))
+}
+
+/// [`crate::reference::extrapolate_decayed_rotation_axes`] per lane: the
+/// capped scaled angle axis `m s` of `m = ang alpha`, and its exact angular
+/// velocity `J(m s) (s ṁ - m s³ (m·ṁ) / θ²)`.
+#[inline(always)]
+pub fn extrapolate_decayed_rotation_axes(
+    rot: Quatx8,
+    ang: Vec3x8,
+    (alpha, dalpha): (Vec3x8, Vec3x8),
+) -> (Quatx8, Vec3x8) {
+    const INV_MAX2: f32 = 1.0 / (EXTRAPOLATION_MAX_ANGLE * EXTRAPOLATION_MAX_ANGLE);
+    let (moved, rate) = (ang * alpha, ang * dalpha);
+    let s = extrapolation_turn_scale(dot(moved, moved));
+    let ds = -(s * s * s) * dot(moved, rate) * splat(INV_MAX2);
+    let (m, dm) = (moved * s, rate * s + moved * ds);
+    (
+        quat_mul(quat_from_scaled_angle_axis(m), rot),
+        super::angular::quat_from_scaled_angle_axis_dx(m, dm),
+    )
+}
+
+/// [`crate::reference::kform_extrapolate_decayed_axes`] per lane.
+#[inline(always)]
+pub fn kform_extrapolate_decayed_axes(
+    k: &Kformx8,
+    (pa, pd): (Vec3x8, Vec3x8),
+    rot_weights: (Vec3x8, Vec3x8),
+) -> Kformx8 {
+    let (rot, ang) = extrapolate_decayed_rotation_axes(k.rot, k.ang, rot_weights);
+    Kformx8 {
+        pos: k.pos + k.vel * pa,
+        rot,
+        scl: k.scl * exp_vec3(k.svl * pa),
+        vel: k.vel * pd,
+        ang,
+        svl: k.svl * pd,
+    }
+}
+
+/// [`crate::reference::op_extrapolate_decayed_axes`] for eight characters:
+/// element `i` of `halflives_pos` and `halflives_rot` is joint `i`'s
+/// half-lives per axis and lane (joint 0 held, with zero velocities).
+/// Panics when a slice is shorter than `output`.
+pub fn op_extrapolate_decayed_axes(
+    output: &mut [Kformx8],
+    input: &[Kformx8],
+    halflives_pos: &[Vec3x8],
+    halflives_rot: &[Vec3x8],
+    t: F32x8,
+) {
+    let n = output.len();
+    assert!(
+        input.len() >= n && halflives_pos.len() >= n && halflives_rot.len() >= n,
+        "pose lengths differ"
+    );
+    for (i, (o, k)) in output.iter_mut().zip(input).enumerate() {
+        *o = if i == 0 {
+            Kformx8 {
+                vel: Vec3x8::ZERO,
+                ang: Vec3x8::ZERO,
+                svl: Vec3x8::ZERO,
+                ..*k
+            }
+        } else {
+            kform_extrapolate_decayed_axes(
+                k,
+                extrapolate_decayed_axis_weights(t, halflives_pos[i]),
+                extrapolate_decayed_axis_weights(t, halflives_rot[i]),
+            )
+        };
+    }
+}
+
 /// [`crate::reference::op_dead_blending`] for eight characters
 /// (`blend_path` one relative rotation per joint, kept from call to call).
 #[allow(clippy::too_many_arguments)]

@@ -280,6 +280,140 @@ pub fn op_extrapolate_decayed(
     Ok(())
 }
 
+/// Per-axis `(alpha, dalpha)` of the decayed extrapolation, one half-life
+/// per axis (the weights of [`op_extrapolate_decayed`] taken component by
+/// component): `y = ln2 / (h + 1e-8)`,
+/// `alpha = (1 - fast_negexp(y t)) / (y + 1e-8)`, the distance travelled
+/// per unit of velocity after `t` seconds, and
+/// `dalpha = -fast_negexp_dx(y t) y / (y + 1e-8)`, its rate (exact, as
+/// [`op_extrapolate_decayed`]'s).
+#[inline]
+pub fn extrapolate_decayed_axis_weights(t: f32, halflife: Vec3) -> (Vec3, Vec3) {
+    let w = |h: f32| {
+        let y = LN2 / (h + EPS_DEADBLEND);
+        (
+            (1.0 - fast_negexp(y * t)) / (y + EPS_DEADBLEND),
+            -fast_negexp_dx(y * t) * (y / (y + EPS_DEADBLEND)),
+        )
+    };
+    let (x, y, z) = (w(halflife.x), w(halflife.y), w(halflife.z));
+    (Vec3::new(x.0, y.0, z.0), Vec3::new(x.1, y.1, z.1))
+}
+
+/// A rotation extrapolated along its angular velocity `ang` decayed per
+/// axis, with the weights of [`extrapolate_decayed_axis_weights`]: the
+/// scaled angle axis `m = ang alpha` (per component) capped as in
+/// [`op_extrapolate_decayed`] (`m s`, `s =`
+/// [`extrapolation_turn_scale`]`(|m|²)`), returning
+/// `(exp(m s / 2) rot, J(m s) d(m s)/dt)`.
+///
+/// The angular velocity is exact ([`super::quat_from_scaled_angle_axis_dx`]
+/// of the capped vector's rate `s ṁ - m s³ (m·ṁ) / θ²`, `ṁ = ang dalpha`):
+/// with weights that differ per axis `m` turns as it grows, and the
+/// published `ang dalpha` (what [`extrapolate_decay_rotation`] returns,
+/// `v fast_negexp(y t)`) is first order only. With equal weights it is
+/// [`op_extrapolate_decayed`]'s `ang dalpha s³`.
+#[inline]
+pub fn extrapolate_decayed_rotation_axes(
+    rot: Quat,
+    ang: Vec3,
+    (alpha, dalpha): (Vec3, Vec3),
+) -> (Quat, Vec3) {
+    let (moved, rate) = (ang * alpha, ang * dalpha);
+    let s = extrapolation_turn_scale(dot(moved, moved));
+    let ds = -(s * s * s) * dot(moved, rate) / (EXTRAPOLATION_MAX_ANGLE * EXTRAPOLATION_MAX_ANGLE);
+    let (m, dm) = (moved * s, rate * s + moved * ds);
+    (
+        quat_mul(quat_from_scaled_angle_axis(m), rot),
+        super::angular::quat_from_scaled_angle_axis_dx(m, dm),
+    )
+}
+
+/// One joint of [`op_extrapolate_decayed_axes`], given the position and
+/// rotation weights ([`extrapolate_decayed_axis_weights`]): positions move
+/// by `vel alpha_pos` at `vel dalpha_pos`, scales by `exp(svl alpha_pos)`
+/// at `svl dalpha_pos` (per component), rotations as
+/// [`extrapolate_decayed_rotation_axes`].
+#[inline]
+pub fn kform_extrapolate_decayed_axes(
+    k: &Kform,
+    (pa, pd): (Vec3, Vec3),
+    rot_weights: (Vec3, Vec3),
+) -> Kform {
+    let (rot, ang) = extrapolate_decayed_rotation_axes(k.rot, k.ang, rot_weights);
+    Kform {
+        pos: k.pos + k.vel * pa,
+        rot,
+        scl: k.scl * exp_vec3(k.svl * pa),
+        vel: k.vel * pd,
+        ang,
+        svl: k.svl * pd,
+    }
+}
+
+/// [`op_extrapolate_decayed`] with a half-life per joint and axis, as
+/// [`fit_halflives`] gives them (the Dead Blending Node article's
+/// extrapolation, [`extrapolate_decay_position`] and
+/// [`extrapolate_decay_rotation`], with [`op_extrapolate_decayed`]'s
+/// corrections): joint `i` moves with the weights of
+/// [`extrapolate_decayed_axis_weights`]`(t, halflives_pos[i])` (positions
+/// and scales) and `(t, halflives_rot[i])` (rotations, its turn capped at
+/// [`EXTRAPOLATION_MAX_ANGLE`]); joint 0 is held with zero velocities.
+///
+/// Deviations from the published per-axis extrapolation: the velocities
+/// are the exact rates of the extrapolated positions and rotations (the
+/// rate of `alpha`, not `fast_negexp(y t)`; the angular velocity
+/// `J(m) ṁ` of the capped scaled angle axis, not the decayed `v`), and
+/// rotations turn at most a quarter turn ([`op_extrapolate_decayed`]).
+/// Tested against finite differences in `tests/exact_velocities.rs`.
+///
+/// Refuses, writing nothing, poses of different lengths or half-life
+/// slices with other than one entry per joint. Finite for half-lives
+/// `>= 0`.
+pub fn op_extrapolate_decayed_axes(
+    output: &mut Pose,
+    input: &Pose,
+    halflives_pos: &[Vec3],
+    halflives_rot: &[Vec3],
+    t: f32,
+) -> Result<()> {
+    let n = output.len();
+    lengths(n, &[&*output, input])?;
+    for (what, h) in [
+        ("halflives_pos (one per joint)", halflives_pos),
+        ("halflives_rot (one per joint)", halflives_rot),
+    ] {
+        if h.len() != n {
+            return Err(Error::Length {
+                what,
+                expected: n,
+                got: h.len(),
+            });
+        }
+    }
+    for i in 0..n {
+        let k = input.get(i);
+        output.set(
+            i,
+            if i == 0 {
+                Kform {
+                    vel: Vec3::ZERO,
+                    ang: Vec3::ZERO,
+                    svl: Vec3::ZERO,
+                    ..k
+                }
+            } else {
+                kform_extrapolate_decayed_axes(
+                    &k,
+                    extrapolate_decayed_axis_weights(t, halflives_pos[i]),
+                    extrapolate_decayed_axis_weights(t, halflives_rot[i]),
+                )
+            },
+        );
+    }
+    Ok(())
+}
+
 /// The relative rotation from `from` to `to`, `to from⁻¹`, in the
 /// hemisphere of `path` (the previous one): negated when their dot product
 /// is negative. Following a rotation that moves continuously, this stays
