@@ -9,8 +9,8 @@ use std::time::{Duration, Instant};
 use clap::{Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use kineform::crowd::{
-    ClipLibrary, Crowd, CrowdConfig, FrameStats, ReferenceCrowd, Sampling, Transition,
-    VelocityCheck, Wander, WanderConfig,
+    ClipLibrary, Crowd, CrowdConfig, DeadBlendHalflives, FrameStats, ReferenceCrowd, Sampling,
+    Transition, VelocityCheck, Wander, WanderConfig,
 };
 use kineform::{bvh, data};
 
@@ -78,6 +78,15 @@ enum TransitionArg {
 }
 
 #[derive(Clone, Copy, ValueEnum)]
+enum HalflivesArg {
+    /// One half-life for every joint (the transition command's).
+    Command,
+    /// Per joint and axis, fitted at each transition (the article's
+    /// heuristic with its defaults: scale 0.3 s, clamped to 0.1 .. 1 s).
+    Fitted,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
 enum SamplingArg {
     Linear,
     Cubic,
@@ -106,6 +115,9 @@ struct CrowdArgs {
     /// How transitions are hidden.
     #[arg(long, value_enum, default_value_t = TransitionArg::Inertialize)]
     transition: TransitionArg,
+    /// Dead blending's half-lives (with `--transition deadblend`).
+    #[arg(long, value_enum, default_value_t = HalflivesArg::Command)]
+    halflives: HalflivesArg,
     /// How clips are sampled between frames.
     #[arg(long, value_enum, default_value_t = SamplingArg::Linear)]
     sampling: SamplingArg,
@@ -241,6 +253,10 @@ fn run_crowd(a: &CrowdArgs) -> Result<(), Box<dyn std::error::Error>> {
             SamplingArg::Linear => Sampling::Linear,
             SamplingArg::Cubic => Sampling::Cubic,
         },
+        dead_blend_halflives: match a.halflives {
+            HalflivesArg::Command => DeadBlendHalflives::Command,
+            HalflivesArg::Fitted => DeadBlendHalflives::FITTED,
+        },
         ..CrowdConfig::default()
     };
     let dt = 1.0 / a.fps;
@@ -313,9 +329,12 @@ fn run_crowd(a: &CrowdArgs) -> Result<(), Box<dyn std::error::Error>> {
     } else {
         "8-lane"
     };
-    let transition = match cfg.transition {
-        Transition::Inertialize => "inertialize",
-        Transition::DeadBlend => "deadblend",
+    let transition = match (cfg.transition, cfg.dead_blend_halflives) {
+        (Transition::Inertialize, _) => "inertialize",
+        (Transition::DeadBlend, DeadBlendHalflives::Command) => "deadblend",
+        (Transition::DeadBlend, DeadBlendHalflives::Fitted { .. }) => {
+            "deadblend (fitted half-lives)"
+        }
     };
     let sampling = match cfg.sampling {
         Sampling::Linear => "linear",

@@ -446,6 +446,7 @@ mod cli {
             &[][..],
             &["--scalar"],
             &["--transition", "deadblend", "--sampling", "cubic"],
+            &["--transition", "deadblend", "--halflives", "fitted"],
         ] {
             let mut args = vec![
                 "crowd",
@@ -493,6 +494,11 @@ mod cli {
                 "{v}"
             );
             assert!(v["commands_per_frame"].as_f64().unwrap() > 0.0, "{v}");
+            assert_eq!(
+                v["transition"].as_str().unwrap().contains("fitted"),
+                extra.contains(&"fitted"),
+                "{v}"
+            );
             assert_eq!(v["characters"], 20);
             assert_eq!(v["threads"], 2);
             assert_eq!(v["joints"], 31);
