@@ -23,12 +23,23 @@
 //!   advances it by `dt` (times, clip ends, the weight's spring, the root's
 //!   velocities), then applies the character's queued commands in the
 //!   order they were given.
+//! - `lanes_crowd`: [`Crowd`], its commands and its step, which drives
+//!   the frame over packs in parallel (`lanes_crowd::construct` builds
+//!   it, with the size checks, before the first frame).
 //! - `passes` and `motion`: the per-pack work, a few passes over the
-//!   pack's joints whose data stays in L1/L2: sample source A; sample
-//!   source B and blend; inertialize or dead-blend; forward kinematics
+//!   pack's joints whose data stays in L1/L2, one file per part in
+//!   `passes/`. The characters that transition in a frame first get the
+//!   poses they would have shown, eight at a time across packs
+//!   (`passes::shown`); then each pack's step (`passes::pack_step`)
+//!   runs: sample source A, sample source B and blend
+//!   (`passes::sampling`); inertialize or dead-blend
+//!   (`passes::transition`); take out the clips' root translation where
+//!   the crowd extracts it (`passes::root_motion`); forward kinematics
 //!   from the character's root straight into the world output, with the
-//!   velocity check. The characters that transition in a frame first get
-//!   the poses they would have shown, eight at a time across packs.
+//!   velocity check (`passes::fk`). Each worker's scratch
+//!   (`passes::scratch`) keeps a pack's poses in cache, and the next
+//!   pack's memory is fetched while this one runs (`passes::ahead`).
+//!   `motion` holds the per-joint math the passes share.
 //! - `halflives`: dead blending with half-lives fitted per joint and axis
 //!   at each transition ([`DeadBlendHalflives::Fitted`]): the fit from the
 //!   shown pose to the new input, kept per character and joint, and the

@@ -10,7 +10,8 @@ use rayon::prelude::*;
 
 use super::check::GapAt;
 use super::command::{Command, Queue};
-use super::lanes_crowd::{check_dt, clip_rows, crowd_skeleton, try_vec};
+use super::lanes_crowd::check_dt;
+use super::lanes_crowd::construct::{clip_rows, crowd_skeleton, try_vec};
 use super::state::{ClipRows, Statex8, Stepx8};
 use super::{CharacterState, VelocityCheck};
 use super::{ClipLibrary, CrowdConfig, FrameStats, RootMotion, Sampling, Transition};

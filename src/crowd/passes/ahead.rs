@@ -1,0 +1,33 @@
+//! Prefetching ahead: the regions of memory the next pack will read (its
+//! world output and kept state), fetched into L2 a part at a time while
+//! this pack's sampling passes run, so the next pack finds them there.
+
+use crate::prefetch;
+
+/// A region of memory the next pack will read, fetched in equal parts of
+/// `step` bytes over a pass (`step` 0 for none).
+#[derive(Clone, Copy)]
+pub(crate) struct Ahead {
+    pub addr: usize,
+    pub step: usize,
+}
+
+impl Ahead {
+    pub(crate) const NONE: Ahead = Ahead { addr: 0, step: 0 };
+
+    /// `len` bytes at `addr`, in `parts` parts of whole lines.
+    pub(crate) fn new(addr: usize, len: usize, parts: usize) -> Ahead {
+        Ahead {
+            addr,
+            step: len.div_ceil(parts.max(1)).next_multiple_of(64),
+        }
+    }
+}
+
+/// Prefetches part `i` of each region.
+#[inline(always)]
+pub(super) fn prefetch_part(ahead: &[Ahead], i: usize) {
+    for a in ahead {
+        prefetch::to_l2_at(a.addr + i * a.step, a.step);
+    }
+}

@@ -1,0 +1,126 @@
+//! The sampling passes, first in a pack's frame: source A sampled, then
+//! source B sampled and blended in, into the pack's input pose (and, for
+//! the shown poses, the transitioning characters' old sources).
+
+use super::ahead::{Ahead, prefetch_part};
+use super::pack_step::Shared;
+use crate::crowd::motion::*;
+use crate::crowd::state::Stepx8;
+use crate::database::Database;
+use crate::lanes::{F32x8, splat};
+
+/// What a pack's sampling reads besides the rows.
+struct Sampler<'a> {
+    db: &'a Database,
+    tracks: &'a [Track],
+    inv_frame: F32x8,
+}
+
+impl Sampler<'_> {
+    /// Samples every clip joint of one source into `out[1..]`, velocities
+    /// scaled by its playback rate ([`crate::reference::op_timescale`]).
+    ///
+    /// `ahead` lists per-joint arrays that the next pack will read: joint
+    /// `j`'s element of each is prefetched as joint `j` is sampled (see
+    /// [`prefetch`](crate::prefetch)).
+    #[inline(never)]
+    fn sample<const CUBIC: bool>(&self, rows: &SampleRows, out: &mut [Motionx8], ahead: &[Ahead]) {
+        for (cj, (o, t)) in out[1..].iter_mut().zip(&self.tracks[1..]).enumerate() {
+            prefetch_part(ahead, cj);
+            match t {
+                Track::Still => {}
+                Track::Turns(_) => put_turn(o, self.joint::<CUBIC>(rows, cj)),
+                Track::Moves(..) => *o = self.joint::<CUBIC>(rows, cj),
+            }
+        }
+    }
+
+    /// `a = blend(a, sample(rows))` per joint: the second source sampled and
+    /// blended in one pass ([`blend_kept`] at weight `alpha` changing at
+    /// `rate` per second, each joint's relative rotation's hemisphere kept
+    /// in `flips`, chosen anew in the `fresh` lanes).
+    #[inline(never)]
+    fn sample_blend<const CUBIC: bool>(
+        &self,
+        rows: &SampleRows,
+        a: &mut [Motionx8],
+        (flips, fresh): (&mut [u8], F32x8),
+        (alpha, rate): (F32x8, F32x8),
+        ahead: &[Ahead],
+    ) {
+        let joints = a[1..]
+            .iter_mut()
+            .zip(&self.tracks[1..])
+            .zip(&mut flips[1..]);
+        for (cj, ((x, t), flip)) in joints.enumerate() {
+            prefetch_part(ahead, cj);
+            match t {
+                Track::Still => {}
+                Track::Turns(_) => {
+                    let y = self.joint::<CUBIC>(rows, cj);
+                    put_turn(x, blend_kept(x, &y, (flip, fresh), alpha, rate));
+                }
+                Track::Moves(..) => {
+                    let y = self.joint::<CUBIC>(rows, cj);
+                    *x = blend_kept(x, &y, (flip, fresh), alpha, rate)
+                }
+            }
+        }
+    }
+
+    /// Clip joint `cj` of one source.
+    #[inline(always)]
+    fn joint<const CUBIC: bool>(&self, rows: &SampleRows, cj: usize) -> Motionx8 {
+        let ang_scale = (self.inv_frame + self.inv_frame) * rows.speed;
+        let vel_scale = self.inv_frame * rows.speed;
+        if CUBIC {
+            let (pr, at, nx) = (
+                self.db.gather(&rows.prev, cj),
+                self.db.gather(&rows.at, cj),
+                self.db.gather(&rows.next, cj),
+            );
+            sample_cubic_rows(
+                &pr,
+                &at,
+                &nx,
+                rows.prev_valid,
+                rows.alpha,
+                vel_scale,
+                ang_scale,
+            )
+        } else {
+            sample_linear_row(
+                &self.db.gather(&rows.at, cj),
+                (rows.alpha, rows.alpha2),
+                vel_scale,
+                ang_scale,
+            )
+        }
+    }
+}
+
+/// The blended input of a step's two sources into `a[1..]`: source A
+/// sampled, then source B sampled and blended at source B's weight and its
+/// rate, the blend's hemispheres in `flips` ([`Sampler::sample_blend`]);
+/// `ahead` as for [`Sampler::sample`], one list for each of the two
+/// passes, so that the fetching is spread over both.
+#[inline(always)]
+pub(super) fn input<const CUBIC: bool>(
+    sh: &Shared,
+    st: &Stepx8,
+    a: &mut [Motionx8],
+    flips: (&mut [u8], F32x8),
+    ahead: [&[Ahead]; 2],
+) {
+    let sampler = Sampler {
+        db: sh.db,
+        tracks: sh.tracks,
+        inv_frame: splat(1.0 / sh.db.frame_time()),
+    };
+    let (ra, rb) = (
+        SampleRows::new::<CUBIC>(sh.db, &st.a),
+        SampleRows::new::<CUBIC>(sh.db, &st.b),
+    );
+    sampler.sample::<CUBIC>(&ra, a, ahead[0]);
+    sampler.sample_blend::<CUBIC>(&rb, a, flips, (st.w, st.w_rate), ahead[1]);
+}

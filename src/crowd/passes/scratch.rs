@@ -1,0 +1,65 @@
+//! Each worker's scratch: the poses and gathered state a pack's passes
+//! (and a batch of shown poses) work in, kept across frames, one per
+//! rayon worker.
+
+use std::sync::Mutex;
+
+use crate::crowd::motion::{Motionx8, ShiftOffsetx8, TurnOffsetx8};
+use crate::lanes::Vec3x8;
+
+/// Scratch of one worker, about 13 KB per pose for the CMU skeleton, so a
+/// pack's passes stay in L1/L2. Poses in crowd joint order (joint 0 the
+/// world root): `a` the blended input, `b` the inertialized or dead-blended
+/// local pose, `shown` the pose that transitioning lanes would have shown,
+/// `old_a` the input of a batch of transitioning characters' old sources
+/// ([`shown_batch`](super::shown_batch)). Joints with a fixed position hold
+/// it, and zero velocity, from the start; the passes write only their
+/// rotations and angular velocities. `kept_*`: a batch's kept state,
+/// gathered from its characters' packs.
+pub(crate) struct PackScratch {
+    pub(super) a: Vec<Motionx8>,
+    pub(super) b: Vec<Motionx8>,
+    pub(super) shown: Vec<Motionx8>,
+    pub(super) old_a: Vec<Motionx8>,
+    pub(super) kept_turns: Vec<TurnOffsetx8>,
+    pub(super) kept_shifts: Vec<ShiftOffsetx8>,
+    pub(super) kept_poses: Vec<Motionx8>,
+    pub(super) kept_dead_flips: Vec<u8>,
+    pub(super) kept_ab_flips: Vec<u8>,
+    pub(super) kept_fit_rot: Vec<Vec3x8>,
+    pub(super) kept_fit_pos: Vec<Vec3x8>,
+}
+
+impl PackScratch {
+    /// For `turning` turn offsets and `moving` shift offsets per pack.
+    pub(crate) fn new(rest: &[Motionx8], turning: usize, moving: usize) -> PackScratch {
+        let v = || rest.to_vec();
+        PackScratch {
+            a: v(),
+            b: v(),
+            shown: v(),
+            old_a: v(),
+            kept_turns: vec![TurnOffsetx8::ZERO; turning],
+            kept_shifts: vec![ShiftOffsetx8::ZERO; moving],
+            kept_poses: v(),
+            kept_dead_flips: vec![0; rest.len()],
+            kept_ab_flips: vec![0; rest.len()],
+            kept_fit_rot: vec![Vec3x8::ZERO; turning],
+            kept_fit_pos: vec![Vec3x8::ZERO; moving],
+        }
+    }
+}
+
+/// Runs `f` with the calling rayon worker's scratch: each worker has its
+/// own, so the lock is never contended; a thread outside the pool it was
+/// sized for gets a new one from `make`.
+pub(crate) fn with_scratch<R>(
+    scratch: &[Mutex<PackScratch>],
+    make: impl Fn() -> PackScratch,
+    f: impl FnOnce(&mut PackScratch) -> R,
+) -> R {
+    match rayon::current_thread_index().and_then(|t| scratch.get(t)) {
+        Some(m) => f(&mut m.lock().unwrap_or_else(|e| e.into_inner())),
+        None => f(&mut make()),
+    }
+}
