@@ -89,7 +89,7 @@ pub(crate) fn copy_rows_lane(
     }
 }
 
-/// [`dead_blend_joint`] with a half-life per axis
+/// [`dead_blend_joint`](super::motion::dead_blend_joint) with a half-life per axis
 /// ([`crate::reference::op_extrapolate_decayed_axes`]): the transition pose
 /// extrapolated with per-axis weights `(alpha, dalpha)` for its position
 /// and its rotation ([`lanes::extrapolate_decayed_axis_weights`]), the
@@ -97,7 +97,7 @@ pub(crate) fn copy_rows_lane(
 /// ([`lanes::extrapolation_turn_scale`]) with the exact angular velocity
 /// `J(m s) (s ṁ - m s³ (m·ṁ) / θ²)` ([`lanes::exp_map_dx`];
 /// [`lanes::extrapolate_decayed_rotation_axes`] with the exponential's
-/// short form, `|m s| < π/2`), then blended as [`dead_blend_joint`].
+/// short form, `|m s| < π/2`), then blended as [`dead_blend_joint`](super::motion::dead_blend_joint).
 #[inline(always)]
 pub(crate) fn dead_blend_joint_axes(
     tp: &Motionx8,

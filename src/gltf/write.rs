@@ -317,7 +317,7 @@ pub struct WorldFrames<'a> {
 /// [`write_glb`]. Refuses, writing nothing: no character, a frame time that
 /// is not finite and positive, position and rotation counts that differ or
 /// are not whole frames, non-finite values, and more than
-/// [`MAX_JOINTS`](crate::skeleton::MAX_JOINTS) joints in all.
+/// [`MAX_JOINTS`] joints in all.
 pub fn write_world_glb(w: &WorldFrames<'_>) -> Result<Vec<u8>> {
     let joints = w.skeleton.len();
     if w.characters == 0 {
