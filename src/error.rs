@@ -82,6 +82,15 @@ pub enum Error {
         /// What is wrong with it.
         reason: String,
     },
+    /// One of many values given for a range of characters was refused
+    /// ([`crate::crowd::Crowd::set_roots`]): which character, and why.
+    #[error("character {character}: {error}")]
+    Character {
+        /// The character whose value was refused.
+        character: usize,
+        /// Why it was refused.
+        error: Box<Error>,
+    },
     /// A file could not be read or written.
     #[error("{path}: {reason}")]
     Io {

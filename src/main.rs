@@ -164,6 +164,17 @@ fn main() {
         }
         None => cli.crowd,
     };
+    if matches!(args.halflives, HalflivesArg::Fitted)
+        && !matches!(args.transition, TransitionArg::Deadblend)
+    {
+        use clap::CommandFactory;
+        Cli::command()
+            .error(
+                clap::error::ErrorKind::ArgumentConflict,
+                "--halflives fitted needs --transition deadblend (inertialization has no half-lives)",
+            )
+            .exit();
+    }
     if let Err(e) = run_crowd(&args) {
         eprintln!("error: {e}");
         // 3: the run completed but its output failed the velocity check;

@@ -111,6 +111,7 @@ proptest! {
                 }
                 let (sl, sr) = (lanes.step(*dt).unwrap(), reference.step(*dt).unwrap());
                 prop_assert_eq!(sl.transitions, sr.transitions);
+                prop_assert_eq!(sl.commands, sr.commands);
                 for c in 0..11 {
                     prop_assert_eq!(lanes.state(c), reference.state(c));
                     run.compare_character(&lanes, &reference, c);
@@ -818,10 +819,21 @@ fn set_roots_is_many_set_root_commands() {
     let mut roots: Vec<Root> = (0..10).map(|c| root(c, 99)).collect();
     roots[6].pos.y = f32::NAN;
     let before = many.world_kform(4, 0).unwrap();
-    assert!(matches!(
-        many.set_roots(0, &roots),
-        Err(Error::Parameter { .. })
-    ));
+    match many.set_roots(0, &roots) {
+        Err(Error::Character {
+            character: 6,
+            error,
+        }) => {
+            assert!(matches!(
+                *error,
+                Error::Parameter {
+                    name: "root position",
+                    ..
+                }
+            ))
+        }
+        other => panic!("{other:?}"),
+    }
     assert!(matches!(
         many.set_roots(15, &roots),
         Err(Error::Index { .. })
@@ -865,4 +877,73 @@ fn long_ranges_read_out_the_same_as_one_joint_at_a_time() {
             }
         }
     }
+}
+
+/// The reference crowd takes roots for a range as the lanes crowd does:
+/// the same world roots each step, and the same refusal (the first bad
+/// character named, nothing queued) for a bad root in the middle.
+/// Mutations caught: the reference queueing the roots one by one without
+/// checking them all first (a bare `Parameter` after four were queued),
+/// and `check_roots` naming the slice index rather than the character (4,
+/// not 6).
+#[test]
+fn both_crowds_take_roots_for_a_range() {
+    let library = embedded();
+    let cfg = CrowdConfig {
+        characters: 13,
+        ..Default::default()
+    };
+    let mut lanes = Crowd::new(&library, cfg.clone()).unwrap();
+    let mut reference = ReferenceCrowd::new(&library, cfg).unwrap();
+    for f in 0..10 {
+        let roots: Vec<Root> = (0..11)
+            .map(|k| Root {
+                pos: Vec3::new(k as f32, 0.0, f as f32),
+                vel: Vec3::new(0.0, 0.0, 60.0),
+                ..Root::standing(Vec3::ZERO, k as f32 * 0.5)
+            })
+            .collect();
+        lanes.set_roots(2, &roots).unwrap();
+        reference.set_roots(2, &roots).unwrap();
+        assert_eq!(lanes.queued(), reference.queued());
+        let (a, b) = (
+            lanes.step(1.0 / 60.0).unwrap(),
+            reference.step(1.0 / 60.0).unwrap(),
+        );
+        assert_eq!(a.commands, b.commands);
+        for c in 0..13 {
+            let (l, r) = (
+                lanes.world_kform(c, 0).unwrap(),
+                reference.world_kform(c, 0).unwrap(),
+            );
+            assert!(
+                r::length(l.pos - r.pos) < 1e-4,
+                "character {c}: {l:?} {r:?}"
+            );
+            assert!(
+                r::quat_dot(l.rot, r.rot).abs() > 1.0 - 1e-6,
+                "character {c}"
+            );
+        }
+    }
+    let mut roots = vec![Root::standing(Vec3::ZERO, 0.0); 7];
+    roots[4].rot = Quat::new(0.5, 0.0, 0.0, 0.0);
+    for e in [lanes.set_roots(2, &roots), reference.set_roots(2, &roots)] {
+        match e {
+            Err(Error::Character {
+                character: 6,
+                error,
+            }) => {
+                assert!(matches!(
+                    *error,
+                    Error::Parameter {
+                        name: "root rotation length",
+                        ..
+                    }
+                ))
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+    assert_eq!((lanes.queued(), reference.queued()), (0, 0));
 }

@@ -440,6 +440,24 @@ mod cli {
             .unwrap()
     }
 
+    /// Fitted half-lives belong to dead blending: asked for with
+    /// inertialization, the program refuses (exit 2) instead of ignoring them.
+    #[test]
+    fn fitted_halflives_need_dead_blending() {
+        let out = kineform(&[
+            "crowd",
+            "--characters",
+            "8",
+            "--frames",
+            "2",
+            "--halflives",
+            "fitted",
+        ]);
+        assert_eq!(out.status.code(), Some(2));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("--transition deadblend"), "{err}");
+    }
+
     #[test]
     fn json_has_every_figure() {
         for extra in [

@@ -211,6 +211,30 @@ pub(crate) fn check_root(r: &Root) -> Result<()> {
     )
 }
 
+/// Checks the roots given for characters `first .. first + roots.len()` of a
+/// crowd of `characters`, all of them, before any is used: the range
+/// ([`Error::Index`]), then each root as [`check_root`] does
+/// ([`Error::Character`] naming the first refused one).
+pub(crate) fn check_roots(characters: usize, first: usize, roots: &[Root]) -> Result<()> {
+    if first
+        .checked_add(roots.len())
+        .is_none_or(|end| end > characters)
+    {
+        return Err(Error::Index {
+            what: "character range end (set_roots)",
+            index: first.saturating_add(roots.len()),
+            len: characters,
+        });
+    }
+    for (k, root) in roots.iter().enumerate() {
+        check_root(root).map_err(|e| Error::Character {
+            character: first + k,
+            error: Box::new(e),
+        })?;
+    }
+    Ok(())
+}
+
 /// Commands given since the last step, in the order given.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Queue {
@@ -235,6 +259,15 @@ impl Queue {
         cmd.validate(library)
     }
 
+    /// Makes room for `n` more commands, or refuses with nothing queued.
+    pub(crate) fn reserve(&mut self, n: usize) -> Result<()> {
+        self.items.try_reserve(n).map_err(|_| Error::Length {
+            what: "command queue (out of memory)",
+            expected: self.items.len(),
+            got: self.items.len().saturating_add(n),
+        })
+    }
+
     /// Queues `cmd` for `character` after checking both; nothing is queued
     /// when either is refused.
     pub(crate) fn push(
@@ -245,11 +278,7 @@ impl Queue {
         cmd: Command,
     ) -> Result<()> {
         Queue::check(characters, library, character, &cmd)?;
-        self.items.try_reserve(1).map_err(|_| Error::Length {
-            what: "command queue (out of memory)",
-            expected: self.items.len(),
-            got: self.items.len() + 1,
-        })?;
+        self.reserve(1)?;
         self.items.push((character as u32, cmd));
         Ok(())
     }

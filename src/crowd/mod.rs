@@ -297,8 +297,9 @@ pub struct CrowdConfig {
     /// reported in PERF.md; the demo and the tests keep it on).
     pub velocity_check: bool,
     /// Dead blending's half-lives: the command's one, or fitted per joint
-    /// and axis at each transition. No memory or time is spent on fitted
-    /// half-lives unless dead blending uses them.
+    /// and axis at each transition. No time and no per-character memory
+    /// is spent on fitted half-lives unless dead blending uses them (each
+    /// worker's scratch keeps room for one pack's, about 2 KB).
     #[cfg_attr(feature = "serde", serde(default))]
     pub dead_blend_halflives: DeadBlendHalflives,
 }
@@ -323,7 +324,7 @@ pub fn crowd_bytes(characters: usize, joints: usize) -> Option<usize> {
     let packs = characters.div_ceil(8);
     let per_pack = joints
         .checked_mul(size_of::<Motionx8>() * 2)?
-        .checked_add(size_of::<state::Statex8>() + 64)?;
+        .checked_add(size_of::<state::Statex8>() + 8 * size_of::<Root>() + 64)?;
     packs.checked_mul(per_pack)
 }
 
@@ -354,7 +355,9 @@ impl CrowdConfig {
 pub struct FrameStats {
     /// Characters that started a transition this step.
     pub transitions: u32,
-    /// Commands applied this step.
+    /// Commands given since the last step and applied in this one (a root
+    /// given twice counts twice; the last one given is the one applied),
+    /// at most `u32::MAX`.
     pub commands: u32,
     /// This step's velocity check (empty on a crowd's first step, or when
     /// the check is off).

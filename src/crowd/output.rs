@@ -193,8 +193,10 @@ impl Crowd {
     /// `out[(c - chars.start) * joints + j]`, crowd joints), converted with
     /// `From<Vec3>`: `[f32; 3]`, or `glam::Vec3` / `mint::Vector3` with
     /// those features. Refused, with nothing written, when the range or the
-    /// slice's length is wrong. A range of 256 characters or more is copied
-    /// on the current rayon pool; one character reads only its own pack.
+    /// slice's length is wrong. The whole packs of a range (after a first
+    /// pack it enters part-way) are copied on the current rayon pool when
+    /// there are 32 or more of them; one character reads only its own
+    /// pack.
     pub fn positions_into<O: From<Vec3> + Send>(
         &self,
         chars: Range<usize>,

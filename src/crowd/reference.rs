@@ -9,12 +9,12 @@
 use rayon::prelude::*;
 
 use super::check::GapAt;
-use super::command::{Command, Queue};
+use super::command::{self, Command, Queue};
 use super::lanes_crowd::check_dt;
 use super::lanes_crowd::construct::{clip_rows, crowd_skeleton, try_vec};
 use super::state::{ClipRows, Statex8, Stepx8};
 use super::{CharacterState, VelocityCheck};
-use super::{ClipLibrary, CrowdConfig, FrameStats, RootMotion, Sampling, Transition};
+use super::{ClipLibrary, CrowdConfig, FrameStats, Root, RootMotion, Sampling, Transition};
 use crate::clip::Clip;
 use crate::database::Database;
 use crate::error::{Error, Result};
@@ -195,6 +195,37 @@ impl ReferenceCrowd {
     /// Queues a command ([`super::Crowd::command`]).
     pub fn command(&mut self, c: usize, cmd: Command) -> Result<()> {
         self.queue.push(self.cfg.characters, &self.library, c, cmd)
+    }
+
+    /// [`Command::SetRoot`] ([`super::Crowd::set_root`]).
+    pub fn set_root(&mut self, c: usize, root: Root) -> Result<()> {
+        self.command(c, Command::SetRoot(root))
+    }
+
+    /// The roots of characters `first .. first + roots.len()`, all checked
+    /// before any is queued ([`super::Crowd::set_roots`]).
+    pub fn set_roots(&mut self, first: usize, roots: &[Root]) -> Result<()> {
+        command::check_roots(self.cfg.characters, first, roots)?;
+        self.queue.reserve(roots.len())?;
+        for (k, root) in roots.iter().enumerate() {
+            self.queue.push(
+                self.cfg.characters,
+                &self.library,
+                first + k,
+                Command::SetRoot(*root),
+            )?;
+        }
+        Ok(())
+    }
+
+    /// Commands queued for the next step ([`super::Crowd::queued`]).
+    pub fn queued(&self) -> usize {
+        self.queue.len()
+    }
+
+    /// The configuration ([`super::Crowd::config`]).
+    pub fn config(&self) -> &CrowdConfig {
+        &self.cfg
     }
 
     /// Runs one step of `dt` seconds on the current rayon pool

@@ -82,7 +82,7 @@ pub struct Crowd {
     /// moves every root every frame pays a store per root.
     root_next: Vec<Root>,
     root_set: Vec<u8>,
-    roots_given: u32,
+    roots_given: usize,
     /// The frame's commands, sorted by character (reused).
     sorted: Vec<(u32, Command)>,
     /// The frame's transitioning characters in order, per pack the index of
@@ -166,32 +166,24 @@ impl Crowd {
     fn stage_root(&mut self, c: usize, root: &Root) {
         self.root_next[c] = *root;
         self.root_set[c / 8] |= 1 << (c % 8);
-        self.roots_given += 1;
+        self.roots_given = self.roots_given.saturating_add(1);
     }
 
     /// Sets the roots of characters `first .. first + roots.len()` for the
     /// next step, as that many [`Command::SetRoot`] would: every root is
-    /// checked first, and a refusal (naming the character's root) stages
-    /// none of them. For a game that moves every character every frame: a
+    /// checked first, and a refusal stages none of them: an
+    /// [`Error::Index`] for a range past the crowd, or an
+    /// [`Error::Character`] naming the first refused character and why. For a game that moves every character every frame: a
     /// root costs its check and a copy here, and is written into its
     /// pack's lanes by the step, in parallel.
     pub fn set_roots(&mut self, first: usize, roots: &[Root]) -> Result<()> {
-        let end = first
-            .checked_add(roots.len())
-            .filter(|&e| e <= self.cfg.characters);
-        let Some(end) = end else {
-            return Err(Error::Index {
-                what: "character range end (set_roots)",
-                index: first.saturating_add(roots.len()),
-                len: self.cfg.characters,
-            });
-        };
-        roots.iter().try_for_each(command::check_root)?;
+        command::check_roots(self.cfg.characters, first, roots)?;
+        let end = first + roots.len();
         self.root_next[first..end].copy_from_slice(roots);
         for c in first..end {
             self.root_set[c / 8] |= 1 << (c % 8);
         }
-        self.roots_given = self.roots_given.saturating_add(roots.len() as u32);
+        self.roots_given = self.roots_given.saturating_add(roots.len());
         Ok(())
     }
 
@@ -247,7 +239,7 @@ impl Crowd {
 
     /// Commands queued for the next step.
     pub fn queued(&self) -> usize {
-        self.queue.len() + self.roots_given as usize
+        self.queue.len().saturating_add(self.roots_given)
     }
 
     /// Advances every character by `dt` seconds (the game's frame time,
@@ -318,7 +310,11 @@ impl Crowd {
         // The frame's commands, by character; the characters that
         // transition, in order, with per pack the index of its first.
         self.queue.drain_sorted(&mut self.sorted);
-        let commands = self.sorted.len() as u32 + std::mem::take(&mut self.roots_given);
+        let given = self
+            .sorted
+            .len()
+            .saturating_add(std::mem::take(&mut self.roots_given));
+        let commands = u32::try_from(given).unwrap_or(u32::MAX);
         self.movers.clear();
         self.first_mover.clear();
         let mut next = 0;
