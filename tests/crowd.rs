@@ -362,6 +362,23 @@ fn bad_configurations_are_refused() {
     };
     assert!(Crowd::new(&library, huge.clone()).is_err());
     assert!(ReferenceCrowd::new(&library, huge).is_err());
+    // Sizes within 7 of usize::MAX have no whole number of packs: the
+    // reference crowd's `packs * 8` overflowed (a panic in debug builds;
+    // found by the `crowd_api` fuzz target).
+    for characters in [usize::MAX, usize::MAX - 6] {
+        let cfg = CrowdConfig {
+            characters,
+            ..Default::default()
+        };
+        assert!(matches!(
+            Crowd::new(&library, cfg.clone()),
+            Err(Error::Length { .. })
+        ));
+        assert!(matches!(
+            ReferenceCrowd::new(&library, cfg),
+            Err(Error::Length { .. })
+        ));
+    }
     // Scales other than 1: the reference crowd plays them, the 8-lane one
     // says why it cannot.
     let c = &b.clip;

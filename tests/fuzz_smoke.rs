@@ -118,3 +118,25 @@ fn gltf_parse_on_random_and_damaged_bytes() {
         check::check_gltf(&d);
     }
 }
+
+/// The crowd check on pseudo-random bytes: libraries, configurations,
+/// commands and steps. A fair share must build both crowds and step them,
+/// and a fair share of the steps must stay in the tested domain, so the
+/// lanes-vs-reference comparison really runs.
+#[test]
+fn crowd_api_on_random_bytes() {
+    let (mut stepped, mut steps, mut compared) = (0, 0, 0);
+    let seeds = std::env::var("CROWD_SEEDS").map_or(400u64, |v| v.parse().unwrap());
+    for seed in 0..seeds {
+        let (ran, tame) = check::crowd::check_crowd(&bytes(seed, 400));
+        stepped += (ran > 0) as u64;
+        steps += ran;
+        compared += tame;
+    }
+    check::crowd::check_crowd(&[]);
+    eprintln!("{stepped} of {seeds} inputs stepped; {compared} of {steps} steps compared");
+    assert!(
+        stepped * 3 >= seeds && compared * 5 >= steps,
+        "only {stepped} of {seeds} inputs stepped a crowd, {compared} of {steps} steps compared"
+    );
+}

@@ -4,6 +4,8 @@
 
 #[path = "api.rs"]
 pub mod api;
+#[path = "crowd.rs"]
+pub mod crowd;
 
 use kineform::lanes::{self, F32x8, Kformx8, Quatx8, Vec3x8};
 use kineform::reference::{self as r, Kform, Quat, Vec3};

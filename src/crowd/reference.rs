@@ -147,7 +147,17 @@ impl ReferenceCrowd {
             removed: (0.0, 0.0),
             root_motion: (Vec3::ZERO, Vec3::ZERO),
         };
-        let chars = try_vec("reference crowd poses", packs * 8, per)?;
+        // Whole packs of 8: a size within 7 of usize::MAX has no such
+        // count (found by the `crowd_api` fuzz target).
+        let slots = cfg
+            .characters
+            .checked_next_multiple_of(8)
+            .ok_or(Error::Length {
+                what: "reference crowd characters (whole packs of 8)",
+                expected: usize::MAX - 7,
+                got: cfg.characters,
+            })?;
+        let chars = try_vec("reference crowd poses", slots, per)?;
         Ok(ReferenceCrowd {
             states: try_vec("character states", packs, Statex8::new(rows[0]))?,
             chars,
