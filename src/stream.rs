@@ -18,7 +18,7 @@
 
 use bytemuck::Pod;
 
-use crate::error::{Error, Result, checked_mul, try_vec};
+use crate::error::{Error, Result, try_vec};
 use crate::lanes::{F32x8, Kformx8, Quatx8, Vec3x8};
 use crate::reference::{Kform, Pose, Quat, Vec3};
 
@@ -170,28 +170,14 @@ impl<L: Lanes> Stream<L> {
 }
 
 /// The kineforms of C characters × J joints that share one skeleton, in
-/// packs of eight characters (see the module docs).
-#[derive(Clone, Debug, PartialEq)]
-pub struct CrowdPose {
-    data: Vec<Kformx8>,
-    characters: usize,
-    joints: usize,
-}
+/// packs of eight characters (see the module docs): a
+/// [`PoseStream`](crate::pose_stream::PoseStream) of full kineforms, 608
+/// bytes per pack of eight characters and joint ([`CrowdPose::new`] makes
+/// identities, refused with [`Error::Size`] when the size overflows or the
+/// memory cannot be reserved).
+pub type CrowdPose = crate::pose_stream::PoseStream<Kformx8>;
 
 impl CrowdPose {
-    /// `characters × joints` identity kineforms (608 bytes per pack of eight
-    /// characters and joint). Refused with [`Error::Size`], nothing
-    /// allocated, when the size overflows or the memory cannot be reserved.
-    pub fn new(characters: usize, joints: usize) -> Result<CrowdPose> {
-        let lanes = checked_mul("crowd pose packs × joints", packs_for(characters), joints)?;
-        checked_mul("crowd pose bytes", lanes, core::mem::size_of::<Kformx8>())?;
-        Ok(CrowdPose {
-            data: try_vec("crowd pose", lanes, Kformx8::IDENTITY)?,
-            characters,
-            joints,
-        })
-    }
-
     /// A crowd from one pose per character. Refused with [`Error::Length`]
     /// naming the first character whose pose does not have `joints` joints
     /// in every field.
@@ -228,71 +214,12 @@ impl CrowdPose {
         Ok(crowd)
     }
 
-    /// Number of characters.
-    pub fn characters(&self) -> usize {
-        self.characters
-    }
-
-    /// Joints per character.
-    pub fn joints(&self) -> usize {
-        self.joints
-    }
-
-    /// Number of packs of eight characters.
-    pub fn packs(&self) -> usize {
-        packs_for(self.characters)
-    }
-
-    /// Pack `p`: one [`Kformx8`] per joint.
-    pub fn pack(&self, p: usize) -> &[Kformx8] {
-        &self.data[p * self.joints..(p + 1) * self.joints]
-    }
-
-    /// Pack `p`, mutable.
-    pub fn pack_mut(&mut self, p: usize) -> &mut [Kformx8] {
-        &mut self.data[p * self.joints..(p + 1) * self.joints]
-    }
-
-    /// All packs, joint-major within each pack.
-    pub fn lanes(&self) -> &[Kformx8] {
-        &self.data
-    }
-
-    /// All packs, mutable.
-    pub fn lanes_mut(&mut self) -> &mut [Kformx8] {
-        &mut self.data
-    }
-
-    /// Joint `j` of character `c`, or `None` out of range.
-    pub fn get(&self, c: usize, j: usize) -> Option<Kform> {
-        (c < self.characters && j < self.joints)
-            .then(|| self.data[(c / 8) * self.joints + j].lane(c % 8))
-    }
-
-    /// Sets joint `j` of character `c`; false (nothing written) out of range.
-    pub fn set(&mut self, c: usize, j: usize, k: Kform) -> bool {
-        if c >= self.characters || j >= self.joints {
-            return false;
-        }
-        let slot = &mut self.data[(c / 8) * self.joints + j];
-        let mut a = slot.to_array();
-        a[c % 8] = k;
-        *slot = Kformx8::from_array(a);
-        true
-    }
-
     /// Character `c` as a pose, or `None` out of range.
     pub fn pose(&self, c: usize) -> Option<Pose> {
-        (c < self.characters).then(|| {
-            let k: Vec<Kform> = (0..self.joints).filter_map(|j| self.get(c, j)).collect();
+        (c < self.characters()).then(|| {
+            let k: Vec<Kform> = (0..self.joints()).filter_map(|j| self.get(c, j)).collect();
             Pose::from_kforms(&k)
         })
-    }
-
-    /// The storage viewed as floats (padding included): pack, then joint,
-    /// then the 19 fields' eight lanes.
-    pub fn as_f32s(&self) -> &[f32] {
-        bytemuck::cast_slice(&self.data)
     }
 }
 
