@@ -215,6 +215,8 @@ fn load_clips(paths: &[PathBuf]) -> Result<(ClipLibrary, String), Box<dyn std::e
         }
     }
     let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+    // `paths` is not empty (returned above), and each path either set the
+    // library or returned an error: it is `Some` here.
     Ok((library.expect("at least one clip"), names.join(", ")))
 }
 

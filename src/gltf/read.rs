@@ -371,6 +371,9 @@ fn read_animation(
             continue; // a node that is not a joint
         }
         let s = ch.sampler();
+        // A track has at least one key: `read_track` reads its times through
+        // an accessor, and accessors of count 0 are refused
+        // (accessor.rs), so the `expect`s below cannot fire.
         let last = match ch.target().property() {
             Property::Translation => {
                 let t = read_track::<3>(data, anim, &s, Dimensions::Vec3, false)?;
