@@ -167,7 +167,49 @@ pub(crate) fn sample_linear_row(
     ang_scale: F32x8,
 ) -> Motionx8 {
     let s = alpha2 * row.step_h2;
-    let step = if s.simd_le(splat(lanes::EXP_SMALL_S)).all() {
+    if s.simd_le(splat(lanes::EXP_SMALL_S)).all() {
+        sample_linear_row_in::<true>(row, alpha, s, vel_scale, ang_scale)
+    } else {
+        sample_linear_row_in::<false>(row, alpha, s, vel_scale, ang_scale)
+    }
+}
+
+/// [`sample_linear_row`] of two joints' rows, their exponentials' domain
+/// chosen for both at once, so that the two joints' arithmetic is one
+/// stretch of straight-line code the processor can overlap.
+#[inline(always)]
+pub(crate) fn sample_linear_rows2(
+    rows: [&Rowx8; 2],
+    (alpha, alpha2): (F32x8, F32x8),
+    vel_scale: F32x8,
+    ang_scale: F32x8,
+) -> [Motionx8; 2] {
+    let s = [alpha2 * rows[0].step_h2, alpha2 * rows[1].step_h2];
+    let small = splat(lanes::EXP_SMALL_S);
+    if (s[0].simd_le(small) & s[1].simd_le(small)).all() {
+        [
+            sample_linear_row_in::<true>(rows[0], alpha, s[0], vel_scale, ang_scale),
+            sample_linear_row_in::<true>(rows[1], alpha, s[1], vel_scale, ang_scale),
+        ]
+    } else {
+        [
+            sample_linear_row_in::<false>(rows[0], alpha, s[0], vel_scale, ang_scale),
+            sample_linear_row_in::<false>(rows[1], alpha, s[1], vel_scale, ang_scale),
+        ]
+    }
+}
+
+/// [`sample_linear_row`] with the exponential's domain decided: `SMALL`
+/// where every lane's `s = |a w|²` is within [`lanes::EXP_SMALL_S`].
+#[inline(always)]
+fn sample_linear_row_in<const SMALL: bool>(
+    row: &Rowx8,
+    alpha: F32x8,
+    s: F32x8,
+    vel_scale: F32x8,
+    ang_scale: F32x8,
+) -> Motionx8 {
+    let step = if SMALL {
         lanes::quat_exp_small_scaled(row.step_rot, alpha, s)
     } else {
         lanes::quat_exp_short_scaled(row.step_rot, alpha, s)
@@ -240,16 +282,48 @@ pub(crate) fn sample_cubic_rows(
 pub(crate) fn blend_kept(
     a: &Motionx8,
     b: &Motionx8,
-    (flip, fresh): (&mut u8, F32x8),
+    flip: (&mut u8, F32x8),
     alpha: F32x8,
     rate: F32x8,
 ) -> Motionx8 {
+    let d = kept_rel(a, b, flip);
+    blend_rel(a, b, d, alpha, rate)
+}
+
+/// [`blend_kept`] of two joints, the logarithm's form chosen for both at
+/// once (see [`sample_linear_rows2`]).
+#[inline(always)]
+pub(crate) fn blend_kept2(
+    a: [&Motionx8; 2],
+    b: [&Motionx8; 2],
+    flips: [(&mut u8, F32x8); 2],
+    alpha: F32x8,
+    rate: F32x8,
+) -> [Motionx8; 2] {
+    let [f0, f1] = flips;
+    let d = [kept_rel(a[0], b[0], f0), kept_rel(a[1], b[1], f1)];
+    if (d[0].w.simd_ge(F32x8::ZERO) & d[1].w.simd_ge(F32x8::ZERO)).all() {
+        [
+            blend_rel_in::<true>(a[0], b[0], d[0], alpha, rate),
+            blend_rel_in::<true>(a[1], b[1], d[1], alpha, rate),
+        ]
+    } else {
+        [
+            blend_rel_in::<false>(a[0], b[0], d[0], alpha, rate),
+            blend_rel_in::<false>(a[1], b[1], d[1], alpha, rate),
+        ]
+    }
+}
+
+/// The relative rotation `d = ±(b a⁻¹)` of [`blend_kept`], its hemisphere
+/// chosen anew in the `fresh` lanes, kept in `flip` elsewhere (updated).
+#[inline(always)]
+fn kept_rel(a: &Motionx8, b: &Motionx8, (flip, fresh): (&mut u8, F32x8)) -> Quatx8 {
     let raw = lanes::quat_mul_inv(b.rot, a.rot);
     let m = fresh.bitselect(raw.w.simd_lt(F32x8::ZERO), lane_mask(*flip));
     *flip = m.to_bitmask() as u8;
     let sign = m & splat(-0.0);
-    let d = Quatx8::new(raw.w ^ sign, raw.x ^ sign, raw.y ^ sign, raw.z ^ sign);
-    blend_rel(a, b, d, alpha, rate)
+    Quatx8::new(raw.w ^ sign, raw.x ^ sign, raw.y ^ sign, raw.z ^ sign)
 }
 
 /// The blend `exp(t log d) a` toward `b = ±d a`. Where every lane's `d`
@@ -266,8 +340,24 @@ pub(crate) fn blend_rel(
     alpha: F32x8,
     rate: F32x8,
 ) -> Motionx8 {
-    let v = d.xyz();
     if d.w.simd_ge(F32x8::ZERO).all() {
+        blend_rel_in::<true>(a, b, d, alpha, rate)
+    } else {
+        blend_rel_in::<false>(a, b, d, alpha, rate)
+    }
+}
+
+/// [`blend_rel`] with the form decided: `SHORT` where every lane's `d.w >= 0`.
+#[inline(always)]
+fn blend_rel_in<const SHORT: bool>(
+    a: &Motionx8,
+    b: &Motionx8,
+    d: Quatx8,
+    alpha: F32x8,
+    rate: F32x8,
+) -> Motionx8 {
+    let v = d.xyz();
+    if SHORT {
         let l2 = lanes::dot(v, v);
         let k = lanes::quat_log_short_factor(d.w, l2);
         let kt = k * alpha;

@@ -25,20 +25,32 @@ impl Sampler<'_> {
     /// [`prefetch`](crate::prefetch)).
     #[inline(never)]
     fn sample<const CUBIC: bool>(&self, rows: &SampleRows, out: &mut [Motionx8], ahead: &[Ahead]) {
-        for (cj, (o, t)) in out[1..].iter_mut().zip(&self.tracks[1..]).enumerate() {
+        let mut pending: Option<usize> = None;
+        for cj in 0..out.len() - 1 {
             prefetch_part(ahead, cj);
-            match t {
+            match self.tracks[cj + 1] {
                 Track::Still => {}
-                Track::Turns(_) => put_turn(o, self.joint::<CUBIC>(rows, cj)),
-                Track::Moves(..) => *o = self.joint::<CUBIC>(rows, cj),
+                Track::Moves(..) => out[cj + 1] = self.joint::<CUBIC>(rows, cj),
+                Track::Turns(_) => match pending.take() {
+                    None => pending = Some(cj),
+                    Some(p) => {
+                        let [y0, y1] = self.joints2::<CUBIC>(rows, [p, cj]);
+                        put_turn(&mut out[p + 1], y0);
+                        put_turn(&mut out[cj + 1], y1);
+                    }
+                },
             }
+        }
+        if let Some(p) = pending {
+            put_turn(&mut out[p + 1], self.joint::<CUBIC>(rows, p));
         }
     }
 
     /// `a = blend(a, sample(rows))` per joint: the second source sampled and
     /// blended in one pass ([`blend_kept`] at weight `alpha` changing at
     /// `rate` per second, each joint's relative rotation's hemisphere kept
-    /// in `flips`, chosen anew in the `fresh` lanes).
+    /// in `flips`, chosen anew in the `fresh` lanes). Turning joints go two
+    /// at a time, so that two independent chains of arithmetic overlap.
     #[inline(never)]
     fn sample_blend<const CUBIC: bool>(
         &self,
@@ -48,23 +60,66 @@ impl Sampler<'_> {
         (alpha, rate): (F32x8, F32x8),
         ahead: &[Ahead],
     ) {
-        let joints = a[1..]
-            .iter_mut()
-            .zip(&self.tracks[1..])
-            .zip(&mut flips[1..]);
-        for (cj, ((x, t), flip)) in joints.enumerate() {
+        let mut pending: Option<usize> = None;
+        for cj in 0..a.len() - 1 {
             prefetch_part(ahead, cj);
-            match t {
+            let j = cj + 1;
+            match self.tracks[j] {
                 Track::Still => {}
-                Track::Turns(_) => {
-                    let y = self.joint::<CUBIC>(rows, cj);
-                    put_turn(x, blend_kept(x, &y, (flip, fresh), alpha, rate));
-                }
                 Track::Moves(..) => {
                     let y = self.joint::<CUBIC>(rows, cj);
-                    *x = blend_kept(x, &y, (flip, fresh), alpha, rate)
+                    a[j] = blend_kept(&a[j], &y, (&mut flips[j], fresh), alpha, rate);
                 }
+                Track::Turns(_) => match pending.take() {
+                    None => pending = Some(cj),
+                    Some(p) => {
+                        let [y0, y1] = self.joints2::<CUBIC>(rows, [p, cj]);
+                        let (lo, hi) = a.split_at_mut(j);
+                        let (flo, fhi) = flips.split_at_mut(j);
+                        let [b0, b1] = blend_kept2(
+                            [&lo[p + 1], &hi[0]],
+                            [&y0, &y1],
+                            [(&mut flo[p + 1], fresh), (&mut fhi[0], fresh)],
+                            alpha,
+                            rate,
+                        );
+                        put_turn(&mut lo[p + 1], b0);
+                        put_turn(&mut hi[0], b1);
+                    }
+                },
             }
+        }
+        if let Some(p) = pending {
+            let y = self.joint::<CUBIC>(rows, p);
+            let x = &mut a[p + 1];
+            put_turn(
+                x,
+                blend_kept(x, &y, (&mut flips[p + 1], fresh), alpha, rate),
+            );
+        }
+    }
+
+    /// Clip joints `cj` of one source, two at a time.
+    #[inline(always)]
+    fn joints2<const CUBIC: bool>(&self, rows: &SampleRows, cj: [usize; 2]) -> [Motionx8; 2] {
+        if CUBIC {
+            [
+                self.joint::<CUBIC>(rows, cj[0]),
+                self.joint::<CUBIC>(rows, cj[1]),
+            ]
+        } else {
+            let vel_scale = self.inv_frame * rows.speed;
+            let ang_scale = (self.inv_frame + self.inv_frame) * rows.speed;
+            let g = [
+                self.db.gather(&rows.at, cj[0]),
+                self.db.gather(&rows.at, cj[1]),
+            ];
+            sample_linear_rows2(
+                [&g[0], &g[1]],
+                (rows.alpha, rows.alpha2),
+                vel_scale,
+                ang_scale,
+            )
         }
     }
 
