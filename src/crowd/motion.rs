@@ -438,9 +438,22 @@ pub(crate) fn offset_between(l: &Motionx8, r: &Motionx8) -> (TurnOffsetx8, Shift
 /// evaluated outside the domain.
 #[inline(always)]
 pub(crate) fn quat_exp_any_sinc(v: Vec3x8) -> (Quatx8, F32x8) {
-    const SHORT2: f32 = core::f32::consts::FRAC_PI_2 * core::f32::consts::FRAC_PI_2;
     let v2 = lanes::dot(v, v);
-    if v2.simd_le(splat(SHORT2)).all() {
+    if v2.simd_le(splat(EXP_SHORT2)).all() {
+        quat_exp_sinc_in::<true>(v, v2)
+    } else {
+        quat_exp_sinc_in::<false>(v, v2)
+    }
+}
+
+/// The largest `|v|²` for the short form of [`quat_exp_any_sinc`]: `(π/2)²`.
+const EXP_SHORT2: f32 = core::f32::consts::FRAC_PI_2 * core::f32::consts::FRAC_PI_2;
+
+/// [`quat_exp_any_sinc`] with its form decided (`SHORT`: every lane's
+/// `v2 = v·v` within [`EXP_SHORT2`]).
+#[inline(always)]
+fn quat_exp_sinc_in<const SHORT: bool>(v: Vec3x8, v2: F32x8) -> (Quatx8, F32x8) {
+    if SHORT {
         let (c, sigma) = lanes::quat_exp_short_scaled_parts(splat(1.0), v2);
         (Quatx8::new(c, v.x * sigma, v.y * sigma, v.z * sigma), sigma)
     } else {
@@ -460,9 +473,59 @@ pub(crate) fn inertialize_joint(
     i: &Motionx8,
     w: &CubicWeights,
 ) -> Motionx8 {
+    let x = w.offset(t.rot + t.rot, t.ang);
+    let h = x * splat(0.5);
+    let h2 = lanes::dot(h, h);
+    if h2.simd_le(splat(EXP_SHORT2)).all() {
+        inertialize_joint_in::<true>(t, s, i, w, (x, h2))
+    } else {
+        inertialize_joint_in::<false>(t, s, i, w, (x, h2))
+    }
+}
+
+/// [`inertialize_joint`] of two joints' rotations (their positions fixed),
+/// the exponential's form chosen for both at once (see
+/// [`sample_linear_rows2`]).
+#[inline(always)]
+pub(crate) fn inertialize_turns2(
+    t: [&TurnOffsetx8; 2],
+    i: [&Motionx8; 2],
+    w: &CubicWeights,
+) -> [Motionx8; 2] {
+    let s = &ShiftOffsetx8::ZERO;
+    let x = [
+        w.offset(t[0].rot + t[0].rot, t[0].ang),
+        w.offset(t[1].rot + t[1].rot, t[1].ang),
+    ];
+    let h = [x[0] * splat(0.5), x[1] * splat(0.5)];
+    let h2 = [lanes::dot(h[0], h[0]), lanes::dot(h[1], h[1])];
+    let short = splat(EXP_SHORT2);
+    if (h2[0].simd_le(short) & h2[1].simd_le(short)).all() {
+        [
+            inertialize_joint_in::<true>(t[0], s, i[0], w, (x[0], h2[0])),
+            inertialize_joint_in::<true>(t[1], s, i[1], w, (x[1], h2[1])),
+        ]
+    } else {
+        [
+            inertialize_joint_in::<false>(t[0], s, i[0], w, (x[0], h2[0])),
+            inertialize_joint_in::<false>(t[1], s, i[1], w, (x[1], h2[1])),
+        ]
+    }
+}
+
+/// [`inertialize_joint`] given the decayed scaled angle axis `x` and
+/// `h2 = |x/2|²`, the exponential's form decided (`SHORT`, see
+/// [`quat_exp_any_sinc`]).
+#[inline(always)]
+fn inertialize_joint_in<const SHORT: bool>(
+    t: &TurnOffsetx8,
+    s: &ShiftOffsetx8,
+    i: &Motionx8,
+    w: &CubicWeights,
+    (x, h2): (Vec3x8, F32x8),
+) -> Motionx8 {
     let saa = t.rot + t.rot;
-    let x = w.offset(saa, t.ang);
-    let (off_rot, sigma) = quat_exp_any_sinc(x * splat(0.5));
+    let (off_rot, sigma) = quat_exp_sinc_in::<SHORT>(x * splat(0.5), h2);
     let off_ang = lanes::exp_map_dx(x, w.velocity(saa, t.ang), off_rot.w, sigma);
     Motionx8 {
         pos: i.pos + w.offset(s.pos, s.vel),

@@ -26,15 +26,29 @@ pub(super) fn inertialize_pass(
     tracks: &[Track],
     w: &CubicWeights,
 ) {
-    for ((r, m), t) in out.iter_mut().zip(pose).zip(tracks).skip(1) {
-        match *t {
+    let mut pending: Option<(usize, usize)> = None;
+    for j in 1..out.len().min(pose.len()).min(tracks.len()) {
+        match tracks[j] {
             Track::Still => {}
-            Track::Turns(k) => {
-                let zero = ShiftOffsetx8::ZERO;
-                put_turn(r, inertialize_joint(&turns[k], &zero, m, w));
-            }
-            Track::Moves(k, s) => *r = inertialize_joint(&turns[k], &shifts[s], m, w),
+            Track::Moves(k, s) => out[j] = inertialize_joint(&turns[k], &shifts[s], &pose[j], w),
+            // Turning joints two at a time (see `Sampler::sample_blend`).
+            Track::Turns(k) => match pending.take() {
+                None => pending = Some((j, k)),
+                Some((p, q)) => {
+                    let [r0, r1] =
+                        inertialize_turns2([&turns[q], &turns[k]], [&pose[p], &pose[j]], w);
+                    put_turn(&mut out[p], r0);
+                    put_turn(&mut out[j], r1);
+                }
+            },
         }
+    }
+    if let Some((p, q)) = pending {
+        let zero = ShiftOffsetx8::ZERO;
+        put_turn(
+            &mut out[p],
+            inertialize_joint(&turns[q], &zero, &pose[p], w),
+        );
     }
 }
 
