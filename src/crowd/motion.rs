@@ -549,15 +549,36 @@ pub(crate) fn dead_blend_joint(
     a: F32x8,
     ar: F32x8,
 ) -> Motionx8 {
+    blend_kept(&extrapolated(tp, ex), input, flip, a, ar)
+}
+
+/// [`dead_blend_joint`] of two joints, the blend's forms chosen for both
+/// at once ([`blend_kept2`]).
+#[inline(always)]
+pub(crate) fn dead_blend_joints2(
+    tp: [&Motionx8; 2],
+    input: [&Motionx8; 2],
+    flips: [(&mut u8, F32x8); 2],
+    ex: (F32x8, F32x8),
+    a: F32x8,
+    ar: F32x8,
+) -> [Motionx8; 2] {
+    let e = [extrapolated(tp[0], ex), extrapolated(tp[1], ex)];
+    blend_kept2([&e[0], &e[1]], input, flips, a, ar)
+}
+
+/// The transition pose `tp` extrapolated with `(alpha, dalpha)`, its turn
+/// capped ([`lanes::extrapolation_turn_scale`]).
+#[inline(always)]
+fn extrapolated(tp: &Motionx8, ex: (F32x8, F32x8)) -> Motionx8 {
     let moved = tp.ang * ex.0;
     let s = lanes::extrapolation_turn_scale(lanes::dot(moved, moved));
-    let e = Motionx8 {
+    Motionx8 {
         pos: tp.pos + tp.vel * ex.0,
         rot: lanes::quat_mul(lanes::quat_from_scaled_angle_axis(moved * s), tp.rot),
         vel: tp.vel * ex.1,
         ang: tp.ang * (ex.1 * (s * s * s)),
-    };
-    blend_kept(&e, input, flip, a, ar)
+    }
 }
 
 #[inline(always)]

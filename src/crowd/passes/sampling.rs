@@ -179,3 +179,86 @@ pub(super) fn input<const CUBIC: bool>(
     sampler.sample::<CUBIC>(&ra, a, ahead[0]);
     sampler.sample_blend::<CUBIC>(&rb, a, flips, (st.w, st.w_rate), ahead[1]);
 }
+
+#[cfg(test)]
+mod tests {
+    //! The passes walk turning joints two at a time; each joint must get
+    //! what the single-joint functions give it.
+    use super::*;
+    use crate::crowd::state::SampleAt;
+    use crate::lanes::I32x8;
+    use rand::{Rng, SeedableRng};
+
+    fn lanes(r: &mut rand_pcg::Pcg32, lo: f32, hi: f32) -> F32x8 {
+        F32x8::new(core::array::from_fn(|_| r.random_range(lo..hi)))
+    }
+
+    fn close(a: &Motionx8, b: &Motionx8, what: &str) {
+        let a: &[f32] = bytemuck::cast_slice(core::slice::from_ref(a));
+        let b: &[f32] = bytemuck::cast_slice(core::slice::from_ref(b));
+        for (i, (x, y)) in a.iter().zip(b).enumerate() {
+            let ok = (x - y).abs() <= 1e-5 * (1.0 + y.abs());
+            assert!(ok, "{what}: float {i}: {x} against {y}");
+        }
+    }
+
+    #[test]
+    fn sampling_passes_give_each_joint_its_own_sample_and_blend() {
+        let clip = crate::data::default_clip().clip.with_continuous_rotations();
+        let db = Database::new(core::slice::from_ref(&clip)).unwrap();
+        let tracks = Track::of(&db);
+        let sampler = Sampler {
+            db: &db,
+            tracks: &tracks,
+            inv_frame: splat(1.0 / db.frame_time()),
+        };
+        let last = I32x8::splat(clip.frames() as i32 - 1);
+        let mut r = rand_pcg::Pcg32::seed_from_u64(5);
+        let end = clip.frames() as f32 * db.frame_time();
+        for round in 0..40 {
+            let at = |r: &mut rand_pcg::Pcg32| SampleAt {
+                time: lanes(r, 0.0, end),
+                rate: lanes(r, 0.5, 1.5),
+                start: I32x8::ZERO,
+                last,
+            };
+            let (ra, rb) = (
+                SampleRows::new::<false>(&db, &at(&mut r)),
+                SampleRows::new::<false>(&db, &at(&mut r)),
+            );
+            let rest = Motionx8::REST;
+            let mut a = vec![rest; tracks.len()];
+            sampler.sample::<false>(&ra, &mut a, &[]);
+            let flips: Vec<u8> = (0..tracks.len()).map(|_| r.random()).collect();
+            let fresh = crate::crowd::motion::lane_mask(r.random());
+            let w = (lanes(&mut r, 0.0, 1.0), lanes(&mut r, -3.0, 3.0));
+            let mut blended = a.clone();
+            let mut got_flips = flips.clone();
+            let kept = (&mut got_flips[..], fresh);
+            sampler.sample_blend::<false>(&rb, &mut blended, kept, w, &[]);
+            for (j, t) in tracks.iter().enumerate().skip(1) {
+                if *t == Track::Still {
+                    assert_eq!(a[j], rest, "round {round} joint {j}");
+                    assert_eq!(blended[j], rest, "round {round} joint {j}");
+                    continue;
+                }
+                let mut want = sampler.joint::<false>(&ra, j - 1);
+                let y = sampler.joint::<false>(&rb, j - 1);
+                if matches!(t, Track::Turns(_)) {
+                    (want.pos, want.vel) = (rest.pos, rest.vel);
+                }
+                close(&a[j], &want, &format!("round {round} joint {j}: source A"));
+                let mut flip = flips[j];
+                let mut b = blend_kept(&want, &y, (&mut flip, fresh), w.0, w.1);
+                if matches!(t, Track::Turns(_)) {
+                    (b.pos, b.vel) = (rest.pos, rest.vel);
+                }
+                close(&blended[j], &b, &format!("round {round} joint {j}: blend"));
+                assert_eq!(
+                    got_flips[j], flip,
+                    "round {round} joint {j}: hemisphere bits"
+                );
+            }
+        }
+    }
+}

@@ -67,23 +67,47 @@ pub(super) fn dead_blend_pass(
     fade: (F32x8, F32x8),
     mask: F32x8,
 ) {
-    let joints = out.iter_mut().zip(pose).zip(transition.iter().zip(tracks));
-    let joints = joints.zip(flips.iter_mut()).skip(1);
     match decay {
         Decay::One(alpha, dalpha) => {
-            for (((r, m), (t, track)), flip) in joints {
-                let mut d = |m| {
-                    let b = dead_blend_joint(t, m, (flip, fresh), (alpha, dalpha), fade.0, fade.1);
-                    select_motion(mask, &b, m)
-                };
-                match track {
+            let ex = (alpha, dalpha);
+            let mut pending: Option<usize> = None;
+            let n = out.len().min(pose.len()).min(transition.len());
+            for j in 1..n.min(tracks.len()).min(flips.len()) {
+                match tracks[j] {
                     Track::Still => {}
-                    Track::Turns(_) => put_turn(r, d(m)),
-                    Track::Moves(..) => *r = d(m),
+                    Track::Moves(..) => {
+                        let (t, m) = (&transition[j], &pose[j]);
+                        let b = dead_blend_joint(t, m, (&mut flips[j], fresh), ex, fade.0, fade.1);
+                        out[j] = select_motion(mask, &b, m);
+                    }
+                    // Turning joints two at a time (see `Sampler::sample_blend`).
+                    Track::Turns(_) => match pending.take() {
+                        None => pending = Some(j),
+                        Some(p) => {
+                            let (flo, fhi) = flips.split_at_mut(j);
+                            let [b0, b1] = dead_blend_joints2(
+                                [&transition[p], &transition[j]],
+                                [&pose[p], &pose[j]],
+                                [(&mut flo[p], fresh), (&mut fhi[0], fresh)],
+                                ex,
+                                fade.0,
+                                fade.1,
+                            );
+                            put_turn(&mut out[p], select_motion(mask, &b0, &pose[p]));
+                            put_turn(&mut out[j], select_motion(mask, &b1, &pose[j]));
+                        }
+                    },
                 }
+            }
+            if let Some(p) = pending {
+                let (t, m) = (&transition[p], &pose[p]);
+                let b = dead_blend_joint(t, m, (&mut flips[p], fresh), ex, fade.0, fade.1);
+                put_turn(&mut out[p], select_motion(mask, &b, m));
             }
         }
         Decay::Fitted { t: bt, rot, pos } => {
+            let joints = out.iter_mut().zip(pose).zip(transition.iter().zip(tracks));
+            let joints = joints.zip(flips.iter_mut()).skip(1);
             let weights = |h| lanes::extrapolate_decayed_axis_weights(bt, h);
             for (((r, m), (t, track)), flip) in joints {
                 let mut d = |m, w| {
@@ -98,6 +122,144 @@ pub(super) fn dead_blend_pass(
                     }
                     Track::Moves(k, s) => *r = d(m, (weights(pos[s]), weights(rot[k]))),
                 }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The passes walk turning joints two at a time; each joint must get
+    //! what the single-joint function gives it (its own offsets, pose,
+    //! transition pose and hemisphere bit), whatever its neighbours hold.
+    use super::*;
+    use crate::lanes::{Quatx8, splat};
+    use rand::{Rng, SeedableRng};
+
+    fn lanes(r: &mut rand_pcg::Pcg32, lo: f32, hi: f32) -> F32x8 {
+        F32x8::new(core::array::from_fn(|_| r.random_range(lo..hi)))
+    }
+
+    fn vec3(r: &mut rand_pcg::Pcg32, s: f32) -> Vec3x8 {
+        Vec3x8::new(lanes(r, -s, s), lanes(r, -s, s), lanes(r, -s, s))
+    }
+
+    /// A unit quaternion per lane, either sign.
+    fn quat(r: &mut rand_pcg::Pcg32) -> Quatx8 {
+        let q = Quatx8::new(
+            lanes(r, -1.0, 1.0),
+            lanes(r, -1.0, 1.0),
+            lanes(r, -1.0, 1.0),
+            lanes(r, -1.0, 1.0),
+        );
+        lanes::quat_normalize(q)
+    }
+
+    fn motion(r: &mut rand_pcg::Pcg32) -> Motionx8 {
+        Motionx8 {
+            pos: vec3(r, 1.0),
+            rot: quat(r),
+            vel: vec3(r, 2.0),
+            ang: vec3(r, 3.0),
+        }
+    }
+
+    /// Seven joints: joint 0 the root (not read), an odd number of
+    /// turning joints with a still and a moving joint between them.
+    const TRACKS: [Track; 8] = [
+        Track::Still,
+        Track::Turns(0),
+        Track::Turns(1),
+        Track::Moves(2, 0),
+        Track::Turns(3),
+        Track::Still,
+        Track::Turns(4),
+        Track::Turns(5),
+    ];
+
+    fn close(a: &Motionx8, b: &Motionx8, what: &str) {
+        let a: &[f32] = bytemuck::cast_slice(core::slice::from_ref(a));
+        let b: &[f32] = bytemuck::cast_slice(core::slice::from_ref(b));
+        for (i, (x, y)) in a.iter().zip(b).enumerate() {
+            let ok = (x - y).abs() <= 1e-5 * (1.0 + y.abs());
+            assert!(ok, "{what}: float {i}: {x} against {y}");
+        }
+    }
+
+    #[test]
+    fn dead_blend_pass_gives_each_joint_its_own_blend() {
+        let mut r = rand_pcg::Pcg32::seed_from_u64(7);
+        for round in 0..50 {
+            let pose: Vec<Motionx8> = (0..8).map(|_| motion(&mut r)).collect();
+            let tp: Vec<Motionx8> = (0..8).map(|_| motion(&mut r)).collect();
+            let flips: Vec<u8> = (0..8).map(|_| r.random()).collect();
+            let fresh = crate::crowd::motion::lane_mask(r.random());
+            let mask = crate::crowd::motion::lane_mask(r.random());
+            let ex = (lanes(&mut r, 0.0, 1.0), lanes(&mut r, -2.0, 0.0));
+            let fade = (lanes(&mut r, 0.0, 1.0), lanes(&mut r, 0.0, 5.0));
+            let mut out = pose.clone();
+            let mut got_flips = flips.clone();
+            dead_blend_pass(
+                &mut out,
+                &pose,
+                (&tp, (&mut got_flips, fresh)),
+                &TRACKS,
+                Decay::One(ex.0, ex.1),
+                fade,
+                mask,
+            );
+            for (j, t) in TRACKS.iter().enumerate().skip(1) {
+                if *t == Track::Still {
+                    assert_eq!(out[j], pose[j], "round {round} joint {j}");
+                    continue;
+                }
+                let mut flip = flips[j];
+                let b = dead_blend_joint(&tp[j], &pose[j], (&mut flip, fresh), ex, fade.0, fade.1);
+                let mut want = select_motion(mask, &b, &pose[j]);
+                if matches!(t, Track::Turns(_)) {
+                    (want.pos, want.vel) = (pose[j].pos, pose[j].vel);
+                }
+                close(&out[j], &want, &format!("round {round} joint {j}"));
+                assert_eq!(
+                    got_flips[j], flip,
+                    "round {round} joint {j}: hemisphere bits"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn inertialize_pass_gives_each_joint_its_own_offset() {
+        let mut r = rand_pcg::Pcg32::seed_from_u64(11);
+        for round in 0..50 {
+            let pose: Vec<Motionx8> = (0..8).map(|_| motion(&mut r)).collect();
+            let turns: Vec<TurnOffsetx8> = (0..6)
+                .map(|_| TurnOffsetx8 {
+                    rot: vec3(&mut r, 1.0),
+                    ang: vec3(&mut r, 4.0),
+                })
+                .collect();
+            let shifts = [ShiftOffsetx8 {
+                pos: vec3(&mut r, 1.0),
+                vel: vec3(&mut r, 2.0),
+            }];
+            let w = CubicWeights::new(lanes(&mut r, 0.0, 0.4), splat(0.3));
+            let mut out = pose.clone();
+            inertialize_pass(&mut out, &pose, (&turns, &shifts), &TRACKS, &w);
+            for (j, t) in TRACKS.iter().enumerate().skip(1) {
+                let want = match *t {
+                    Track::Still => pose[j],
+                    Track::Turns(k) => {
+                        let m = inertialize_joint(&turns[k], &ShiftOffsetx8::ZERO, &pose[j], &w);
+                        Motionx8 {
+                            pos: pose[j].pos,
+                            vel: pose[j].vel,
+                            ..m
+                        }
+                    }
+                    Track::Moves(k, s) => inertialize_joint(&turns[k], &shifts[s], &pose[j], &w),
+                };
+                close(&out[j], &want, &format!("round {round} joint {j}"));
             }
         }
     }
