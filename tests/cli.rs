@@ -109,3 +109,41 @@ fn a_clip_too_large_for_the_crowd_says_the_crowd_adds_a_root() {
         "{err}"
     );
 }
+
+/// `--no-check` turns the crowd's live velocity check off and says so: no
+/// verdict, no gaps; without it the check runs and passes.
+#[test]
+fn no_check_leaves_the_velocity_check_out_and_says_so() {
+    let json = |extra: &[&str]| -> serde_json::Value {
+        let out = Command::new(env!("CARGO_BIN_EXE_kineform"))
+            .args([
+                "crowd",
+                "--characters",
+                "16",
+                "--frames",
+                "3",
+                "--warmup",
+                "30",
+            ])
+            .args(["--threads", "1", "--json"])
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let on = json(&[]);
+    assert_eq!(on["velocity_check"], true);
+    assert_eq!(on["velocity_check_passed"], true);
+    assert!(on["velocity_gap_max"].as_f64().unwrap() > 0.0, "{on}");
+    for extra in [&["--no-check"][..], &["--no-check", "--scalar"]] {
+        let off = json(extra);
+        assert_eq!(off["velocity_check"], false, "{extra:?}");
+        assert!(off["velocity_check_passed"].is_null(), "{off}");
+        assert_eq!(off["velocity_gap_max"], 0.0, "{off}");
+    }
+}
