@@ -947,3 +947,57 @@ fn both_crowds_take_roots_for_a_range() {
     }
     assert_eq!((lanes.queued(), reference.queued()), (0, 0));
 }
+
+/// The demo's driver follows its sources' times itself instead of reading
+/// them back: with transitions otherwise years apart, every one it gives is
+/// the one that keeps a source from running off its clip, and no source is
+/// ever held at an end (1,200 frames at two frame rates, 64 characters).
+/// Fails if the driver stops advancing its times (a source then runs off
+/// and holds) or advances them twice as fast (fewer, early transitions are
+/// allowed, so that one shows as a source that transitions with more than
+/// a step's play left: see the check on `left`).
+#[test]
+fn wander_transitions_before_a_source_runs_off_its_clip() {
+    use kineform::crowd::{Wander, WanderConfig};
+    let library = embedded();
+    let len = library.clips()[0].last_time();
+    for fps in [30.0f32, 144.0] {
+        let dt = 1.0 / fps;
+        let mut crowd = crowd(64);
+        let cfg = WanderConfig {
+            transition_every: (1e6, 1e6),
+            ..WanderConfig::default()
+        };
+        let mut wander = Wander::new(64, cfg);
+        let (mut transitions, mut before) = (0, vec![len; 64]);
+        for frame in 0..1200 {
+            wander.update(&mut crowd, dt).unwrap();
+            crowd.step(dt).unwrap();
+            for (c, &left) in before.iter().enumerate() {
+                let s = crowd.state(c).unwrap();
+                assert!(
+                    !s.a.held && !s.b.held,
+                    "fps {fps} frame {frame} character {c}: {s:?}"
+                );
+                if frame > 0 && s.blend_time == 0.0 {
+                    transitions += 1;
+                    // The sources it left had at most three steps to go.
+                    assert!(
+                        left <= 3.0 * 1.2 * dt + 1e-4,
+                        "fps {fps} character {c}: {left} s left"
+                    );
+                }
+            }
+            before = (0..64)
+                .map(|c| {
+                    let s = crowd.state(c).unwrap();
+                    len - s.a.source.time.max(s.b.source.time)
+                })
+                .collect();
+        }
+        assert!(
+            transitions > 64,
+            "fps {fps}: only {transitions} transitions"
+        );
+    }
+}

@@ -54,8 +54,8 @@ mod crowds;
 use crowds::*;
 
 use kineform::crowd::{
-    ClipLibrary, Crowd, CrowdConfig, DeadBlendHalflives, ReferenceCrowd, Root, Sampling,
-    Transition, Wander, WanderConfig, wander::Driven,
+    CharacterState, ClipLibrary, Crowd, CrowdConfig, DeadBlendHalflives, ReferenceCrowd, Root,
+    Sampling, Transition, Wander, WanderConfig, wander::Driven,
 };
 use kineform::reference::{self as r, Kform, Vec3};
 
@@ -92,6 +92,7 @@ impl Stats {
 trait Run: Driven {
     fn step(&mut self, dt: f32) -> u32;
     fn world(&self, c: usize, j: usize) -> Kform;
+    fn state(&self, c: usize) -> Option<CharacterState>;
 }
 
 impl Run for Crowd {
@@ -101,6 +102,9 @@ impl Run for Crowd {
     fn world(&self, c: usize, j: usize) -> Kform {
         self.world_kform(c, j).unwrap()
     }
+    fn state(&self, c: usize) -> Option<CharacterState> {
+        Crowd::state(self, c)
+    }
 }
 
 impl Run for ReferenceCrowd {
@@ -109,6 +113,9 @@ impl Run for ReferenceCrowd {
     }
     fn world(&self, c: usize, j: usize) -> Kform {
         self.world_kform(c, j).unwrap()
+    }
+    fn state(&self, c: usize) -> Option<CharacterState> {
+        ReferenceCrowd::state(self, c)
     }
 }
 

@@ -72,8 +72,7 @@ fn deserializing_validates() {
 fn a_saved_session_replays_bit_for_bit() {
     use kineform::crowd::command::Command;
     use kineform::crowd::{
-        CharacterState, ClipLibrary, Crowd, CrowdConfig, Driven, Sampling, Transition, Wander,
-        WanderConfig,
+        ClipLibrary, Crowd, CrowdConfig, Driven, Sampling, Transition, Wander, WanderConfig,
     };
 
     #[derive(serde::Serialize, serde::Deserialize)]
@@ -97,9 +96,6 @@ fn a_saved_session_replays_bit_for_bit() {
         }
         fn library(&self) -> &ClipLibrary {
             self.crowd.library()
-        }
-        fn state(&self, c: usize) -> Option<CharacterState> {
-            self.crowd.state(c)
         }
         fn command(&mut self, c: usize, cmd: Command) -> kineform::Result<()> {
             self.log.push((c, cmd));
