@@ -14,23 +14,19 @@ pub fn to_l2(data: &[u8]) {
     lines::<{ HINT_T1 }>(data);
 }
 
-/// Starts loading every 64-byte line of the `len` bytes at address `addr`
-/// into L2, which may be memory another thread is writing: a prefetch reads
-/// nothing architecturally, so no reference to it is made.
+/// Starts loading the 64-byte line at address `addr` into L2, which may be
+/// memory another thread is writing: a prefetch reads nothing
+/// architecturally, so no reference to it is made.
 #[inline(always)]
-pub fn to_l2_at(addr: usize, len: usize) {
+pub fn to_l2_line(addr: usize) {
+    // SAFETY: as in `lines`: a prefetch never faults and does not access
+    // memory in the language's sense, whatever the address.
     #[cfg(target_arch = "x86_64")]
-    for off in (0..len).step_by(64) {
-        // SAFETY: as in `lines`: a prefetch never faults and does not
-        // access memory in the language's sense, whatever the address.
-        unsafe {
-            core::arch::x86_64::_mm_prefetch::<HINT_T1>(core::ptr::without_provenance::<i8>(
-                addr + off,
-            ))
-        };
-    }
+    unsafe {
+        core::arch::x86_64::_mm_prefetch::<HINT_T1>(core::ptr::without_provenance::<i8>(addr))
+    };
     #[cfg(not(target_arch = "x86_64"))]
-    let _ = (addr, len);
+    let _ = addr;
 }
 
 #[cfg(target_arch = "x86_64")]

@@ -24,10 +24,15 @@ impl Ahead {
     }
 }
 
-/// Prefetches part `i` of each region.
+/// Prefetches part `i` of each region: `step / 64` lines from
+/// `addr + i step` (`step` a whole number of lines, [`Ahead::new`]).
 #[inline(always)]
 pub(super) fn prefetch_part(ahead: &[Ahead], i: usize) {
     for a in ahead {
-        prefetch::to_l2_at(a.addr + i * a.step, a.step);
+        let (mut at, end) = (a.addr + i * a.step, a.addr + (i + 1) * a.step);
+        while at < end {
+            prefetch::to_l2_line(at);
+            at += 64;
+        }
     }
 }
