@@ -19,6 +19,7 @@ pub mod looping;
 pub mod math;
 pub mod pose;
 pub mod procedural;
+pub mod quat;
 pub mod sample;
 pub mod spring;
 pub mod tracking;
