@@ -19,6 +19,7 @@ struct Sampler<'a> {
 impl Sampler<'_> {
     /// Samples every clip joint of one source into `out[1..]`, velocities
     /// scaled by its playback rate ([`crate::reference::op_timescale`]).
+    /// Turning joints go two at a time (see [`Sampler::sample_blend`]).
     ///
     /// `ahead` lists per-joint arrays that the next pack will read: joint
     /// `j`'s element of each is prefetched as joint `j` is sampled (see
@@ -206,16 +207,30 @@ mod tests {
     fn sampling_passes_give_each_joint_its_own_sample_and_blend() {
         let clip = crate::data::default_clip().clip.with_continuous_rotations();
         let db = Database::new(core::slice::from_ref(&clip)).unwrap();
-        let tracks = Track::of(&db);
-        let sampler = Sampler {
-            db: &db,
-            tracks: &tracks,
-            inv_frame: splat(1.0 / db.frame_time()),
-        };
-        let last = I32x8::splat(clip.frames() as i32 - 1);
+        let real = Track::of(&db);
+        // The clip's own layout (an even number of turning joints after the
+        // one moving joint), and one with an odd number of turning joints
+        // and a moving joint between two that would pair: each joint still
+        // samples its own database rows (`Sampler::joint` reads by index).
+        let turning: Vec<usize> = (0..real.len())
+            .filter(|&j| matches!(real[j], Track::Turns(_)))
+            .collect();
+        let mut odd = real.clone();
+        odd[turning[1]] = Track::Moves(0, 0);
+        if turning.len() % 2 == 1 {
+            odd[turning[turning.len() - 1]] = Track::Still;
+        }
+        let odd_turning = odd.iter().filter(|t| matches!(t, Track::Turns(_))).count();
+        assert!(odd_turning % 2 == 1, "an odd number of turning joints");
         let mut r = rand_pcg::Pcg32::seed_from_u64(5);
-        let end = clip.frames() as f32 * db.frame_time();
-        for round in 0..40 {
+        for (round, tracks) in (0..40).map(|k| (k, if k % 2 == 0 { &real } else { &odd })) {
+            let sampler = Sampler {
+                db: &db,
+                tracks,
+                inv_frame: splat(1.0 / db.frame_time()),
+            };
+            let last = I32x8::splat(clip.frames() as i32 - 1);
+            let end = clip.frames() as f32 * db.frame_time();
             let at = |r: &mut rand_pcg::Pcg32| SampleAt {
                 time: lanes(r, 0.0, end),
                 rate: lanes(r, 0.5, 1.5),

@@ -164,13 +164,14 @@ mod tests {
         }
     }
 
-    /// Seven joints: joint 0 the root (not read), an odd number of
-    /// turning joints with a still and a moving joint between them.
+    /// Joint 0 the root (not read), then an odd number of turning joints
+    /// with a moving joint between two that pair (its pending partner
+    /// waits across it) and a still joint between two more.
     const TRACKS: [Track; 8] = [
         Track::Still,
         Track::Turns(0),
-        Track::Turns(1),
-        Track::Moves(2, 0),
+        Track::Moves(1, 0),
+        Track::Turns(2),
         Track::Turns(3),
         Track::Still,
         Track::Turns(4),
@@ -197,6 +198,23 @@ mod tests {
             let mask = crate::crowd::motion::lane_mask(r.random());
             let ex = (lanes(&mut r, 0.0, 1.0), lanes(&mut r, -2.0, 0.0));
             let fade = (lanes(&mut r, 0.0, 1.0), lanes(&mut r, 0.0, 5.0));
+            // Odd rounds with half-lives fitted per joint and axis (rows
+            // as the tracks give them: turns 0..6, one position row).
+            let fitted = round % 2 == 1;
+            let half = |r: &mut rand_pcg::Pcg32| {
+                Vec3x8::new(lanes(r, 0.1, 1.0), lanes(r, 0.1, 1.0), lanes(r, 0.1, 1.0))
+            };
+            let rot: Vec<Vec3x8> = (0..6).map(|_| half(&mut r)).collect();
+            let pos = [half(&mut r)];
+            let t = lanes(&mut r, 0.0, 0.5);
+            let decay = match fitted {
+                true => Decay::Fitted {
+                    t,
+                    rot: &rot,
+                    pos: &pos,
+                },
+                false => Decay::One(ex.0, ex.1),
+            };
             let mut out = pose.clone();
             let mut got_flips = flips.clone();
             dead_blend_pass(
@@ -204,19 +222,33 @@ mod tests {
                 &pose,
                 (&tp, (&mut got_flips, fresh)),
                 &TRACKS,
-                Decay::One(ex.0, ex.1),
+                decay,
                 fade,
                 mask,
             );
-            for (j, t) in TRACKS.iter().enumerate().skip(1) {
-                if *t == Track::Still {
+            for (j, tr) in TRACKS.iter().enumerate().skip(1) {
+                if *tr == Track::Still {
                     assert_eq!(out[j], pose[j], "round {round} joint {j}");
                     continue;
                 }
                 let mut flip = flips[j];
-                let b = dead_blend_joint(&tp[j], &pose[j], (&mut flip, fresh), ex, fade.0, fade.1);
+                let f = (&mut flip, fresh);
+                let w = |h| lanes::extrapolate_decayed_axis_weights(t, h);
+                let b = match (*tr, fitted) {
+                    (_, false) => dead_blend_joint(&tp[j], &pose[j], f, ex, fade.0, fade.1),
+                    (Track::Turns(k), true) => {
+                        let still = (Vec3x8::ZERO, Vec3x8::ZERO);
+                        let axes = (still, w(rot[k]));
+                        dead_blend_joint_axes(&tp[j], &pose[j], f, axes, fade.0, fade.1)
+                    }
+                    (Track::Moves(k, s), true) => {
+                        let axes = (w(pos[s]), w(rot[k]));
+                        dead_blend_joint_axes(&tp[j], &pose[j], f, axes, fade.0, fade.1)
+                    }
+                    (Track::Still, true) => unreachable!(),
+                };
                 let mut want = select_motion(mask, &b, &pose[j]);
-                if matches!(t, Track::Turns(_)) {
+                if matches!(tr, Track::Turns(_)) {
                     (want.pos, want.vel) = (pose[j].pos, pose[j].vel);
                 }
                 close(&out[j], &want, &format!("round {round} joint {j}"));
