@@ -167,8 +167,16 @@ impl Wander {
     }
 
     /// Issues this frame's commands to `crowd` for a step of `dt` about to
-    /// be taken; returns how many.
+    /// be taken; returns how many. Refuses a `dt` the crowd's step would
+    /// refuse ([`Crowd::step`]), with nothing issued.
+    ///
+    /// The driver follows its characters' source times from the commands it
+    /// gives (module docs), so the caller steps the crowd once with the same
+    /// `dt` after each update, and gives these characters' sources no
+    /// commands of its own (`Play`, `Transition`, rates or clip ends: roots
+    /// and weights are fine); otherwise its transitions come early or late.
     pub fn update(&mut self, crowd: &mut impl Driven, dt: f32) -> Result<u32> {
+        super::lanes_crowd::check_dt(dt)?;
         let lengths: Vec<f32> = crowd
             .library()
             .clips()
@@ -237,5 +245,61 @@ impl Wander {
         }
         self.started = true;
         Ok(issued)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The times the driver follows are the crowd's to the bit, whatever
+    /// the step (alternating 1/30 and 1/144 s, and a step's worth of each
+    /// in between), through transitions at ends and on its timer; a
+    /// refused `dt` issues nothing and changes nothing.
+    #[test]
+    fn followed_times_are_the_crowds_to_the_bit() {
+        let library = ClipLibrary::from_bvh(&crate::data::default_clip()).unwrap();
+        let n = 24;
+        let cfg = super::super::CrowdConfig {
+            characters: n,
+            ..Default::default()
+        };
+        let mut crowd = Crowd::new(&library, cfg).unwrap();
+        let mut wander = Wander::new(
+            n,
+            WanderConfig {
+                transition_every: (0.5, 3.0),
+                ..WanderConfig::default()
+            },
+        );
+        let mut transitions = 0;
+        for frame in 0..900 {
+            let dt = [1.0 / 30.0, 1.0 / 144.0, 0.021][frame % 3];
+            let before = wander.walkers.clone();
+            for bad in [0.0, -dt, f32::NAN, f32::INFINITY] {
+                assert!(wander.update(&mut crowd, bad).is_err(), "dt {bad}");
+            }
+            assert!(
+                wander
+                    .walkers
+                    .iter()
+                    .zip(&before)
+                    .all(|(a, b)| a.times == b.times)
+            );
+            wander.update(&mut crowd, dt).unwrap();
+            let step = crowd.step(dt).unwrap();
+            transitions += step.transitions;
+            for (c, w) in wander.walkers.iter().enumerate() {
+                let s = crowd.state(c).unwrap();
+                let got = [s.a.source.time, s.b.source.time].map(f32::to_bits);
+                assert_eq!(
+                    w.times.map(f32::to_bits),
+                    got,
+                    "frame {frame} character {c}"
+                );
+                assert_eq!(w.rate, s.a.source.rate, "frame {frame} character {c}");
+            }
+        }
+        assert!(transitions > 2 * n as u32, "{transitions} transitions");
     }
 }
