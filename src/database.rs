@@ -321,7 +321,10 @@ impl Database {
             let ok = (max as usize)
                 .checked_add(k)
                 .is_some_and(|m| m < rows.len());
-            assert!(ok, "frames of another database");
+            assert!(
+                ok,
+                "frames of another database: a row past this one's tables"
+            );
             F32x8::transpose(core::array::from_fn(|i| {
                 // SAFETY: `base[i] <= max` (`Frames8::max` is the largest
                 // of the fields it is built with, which are private and
@@ -381,8 +384,8 @@ fn reserve<T>(n: usize, what: &'static str) -> Result<Vec<T>> {
 mod tests {
     use super::*;
 
-    /// Every joint gathers its clip's rotation, position and steps, still
-    /// joints (stored once) included.
+    /// Rows past this database's tables are refused before any unchecked
+    /// load (`Database::gather`'s one bounds check).
     #[test]
     #[should_panic(expected = "frames of another database")]
     fn gather_refuses_frames_of_a_larger_database() {
@@ -395,6 +398,8 @@ mod tests {
         let _ = small.gather(&f8, j.expect("a joint turns in two frames"));
     }
 
+    /// Every joint gathers its clip's rotation, position and steps, still
+    /// joints (stored once) included.
     #[test]
     fn gather_gives_every_joint_of_every_lane() {
         let clip = crate::data::default_clip().clip;
