@@ -34,6 +34,8 @@ mod root_motion;
 mod sampling;
 mod scratch;
 mod shown;
+#[cfg(test)]
+mod testing;
 mod transition;
 
 pub(crate) use ahead::Ahead;

@@ -186,22 +186,10 @@ mod tests {
     //! The passes walk turning joints two at a time; each joint must get
     //! what the single-joint functions give it.
     use super::*;
+    use crate::crowd::passes::testing::{close, lanes};
     use crate::crowd::state::SampleAt;
     use crate::lanes::I32x8;
     use rand::{Rng, SeedableRng};
-
-    fn lanes(r: &mut rand_pcg::Pcg32, lo: f32, hi: f32) -> F32x8 {
-        F32x8::new(core::array::from_fn(|_| r.random_range(lo..hi)))
-    }
-
-    fn close(a: &Motionx8, b: &Motionx8, what: &str) {
-        let a: &[f32] = bytemuck::cast_slice(core::slice::from_ref(a));
-        let b: &[f32] = bytemuck::cast_slice(core::slice::from_ref(b));
-        for (i, (x, y)) in a.iter().zip(b).enumerate() {
-            let ok = (x - y).abs() <= 1e-5 * (1.0 + y.abs());
-            assert!(ok, "{what}: float {i}: {x} against {y}");
-        }
-    }
 
     #[test]
     fn sampling_passes_give_each_joint_its_own_sample_and_blend() {

@@ -133,12 +133,9 @@ mod tests {
     //! what the single-joint function gives it (its own offsets, pose,
     //! transition pose and hemisphere bit), whatever its neighbours hold.
     use super::*;
+    use crate::crowd::passes::testing::{close, lanes};
     use crate::lanes::{Quatx8, splat};
     use rand::{Rng, SeedableRng};
-
-    fn lanes(r: &mut rand_pcg::Pcg32, lo: f32, hi: f32) -> F32x8 {
-        F32x8::new(core::array::from_fn(|_| r.random_range(lo..hi)))
-    }
 
     fn vec3(r: &mut rand_pcg::Pcg32, s: f32) -> Vec3x8 {
         Vec3x8::new(lanes(r, -s, s), lanes(r, -s, s), lanes(r, -s, s))
@@ -177,15 +174,6 @@ mod tests {
         Track::Turns(4),
         Track::Turns(5),
     ];
-
-    fn close(a: &Motionx8, b: &Motionx8, what: &str) {
-        let a: &[f32] = bytemuck::cast_slice(core::slice::from_ref(a));
-        let b: &[f32] = bytemuck::cast_slice(core::slice::from_ref(b));
-        for (i, (x, y)) in a.iter().zip(b).enumerate() {
-            let ok = (x - y).abs() <= 1e-5 * (1.0 + y.abs());
-            assert!(ok, "{what}: float {i}: {x} against {y}");
-        }
-    }
 
     #[test]
     fn dead_blend_pass_gives_each_joint_its_own_blend() {
