@@ -317,7 +317,10 @@ impl Database {
     #[inline(always)]
     pub fn gather(&self, f: &Frames8, j: usize) -> Rowx8 {
         let load = |rows: &[Row], base: &[u32; 8], max: u32, k: usize| -> [F32x8; 8] {
-            // One check for the eight rows: each `base[i] <= max`.
+            // One check for the eight rows: each `base[i] <= max`. Frames
+            // this database prepared always pass (`frames8_lanes` clamps to
+            // its frames, `k` is below its row width); only frames of a
+            // larger database can fail it (the docs' Panics).
             let ok = (max as usize)
                 .checked_add(k)
                 .is_some_and(|m| m < rows.len());
