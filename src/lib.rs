@@ -155,10 +155,12 @@ pub mod crowd;
 pub mod data;
 pub mod database;
 pub mod error;
+pub mod files;
 #[cfg(feature = "gltf")]
 pub mod gltf;
 pub mod interop;
 pub mod lanes;
+pub mod limits;
 pub mod output;
 pub mod pose_stream;
 mod prefetch;

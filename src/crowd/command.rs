@@ -83,10 +83,7 @@ pub enum Command {
     SetRoot(Root),
 }
 
-/// Largest time, rate, position or velocity a command may carry: past it
-/// f32 arithmetic over a step loses the motion (a time of 1e7 s moves in
-/// steps of a whole second).
-pub const COMMAND_MAX: f32 = 1e6;
+pub use crate::limits::COMMAND_MAX;
 
 fn finite_in(name: &'static str, v: f32, lo: f32, hi: f32, reason: &'static str) -> Result<()> {
     if v.is_finite() && v >= lo && v <= hi {
@@ -261,11 +258,44 @@ impl Queue {
 
     /// Makes room for `n` more commands, or refuses with nothing queued.
     pub(crate) fn reserve(&mut self, n: usize) -> Result<()> {
-        self.items.try_reserve(n).map_err(|_| Error::Length {
-            what: "command queue (out of memory)",
-            expected: self.items.len(),
-            got: self.items.len().saturating_add(n),
+        self.items.try_reserve(n).map_err(|_| Error::Size {
+            what: "command queue",
+            reason: format!(
+                "room for {n} more commands (after {}) could not be reserved",
+                self.items.len()
+            ),
         })
+    }
+
+    /// Number of queued [`Command::Transition`]s.
+    pub(crate) fn transitions(&self) -> usize {
+        self.items
+            .iter()
+            .filter(|(_, c)| matches!(c, Command::Transition { .. }))
+            .count()
+    }
+
+    /// Whether a [`Command::SetRoot`] is queued for `character`.
+    pub(crate) fn sets_root(&self, character: usize) -> bool {
+        self.items
+            .iter()
+            .any(|(c, cmd)| *c as usize == character && matches!(cmd, Command::SetRoot(_)))
+    }
+
+    /// Every queued root moved by `-origin`, after checking that each stays
+    /// within ±[`crate::limits::MAX_POSITION`] (nothing moved otherwise).
+    pub(crate) fn recenter(&mut self, origin: crate::reference::Vec3) -> Result<()> {
+        for (c, cmd) in &self.items {
+            if let Command::SetRoot(r) = cmd {
+                super::state::check_recentered_root(*c as usize, r, origin)?;
+            }
+        }
+        for (_, cmd) in &mut self.items {
+            if let Command::SetRoot(r) = cmd {
+                r.pos -= origin;
+            }
+        }
+        Ok(())
     }
 
     /// Queues `cmd` for `character` after checking both; nothing is queued

@@ -103,9 +103,10 @@ impl Crowd {
     fn check_out(&self, chars: &Range<usize>, got: usize) -> Result<()> {
         let n = self.cfg.characters;
         if chars.start > chars.end || chars.end > n {
-            return Err(Error::Index {
-                what: "character range end",
-                index: chars.end.max(chars.start),
+            return Err(Error::Range {
+                what: "characters",
+                start: chars.start,
+                end: chars.end,
                 len: n,
             });
         }

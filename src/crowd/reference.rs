@@ -6,12 +6,16 @@
 //! blending, inertialization or dead blending, root motion, forward
 //! kinematics with velocities, and the velocity check.
 
+use std::sync::Mutex;
+
 use rayon::prelude::*;
 
 use super::check::GapAt;
 use super::command::{self, Command, Queue};
 use super::lanes_crowd::check_dt;
-use super::lanes_crowd::construct::{clip_rows, crowd_skeleton, try_vec};
+use super::lanes_crowd::construct::{
+    clip_rows, crowd_skeleton, stated_bytes, try_vec, with_stated,
+};
 use super::state::{ClipRows, Statex8, Stepx8};
 use super::{CharacterState, VelocityCheck};
 use super::{ClipLibrary, CrowdConfig, FrameStats, Root, RootMotion, Sampling, Transition};
@@ -32,6 +36,11 @@ pub struct ReferenceCrowd {
     chars: Vec<RefState>,
     queue: Queue,
     sorted: Vec<(u32, Command)>,
+    /// One scratch per rayon worker, kept across frames (reserved before
+    /// each step, fallibly).
+    scratch: Vec<Mutex<RefScratch>>,
+    /// Each pack's figures of the last step (reused).
+    stats: Vec<FrameStats>,
     frames: u64,
 }
 
@@ -66,6 +75,53 @@ struct RefState {
     root_motion: (Vec3, Vec3),
 }
 
+/// A pose of `joints` joints at rest, every field reserved with
+/// `try_reserve` ([`Error::Size`] naming `what`).
+fn try_pose(what: &'static str, joints: usize) -> Result<Pose> {
+    let v = |one| try_vec(what, joints, one);
+    Ok(Pose {
+        pos: v(Vec3::ZERO)?,
+        rot: try_vec(what, joints, r::Quat::IDENTITY)?,
+        scl: v(Vec3::ONE)?,
+        vel: v(Vec3::ZERO)?,
+        ang: v(Vec3::ZERO)?,
+        svl: v(Vec3::ZERO)?,
+    })
+}
+
+/// Bytes of one pose of `joints` joints.
+fn pose_bytes(joints: usize) -> Option<usize> {
+    joints.checked_mul(5 * size_of::<Vec3>() + size_of::<r::Quat>())
+}
+
+impl RefState {
+    /// Bytes of one character's kept state for `joints` joints (`fits`
+    /// fitted half-lives per axis).
+    fn bytes(joints: usize, fits: usize) -> Option<usize> {
+        pose_bytes(joints)?
+            .checked_mul(3)?
+            .checked_add(joints.checked_mul(2)?)?
+            .checked_add(fits.checked_mul(2 * size_of::<Vec3>())?)?
+            .checked_add(size_of::<RefState>())
+    }
+
+    /// One character's kept state, reserved with `try_reserve`.
+    fn try_new(joints: usize, fits: usize) -> Result<RefState> {
+        const WHAT: &str = "reference crowd poses";
+        Ok(RefState {
+            offset: try_pose(WHAT, joints)?,
+            transition: try_pose(WHAT, joints)?,
+            dead_flip: try_vec(WHAT, joints, false)?,
+            ab_flip: try_vec(WHAT, joints, false)?,
+            fit_pos: try_vec(WHAT, fits, Vec3::splat(0.2))?,
+            fit_rot: try_vec(WHAT, fits, Vec3::splat(0.2))?,
+            world: try_pose(WHAT, joints)?,
+            removed: (0.0, 0.0),
+            root_motion: (Vec3::ZERO, Vec3::ZERO),
+        })
+    }
+}
+
 /// Scratch poses of one reference worker.
 struct RefScratch {
     a: Pose,
@@ -80,6 +136,50 @@ struct RefScratch {
     /// A copy of a character's blend hemispheres, for the pose it would
     /// have shown.
     flips: Vec<bool>,
+}
+
+impl RefScratch {
+    /// Bytes of one worker's scratch for `joints` crowd joints.
+    fn bytes(joints: usize) -> Option<usize> {
+        pose_bytes(joints)?.checked_mul(9)?.checked_add(joints)
+    }
+
+    /// One worker's scratch, reserved with `try_reserve`.
+    fn try_new(j: usize) -> Result<RefScratch> {
+        const WHAT: &str = "a reference worker's scratch";
+        let p = || try_pose(WHAT, j);
+        Ok(RefScratch {
+            a: p()?,
+            b: p()?,
+            input: p()?,
+            old: p()?,
+            shown: p()?,
+            local: p()?,
+            extrapolated: p()?,
+            global: p()?,
+            sample: try_pose(WHAT, j - 1)?,
+            flips: try_vec(WHAT, j, false)?,
+        })
+    }
+}
+
+/// One scratch per thread of the current rayon pool in `scratch` (those
+/// missing added, fallibly).
+fn grow_ref_scratch(scratch: &mut Vec<Mutex<RefScratch>>, joints: usize) -> Result<()> {
+    let threads = rayon::current_num_threads();
+    if scratch.len() >= threads {
+        return Ok(());
+    }
+    scratch
+        .try_reserve_exact(threads - scratch.len())
+        .map_err(|_| Error::Size {
+            what: "a reference worker's scratch",
+            reason: format!("room for {threads} workers could not be reserved"),
+        })?;
+    while scratch.len() < threads {
+        scratch.push(Mutex::new(RefScratch::try_new(joints)?));
+    }
+    Ok(())
 }
 
 /// One character's step, read out of its pack's lanes.
@@ -120,7 +220,11 @@ fn char_step(st: &Stepx8, state: &Statex8, l: usize) -> CharStep {
 }
 
 impl ReferenceCrowd {
-    /// See [`super::Crowd::new`]; clips with any scales are accepted.
+    /// See [`super::Crowd::new`]; clips with any scales are accepted. The
+    /// size is stated and every part reserved with `try_reserve` before it
+    /// is used, as there: each character's kept poses, the schedules, and
+    /// one worker's scratch (nine poses) per thread of the current pool; a
+    /// refusal is an [`Error::Size`] naming the part and the whole.
     pub fn new(library: &ClipLibrary, cfg: CrowdConfig) -> Result<ReferenceCrowd> {
         cfg.check()?;
         if library.is_empty() {
@@ -136,33 +240,60 @@ impl ReferenceCrowd {
         let rows = clip_rows(&db, library);
         let packs = cfg.characters.div_ceil(8);
         let fits = if cfg.fit().is_some() { j } else { 0 };
-        let per = RefState {
-            offset: Pose::new(j),
-            transition: Pose::new(j),
-            dead_flip: vec![false; j],
-            ab_flip: vec![false; j],
-            fit_pos: vec![Vec3::splat(0.2); fits],
-            fit_rot: vec![Vec3::splat(0.2); fits],
-            world: Pose::new(j),
-            removed: (0.0, 0.0),
-            root_motion: (Vec3::ZERO, Vec3::ZERO),
-        };
         // Whole packs of 8: a size within 7 of usize::MAX has no such
         // count (found by the `crowd_api` fuzz target).
         let slots = cfg
             .characters
             .checked_next_multiple_of(8)
-            .ok_or(Error::Length {
-                what: "reference crowd characters (whole packs of 8)",
-                expected: usize::MAX - 7,
-                got: cfg.characters,
+            .ok_or(Error::Size {
+                what: "reference crowd characters",
+                reason: format!(
+                    "{} characters do not round up to whole packs of 8 in a usize",
+                    cfg.characters
+                ),
             })?;
-        let chars = try_vec("reference crowd poses", slots, per)?;
+        let threads = rayon::current_num_threads();
+        let total = stated_bytes(&[
+            (
+                "characters' kept poses",
+                RefState::bytes(j, fits).and_then(|b| b.checked_mul(slots)),
+            ),
+            (
+                "schedules",
+                packs.checked_mul(size_of::<Statex8>() + size_of::<FrameStats>()),
+            ),
+            (
+                "workers' scratch",
+                RefScratch::bytes(j).and_then(|b| b.checked_mul(threads)),
+            ),
+        ])?;
+        let built = (|| -> Result<(Vec<RefState>, Vec<Mutex<RefScratch>>)> {
+            let mut chars = Vec::new();
+            chars.try_reserve_exact(slots).map_err(|_| Error::Size {
+                what: "reference crowd poses",
+                reason: format!("{slots} characters' states could not be reserved"),
+            })?;
+            for _ in 0..slots {
+                chars.push(RefState::try_new(j, fits)?);
+            }
+            let mut scratch = Vec::new();
+            grow_ref_scratch(&mut scratch, j)?;
+            Ok((chars, scratch))
+        })();
+        let (chars, scratch) = with_stated(built, total)?;
         Ok(ReferenceCrowd {
-            states: try_vec("character states", packs, Statex8::new(rows[0]))?,
+            states: with_stated(
+                try_vec("character states", packs, Statex8::new(rows[0])),
+                total,
+            )?,
+            stats: with_stated(
+                try_vec("character states", packs, FrameStats::default()),
+                total,
+            )?,
             chars,
             queue: Queue::default(),
             sorted: Vec::new(),
+            scratch,
             rows,
             skeleton,
             library: library.clone(),
@@ -238,39 +369,62 @@ impl ReferenceCrowd {
         &self.cfg
     }
 
+    /// Moves the world's origin to `origin` ([`super::Crowd::recenter`]):
+    /// every root, the roots queued for the next step and the world poses
+    /// shifted by `-origin`; refused, changing nothing, as there.
+    pub fn recenter(&mut self, origin: Vec3) -> Result<()> {
+        super::state::check_origin(origin)?;
+        let n = self.cfg.characters;
+        super::state::check_recentered(&self.states, n, origin)?;
+        self.queue.recenter(origin)?;
+        let shift = crate::lanes::Vec3x8::splat(origin);
+        for s in &mut self.states {
+            s.root.pos -= shift;
+        }
+        for ch in &mut self.chars {
+            for p in &mut ch.world.pos {
+                *p -= origin;
+            }
+        }
+        Ok(())
+    }
+
     /// Runs one step of `dt` seconds on the current rayon pool
-    /// ([`super::Crowd::step`]).
+    /// ([`super::Crowd::step`], refusing what it refuses).
     pub fn step(&mut self, dt: f32) -> Result<FrameStats> {
         check_dt(dt)?;
+        let n = self.cfg.characters;
+        let queue = &self.queue;
+        super::state::check_roots_after(&self.states, n, dt, |c| queue.sets_root(c))?;
         let j = self.skeleton.len();
+        grow_ref_scratch(&mut self.scratch, j)?;
+        self.sorted
+            .try_reserve(self.queue.len())
+            .map_err(|_| Error::Size {
+                what: "the step's commands",
+                reason: format!(
+                    "room for {} commands could not be reserved",
+                    self.queue.len()
+                ),
+            })?;
         let (cfg, clips, rows) = (&self.cfg, self.library.clips(), &self.rows[..]);
         let parents = self.skeleton.parents();
         let frame = self.frames;
         self.queue.drain_sorted(&mut self.sorted);
         let commands = self.sorted.len() as u32;
         let sorted = &self.sorted[..];
-        let scratch = || {
-            let p = || Pose::new(j);
-            RefScratch {
-                a: p(),
-                b: p(),
-                input: p(),
-                old: p(),
-                shown: p(),
-                local: p(),
-                extrapolated: p(),
-                global: p(),
-                sample: Pose::new(j - 1),
-                flips: vec![false; j],
-            }
-        };
-        let n = cfg.characters;
-        let stats: Vec<FrameStats> = self
-            .states
+        let scratch = &self.scratch[..];
+        self.states
             .par_iter_mut()
             .zip(self.chars.par_chunks_mut(8))
+            .zip(self.stats.par_iter_mut())
             .enumerate()
-            .map_init(scratch, |s, (p, (state, chars))| {
+            .for_each(|(p, ((state, chars), out))| {
+                // Each worker's own scratch (reserved above for every
+                // thread of this pool): the lock is never contended.
+                let t = rayon::current_thread_index().unwrap_or(0) % scratch.len();
+                let mut s = scratch[t].lock().unwrap_or_else(|e| e.into_inner());
+                let s = &mut *s;
                 let before = *state;
                 let happened = state.advance(F32x8::splat(dt));
                 let lo = sorted.partition_point(|(c, _)| (*c as usize) < p * 8);
@@ -309,20 +463,16 @@ impl ReferenceCrowd {
                     total.transitions += moving as u32;
                     total.velocity.merge(&check);
                 }
-                total
-            })
-            .collect();
+                *out = total;
+            });
         self.frames += 1;
         let mut total = FrameStats {
             commands,
             ..FrameStats::default()
         };
-        for s in &stats {
+        for s in &self.stats {
             total.transitions += s.transitions;
             total.velocity.merge(&s.velocity);
-        }
-        if !cfg.velocity_check {
-            total.velocity = VelocityCheck::default();
         }
         Ok(total)
     }
@@ -551,7 +701,11 @@ fn reference_frame(
     r::op_fk(&mut s.global, &local, parents).expect(SIZED);
     s.local = local;
     let mut check = VelocityCheck::default();
-    if !first && cfg.velocity_check {
+    if first || !cfg.velocity_check {
+        // Without the check (or before it has a previous frame), output
+        // that is not finite is counted all the same.
+        check.non_finite = !pose_finite(&s.global) as u64;
+    } else {
         let mut finite = true;
         for k in 0..s.global.len() {
             let fd = (s.global.pos[k] - ch.world.pos[k]) / dt;
@@ -580,4 +734,45 @@ fn reference_frame(
     }
     ch.world.clone_from(&s.global);
     check
+}
+
+/// Whether every position, rotation, velocity and angular velocity of
+/// `pose` is finite (what a crowd hands a game).
+fn pose_finite(pose: &Pose) -> bool {
+    let v = |v: &[Vec3]| {
+        v.iter()
+            .all(|p| [p.x, p.y, p.z].iter().all(|x| x.is_finite()))
+    };
+    v(&pose.pos)
+        && v(&pose.vel)
+        && v(&pose.ang)
+        && pose
+            .rot
+            .iter()
+            .all(|q| [q.w, q.x, q.y, q.z].iter().all(|x| x.is_finite()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 21, defect 4: the reference crowd's count of output that is
+    /// not finite, which runs with the velocity check off, sees a NaN or
+    /// an infinity in any field a game reads, and not huge finite values.
+    #[test]
+    fn defect_4_pose_finite_sees_every_field_a_game_reads() {
+        let mut pose = Pose::new(3);
+        pose.pos[1] = Vec3::splat(3e38);
+        assert!(pose_finite(&pose));
+        for field in 0..4 {
+            let mut p = pose.clone();
+            match field {
+                0 => p.pos[2].y = f32::NAN,
+                1 => p.vel[0].z = f32::INFINITY,
+                2 => p.ang[1].x = f32::NEG_INFINITY,
+                _ => p.rot[2].w = f32::NAN,
+            }
+            assert!(!pose_finite(&p), "field {field}");
+        }
+    }
 }

@@ -97,10 +97,7 @@ pub struct Crowd {
     pub(crate) frames: u64,
 }
 
-/// A crowd's step must be finite, positive, and at most this (seconds):
-/// beyond it the lanes' sine and exponential lose accuracy and a frame is
-/// no longer a frame.
-pub const MAX_STEP: f32 = 1e3;
+pub use crate::limits::MAX_STEP;
 
 /// Checks a frame time.
 pub(crate) fn check_dt(dt: f32) -> Result<()> {
@@ -245,10 +242,17 @@ impl Crowd {
     /// Advances every character by `dt` seconds (the game's frame time,
     /// which may change from step to step), applies the queued commands,
     /// and writes the world poses, on the current rayon pool. Output is
-    /// bit-identical for any number of threads. Refuses a `dt` that is not
-    /// finite and in `(0, 1000]`, changing nothing.
+    /// bit-identical for any number of threads. Refuses, changing nothing:
+    /// a `dt` that is not finite and in `(0, 1000]`; a step that would move
+    /// a root (one not given a root for this step) out of
+    /// ±[`crate::limits::MAX_POSITION`], the positions a command may set
+    /// ([`Error::Character`]; re-centre the world with
+    /// [`Crowd::recenter`]); memory for the step's scratch (one per thread
+    /// of the pool, the transitioning characters' poses) that cannot be
+    /// had ([`Error::Size`]).
     pub fn step(&mut self, dt: f32) -> Result<FrameStats> {
         check_dt(dt)?;
+        self.prepare_step(dt)?;
         Ok(match (self.cfg.sampling, self.cfg.transition) {
             (Sampling::Linear, Transition::Inertialize) => self.step_with::<false, true>(dt),
             (Sampling::Linear, Transition::DeadBlend) => self.step_with::<false, false>(dt),
@@ -262,10 +266,7 @@ impl Crowd {
         let parts = j - 1;
         let packs = self.states.len();
         let (turning, moving) = (self.turning, self.db.moving_joints());
-        while self.scratch.len() < rayon::current_num_threads() {
-            let s = PackScratch::new(&self.rest, turning, moving);
-            self.scratch.push(Mutex::new(s));
-        }
+        // One scratch per thread of this pool: reserved by `prepare_step`.
         let (rest, scratch) = (&self.rest, &self.scratch[..]);
         let make = || PackScratch::new(rest, turning, moving);
         let region = |at: *const u8, len: usize| match len {
