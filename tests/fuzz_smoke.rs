@@ -140,3 +140,24 @@ fn crowd_api_on_random_bytes() {
         "only {stepped} of {seeds} inputs stepped a crowd, {compared} of {steps} steps compared"
     );
 }
+
+/// The structure-aware clips target (issue 21, defect 4) on pseudo-random
+/// bytes: skeletons, clips built value by value, libraries, both crowds,
+/// commands and steps. A fair share of the inputs must reach a crowd and
+/// step it, so the finiteness promise is really checked.
+#[test]
+fn clips_from_values_on_random_bytes() {
+    let seeds = std::env::var("CLIPS_SEEDS").map_or(4000u64, |v| v.parse().unwrap());
+    let (mut stepped, mut steps) = (0u64, 0usize);
+    for seed in 0..seeds {
+        let n = check::clips::check_clips(&bytes(seed, 200 + (seed as usize % 1200)));
+        stepped += (n > 0) as u64;
+        steps += n;
+    }
+    check::clips::check_clips(&[]);
+    eprintln!("{stepped} of {seeds} inputs stepped a crowd, {steps} steps");
+    assert!(
+        stepped * 10 >= seeds,
+        "only {stepped} of {seeds} inputs stepped a crowd"
+    );
+}

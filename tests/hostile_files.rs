@@ -477,3 +477,38 @@ fn defect_10_memory_refusals_say_what_could_not_be_had() {
     }
 }
 
+/// Defect 9, found by the `clips_from_values` fuzz target: a skeleton
+/// whose joints are parent-first but not depth-first (the root's two
+/// children before the first one's child, as glTF skins may be) was
+/// written with its hierarchy depth-first and its motion in joint order,
+/// so every joint read back another's motion (a position past the limit
+/// in the case found). Now each joint reads back its own motion, by name.
+#[test]
+fn defect_9_a_skeleton_out_of_depth_first_order_reads_back_its_own_motion() {
+    use kineform::reference::{Vec3, quat_dot, quat_from_angle_axis};
+    let skeleton = kineform::Skeleton::new(vec![-1, 0, 0, 1]).unwrap();
+    let frames = 3;
+    let pos: Vec<Vec3> = (0..frames * 4)
+        .map(|i| Vec3::new(i as f32, (i % 4) as f32 * 10.0, 0.5))
+        .collect();
+    let rot = (0..frames * 4)
+        .map(|i| quat_from_angle_axis(0.1 * i as f32, Vec3::new(0.0, 0.6, 0.8)))
+        .collect();
+    let clip = kineform::Clip::new(frames, 4, 0.1, pos, rot, vec![Vec3::ONE; frames * 4]).unwrap();
+    let b = kineform::convert::bvh_for_clip(&skeleton, &clip).unwrap();
+    let back = bvh::parse(&bvh::write(&b, &clip).unwrap()).unwrap();
+    let names = back.skeleton.names();
+    assert_eq!(names, ["joint0", "joint1", "joint3", "joint2"]);
+    for (k, name) in names.iter().enumerate() {
+        let j = skeleton.find(name).unwrap();
+        for f in 0..frames {
+            let (p, q) = (back.clip.pos(f, k), clip.pos(f, j));
+            assert!(
+                (p - q).to_array().iter().all(|d| d.abs() < 1e-4),
+                "{name} {f}: {p:?} {q:?}"
+            );
+            let dot = quat_dot(back.clip.rot(f, k), clip.rot(f, j)).abs();
+            assert!(dot > 1.0 - 1e-6, "{name} frame {f}: {dot}");
+        }
+    }
+}

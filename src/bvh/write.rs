@@ -74,6 +74,12 @@ pub fn quat_to_euler(q: Quat, axes: [usize; 3]) -> [f32; 3] {
 /// has no scale channels). Numbers are printed with the shortest text that
 /// reads back as the same f32.
 ///
+/// Joints are listed depth-first, as BVH requires, and the motion's values
+/// follow that order: a skeleton whose joints are in another parent-first
+/// order (two children of the root, say, before the first one's child)
+/// reads back with its joints in depth-first order, each with its own
+/// motion.
+///
 /// Linear in the size of the output and iterative (any depth the parser
 /// accepts, 65,535 nested joints included, writes without recursion):
 /// children are listed once, and indentation stops growing at
@@ -186,8 +192,12 @@ pub fn write(bvh: &Bvh, clip: &Clip) -> Result<String> {
         .map(|j| (j, true))
         .collect();
     let mut depth = 0usize;
+    // The joints in the order the hierarchy lists them (depth-first): the
+    // order of the motion's values, which a reader assigns in that order.
+    let mut order = Vec::with_capacity(joints);
     while let Some((j, entering)) = stack.pop() {
         if entering {
+            order.push(j);
             let kind = if parents[j] < 0 { "ROOT" } else { "JOINT" };
             let o = bvh.offsets[j];
             tab(&mut out, depth);
@@ -250,7 +260,8 @@ pub fn write(bvh: &Bvh, clip: &Clip) -> Result<String> {
     out.push('\n');
     for f in 0..clip.frames() {
         let mut first = true;
-        for (j, cs) in bvh.channels.iter().enumerate() {
+        for &j in &order {
+            let cs = &bvh.channels[j];
             if cs.is_empty() {
                 continue;
             }
