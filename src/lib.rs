@@ -24,7 +24,8 @@
 //! use kineform::reference::Vec3;
 //!
 //! let library = ClipLibrary::from_bvh(&kineform::data::default_clip())?;
-//! let cfg = CrowdConfig { characters: 1000, ..CrowdConfig::default() };
+//! // The live velocity check is off by default, as a game runs; on here.
+//! let cfg = CrowdConfig { characters: 1000, velocity_check: true, ..CrowdConfig::default() };
 //! let mut crowd = Crowd::new(&library, cfg)?;
 //! crowd.set_root(7, Root::standing(Vec3::new(5.0, 0.0, -2.0), 1.57))?;
 //! let walk = Source::looping(0, 1.0); // clip 0 from 1 s: sources A and B
@@ -167,6 +168,28 @@ pub mod simd;
 pub mod skeleton;
 pub mod skinning;
 pub mod stream;
+
+#[cfg(feature = "glam029")]
+pub use glam029;
+/// The newest glam that a feature turns on (see [`interop`]).
+#[cfg(all(
+    feature = "glam029",
+    not(any(feature = "glam030", feature = "glam033"))
+))]
+pub use glam029 as glam;
+#[cfg(feature = "glam030")]
+pub use glam030;
+/// The newest glam that a feature turns on (see [`interop`]).
+#[cfg(all(feature = "glam030", not(feature = "glam033")))]
+pub use glam030 as glam;
+#[cfg(feature = "glam033")]
+pub use glam033;
+/// The newest glam that a feature turns on (`glam033`, `glam030` or
+/// `glam029`, in that order): the version of the types that
+/// [`interop`]'s impls convert, for a program that names them without a
+/// glam dependency of its own.
+#[cfg(feature = "glam033")]
+pub use glam033 as glam;
 
 pub use clip::Clip;
 pub use error::{Error, Result};

@@ -54,8 +54,8 @@ mod crowds;
 use crowds::*;
 
 use kineform::crowd::{
-    CharacterState, ClipLibrary, Crowd, CrowdConfig, DeadBlendHalflives, ReferenceCrowd, Root,
-    Sampling, Transition, Wander, WanderConfig, wander::Driven,
+    CharacterState, ClipLibrary, Crowd, CrowdConfig, DeadBlendHalflives, Driven, ReferenceCrowd,
+    Root, Sampling, Transition, Wander, WanderConfig,
 };
 use kineform::reference::{self as r, Kform, Vec3};
 

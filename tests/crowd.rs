@@ -251,6 +251,7 @@ fn world_velocities_match_finite_differences() {
                 characters: 24,
                 sampling,
                 transition,
+                velocity_check: true,
                 ..Default::default()
             };
             let mut check = kineform::crowd::VelocityCheck::default();
@@ -300,6 +301,7 @@ fn one_thread_and_two_give_identical_bytes() {
             sampling,
             transition,
             dead_blend_halflives,
+            velocity_check: true,
             ..Default::default()
         };
         let mut one = Crowd::new(&library, cfg.clone()).unwrap();
