@@ -159,6 +159,7 @@ pub mod error;
 #[cfg(feature = "gltf")]
 pub mod gltf;
 pub mod interop;
+pub mod joint_map;
 pub mod lanes;
 pub mod output;
 pub mod pose_stream;
