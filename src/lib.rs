@@ -43,8 +43,10 @@
 //! # Ok::<(), kineform::Error>(())
 //! ```
 //!
-//! With the `glam` feature the same calls fill `&mut [glam::Vec3]` and
-//! `&mut [glam::Quat]` ([`crowd::Crowd::rotations_into`]);
+//! With the `glam` feature (or `glam029`/`glam030` for the glam of Bevy
+//! 0.15-0.17, [`interop`]) the same calls fill `&mut [glam::Vec3]` and
+//! `&mut [glam::Quat]` ([`crowd::Crowd::rotations_into`]); the frame's
+//! events go into the game's buffer with [`crowd::Crowd::events_into`];
 //! [`crowd::Crowd::world_packed`] hands the whole crowd to [`output`] and
 //! [`skinning`].
 //!
@@ -97,6 +99,7 @@
 //! | run a kernel over a whole stream or crowd pose, validated, on all cores | [`batch`] (and `batch::{cost, tracking, looping}` for the catalogue's database-wide entry points) |
 //! | a crowd of characters playing clips every frame | [`crowd`] |
 //! | load or write motion | [`bvh`], `gltf` (feature `gltf`), [`convert`]; [`clip`], [`skeleton`], [`data`] (the embedded CMU clip) |
+//! | play clips of other joint namings together (the CMU files' three) | [`joint_map`], [`crowd::ClipLibrary::add_cmu`] |
 //! | get results into an engine | [`output`] (copies into your slices, any `From` type), [`skinning`] (matrices for a GPU), [`interop`] (features `glam`, `mint`) |
 //! | know which SIMD path runs | [`simd`]: [`simd_backend`], [`simd_support`] |
 //!

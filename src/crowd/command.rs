@@ -298,7 +298,7 @@ impl Queue {
     }
 }
 
-/// What a driver needs of a crowd (the demo's [`super::Wander`] with the
+/// What a driver needs of a crowd (the demo's `Wander` with the
 /// `wander` feature, or a game's own): both crowds are driven the same way.
 pub trait Driven {
     /// Number of characters.

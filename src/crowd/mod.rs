@@ -10,7 +10,7 @@
 //! ```text
 //! game loop:  crowd.play(c, ..) / transition(c, ..) / set_roots(0, &roots)   validated, queued
 //!             crowd.step(dt)          commands applied, packs of 8 characters in parallel
-//!             crowd.positions_into(chars, &mut buf) / events()              no allocation
+//!             crowd.positions_into(chars, &mut buf) / events_into(&mut v)   no allocation
 //! ```
 //!
 //! How a frame flows through the files of this module:
@@ -48,7 +48,8 @@
 //! - `output`: world poses copied into the caller's memory, and the frame's
 //!   events.
 //! - [`library`]: the clips, checked against the crowd's skeleton (clips of
-//!   other subjects with the same hierarchy play on its bone offsets).
+//!   other subjects with the same hierarchy play on its bone offsets; clips
+//!   of other joint namings join through a [`crate::joint_map::JointMap`]).
 //! - [`reference`](mod@reference): [`ReferenceCrowd`], the same frame through
 //!   [`crate::reference`], one character at a time; it shares the state
 //!   and commands, so the same commands give the same schedule.

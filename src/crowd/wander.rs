@@ -134,7 +134,7 @@ impl Wander {
 
     /// Issues this frame's commands to `crowd` for a step of `dt` about to
     /// be taken; returns how many. Refuses a `dt` the crowd's step would
-    /// refuse ([`Crowd::step`]), with nothing issued.
+    /// refuse ([`super::Crowd::step`]), with nothing issued.
     ///
     /// The driver follows its characters' source times from the commands it
     /// gives (module docs), so the caller steps the crowd once with the same
