@@ -10,15 +10,17 @@ use std::sync::Mutex;
 
 use rayon::prelude::*;
 
+use super::Transition;
 use super::check::GapAt;
-use super::command::{self, Command, Queue};
+use super::command::{self, Command, Queue, Which};
 use super::lanes_crowd::check_dt;
 use super::lanes_crowd::construct::{
     clip_rows, crowd_skeleton, stated_bytes, try_vec, with_stated,
 };
+use super::output::push_events;
 use super::state::{ClipRows, Statex8, Stepx8};
-use super::{CharacterState, VelocityCheck};
-use super::{ClipLibrary, CrowdConfig, FrameStats, Root, RootMotion, Sampling, Transition};
+use super::{CharacterState, Event, VelocityCheck};
+use super::{ClipEnd, ClipLibrary, CrowdConfig, FrameStats, Root, RootMotion, Sampling, Source};
 use crate::clip::Clip;
 use crate::database::Database;
 use crate::error::{Error, Result};
@@ -39,8 +41,10 @@ pub struct ReferenceCrowd {
     /// One scratch per rayon worker, kept across frames (reserved before
     /// each step, fallibly).
     scratch: Vec<Mutex<RefScratch>>,
-    /// Each pack's figures of the last step (reused).
-    stats: Vec<FrameStats>,
+    /// Each pack's figures and events of the last step (reused).
+    stats: Vec<(FrameStats, [u8; 3])>,
+    /// The last step's events ([`super::Crowd::events`]).
+    events: Vec<Event>,
     frames: u64,
 }
 
@@ -260,7 +264,7 @@ impl ReferenceCrowd {
             ),
             (
                 "schedules",
-                packs.checked_mul(size_of::<Statex8>() + size_of::<FrameStats>()),
+                packs.checked_mul(size_of::<Statex8>() + size_of::<(FrameStats, [u8; 3])>()),
             ),
             (
                 "workers' scratch",
@@ -287,13 +291,14 @@ impl ReferenceCrowd {
                 total,
             )?,
             stats: with_stated(
-                try_vec("character states", packs, FrameStats::default()),
+                try_vec("character states", packs, (FrameStats::default(), [0u8; 3])),
                 total,
             )?,
             chars,
             queue: Queue::default(),
             sorted: Vec::new(),
             scratch,
+            events: Vec::new(),
             rows,
             skeleton,
             library: library.clone(),
@@ -333,9 +338,66 @@ impl ReferenceCrowd {
         (c < self.cfg.characters).then(|| self.chars[c].root_motion)
     }
 
+    /// The last step's events ([`super::Crowd::events`]).
+    pub fn events(&self) -> &[Event] {
+        &self.events
+    }
+
+    /// Copies the last step's events into `out`, cleared first
+    /// ([`super::Crowd::events_into`]).
+    pub fn events_into(&self, out: &mut Vec<Event>) {
+        out.clear();
+        out.extend_from_slice(&self.events);
+    }
+
     /// Queues a command ([`super::Crowd::command`]).
     pub fn command(&mut self, c: usize, cmd: Command) -> Result<()> {
         self.queue.push(self.cfg.characters, &self.library, c, cmd)
+    }
+
+    /// [`Command::Play`] ([`super::Crowd::play`]).
+    pub fn play(&mut self, c: usize, a: Source, b: Source) -> Result<()> {
+        self.command(c, Command::Play { a, b })
+    }
+
+    /// [`Command::Transition`] ([`super::Crowd::transition`]).
+    pub fn transition(
+        &mut self,
+        c: usize,
+        a: Source,
+        b: Source,
+        duration: f32,
+        halflife: f32,
+    ) -> Result<()> {
+        self.command(
+            c,
+            Command::Transition {
+                a,
+                b,
+                duration,
+                halflife,
+            },
+        )
+    }
+
+    /// [`Command::SetWeight`] ([`super::Crowd::set_weight`]).
+    pub fn set_weight(&mut self, c: usize, weight: f32) -> Result<()> {
+        self.command(c, Command::SetWeight { weight })
+    }
+
+    /// [`Command::WeightToward`] ([`super::Crowd::weight_toward`]).
+    pub fn weight_toward(&mut self, c: usize, target: f32, halflife: f32) -> Result<()> {
+        self.command(c, Command::WeightToward { target, halflife })
+    }
+
+    /// [`Command::SetRate`] ([`super::Crowd::set_rate`]).
+    pub fn set_rate(&mut self, c: usize, source: Which, rate: f32) -> Result<()> {
+        self.command(c, Command::SetRate { source, rate })
+    }
+
+    /// [`Command::SetEnd`] ([`super::Crowd::set_end`]).
+    pub fn set_end(&mut self, c: usize, source: Which, end: ClipEnd) -> Result<()> {
+        self.command(c, Command::SetEnd { source, end })
     }
 
     /// [`Command::SetRoot`] ([`super::Crowd::set_root`]).
@@ -439,6 +501,7 @@ impl ReferenceCrowd {
                     }
                 }
                 let step = state.step(happened);
+                let events = [step.ended_a, step.ended_b, step.finished & !trans];
                 // What transitioning characters would have shown.
                 let mut old_state = before;
                 let old_events = old_state.advance(F32x8::splat(dt));
@@ -463,17 +526,19 @@ impl ReferenceCrowd {
                     total.transitions += moving as u32;
                     total.velocity.merge(&check);
                 }
-                *out = total;
+                *out = (total, events);
             });
         self.frames += 1;
         let mut total = FrameStats {
             commands,
             ..FrameStats::default()
         };
-        for s in &self.stats {
+        for (s, _) in &self.stats {
             total.transitions += s.transitions;
             total.velocity.merge(&s.velocity);
         }
+        self.events.clear();
+        push_events(self.stats.iter().map(|s| s.1), n, &mut self.events);
         Ok(total)
     }
 }

@@ -576,7 +576,10 @@ pub(crate) fn check_recentered_root(
 ) -> crate::Result<()> {
     let p = root.pos - origin;
     let most = crate::limits::MAX_POSITION;
-    match [p.x, p.y, p.z].into_iter().find(|x| x.is_nan() || x.abs() > most) {
+    match [p.x, p.y, p.z]
+        .into_iter()
+        .find(|x| x.is_nan() || x.abs() > most)
+    {
         None => Ok(()),
         Some(v) => Err(root_refusal(character, v, "root position re-centred")),
     }
