@@ -144,7 +144,8 @@ pub fn read_file(path: &Path, limit: u64, format: &str, links: Links) -> Result<
 
 /// Replaces `path` with `bytes` whole, or leaves it as it was (module
 /// docs): a temporary file in the same folder, written, flushed to the
-/// disk (`fsync`), given the permissions of the file it replaces, and
+/// disk (`fsync`), given the permissions of the file it replaces (a new
+/// file those `std::fs::write` gives: 0o666 less the umask), and
 /// renamed over `path` (atomic on POSIX file systems). An existing `path`
 /// that is not a regular file (a link, a FIFO, a device, a folder) is
 /// refused, nothing written; so is a folder where no temporary file can be
@@ -177,11 +178,17 @@ pub fn write_file(path: &Path, bytes: &[u8]) -> Result<()> {
             format!("not written ({e}); every existing file is as it was"),
         )
     };
-    let mut tmp = tempfile::Builder::new()
-        .prefix(&format!(".{name}."))
-        .suffix(".kineform-tmp")
-        .tempfile_in(dir)
-        .map_err(failed)?;
+    let prefix = format!(".{name}.");
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(&prefix).suffix(".kineform-tmp");
+    // A new file gets the permissions `std::fs::write` would give it
+    // (0o666 less the umask), not the temporary file's 0o600.
+    #[cfg(unix)]
+    if existing.is_none() {
+        use std::os::unix::fs::PermissionsExt;
+        builder.permissions(std::fs::Permissions::from_mode(0o666));
+    }
+    let mut tmp = builder.tempfile_in(dir).map_err(failed)?;
     tmp.write_all(bytes).map_err(failed)?;
     tmp.flush().map_err(failed)?;
     if let Some(m) = existing {

@@ -115,8 +115,17 @@ fn defect_3_write_file_replaces_regular_files_only() {
     assert!(e.to_string().contains("not written"), "{e}");
     assert_eq!(std::fs::read(&target).unwrap(), b"kept");
     assert_eq!(files_in(&d), ["link.txt", "target.txt"]);
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o640)).unwrap();
     write_file(&target, b"replaced").unwrap();
     assert_eq!(std::fs::read(&target).unwrap(), b"replaced");
+    let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&target), 0o640, "the replaced file's permissions kept");
+    // A new file gets what std::fs::write gives one.
+    let (new, plain) = (d.join("new.txt"), d.join("plain.txt"));
+    write_file(&new, b"x").unwrap();
+    std::fs::write(&plain, b"x").unwrap();
+    assert_eq!(mode(&new), mode(&plain));
 }
 
 /// `f()` on another thread, or `None` when it has not returned after 10 s

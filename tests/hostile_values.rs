@@ -347,3 +347,94 @@ fn defect_8_the_crowd_never_reaches_a_root_a_command_could_not_set() {
     root_domain!(Crowd::new(&library, cfg.clone()).unwrap());
     root_domain!(ReferenceCrowd::new(&library, cfg).unwrap());
 }
+
+/// Defect 8, found by the `clips_from_values` fuzz target: re-centring
+/// judges the root a step would apply, each character's last given, in
+/// both crowds alike (the reference crowd refused an origin that would
+/// take an earlier, overridden root out of the domain; the 8-lane crowd,
+/// which keeps only the last, accepted it).
+#[test]
+fn defect_8_recenter_judges_the_roots_a_step_would_apply() {
+    let library = ClipLibrary::from_bvh(&kineform::data::default_clip()).unwrap();
+    let cfg = CrowdConfig {
+        characters: 3,
+        ..CrowdConfig::default()
+    };
+    let far = Root::standing(Vec3::new(9e5, 0.0, 0.0), 0.0);
+    let near = Root::standing(Vec3::new(1.0, 0.0, 0.0), 0.0);
+    let origin = Vec3::new(-5e5, 0.0, 0.0);
+    let mut lanes = Crowd::new(&library, cfg.clone()).unwrap();
+    let mut reference = ReferenceCrowd::new(&library, cfg).unwrap();
+    for given in [[far, near], [near, far]] {
+        let last_far = given[1] == far;
+        for root in given {
+            lanes.set_root(1, root).unwrap();
+            reference.set_root(1, root).unwrap();
+        }
+        let (a, b) = (lanes.recenter(origin), reference.recenter(origin));
+        assert_eq!(
+            (a.is_err(), b.is_err()),
+            (last_far, last_far),
+            "{a:?} {b:?}"
+        );
+        lanes.step(0.01).unwrap();
+        reference.step(0.01).unwrap();
+        // Re-centred: the near root moved to 500,001; refused: the far one
+        // applied where it was given.
+        let want = if last_far { 9e5 } else { 500_001.0 };
+        assert_eq!(lanes.state(1).unwrap().root.pos.x, want);
+        assert_eq!(reference.state(1).unwrap().root.pos.x, want);
+    }
+}
+
+/// Defect 4, found by the `clips_from_values` fuzz target: within the
+/// domain, world velocities can pass 1e19 (a joint a billion units out on
+/// a root turning at 1.5e12 rad/s: 1.5 rad a frame at the shortest frame
+/// time, played a million times over), whose squares overflow: finite
+/// output whose velocity gap is infinite. It was counted as output that
+/// is not finite; now the count looks at the output (all finite here) and
+/// the check fails instead.
+#[test]
+fn defect_4_finite_output_whose_gap_overflows_is_not_counted_as_non_finite() {
+    let skeleton = Skeleton::new(vec![-1, 0]).unwrap();
+    let offsets = [Vec3::ZERO, Vec3::new(1e6, 0.0, 0.0)];
+    let mut lib = ClipLibrary::new(&skeleton, &offsets).unwrap();
+    let turn = |a: f32| kineform::reference::quat_from_angle_axis(a, Vec3::new(0.0, 1.0, 0.0));
+    let c = Clip::new(
+        2,
+        2,
+        limits::MIN_FRAME_TIME,
+        vec![Vec3::ZERO, offsets[1], Vec3::ZERO, offsets[1]],
+        vec![turn(0.0), Quat::IDENTITY, turn(1.5), Quat::IDENTITY],
+        vec![Vec3::splat(1e3), Vec3::ONE, Vec3::splat(1e3), Vec3::ONE],
+    )
+    .unwrap();
+    lib.add(&skeleton, &c).unwrap();
+    let cfg = CrowdConfig {
+        characters: 1,
+        velocity_check: true,
+        ..CrowdConfig::default()
+    };
+    let mut crowd = ReferenceCrowd::new(&lib, cfg).unwrap();
+    crowd
+        .command(
+            0,
+            CrowdCommand::SetRate {
+                source: kineform::crowd::Which::A,
+                rate: 1e6,
+            },
+        )
+        .unwrap();
+    let mut fastest = 0.0f32;
+    for _ in 0..3 {
+        let s = crowd.step(1.0).unwrap();
+        assert_eq!(s.velocity.non_finite, 0, "{s:?}");
+        for j in 0..3 {
+            let k = crowd.world_kform(0, j).unwrap();
+            let v = [k.pos.x, k.pos.y, k.pos.z, k.vel.x, k.vel.y, k.vel.z];
+            assert!(v.iter().all(|x| x.is_finite()), "{k:?}");
+            fastest = fastest.max(k.vel.x.abs().max(k.vel.z.abs()));
+        }
+    }
+    assert!(fastest > 1e19, "velocities reach {fastest:e}");
+}

@@ -164,9 +164,9 @@ fn source(clip: u8, time: F, rate: F, end: u8) -> Source {
 
 fn to_command(c: &CommandSpec) -> Option<Command> {
     Some(match *c {
-        CommandSpec::Play(clip, t, rate, end, t2, _) => Command::Play {
+        CommandSpec::Play(clip, t, rate, end, t2, rate2) => Command::Play {
             a: source(clip, t, rate, end),
-            b: source(clip.wrapping_add(1), t2, rate, end),
+            b: source(clip.wrapping_add(1), t2, rate2, end),
         },
         CommandSpec::Transition(clip, t, rate, d, h) => Command::Transition {
             a: source(clip, t, rate, 0),
@@ -409,9 +409,9 @@ pub fn check_case(c: &Case) -> usize {
         }
         match b {
             Ok(s) => {
+                finite_world(lanes.as_ref(), &reference, "after a step");
                 assert_eq!(s.velocity.non_finite, 0, "reference: {s:?}");
                 steps += 1;
-                finite_world(lanes.as_ref(), &reference, "after a step");
             }
             Err(e) => {
                 assert!(!e.to_string().is_empty());

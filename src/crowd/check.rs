@@ -92,10 +92,13 @@ impl VelocityCheck {
 /// frame's: the finite difference of positions against the mean of the two
 /// propagated velocities, kept as `dt` times the gap,
 /// `|Δpos - (v + v_prev) dt/2|` (scaled by `1/dt` once per pack, in
-/// [`PackCheck::finish`]). Where the comparison is skipped (`skip`: the
-/// first frame, or the check off), the output's position, velocity,
-/// angular velocity and rotation's `w` are still summed times zero, so a
-/// value that is not finite makes the lane's sum NaN and is counted.
+/// [`PackCheck::finish`]). Whether or not the comparison is skipped
+/// (`skip`: the first frame, or the check off), the output's position,
+/// velocity, angular velocity and rotation's `w` are summed times zero
+/// into the lane's probe, so a value that is not finite makes it NaN and
+/// is counted; a gap that overflows on finite output (velocities past
+/// 1e19 square to infinity) is a failed check, not output that is not
+/// finite.
 #[inline(always)]
 pub(crate) fn write_world(
     w: &mut Motionx8,
@@ -104,25 +107,22 @@ pub(crate) fn write_world(
     half_dt: F32x8,
     check: &mut PackCheck,
 ) {
-    if skip {
-        // 0 for finite values, NaN for any other (x × 0), summed as a tree
-        // so one add per joint waits on the previous joint's.
-        let z = F32x8::ZERO;
-        let zero = |v: Vec3x8, a: F32x8| v.x.mul_add(z, v.y.mul_add(z, v.z.mul_add(z, a)));
-        let pv = zero(g.pos, g.rot.w * z);
-        let va = zero(g.vel, g.ang.x * z);
-        check.sum_gap += pv + g.ang.y.mul_add(z, g.ang.z.mul_add(z, va));
-    } else {
+    // 0 for finite values, NaN for any other (x × 0), summed as a tree so
+    // one add per joint waits on the previous joint's.
+    let z = F32x8::ZERO;
+    let zero = |v: Vec3x8, a: F32x8| v.x.mul_add(z, v.y.mul_add(z, v.z.mul_add(z, a)));
+    let pv = zero(g.pos, g.rot.w * z);
+    let va = zero(g.vel, g.ang.x * z);
+    check.probe += pv + g.ang.y.mul_add(z, g.ang.z.mul_add(z, va));
+    if !skip {
         let e = (g.pos - w.pos) - (g.vel + w.vel) * half_dt;
         let gap = lanes::length(e);
         // A NaN gap is never greater and does not move the maximum; it
-        // shows in the sum (PackCheck::finish counts it).
+        // comes from output that is not finite, which the probe counts.
         let more = gap.simd_gt(check.max_gap);
         check.max_gap = more.select(gap, check.max_gap);
         check.max_joint = more.select(j, check.max_joint);
-        // A rotation that is not finite (a leaf's moves no position) makes
-        // the sum NaN too.
-        check.sum_gap += g.rot.w.mul_add(F32x8::ZERO, gap);
+        check.sum_gap += gap;
         check.max_speed2 = check.max_speed2.fast_max(lanes::dot(g.vel, g.vel));
     }
     *w = *g;
@@ -136,6 +136,9 @@ pub(crate) struct PackCheck {
     sum_gap: F32x8,
     /// Squared, so each joint needs no square root.
     max_speed2: F32x8,
+    /// Each lane's output times zero, summed: NaN where a value is not
+    /// finite.
+    probe: F32x8,
 }
 
 impl PackCheck {
@@ -144,11 +147,12 @@ impl PackCheck {
         max_joint: F32x8::ZERO,
         sum_gap: F32x8::ZERO,
         max_speed2: F32x8::ZERO,
+        probe: F32x8::ZERO,
     };
 
     /// The run-level check of `joints` joints of the `valid` lanes of pack
-    /// `pack` at `frame`, gaps divided by the step `dt`. A lane whose sum
-    /// of gaps is not finite held a value that is not finite. Where the
+    /// `pack` at `frame`, gaps divided by the step `dt`. A lane whose probe
+    /// is not finite held a value that is not finite. Where the
     /// comparison was skipped (`skipped`: the first frame, or the check
     /// off), only those lanes are counted ([`VelocityCheck::non_finite`]).
     pub(crate) fn finish(
@@ -158,9 +162,9 @@ impl PackCheck {
         (skipped, frame): (bool, u64),
         dt: f32,
     ) -> VelocityCheck {
+        let probe = self.probe.to_array();
         if skipped {
-            let sums = self.sum_gap.to_array();
-            let bad = (0..8).filter(|&l| valid[l] && !sums[l].is_finite());
+            let bad = (0..8).filter(|&l| valid[l] && !probe[l].is_finite());
             return VelocityCheck {
                 non_finite: bad.count() as u64,
                 ..VelocityCheck::default()
@@ -177,7 +181,7 @@ impl PackCheck {
         };
         let speeds = self.max_speed2.to_array();
         for l in (0..8).filter(|&l| valid[l]) {
-            if !sums[l].is_finite() {
+            if !probe[l].is_finite() {
                 check.non_finite += 1;
                 continue;
             }
@@ -211,6 +215,7 @@ mod tests {
         c.max_gap = F32x8::new([0.1, 0.2, 0.0, 0.3, 0.0, 0.0, 0.0, 0.0]);
         c.max_joint = F32x8::new([1.0, 2.0, 0.0, 5.0, 0.0, 0.0, 0.0, 0.0]);
         c.sum_gap = F32x8::new([1.0, f32::NAN, f32::INFINITY, 1.0, 0.0, 0.0, 0.0, 0.0]);
+        c.probe = F32x8::new([0.0, f32::NAN, f32::NAN, 0.0, 0.0, 0.0, 0.0, 0.0]);
         c.max_speed2 = splat(100.0);
         let v = c.finish((3, [true; 8]), 10, (false, 7), 0.5);
         assert_eq!(v.non_finite, 2);

@@ -282,12 +282,21 @@ impl Queue {
             .any(|(c, cmd)| *c as usize == character && matches!(cmd, Command::SetRoot(_)))
     }
 
-    /// Every queued root moved by `-origin`, after checking that each stays
-    /// within ±[`crate::limits::MAX_POSITION`] (nothing moved otherwise).
+    /// Every queued root moved by `-origin`, after checking that the one a
+    /// step would apply (each character's last) stays within
+    /// ±[`crate::limits::MAX_POSITION`] (nothing moved otherwise): the
+    /// 8-lane crowd keeps only the last root given, and both crowds judge
+    /// the same roots (found by the `clips_from_values` fuzz target).
     pub(crate) fn recenter(&mut self, origin: crate::reference::Vec3) -> Result<()> {
-        for (c, cmd) in &self.items {
-            if let Command::SetRoot(r) = cmd {
-                super::state::check_recentered_root(*c as usize, r, origin)?;
+        let mut last: Vec<(u32, usize)> = (self.items.iter().enumerate())
+            .filter(|(_, (_, cmd))| matches!(cmd, Command::SetRoot(_)))
+            .map(|(i, (c, _))| (*c, i))
+            .collect();
+        last.sort_unstable();
+        for (k, &(c, i)) in last.iter().enumerate() {
+            let later = last.get(k + 1).is_some_and(|&(next, _)| next == c);
+            if let (false, Command::SetRoot(r)) = (later, &self.items[i].1) {
+                super::state::check_recentered_root(c as usize, r, origin)?;
             }
         }
         for (_, cmd) in &mut self.items {
