@@ -67,13 +67,14 @@ mod output;
 mod passes;
 pub mod reference;
 pub mod state;
+mod store;
 pub mod wander;
 
 mod lanes_crowd;
 
 pub use check::{GapAt, VelocityCheck};
 pub use command::{Command, Which};
-pub use lanes_crowd::Crowd;
+pub use lanes_crowd::{Crowd, PackRange, PreparedStep, ShownRange};
 pub use library::ClipLibrary;
 pub use motion::Motionx8;
 pub use output::{Event, EventKind};
