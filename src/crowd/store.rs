@@ -20,8 +20,7 @@
 
 use super::Root;
 use super::command::Command;
-use super::motion::{Motionx8, ShiftOffsetx8, TurnOffsetx8};
-use super::passes::{PackResult, RootMotionx8};
+use super::motion::{Motionx8, RootMotionx8, ShiftOffsetx8, TurnOffsetx8};
 use super::state::Statex8;
 use crate::lanes::Vec3x8;
 
@@ -202,11 +201,11 @@ impl Packs<'_> {
 /// What a pack's step is to do this frame, set before the packs run.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct PackPlan {
-    /// The pack's commands among the frame's sorted ones
-    /// ([`crate::crowd::passes::Shared::commands`]).
+    /// The pack's commands among the frame's sorted ones (`commands` of
+    /// the passes' `Shared`).
     pub commands: (usize, usize),
     /// Where the pack's transitioning characters' shown poses start among
-    /// the frame's ([`crate::crowd::passes::Shared::shown`]).
+    /// the frame's (`shown` of the passes' `Shared`).
     pub first_mover: usize,
 }
 
@@ -215,6 +214,17 @@ impl PackPlan {
     pub(crate) fn commands<'a>(&self, sorted: &'a [(u32, Command)]) -> &'a [(u32, Command)] {
         &sorted[self.commands.0..self.commands.1]
     }
+}
+
+/// What a pack's frame did (kept per pack in the store, merged in pack
+/// order when the frame finishes, so the figures are the same for any
+/// split of the packs).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct PackResult {
+    /// Whether the pack's step ran this frame.
+    pub ran: bool,
+    pub transitions: u32,
+    pub check: super::VelocityCheck,
 }
 
 pack_store! {

@@ -6,10 +6,10 @@
 
 use super::Crowd;
 use crate::crowd::command::Queue;
-use crate::crowd::motion::{Motionx8, ShiftOffsetx8, Track, TurnOffsetx8};
-use crate::crowd::passes::{PackResult, RootMotionx8, Scratches, ShownPoses};
+use crate::crowd::motion::{Motionx8, RootMotionx8, ShiftOffsetx8, Track, TurnOffsetx8};
+use crate::crowd::passes::{Scratches, ShownPoses};
 use crate::crowd::state::{ClipRows, Statex8};
-use crate::crowd::store::{PackPlan, PackStore, Rows};
+use crate::crowd::store::{PackPlan, PackResult, PackStore, Rows};
 use crate::crowd::{ClipLibrary, CrowdConfig, Root, Transition};
 use crate::database::Database;
 use crate::error::{Error, Result};

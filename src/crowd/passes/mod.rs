@@ -11,8 +11,7 @@
 //!
 //! One file per part, in the order a frame runs them:
 //!
-//! - `shared`: what every pack's frame reads ([`Shared`]) and what it
-//!   reports ([`PackResult`]).
+//! - `shared`: what every pack's frame reads ([`Shared`]).
 //! - `shown`: before the packs run, the poses the frame's transitioning
 //!   characters would have shown ([`shown_batch`](shown::shown_batch)), eight at a time
 //!   across packs, from the store's kept state ([`ShownPoses`], and the
@@ -23,7 +22,8 @@
 //! - `transition`: inertialization, or dead blending, while a transition
 //!   runs.
 //! - `root_motion`: the clips' root translation taken out of the pose
-//!   where the crowd extracts it ([`RootMotionx8`]).
+//!   where the crowd extracts it (kept per pack as
+//!   [`RootMotionx8`](crate::crowd::motion::RootMotionx8)).
 //! - `fk`: forward kinematics into the world output, with the velocity
 //!   check.
 //! - `scratch` and `ahead`: each thread's scratch ([`PackScratch`],
@@ -44,7 +44,6 @@ mod transition;
 
 pub(crate) use ahead::Ahead;
 pub(crate) use pack_step::step_pack;
-pub(crate) use root_motion::RootMotionx8;
 pub(crate) use scratch::{PackScratch, Scratches};
-pub(crate) use shared::{PackResult, Shared};
+pub(crate) use shared::Shared;
 pub(crate) use shown::{ShownBatches, ShownPoses};

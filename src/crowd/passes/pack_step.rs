@@ -10,13 +10,13 @@ use super::fk::fk_pass;
 use super::root_motion::extract_root;
 use super::sampling::input;
 use super::scratch::PackScratch;
-use super::shared::{PackResult, Shared};
+use super::shared::Shared;
 use super::transition::{dead_blend_pass, fade, inertialize_pass};
 use crate::crowd::command::Command;
 use crate::crowd::halflives::Decay;
 use crate::crowd::motion::*;
 use crate::crowd::state::Stepx8;
-use crate::crowd::store::Pack;
+use crate::crowd::store::{Pack, PackResult};
 use crate::lanes::{self, CubicWeights, splat};
 use crate::prefetch;
 

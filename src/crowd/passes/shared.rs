@@ -1,7 +1,6 @@
 //! What every pack's frame reads that is not the pack's own state
 //! ([`Shared`]): the clips, the skeleton, the frame's commands and shown
-//! poses, the step and the crowd's settings; and what a pack's frame
-//! reports ([`PackResult`]).
+//! poses, the step and the crowd's settings.
 
 use super::ahead::Ahead;
 use crate::crowd::command::Command;
@@ -40,15 +39,4 @@ pub(crate) struct Shared<'a> {
     /// Dead blending's half-lives fitted per joint and axis, with the
     /// fit's parameters; `None` for one half-life per transition.
     pub fit: Option<Fit>,
-}
-
-/// What a pack's frame did (kept per pack in the store, merged in pack
-/// order when the frame finishes, so the figures are the same for any
-/// split of the packs).
-#[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct PackResult {
-    /// Whether the pack's step ran this frame.
-    pub ran: bool,
-    pub transitions: u32,
-    pub check: crate::crowd::VelocityCheck,
 }
