@@ -29,6 +29,15 @@
 //!   over `world_packed`), rotations, against a plain copy of as many
 //!   bytes as the positions.
 //!
+//! - `crowd/tasks/*`: the step run as tasks on threads of the caller's
+//!   own (`Crowd::prepare`, the shown poses and the packs split into one
+//!   run per thread on `std::thread::scope` threads started each frame,
+//!   `finish`) against `Crowd::step` on rayon, on the demo's frame; and on
+//!   a frame in which every character starts a transition (the shown
+//!   poses as large as they get: 1,250 batches), with the shown poses
+//!   split among the threads or computed on one before the packs run.
+//!   Only the step is timed (the commands are given untimed).
+//!
 //! Throughput is in character-joints (clip joints, 31 per character).
 //! Frames run inside the thread pool, one `install` per criterion sample,
 //! as the main job and an engine's frame loop run them.
@@ -361,5 +370,92 @@ fn crowd(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, crowd);
+/// The step run as tasks on the caller's threads (module docs).
+fn tasks(c: &mut Criterion) {
+    let library = ClipLibrary::from_bvh(&data::default_clip()).expect("library");
+    let joints = library.skeleton().len();
+    let t = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let cfg = CrowdConfig {
+        characters: 10_000,
+        ..Default::default()
+    };
+    let n = cfg.characters;
+    let p = pool(t);
+    let mut group = c.benchmark_group("crowd/tasks");
+    group.throughput(Throughput::Elements((n * joints) as u64));
+    group
+        .sample_size(30)
+        .measurement_time(Duration::from_secs(6));
+    // One run per thread on threads started for each part, as an engine's
+    // scoped tasks; `shown` false leaves the shown poses to `packs()`,
+    // which computes them on the calling thread.
+    let own_threads = |crowd: &mut Crowd, shown: bool| {
+        let mut frame = crowd.prepare(DT).expect("prepare");
+        if shown {
+            std::thread::scope(|s| {
+                for part in frame.shown().split(t) {
+                    s.spawn(move || part.run());
+                }
+            });
+        }
+        std::thread::scope(|s| {
+            for part in frame.packs().split(t) {
+                s.spawn(move || part.run());
+            }
+        });
+        frame.finish()
+    };
+    for way in ["step", "own_threads"] {
+        let (mut crowd, mut wander) = driven(&library, cfg.clone(), &p);
+        group.bench_function(format!("{way}_{t}t"), |bch| {
+            bch.iter_custom(|iters| {
+                let mut spent = Duration::ZERO;
+                for _ in 0..iters {
+                    wander.update(&mut crowd, DT).expect("driver");
+                    let start = Instant::now();
+                    let stats = match way {
+                        "step" => p.install(|| crowd.step(DT)).expect("step"),
+                        _ => own_threads(&mut crowd, true),
+                    };
+                    spent += start.elapsed();
+                    std::hint::black_box(stats);
+                }
+                spent
+            })
+        });
+    }
+    // Every character starts a transition every frame.
+    let all_transition = |crowd: &mut Crowd, frame: usize| {
+        for c in 0..n {
+            let t = ((c * 7 + frame) % 100) as f32 * 0.015;
+            let (a, b) = (Source::looping(0, t), Source::looping(0, t + 0.1));
+            crowd.transition(c, a, b, 0.3, 0.1).expect("transition");
+        }
+    };
+    for way in ["step", "shown_split", "shown_on_one_thread"] {
+        let (mut crowd, _) = driven(&library, cfg.clone(), &p);
+        let mut frame = 0;
+        group.bench_function(format!("all_transition_{way}_{t}t"), |bch| {
+            bch.iter_custom(|iters| {
+                let mut spent = Duration::ZERO;
+                for _ in 0..iters {
+                    all_transition(&mut crowd, frame);
+                    frame += 1;
+                    let start = Instant::now();
+                    let stats = match way {
+                        "step" => p.install(|| crowd.step(DT)).expect("step"),
+                        "shown_split" => own_threads(&mut crowd, true),
+                        _ => own_threads(&mut crowd, false),
+                    };
+                    spent += start.elapsed();
+                    std::hint::black_box(stats);
+                }
+                spent
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, crowd, tasks);
 criterion_main!(benches);
