@@ -242,13 +242,32 @@ impl ReferenceCrowd {
     /// ([`super::Crowd::step`]).
     pub fn step(&mut self, dt: f32) -> Result<FrameStats> {
         check_dt(dt)?;
-        let j = self.skeleton.len();
-        let (cfg, clips, rows) = (&self.cfg, self.library.clips(), &self.rows[..]);
-        let parents = self.skeleton.parents();
-        let frame = self.frames;
+        // The frame's commands, by character.
         self.queue.drain_sorted(&mut self.sorted);
         let commands = self.sorted.len() as u32;
-        let sorted = &self.sorted[..];
+        // The packs, each its characters' frames one at a time.
+        let stats = self.packs(dt);
+        self.frames += 1;
+        let mut total = FrameStats {
+            commands,
+            ..FrameStats::default()
+        };
+        for s in &stats {
+            total.transitions += s.transitions;
+            total.velocity.merge(&s.velocity);
+        }
+        if !self.cfg.velocity_check {
+            total.velocity = VelocityCheck::default();
+        }
+        Ok(total)
+    }
+
+    /// Every pack's frame ([`reference_pack`]) on the current rayon pool,
+    /// with the frame's sorted commands; each pack's figures.
+    fn packs(&mut self, dt: f32) -> Vec<FrameStats> {
+        let j = self.skeleton.len();
+        let crowd = (&self.cfg, self.library.clips(), self.skeleton.parents());
+        let frame = (&self.sorted[..], &self.rows[..], self.frames, dt);
         let scratch = || {
             let p = || Pose::new(j);
             RefScratch {
@@ -264,68 +283,67 @@ impl ReferenceCrowd {
                 flips: vec![false; j],
             }
         };
-        let n = cfg.characters;
-        let stats: Vec<FrameStats> = self
-            .states
+        self.states
             .par_iter_mut()
             .zip(self.chars.par_chunks_mut(8))
             .enumerate()
             .map_init(scratch, |s, (p, (state, chars))| {
-                let before = *state;
-                let happened = state.advance(F32x8::splat(dt));
-                let lo = sorted.partition_point(|(c, _)| (*c as usize) < p * 8);
-                let hi = sorted.partition_point(|(c, _)| (*c as usize) < (p + 1) * 8);
-                let (mut trans, mut played) = (0u8, 0u8);
-                for (c, cmd) in &sorted[lo..hi] {
-                    let l = *c as usize % 8;
-                    if state.apply(l, cmd, rows) {
-                        trans |= 1 << l;
-                    } else if matches!(cmd, Command::Play { .. }) {
-                        played |= 1 << l;
-                    }
-                }
-                let step = state.step(happened);
-                // What transitioning characters would have shown.
-                let mut old_state = before;
-                let old_events = old_state.advance(F32x8::splat(dt));
-                let old_step = old_state.step(old_events);
-                let mut total = FrameStats::default();
-                for (l, ch) in chars.iter_mut().enumerate() {
-                    let c = p * 8 + l;
-                    if c >= n {
-                        break;
-                    }
-                    let moving = trans & (1 << l) != 0;
-                    let now = char_step(&step, state, l);
-                    let old = moving.then(|| char_step(&old_step, &old_state, l));
-                    let jumped = (played | trans) & (1 << l) != 0;
-                    let check = reference_frame(
-                        (cfg, clips, parents),
-                        (&now, old.as_ref()),
-                        ch,
-                        s,
-                        (c, frame, dt, jumped),
-                    );
-                    total.transitions += moving as u32;
-                    total.velocity.merge(&check);
-                }
-                total
+                reference_pack(crowd, frame, (p, state, chars), s)
             })
-            .collect();
-        self.frames += 1;
-        let mut total = FrameStats {
-            commands,
-            ..FrameStats::default()
-        };
-        for s in &stats {
-            total.transitions += s.transitions;
-            total.velocity.merge(&s.velocity);
-        }
-        if !cfg.velocity_check {
-            total.velocity = VelocityCheck::default();
-        }
-        Ok(total)
+            .collect()
     }
+}
+
+/// Pack `p`'s frame, as the lanes crowd's (`passes::step_pack`): its
+/// characters' states advanced and their commands (among the frame's
+/// `sorted` ones) applied with the same code, then each character's frame
+/// through the reference ([`reference_frame`]), where it transitions from
+/// the pose it would have shown without its commands.
+fn reference_pack(
+    (cfg, clips, parents): (&CrowdConfig, &[Clip], &[i32]),
+    (sorted, rows, frame, dt): (&[(u32, Command)], &[ClipRows], u64, f32),
+    (p, state, chars): (usize, &mut Statex8, &mut [RefState]),
+    s: &mut RefScratch,
+) -> FrameStats {
+    let before = *state;
+    let happened = state.advance(F32x8::splat(dt));
+    let lo = sorted.partition_point(|(c, _)| (*c as usize) < p * 8);
+    let hi = sorted.partition_point(|(c, _)| (*c as usize) < (p + 1) * 8);
+    let (mut trans, mut played) = (0u8, 0u8);
+    for (c, cmd) in &sorted[lo..hi] {
+        let l = *c as usize % 8;
+        if state.apply(l, cmd, rows) {
+            trans |= 1 << l;
+        } else if matches!(cmd, Command::Play { .. }) {
+            played |= 1 << l;
+        }
+    }
+    let step = state.step(happened);
+    // What transitioning characters would have shown.
+    let mut old_state = before;
+    let old_events = old_state.advance(F32x8::splat(dt));
+    let old_step = old_state.step(old_events);
+    let mut total = FrameStats::default();
+    for (l, ch) in chars.iter_mut().enumerate() {
+        let c = p * 8 + l;
+        if c >= cfg.characters {
+            break;
+        }
+        let moving = trans & (1 << l) != 0;
+        let now = char_step(&step, state, l);
+        let old = moving.then(|| char_step(&old_step, &old_state, l));
+        let jumped = (played | trans) & (1 << l) != 0;
+        let check = reference_frame(
+            (cfg, clips, parents),
+            (&now, old.as_ref()),
+            ch,
+            s,
+            (c, frame, dt, jumped),
+        );
+        total.transitions += moving as u32;
+        total.velocity.merge(&check);
+    }
+    total
 }
 
 /// Samples clip `src` at `time` played at `rate` into crowd pose `out`
