@@ -30,9 +30,10 @@
 //!   bytes as the positions.
 //!
 //! - `crowd/tasks/*`: the step run as tasks on threads of the caller's
-//!   own (`Crowd::prepare`, the shown poses and the packs split into one
-//!   run per thread on `std::thread::scope` threads started each frame,
-//!   `finish`) against `Crowd::step` on rayon, on the demo's frame; and on
+//!   own (`Crowd::prepare`, the shown poses and the packs each split into
+//!   8 runs per thread, taken in turn by `std::thread::scope` threads
+//!   started for each part, `finish`) against `Crowd::step` on rayon, on
+//!   the demo's frame; and on
 //!   a frame in which every character starts a transition (the shown
 //!   poses as large as they get: 1,250 batches), with the shown poses
 //!   split among the threads or computed on one before the packs run.
@@ -48,8 +49,8 @@ use common::*;
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use kineform::crowd::command::Which;
 use kineform::crowd::{
-    ClipEnd, ClipLibrary, Command, Crowd, CrowdConfig, DeadBlendHalflives, ReferenceCrowd, Root,
-    Sampling, Source, Transition, Wander, WanderConfig,
+    ClipEnd, ClipLibrary, Command, Crowd, CrowdConfig, DeadBlendHalflives, PackRange,
+    ReferenceCrowd, Root, Sampling, ShownRange, Source, Transition, Wander, WanderConfig,
 };
 use kineform::data;
 use kineform::reference::Vec3;
@@ -386,23 +387,29 @@ fn tasks(c: &mut Criterion) {
     group
         .sample_size(30)
         .measurement_time(Duration::from_secs(6));
-    // One run per thread on threads started for each part, as an engine's
-    // scoped tasks; `shown` false leaves the shown poses to `packs()`,
-    // which computes them on the calling thread.
+    // Each part split into 8 runs per thread, which `t` threads started
+    // for the part take in turn (a job system's queue: a thread the
+    // machine slows down takes fewer); `shown` false leaves the shown
+    // poses to `packs()`, which computes them on the calling thread.
+    fn on_threads<T: Send>(runs: impl Iterator<Item = T>, t: usize, run: fn(T)) {
+        let queue = std::sync::Mutex::new(runs.collect::<Vec<T>>().into_iter());
+        let next = || queue.lock().unwrap_or_else(|e| e.into_inner()).next();
+        std::thread::scope(|s| {
+            for _ in 0..t {
+                s.spawn(|| {
+                    while let Some(r) = next() {
+                        run(r)
+                    }
+                });
+            }
+        });
+    }
     let own_threads = |crowd: &mut Crowd, shown: bool| {
         let mut frame = crowd.prepare(DT).expect("prepare");
         if shown {
-            std::thread::scope(|s| {
-                for part in frame.shown().split(t) {
-                    s.spawn(move || part.run());
-                }
-            });
+            on_threads(frame.shown().split(8 * t), t, ShownRange::run);
         }
-        std::thread::scope(|s| {
-            for part in frame.packs().split(t) {
-                s.spawn(move || part.run());
-            }
-        });
+        on_threads(frame.packs().split(8 * t), t, PackRange::run);
         frame.finish()
     };
     for way in ["step", "own_threads"] {
