@@ -322,6 +322,32 @@ impl PreparedStep<'_> {
     }
 }
 
+impl core::fmt::Debug for PreparedStep<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("PreparedStep")
+            .field("dt", &self.dt)
+            .field("commands", &self.commands)
+            .field("packs", &self.crowd.packs.count)
+            .finish_non_exhaustive()
+    }
+}
+
+impl core::fmt::Debug for ShownRange<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("ShownRange")
+            .field("batches", &self.batches())
+            .finish_non_exhaustive()
+    }
+}
+
+impl core::fmt::Debug for PackRange<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("PackRange")
+            .field("packs", &self.packs())
+            .finish_non_exhaustive()
+    }
+}
+
 impl Drop for PreparedStep<'_> {
     fn drop(&mut self) {
         if !self.finished && !std::thread::panicking() {
