@@ -8,13 +8,15 @@
 
 use rayon::prelude::*;
 
+use super::Transition;
 use super::check::GapAt;
-use super::command::{self, Command, Queue};
+use super::command::{self, Command, Queue, Which};
 use super::lanes_crowd::check_dt;
 use super::lanes_crowd::construct::{clip_rows, crowd_skeleton, try_vec};
+use super::output::push_events;
 use super::state::{ClipRows, Statex8, Stepx8};
-use super::{CharacterState, VelocityCheck};
-use super::{ClipLibrary, CrowdConfig, FrameStats, Root, RootMotion, Sampling, Transition};
+use super::{CharacterState, Event, VelocityCheck};
+use super::{ClipEnd, ClipLibrary, CrowdConfig, FrameStats, Root, RootMotion, Sampling, Source};
 use crate::clip::Clip;
 use crate::database::Database;
 use crate::error::{Error, Result};
@@ -32,6 +34,8 @@ pub struct ReferenceCrowd {
     chars: Vec<RefState>,
     queue: Queue,
     sorted: Vec<(u32, Command)>,
+    /// The last step's events ([`super::Crowd::events`]).
+    events: Vec<Event>,
     frames: u64,
 }
 
@@ -163,6 +167,7 @@ impl ReferenceCrowd {
             chars,
             queue: Queue::default(),
             sorted: Vec::new(),
+            events: Vec::new(),
             rows,
             skeleton,
             library: library.clone(),
@@ -202,9 +207,66 @@ impl ReferenceCrowd {
         (c < self.cfg.characters).then(|| self.chars[c].root_motion)
     }
 
+    /// The last step's events ([`super::Crowd::events`]).
+    pub fn events(&self) -> &[Event] {
+        &self.events
+    }
+
+    /// Copies the last step's events into `out`, cleared first
+    /// ([`super::Crowd::events_into`]).
+    pub fn events_into(&self, out: &mut Vec<Event>) {
+        out.clear();
+        out.extend_from_slice(&self.events);
+    }
+
     /// Queues a command ([`super::Crowd::command`]).
     pub fn command(&mut self, c: usize, cmd: Command) -> Result<()> {
         self.queue.push(self.cfg.characters, &self.library, c, cmd)
+    }
+
+    /// [`Command::Play`] ([`super::Crowd::play`]).
+    pub fn play(&mut self, c: usize, a: Source, b: Source) -> Result<()> {
+        self.command(c, Command::Play { a, b })
+    }
+
+    /// [`Command::Transition`] ([`super::Crowd::transition`]).
+    pub fn transition(
+        &mut self,
+        c: usize,
+        a: Source,
+        b: Source,
+        duration: f32,
+        halflife: f32,
+    ) -> Result<()> {
+        self.command(
+            c,
+            Command::Transition {
+                a,
+                b,
+                duration,
+                halflife,
+            },
+        )
+    }
+
+    /// [`Command::SetWeight`] ([`super::Crowd::set_weight`]).
+    pub fn set_weight(&mut self, c: usize, weight: f32) -> Result<()> {
+        self.command(c, Command::SetWeight { weight })
+    }
+
+    /// [`Command::WeightToward`] ([`super::Crowd::weight_toward`]).
+    pub fn weight_toward(&mut self, c: usize, target: f32, halflife: f32) -> Result<()> {
+        self.command(c, Command::WeightToward { target, halflife })
+    }
+
+    /// [`Command::SetRate`] ([`super::Crowd::set_rate`]).
+    pub fn set_rate(&mut self, c: usize, source: Which, rate: f32) -> Result<()> {
+        self.command(c, Command::SetRate { source, rate })
+    }
+
+    /// [`Command::SetEnd`] ([`super::Crowd::set_end`]).
+    pub fn set_end(&mut self, c: usize, source: Which, end: ClipEnd) -> Result<()> {
+        self.command(c, Command::SetEnd { source, end })
     }
 
     /// [`Command::SetRoot`] ([`super::Crowd::set_root`]).
@@ -252,10 +314,14 @@ impl ReferenceCrowd {
             commands,
             ..FrameStats::default()
         };
-        for s in &stats {
+        for (s, _) in &stats {
             total.transitions += s.transitions;
             total.velocity.merge(&s.velocity);
         }
+        // The events.
+        self.events.clear();
+        let n = self.cfg.characters;
+        push_events(stats.iter().map(|s| s.1), n, &mut self.events);
         if !self.cfg.velocity_check {
             total.velocity = VelocityCheck::default();
         }
@@ -263,8 +329,9 @@ impl ReferenceCrowd {
     }
 
     /// Every pack's frame ([`reference_pack`]) on the current rayon pool,
-    /// with the frame's sorted commands; each pack's figures.
-    fn packs(&mut self, dt: f32) -> Vec<FrameStats> {
+    /// with the frame's sorted commands; each pack's figures and event
+    /// bits.
+    fn packs(&mut self, dt: f32) -> Vec<(FrameStats, [u8; 3])> {
         let j = self.skeleton.len();
         let crowd = (&self.cfg, self.library.clips(), self.skeleton.parents());
         let frame = (&self.sorted[..], &self.rows[..], self.frames, dt);
@@ -298,13 +365,15 @@ impl ReferenceCrowd {
 /// characters' states advanced and their commands (among the frame's
 /// `sorted` ones) applied with the same code, then each character's frame
 /// through the reference ([`reference_frame`]), where it transitions from
-/// the pose it would have shown without its commands.
+/// the pose it would have shown without its commands; the pack's figures
+/// and its events (bits per lane: source A ended, source B ended, a
+/// transition finished).
 fn reference_pack(
     (cfg, clips, parents): (&CrowdConfig, &[Clip], &[i32]),
     (sorted, rows, frame, dt): (&[(u32, Command)], &[ClipRows], u64, f32),
     (p, state, chars): (usize, &mut Statex8, &mut [RefState]),
     s: &mut RefScratch,
-) -> FrameStats {
+) -> (FrameStats, [u8; 3]) {
     let before = *state;
     let happened = state.advance(F32x8::splat(dt));
     let lo = sorted.partition_point(|(c, _)| (*c as usize) < p * 8);
@@ -319,6 +388,7 @@ fn reference_pack(
         }
     }
     let step = state.step(happened);
+    let events = [step.ended_a, step.ended_b, step.finished & !trans];
     // What transitioning characters would have shown.
     let mut old_state = before;
     let old_events = old_state.advance(F32x8::splat(dt));
@@ -343,7 +413,7 @@ fn reference_pack(
         total.transitions += moving as u32;
         total.velocity.merge(&check);
     }
-    total
+    (total, events)
 }
 
 /// Samples clip `src` at `time` played at `rate` into crowd pose `out`
