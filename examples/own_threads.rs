@@ -1,16 +1,35 @@
 //! A crowd stepped on threads of the game's own, as an engine with its own
 //! job system does (the task pool of Bevy, a studio's scheduler): the step
-//! is prepared, its parts are split into runs and handed to the threads,
-//! and the frame is finished. Here the threads are plain
-//! `std::thread::scope` threads; an engine hands the same runs to its
-//! scoped tasks (`part.run()` in each). A twin crowd stepped the default
-//! way (on rayon) shows that the output is the same bit for bit.
+//! is prepared, its parts are split into runs that the threads take in
+//! turn, and the frame is finished. Here the threads are plain
+//! `std::thread::scope` threads started for each part; an engine hands
+//! the same runs to its scoped tasks (`part.run()` in each). A twin crowd
+//! stepped the default way (on rayon) shows that the output is the same
+//! bit for bit.
 //!
 //! `cargo run --release --example own_threads [CHARACTERS [THREADS]]`
 
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use kineform::crowd::{ClipLibrary, Crowd, CrowdConfig, Source};
+use kineform::crowd::{ClipLibrary, Crowd, CrowdConfig, PackRange, ShownRange, Source};
+
+/// Runs `runs` on `threads` threads of our own, each taking the next run
+/// until none is left (as a job system's workers take tasks: a thread the
+/// machine slows down takes fewer).
+fn on_threads<T: Send>(runs: impl Iterator<Item = T>, threads: usize, run: fn(T)) {
+    let queue = Mutex::new(runs.collect::<Vec<T>>().into_iter());
+    let next = || queue.lock().unwrap().next();
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(|| {
+                while let Some(part) = next() {
+                    run(part)
+                }
+            });
+        }
+    });
+}
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
@@ -37,20 +56,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
 
         // The step on our threads: the commands planned, the poses the
-        // transitioning characters would have shown, the packs, then the
-        // events and figures.
+        // transitioning characters would have shown, the packs (each part
+        // in 8 runs a thread), then the events and figures.
         let start = Instant::now();
         let mut step = crowd.prepare(dt)?;
-        std::thread::scope(|s| {
-            for part in step.shown().split(threads) {
-                s.spawn(move || part.run());
-            }
-        });
-        std::thread::scope(|s| {
-            for part in step.packs().split(threads) {
-                s.spawn(move || part.run());
-            }
-        });
+        on_threads(step.shown().split(8 * threads), threads, ShownRange::run);
+        on_threads(step.packs().split(8 * threads), threads, PackRange::run);
         let stats = step.finish();
         ours += start.elapsed();
 
