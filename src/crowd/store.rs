@@ -96,14 +96,14 @@ impl<'a, T> RowsMut<'a, T> {
 }
 
 /// Declares [`PackStore`] and its views from one list of fields (see the
-/// module docs): `one { name: Type, }` for one item per pack, `rows {
+/// module's docs): `one { name: Type, }` for one item per pack, `rows {
 /// name: Type, }` for rows of items per pack.
 macro_rules! pack_store {
     (
         one { $( $(#[$od:meta])* $o:ident: $ot:ty, )* }
         rows { $( $(#[$rd:meta])* $r:ident: $rt:ty, )* }
     ) => {
-        /// Everything the crowd keeps or schedules per pack (module docs),
+        /// Everything the crowd keeps or schedules per pack (the module's docs),
         /// each field pack-major.
         pub(crate) struct PackStore {
             /// Number of packs.

@@ -41,8 +41,9 @@ impl Crowd {
     }
 
     /// Prepares a step of `dt` seconds for a caller to run on threads of
-    /// its own (module docs): the queued commands are taken and planned
-    /// per pack, and nothing else changes until the frame's parts run.
+    /// its own ([`PreparedStep`]): the queued commands are taken and
+    /// planned per pack, and nothing else changes until the frame's parts
+    /// run.
     /// Refuses a `dt` that is not finite and in `(0, 1000]`, changing
     /// nothing. The frame borrows the crowd until it is finished (or
     /// dropped, which finishes it). Each part is a run of work that splits
@@ -244,12 +245,26 @@ macro_rules! dispatch {
     };
 }
 
-/// A crowd's step prepared for a caller's threads ([`Crowd::prepare`];
-/// module docs): the shown poses ([`PreparedStep::shown`]), the packs
-/// ([`PreparedStep::packs`]), then [`PreparedStep::finish`]. It holds the
-/// crowd until it is finished; dropped unfinished, it finishes the frame
-/// on the dropping thread (unless that thread is panicking), so the crowd
-/// never keeps half a step.
+/// A crowd's step prepared for a caller's threads ([`Crowd::prepare`]), as
+/// ozz-animation's jobs are: thread-agnostic. Its parts, in order: the
+/// poses that the characters starting a transition would have shown
+/// ([`PreparedStep::shown`], batches of eight characters from any packs),
+/// each pack's passes ([`PreparedStep::packs`]), then
+/// [`PreparedStep::finish`], which gathers the events and the figures.
+/// Both middle parts hand out runs of work ([`ShownRange`],
+/// [`PackRange`]) that split into disjoint runs and run from any thread,
+/// each batch and pack at most once; whatever was not run is run by the
+/// next part, on its calling thread, so the frame always completes, and
+/// its output is bit-identical to [`Crowd::step`]'s for any split and any
+/// threads ([`Crowd::step`] runs the same parts on the current rayon
+/// pool).
+///
+/// It holds the crowd until it is finished; dropped unfinished, it
+/// finishes the frame on the dropping thread (unless that thread is
+/// panicking), so the crowd never keeps half a step. Each thread that
+/// runs a part uses a scratch of about 75 KB for the CMU skeleton: a
+/// rayon worker its own, any other thread one the crowd keeps for it
+/// (made the first time it is needed).
 pub struct PreparedStep<'c> {
     crowd: &'c mut Crowd,
     dt: f32,

@@ -29,7 +29,8 @@ struct Given {
     played: u8,
 }
 
-/// One frame of one pack (module docs), its figures into `pack.result`.
+/// One frame of one pack (the module's docs), its figures into
+/// `pack.result`.
 pub(crate) fn step_pack<const CUBIC: bool, const INERT: bool>(
     sh: &Shared,
     mut pack: Pack,
