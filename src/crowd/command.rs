@@ -267,14 +267,6 @@ impl Queue {
         })
     }
 
-    /// Number of queued [`Command::Transition`]s.
-    pub(crate) fn transitions(&self) -> usize {
-        self.items
-            .iter()
-            .filter(|(_, c)| matches!(c, Command::Transition { .. }))
-            .count()
-    }
-
     /// Whether a [`Command::SetRoot`] is queued for `character`.
     pub(crate) fn sets_root(&self, character: usize) -> bool {
         self.items

@@ -8,9 +8,10 @@ use std::sync::Mutex;
 
 use super::Crowd;
 use crate::crowd::command::Queue;
-use crate::crowd::motion::{Motionx8, ShiftOffsetx8, Track, TurnOffsetx8};
-use crate::crowd::passes::{PackScratch, RootMotionx8};
+use crate::crowd::motion::{Motionx8, RootMotionx8, ShiftOffsetx8, Track, TurnOffsetx8};
+use crate::crowd::passes::{PackScratch, Scratches, ShownPoses};
 use crate::crowd::state::{ClipRows, Statex8};
+use crate::crowd::store::{PackPlan, PackResult, PackStore, Rows};
 use crate::crowd::{ClipLibrary, CrowdConfig, Root, Transition};
 use crate::database::Database;
 use crate::error::{Error, Result};
@@ -195,53 +196,79 @@ impl Crowd {
             }
             t
         };
-        Ok(Crowd {
+        let store = PackStore {
+            count: packs,
             states: try_vec("character states", packs, Statex8::new(rows[0]))?,
-            turns: try_vec(
-                "inertialization offsets",
-                if inert { n(turning)? } else { 0 },
-                TurnOffsetx8::ZERO,
-            )?,
-            shifts: try_vec(
-                "inertialization offsets",
-                if inert { n(moving)? } else { 0 },
-                ShiftOffsetx8::ZERO,
-            )?,
-            transition,
-            dead_flips: try_vec("dead blending's paths", if inert { 0 } else { n(j)? }, 0)?,
+            root_motion: try_vec("root motion", packs, RootMotionx8::ZERO)?,
+            root_set: try_vec("roots given", packs, 0)?,
+            events: try_vec("events", packs, [0; 4])?,
+            plan: try_vec("the frame's plan", packs, PackPlan::default())?,
+            result: try_vec("the frame's figures", packs, PackResult::default())?,
+            ab_flips: Rows::new(try_vec("blend paths", n(j)?, 0)?, packs),
+            turns: Rows::new(
+                try_vec(
+                    "inertialization offsets",
+                    if inert { n(turning)? } else { 0 },
+                    TurnOffsetx8::ZERO,
+                )?,
+                packs,
+            ),
+            shifts: Rows::new(
+                try_vec(
+                    "inertialization offsets",
+                    if inert { n(moving)? } else { 0 },
+                    ShiftOffsetx8::ZERO,
+                )?,
+                packs,
+            ),
+            transition: Rows::new(transition, packs),
+            dead_flips: Rows::new(
+                try_vec("dead blending's paths", if inert { 0 } else { n(j)? }, 0)?,
+                packs,
+            ),
             // Any finite half-life: read only while a transition runs, and
             // written at its start.
-            fit_rot: try_vec(
-                "dead blending's fitted half-lives",
-                if fitted { n(turning)? } else { 0 },
-                Vec3x8::splat(crate::reference::Vec3::splat(0.2)),
-            )?,
-            fit_pos: try_vec(
-                "dead blending's fitted half-lives",
-                if fitted { n(moving)? } else { 0 },
-                Vec3x8::splat(crate::reference::Vec3::splat(0.2)),
-            )?,
-            ab_flips: try_vec("blend paths", n(j)?, 0)?,
-            world: try_vec("world output", n(j)?, Motionx8::REST)?,
-            root_motion: try_vec("root motion", packs, RootMotionx8::ZERO)?,
-            pack_events: try_vec("events", packs, [0; 4])?,
+            fit_rot: Rows::new(
+                try_vec(
+                    "dead blending's fitted half-lives",
+                    if fitted { n(turning)? } else { 0 },
+                    Vec3x8::splat(crate::reference::Vec3::splat(0.2)),
+                )?,
+                packs,
+            ),
+            fit_pos: Rows::new(
+                try_vec(
+                    "dead blending's fitted half-lives",
+                    if fitted { n(moving)? } else { 0 },
+                    Vec3x8::splat(crate::reference::Vec3::splat(0.2)),
+                )?,
+                packs,
+            ),
+            roots: Rows::new(
+                try_vec(
+                    "roots given",
+                    n(8)?,
+                    Root::standing(crate::reference::Vec3::ZERO, 0.0),
+                )?,
+                packs,
+            ),
+            world: Rows::new(try_vec("world output", n(j)?, Motionx8::REST)?, packs),
+        };
+        debug_assert!(store.is_whole());
+        Ok(Crowd {
+            packs: store,
             events: Vec::new(),
             tracks,
             turning,
             rest,
-            scratch,
+            scratch: Scratches {
+                workers: scratch,
+                spare: Default::default(),
+            },
             queue: Queue::default(),
-            root_next: try_vec(
-                "roots given",
-                n(8)?,
-                Root::standing(crate::reference::Vec3::ZERO, 0.0),
-            )?,
-            root_set: try_vec("roots given", packs, 0)?,
             roots_given: 0,
             sorted: Vec::new(),
-            movers: Vec::new(),
-            first_mover: Vec::new(),
-            shown: Vec::new(),
+            shown: ShownPoses::default(),
             skeleton,
             rows,
             db,
@@ -290,46 +317,20 @@ pub(crate) fn grow_scratch(
 }
 
 impl Crowd {
-    /// What the next step needs, reserved before it changes anything: a
-    /// scratch for each thread of the current pool, room for the poses of
-    /// the characters that transition, and the frame's bookkeeping; and
-    /// each root it moves along its velocity checked to stay within
-    /// ±[`crate::limits::MAX_POSITION`], the domain a command may set
-    /// ([`Error::Character`] naming the first that would leave it: re-centre
-    /// the world with [`Crowd::recenter`]).
+    /// What the next step needs, checked before it changes anything: a
+    /// scratch for each thread of the current pool, reserved fallibly
+    /// ([`Error::Size`]); and each root it moves along its velocity
+    /// checked to stay within ±[`crate::limits::MAX_POSITION`], the domain
+    /// a command may set ([`Error::Character`] naming the first that would
+    /// leave it: re-centre the world with [`Crowd::recenter`]).
     pub(super) fn prepare_step(&mut self, dt: f32) -> Result<()> {
         let n = self.cfg.characters;
-        let set = &self.root_set;
-        crate::crowd::state::check_roots_after(&self.states, n, dt, |c| {
+        let set = &self.packs.root_set;
+        crate::crowd::state::check_roots_after(&self.packs.states, n, dt, |c| {
             set[c / 8] & (1 << (c % 8)) != 0
         })?;
         let (turning, moving) = (self.turning, self.db.moving_joints());
-        grow_scratch(&mut self.scratch, &self.rest, (turning, moving))?;
-        let j = self.skeleton.len();
-        let queued = self.queue.len();
-        let transitions = self.queue.transitions().min(n);
-        let shown = transitions.div_ceil(8).saturating_mul(j);
-        let packs = self.states.len();
-        let room =
-            |what: &'static str, r: std::result::Result<(), std::collections::TryReserveError>| {
-                r.map_err(|_| Error::Size {
-                what,
-                reason: format!(
-                    "room for this step ({queued} commands, {transitions} transitions) could not be reserved"
-                ),
-            })
-            };
-        room(
-            "transitioning characters' shown poses",
-            self.shown
-                .try_reserve(shown.saturating_sub(self.shown.len())),
-        )?;
-        room("the step's commands", self.sorted.try_reserve(queued))?;
-        room(
-            "the step's transitions",
-            self.movers.try_reserve(transitions),
-        )?;
-        room("the step's packs", self.first_mover.try_reserve(packs))
+        grow_scratch(&mut self.scratch.workers, &self.rest, (turning, moving))
     }
 
     /// Moves the world's origin to `origin`: every character's root, the
@@ -347,22 +348,23 @@ impl Crowd {
     pub fn recenter(&mut self, origin: crate::reference::Vec3) -> Result<()> {
         crate::crowd::state::check_origin(origin)?;
         let n = self.cfg.characters;
-        crate::crowd::state::check_recentered(&self.states, n, origin)?;
-        for (c, root) in self.root_next.iter().enumerate().take(n) {
-            if self.root_set[c / 8] & (1 << (c % 8)) != 0 {
+        crate::crowd::state::check_recentered(&self.packs.states, n, origin)?;
+        let given = |set: &[u8], c: usize| set[c / 8] & (1 << (c % 8)) != 0;
+        for (c, root) in self.packs.roots.iter().enumerate().take(n) {
+            if given(&self.packs.root_set, c) {
                 crate::crowd::state::check_recentered_root(c, root, origin)?;
             }
         }
-        for (c, root) in self.root_next.iter_mut().enumerate().take(n) {
-            if self.root_set[c / 8] & (1 << (c % 8)) != 0 {
-                root.pos -= origin;
+        for c in 0..n {
+            if given(&self.packs.root_set, c) {
+                self.packs.roots[c].pos -= origin;
             }
         }
         let shift = crate::lanes::Vec3x8::splat(origin);
-        for s in &mut self.states {
+        for s in self.packs.states.iter_mut() {
             s.root.pos -= shift;
         }
-        for w in &mut self.world {
+        for w in self.packs.world.iter_mut() {
             w.pos -= shift;
         }
         Ok(())
