@@ -15,7 +15,7 @@ use super::check::GapAt;
 use super::command::{self, Command, Queue, Which};
 use super::lanes_crowd::check_dt;
 use super::lanes_crowd::construct::{
-    clip_rows, crowd_skeleton, stated_bytes, try_vec, with_stated,
+    clip_rows, crowd_skeleton, events_room, stated_bytes, try_vec, with_stated,
 };
 use super::output::push_events;
 use super::state::{ClipRows, Statex8, Stepx8};
@@ -41,8 +41,12 @@ pub struct ReferenceCrowd {
     /// One scratch per rayon worker, kept across frames (reserved before
     /// each step, fallibly).
     scratch: Vec<Mutex<RefScratch>>,
-    /// The last step's events ([`super::Crowd::events`]).
+    /// The last step's events ([`super::Crowd::events`]), with room for
+    /// the most a step can have (reserved when the crowd is built).
     events: Vec<Event>,
+    /// Each pack's figures and event bits of the last step (kept, so that
+    /// a step allocates nothing that grows with the crowd).
+    pack_stats: Vec<(FrameStats, [u8; 3])>,
     frames: u64,
 }
 
@@ -262,7 +266,11 @@ impl ReferenceCrowd {
             ),
             (
                 "schedules",
-                packs.checked_mul(size_of::<Statex8>() + size_of::<(FrameStats, [u8; 3])>()),
+                packs.checked_mul(
+                    size_of::<Statex8>()
+                        + size_of::<(FrameStats, [u8; 3])>()
+                        + 24 * size_of::<Event>(),
+                ),
             ),
             (
                 "workers' scratch",
@@ -292,7 +300,15 @@ impl ReferenceCrowd {
             queue: Queue::default(),
             sorted: Vec::new(),
             scratch,
-            events: Vec::new(),
+            events: with_stated(events_room(cfg.characters), total)?,
+            pack_stats: with_stated(
+                try_vec(
+                    "each pack's figures",
+                    packs,
+                    (FrameStats::default(), [0; 3]),
+                ),
+                total,
+            )?,
             rows,
             skeleton,
             library: library.clone(),
@@ -453,26 +469,19 @@ impl ReferenceCrowd {
         let queue = &self.queue;
         super::state::check_roots_after(&self.states, n, dt, |c| queue.sets_root(c))?;
         grow_ref_scratch(&mut self.scratch, self.skeleton.len())?;
-        self.sorted
-            .try_reserve(self.queue.len())
-            .map_err(|_| Error::Size {
-                what: "the step's commands",
-                reason: format!(
-                    "room for {} commands could not be reserved",
-                    self.queue.len()
-                ),
-            })?;
+        self.queue.reserve_drain(&mut self.sorted)?;
         // The frame's commands, by character.
         self.queue.drain_sorted(&mut self.sorted);
         let commands = self.sorted.len() as u32;
         // The packs, each its characters' frames one at a time.
-        let stats = self.packs(dt);
+        self.packs(dt);
+        let stats = &self.pack_stats;
         self.frames += 1;
         let mut total = FrameStats {
             commands,
             ..FrameStats::default()
         };
-        for (s, _) in &stats {
+        for (s, _) in stats {
             total.transitions += s.transitions;
             total.velocity.merge(&s.velocity);
         }
@@ -493,23 +502,23 @@ impl ReferenceCrowd {
 
     /// Every pack's frame ([`reference_pack`]) on the current rayon pool,
     /// with the frame's sorted commands; each pack's figures and event
-    /// bits.
-    fn packs(&mut self, dt: f32) -> Vec<(FrameStats, [u8; 3])> {
+    /// bits into `pack_stats`.
+    fn packs(&mut self, dt: f32) {
         let crowd = (&self.cfg, self.library.clips(), self.skeleton.parents());
         let frame = (&self.sorted[..], &self.rows[..], self.frames, dt);
         let scratch = &self.scratch[..];
         self.states
             .par_iter_mut()
             .zip(self.chars.par_chunks_mut(8))
+            .zip(self.pack_stats.par_iter_mut())
             .enumerate()
-            .map(|(p, (state, chars))| {
+            .for_each(|(p, ((state, chars), out))| {
                 // Each worker's own scratch (reserved by the step for
                 // every thread of this pool): the lock is never contended.
                 let t = rayon::current_thread_index().unwrap_or(0) % scratch.len();
                 let mut s = scratch[t].lock().unwrap_or_else(|e| e.into_inner());
-                reference_pack(crowd, frame, (p, state, chars), &mut s)
-            })
-            .collect()
+                *out = reference_pack(crowd, frame, (p, state, chars), &mut s);
+            });
     }
 }
 
