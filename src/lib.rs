@@ -163,6 +163,7 @@ pub mod output;
 pub mod pose_stream;
 mod prefetch;
 pub mod reference;
+mod rows;
 pub mod simd;
 pub mod skeleton;
 pub mod skinning;
