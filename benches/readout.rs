@@ -9,6 +9,9 @@
 //! - `positions_into`, `velocities_into`, `angular_velocities_into` into
 //!   `[f32; 3]`, `rotations_into` into `[f32; 4]` (`x, y, z, w`), the
 //!   whole crowd, on the pool.
+//! - `read_world_positions`: every world position read and summed, nothing
+//!   written: the reads a readout of positions cannot avoid (96 of each
+//!   416-byte pack-joint), against the same copy.
 //! - `output_positions`, `output_rotations`, `output_transforms` (into
 //!   `[f32; 16]`: a matrix built per element, not a copy) over
 //!   `world_packed()`; `stream_write_into`: a `Vec3Stream` of 320,000
@@ -26,6 +29,7 @@ use common::*;
 
 use criterion::{Criterion, Throughput};
 use kineform::crowd::{ClipLibrary, Crowd, CrowdConfig, Wander, WanderConfig};
+use kineform::lanes::F32x8;
 use kineform::reference::Vec3;
 use kineform::stream::Vec3Stream;
 use rayon::prelude::*;
@@ -149,6 +153,26 @@ fn all_cases() -> Vec<Case> {
                 run: Box::new(move || read(&c, &mut out)),
             });
         }
+        // The reads alone: every world position summed, nothing written
+        // (the part of the readout no transpose can remove).
+        let c = crowd.clone();
+        cases.push(Case {
+            name: format!("read_world_positions/{t}t"),
+            bytes: n * 12,
+            pool: p.clone(),
+            copy: Some(c12),
+            run: Box::new(move || {
+                let sum = c
+                    .world()
+                    .par_chunks(32 * c.skeleton().len())
+                    .map(|w| {
+                        w.iter()
+                            .fold(F32x8::ZERO, |a, m| a + m.pos.x + m.pos.y + m.pos.z)
+                    })
+                    .reduce(|| F32x8::ZERO, |a, b| a + b);
+                black_box(sum);
+            }),
+        });
         let (c, mut out) = (crowd.clone(), vec![[0.0f32; 4]; n]);
         cases.push(Case {
             name: format!("rotations_into/{t}t"),
