@@ -36,38 +36,80 @@ pub struct Event {
     pub kind: EventKind,
 }
 
+/// Appends the events of per-pack bits (source A ended, source B ended, a
+/// transition finished; bit `i` for character `8p + i`) to `out`, in
+/// character order, for the first `n` characters.
+pub(crate) fn push_events(bits: impl Iterator<Item = [u8; 3]>, n: usize, out: &mut Vec<Event>) {
+    let kinds = [
+        EventKind::ClipEnded(Which::A),
+        EventKind::ClipEnded(Which::B),
+        EventKind::TransitionFinished,
+    ];
+    for (p, bits) in bits.enumerate() {
+        if bits.iter().all(|&b| b == 0) {
+            continue;
+        }
+        for l in 0..8 {
+            let character = p * 8 + l;
+            if character >= n {
+                break;
+            }
+            for (b, kind) in bits.iter().zip(kinds) {
+                if b & (1 << l) != 0 {
+                    out.push(Event { character, kind });
+                }
+            }
+        }
+    }
+}
+
 impl Crowd {
     /// Turns the packs' event bits into [`Crowd::events`], in character
     /// order (the list's memory is kept from step to step).
     pub(crate) fn collect_events(&mut self) {
         self.events.clear();
-        let n = self.cfg.characters;
-        for (p, bits) in self.pack_events.iter().enumerate() {
-            if bits[..3].iter().all(|&b| b == 0) {
-                continue;
-            }
-            for l in 0..8 {
-                let character = p * 8 + l;
-                if character >= n {
-                    break;
-                }
-                let kinds = [
-                    EventKind::ClipEnded(Which::A),
-                    EventKind::ClipEnded(Which::B),
-                    EventKind::TransitionFinished,
-                ];
-                for (b, kind) in bits[..3].iter().zip(kinds) {
-                    if b & (1 << l) != 0 {
-                        self.events.push(super::Event { character, kind });
-                    }
-                }
-            }
-        }
+        let bits = self.pack_events.iter().map(|b| [b[0], b[1], b[2]]);
+        push_events(bits, self.cfg.characters, &mut self.events);
     }
 
-    /// The last step's events, by character.
+    /// The last step's events, in character order (a character's in the
+    /// order clip end of A, of B, transition finished). To act on them
+    /// with commands, which borrow the crowd mutably, copy them out first
+    /// with [`Crowd::events_into`].
     pub fn events(&self) -> &[Event] {
         &self.events
+    }
+
+    /// Copies the last step's events ([`Crowd::events`]) into the caller's
+    /// `out`, which is cleared first: a buffer the game keeps allocates
+    /// only while it grows to the most events a frame has had, and the
+    /// crowd is free for commands while the game walks it:
+    ///
+    /// ```
+    /// # use kineform::crowd::{ClipLibrary, Crowd, CrowdConfig, ClipEnd, EventKind, Source};
+    /// # let library = ClipLibrary::from_bvh(&kineform::data::default_clip())?;
+    /// # let mut crowd = Crowd::new(&library, CrowdConfig { characters: 4, ..Default::default() })?;
+    /// let once = Source { end: ClipEnd::Event, ..Source::looping(0, 2.2) };
+    /// crowd.play(2, once, once)?; // 2.2 s into a 2.3 s clip, reporting its end
+    /// let mut events = Vec::new(); // the game's, kept across frames
+    /// let mut restarted = 0;
+    /// for _frame in 0..30 {
+    ///     crowd.step(1.0 / 60.0)?;
+    ///     crowd.events_into(&mut events);
+    ///     for e in &events {
+    ///         if e.kind == EventKind::ClipEnded(kineform::crowd::Which::A) {
+    ///             // Commands in the same loop: `events` is the game's.
+    ///             crowd.transition(e.character, Source::looping(0, 0.0), Source::looping(0, 0.0), 0.3, 0.1)?;
+    ///             restarted += 1;
+    ///         }
+    ///     }
+    /// }
+    /// assert_eq!(restarted, 1);
+    /// # Ok::<(), kineform::Error>(())
+    /// ```
+    pub fn events_into(&self, out: &mut Vec<Event>) {
+        out.clear();
+        out.extend_from_slice(&self.events);
     }
 
     /// World-space output, pack-major: `world()[p * joints + j]` is joint `j`

@@ -8,13 +8,15 @@
 
 use rayon::prelude::*;
 
+use super::Transition;
 use super::check::GapAt;
-use super::command::{self, Command, Queue};
+use super::command::{self, Command, Queue, Which};
 use super::lanes_crowd::check_dt;
 use super::lanes_crowd::construct::{clip_rows, crowd_skeleton, try_vec};
+use super::output::push_events;
 use super::state::{ClipRows, Statex8, Stepx8};
-use super::{CharacterState, VelocityCheck};
-use super::{ClipLibrary, CrowdConfig, FrameStats, Root, RootMotion, Sampling, Transition};
+use super::{CharacterState, Event, VelocityCheck};
+use super::{ClipEnd, ClipLibrary, CrowdConfig, FrameStats, Root, RootMotion, Sampling, Source};
 use crate::clip::Clip;
 use crate::database::Database;
 use crate::error::{Error, Result};
@@ -32,6 +34,8 @@ pub struct ReferenceCrowd {
     chars: Vec<RefState>,
     queue: Queue,
     sorted: Vec<(u32, Command)>,
+    /// The last step's events ([`super::Crowd::events`]).
+    events: Vec<Event>,
     frames: u64,
 }
 
@@ -163,6 +167,7 @@ impl ReferenceCrowd {
             chars,
             queue: Queue::default(),
             sorted: Vec::new(),
+            events: Vec::new(),
             rows,
             skeleton,
             library: library.clone(),
@@ -202,9 +207,66 @@ impl ReferenceCrowd {
         (c < self.cfg.characters).then(|| self.chars[c].root_motion)
     }
 
+    /// The last step's events ([`super::Crowd::events`]).
+    pub fn events(&self) -> &[Event] {
+        &self.events
+    }
+
+    /// Copies the last step's events into `out`, cleared first
+    /// ([`super::Crowd::events_into`]).
+    pub fn events_into(&self, out: &mut Vec<Event>) {
+        out.clear();
+        out.extend_from_slice(&self.events);
+    }
+
     /// Queues a command ([`super::Crowd::command`]).
     pub fn command(&mut self, c: usize, cmd: Command) -> Result<()> {
         self.queue.push(self.cfg.characters, &self.library, c, cmd)
+    }
+
+    /// [`Command::Play`] ([`super::Crowd::play`]).
+    pub fn play(&mut self, c: usize, a: Source, b: Source) -> Result<()> {
+        self.command(c, Command::Play { a, b })
+    }
+
+    /// [`Command::Transition`] ([`super::Crowd::transition`]).
+    pub fn transition(
+        &mut self,
+        c: usize,
+        a: Source,
+        b: Source,
+        duration: f32,
+        halflife: f32,
+    ) -> Result<()> {
+        self.command(
+            c,
+            Command::Transition {
+                a,
+                b,
+                duration,
+                halflife,
+            },
+        )
+    }
+
+    /// [`Command::SetWeight`] ([`super::Crowd::set_weight`]).
+    pub fn set_weight(&mut self, c: usize, weight: f32) -> Result<()> {
+        self.command(c, Command::SetWeight { weight })
+    }
+
+    /// [`Command::WeightToward`] ([`super::Crowd::weight_toward`]).
+    pub fn weight_toward(&mut self, c: usize, target: f32, halflife: f32) -> Result<()> {
+        self.command(c, Command::WeightToward { target, halflife })
+    }
+
+    /// [`Command::SetRate`] ([`super::Crowd::set_rate`]).
+    pub fn set_rate(&mut self, c: usize, source: Which, rate: f32) -> Result<()> {
+        self.command(c, Command::SetRate { source, rate })
+    }
+
+    /// [`Command::SetEnd`] ([`super::Crowd::set_end`]).
+    pub fn set_end(&mut self, c: usize, source: Which, end: ClipEnd) -> Result<()> {
+        self.command(c, Command::SetEnd { source, end })
     }
 
     /// [`Command::SetRoot`] ([`super::Crowd::set_root`]).
@@ -265,7 +327,7 @@ impl ReferenceCrowd {
             }
         };
         let n = cfg.characters;
-        let stats: Vec<FrameStats> = self
+        let stats: Vec<(FrameStats, [u8; 3])> = self
             .states
             .par_iter_mut()
             .zip(self.chars.par_chunks_mut(8))
@@ -285,6 +347,7 @@ impl ReferenceCrowd {
                     }
                 }
                 let step = state.step(happened);
+                let events = [step.ended_a, step.ended_b, step.finished & !trans];
                 // What transitioning characters would have shown.
                 let mut old_state = before;
                 let old_events = old_state.advance(F32x8::splat(dt));
@@ -309,7 +372,7 @@ impl ReferenceCrowd {
                     total.transitions += moving as u32;
                     total.velocity.merge(&check);
                 }
-                total
+                (total, events)
             })
             .collect();
         self.frames += 1;
@@ -317,10 +380,12 @@ impl ReferenceCrowd {
             commands,
             ..FrameStats::default()
         };
-        for s in &stats {
+        for (s, _) in &stats {
             total.transitions += s.transitions;
             total.velocity.merge(&s.velocity);
         }
+        self.events.clear();
+        push_events(stats.iter().map(|s| s.1), n, &mut self.events);
         if !cfg.velocity_check {
             total.velocity = VelocityCheck::default();
         }
