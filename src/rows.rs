@@ -5,9 +5,10 @@
 //! A pack holds one joint of eight characters as one lane vector per
 //! component (`x` of the eight, then `y`, then `z`); a caller wants each
 //! character's joints in a row, `out[c * joints + j]`. Read lane by lane
-//! and stored element by element, that copy ran at 4.4 to 5.1x a plain copy
-//! of the bytes written (PERF.md, "Readout"): per element eight lane
-//! extractions and three or four scalar stores.
+//! and stored element by element, that copy ran at 4.7 to 5.5x a plain copy
+//! of the bytes written for positions and 9 to 12x for rotations (PERF.md,
+//! "Issue 27", "Readout"): per element eight lane extractions and three or
+//! four scalar stores.
 //!
 //! Here two joints at a time are transposed in registers as one 8x8 block
 //! (`wide`'s `f32x8::transpose`: 24 shuffles with AVX): the six lane
@@ -22,13 +23,16 @@
 //! destination is written front to back, and where the conversion is a
 //! copy (`[f32; 3]`, `Vec3`, glam's and mint's vectors) the compiler makes
 //! it a plain vector copy. One 8x3 transpose per joint with 16-byte stores
-//! instead took 1.45x the time in cache (eight stores per joint where the
+//! instead took 1.47x the time in cache (eight stores per joint where the
 //! pairs need four).
 //!
-//! While a pack is transposed, the lines of the next pack's field are
-//! prefetched: reading 96 of each 416-byte pack-joint of the crowd's world
-//! output is a stride the hardware prefetcher follows late (measured, 10,000
-//! characters: the transposes 287 µs without, 188 µs with).
+//! While a pack is transposed, the crowd prefetches the lines of the next
+//! pack's field ([`prefetch_next`]): reading 96 of each 416-byte pack-joint
+//! of its world output is a stride the hardware prefetcher follows late
+//! (measured on a stand-alone copy of the 8x3 kernel, 10,000 characters:
+//! 287 µs without, 188 µs with). Reading those positions alone takes 1.2x
+//! a copy of the bytes a readout writes, which is why no readout of the
+//! crowd reaches a copy's speed (PERF.md, "Issue 27").
 
 use core::borrow::Borrow;
 use core::ops::Range;
