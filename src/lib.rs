@@ -50,6 +50,13 @@
 //! [`crowd::Crowd::world_packed`] hands the whole crowd to [`output`] and
 //! [`skinning`].
 //!
+//! `step` runs on the current rayon pool. An engine with a job system of
+//! its own runs the same step as tasks on its threads instead:
+//! [`crowd::Crowd::prepare`], then the runs of [`crowd::PreparedStep::shown`]
+//! and [`crowd::PreparedStep::packs`] from any threads, then
+//! [`crowd::PreparedStep::finish`], bit-identical to `step` however the
+//! runs are split (`examples/own_threads.rs`).
+//!
 //! ## The kernels without the runtime
 //!
 //! The [`batch`] entry points run one stage over a whole crowd pose, for a

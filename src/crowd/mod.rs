@@ -70,6 +70,7 @@ mod output;
 mod passes;
 pub mod reference;
 pub mod state;
+mod store;
 #[cfg(feature = "wander")]
 pub mod wander;
 
@@ -77,7 +78,7 @@ mod lanes_crowd;
 
 pub use check::{GapAt, VelocityCheck};
 pub use command::{Command, Driven, Which};
-pub use lanes_crowd::Crowd;
+pub use lanes_crowd::{Crowd, PackRange, PreparedStep, ShownRange};
 pub use library::ClipLibrary;
 pub use motion::Motionx8;
 pub use output::{Event, EventKind};

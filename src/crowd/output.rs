@@ -68,7 +68,7 @@ impl Crowd {
     /// order (the list's memory is kept from step to step).
     pub(crate) fn collect_events(&mut self) {
         self.events.clear();
-        let bits = self.pack_events.iter().map(|b| [b[0], b[1], b[2]]);
+        let bits = self.packs.events.iter().map(|b| [b[0], b[1], b[2]]);
         push_events(bits, self.cfg.characters, &mut self.events);
     }
 
@@ -115,7 +115,7 @@ impl Crowd {
     /// World-space output, pack-major: `world()[p * joints + j]` is joint `j`
     /// of characters `8p .. 8p + 8` (lane `i` character `8p + i`).
     pub fn world(&self) -> &[super::Motionx8] {
-        &self.world
+        &self.packs.world
     }
 
     /// Joint `j` of character `c` in world space (rotation, position and
@@ -123,7 +123,7 @@ impl Crowd {
     pub fn world_kform(&self, c: usize, j: usize) -> Option<Kform> {
         let nj = self.skeleton.len();
         (c < self.cfg.characters && j < nj).then(|| {
-            let w = &self.world[(c / 8) * nj + j];
+            let w = &self.packs.world[(c / 8) * nj + j];
             let l = c % 8;
             Kform {
                 pos: w.pos.lane(l),
@@ -191,14 +191,14 @@ impl Crowd {
             let (head, rest) = out.split_at_mut((hi - skip) * nj);
             write(
                 &mut rows,
-                &self.world[(first / 8) * nj..][..nj],
+                &self.packs.world[(first / 8) * nj..][..nj],
                 skip..hi,
                 head,
             );
             first += hi - skip;
             out = rest;
         }
-        let packs = &self.world[(first / 8) * nj..];
+        let packs = &self.packs.world[(first / 8) * nj..];
         if out.len() < 32 * 8 * nj {
             for (o, pack) in out.chunks_mut(8 * nj).zip(packs.chunks_exact(nj)) {
                 write(&mut rows, pack, 0..o.len() / nj, o);
@@ -282,7 +282,7 @@ impl Crowd {
     /// [`crate::output::rotations`], [`crate::output::transforms`] (all
     /// characters, on all cores) and [`crate::skinning`].
     pub fn world_packed(&self) -> Packed<'_, super::Motionx8> {
-        Packed::new(&self.world, self.cfg.characters, self.skeleton.len())
+        Packed::new(&self.packs.world, self.cfg.characters, self.skeleton.len())
             .expect("a crowd holds ceil(characters / 8) x joints packs")
     }
 
@@ -297,7 +297,7 @@ impl Crowd {
         if self.cfg.root_motion != super::RootMotion::Extract {
             return Some((Vec3::ZERO, Vec3::ZERO));
         }
-        let m = &self.root_motion[c / 8];
+        let m = &self.packs.root_motion[c / 8];
         Some((m.displacement.lane(c % 8), m.velocity.lane(c % 8)))
     }
 }
