@@ -396,6 +396,7 @@ fn run_crowd(a: &CrowdArgs) -> Result<(), Box<dyn std::error::Error>> {
         let o = serde_json::json!({
             "version": env!("CARGO_PKG_VERSION"),
             "simd_backend": kineform::simd_backend(),
+            "simd_level": kineform::simd_level(),
             "path": path,
             "threads": threads,
             "characters": a.characters,
@@ -432,9 +433,10 @@ fn run_crowd(a: &CrowdArgs) -> Result<(), Box<dyn std::error::Error>> {
         println!("{o}");
     } else {
         println!(
-            "kineform {} | SIMD backend: {} | {path} | threads: {threads}",
+            "kineform {} | SIMD backend: {} ({}) | {path} | threads: {threads}",
             env!("CARGO_PKG_VERSION"),
-            kineform::simd_backend()
+            kineform::simd_backend(),
+            kineform::simd_level()
         );
         println!(
             "crowd: {} characters x {joints} joints ({source}), {transition}, {sampling} sampling, {frames} frames timed after {warmup} warm-up frames",
