@@ -1,10 +1,12 @@
 //! Converting motion between files by extension: `.bvh`, and with the
-//! `gltf` feature `.glb` / `.gltf` in and `.glb` out. What the `kineform
-//! convert` command runs.
+//! `gltf` feature (on by default) `.glb` / `.gltf` in and out (a `.gltf`
+//! is written with its buffer in a `.bin` file of the same name beside
+//! it). What the `kineform convert` command runs.
 //!
 //! BVH in gives one clip at the file's frame time; glTF in gives one clip
-//! per animation resampled at [`Options::rate`] (BVH out takes the one
-//! chosen by [`Options::animation`]). BVH out writes each joint's first
+//! per animation at its own key rate, or resampled at [`Options::rate`]
+//! when one is given (BVH out takes the one chosen by
+//! [`Options::animation`]). BVH out writes each joint's first
 //! frame as its OFFSET, position channels on roots and on joints whose
 //! position moves, and `Zrotation Yrotation Xrotation` on every joint; BVH
 //! has no scale, so clips with scales are refused.
@@ -17,22 +19,17 @@ use crate::error::{Error, Result};
 use crate::reference::{Kform, Vec3};
 use crate::skeleton::Skeleton;
 
-/// Choices for [`convert_file`].
-#[derive(Clone, Copy, Debug, PartialEq)]
+/// Choices for [`convert_file`] (default: each animation's own rate, the
+/// first animation).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Options {
-    /// Frames per second at which glTF animations are resampled.
-    pub rate: f32,
+    /// Frames per second at which glTF animations are resampled; `None`
+    /// (the default) keeps each animation's own key rate
+    /// ([`crate::gltf::Rate::Keys`]): a 120 Hz clip keeps its 120 frames
+    /// per second.
+    pub rate: Option<f32>,
     /// Which glTF animation goes to a BVH file (BVH holds one).
     pub animation: usize,
-}
-
-impl Default for Options {
-    fn default() -> Options {
-        Options {
-            rate: 60.0,
-            animation: 0,
-        }
-    }
 }
 
 /// What [`convert_file`] read.
@@ -118,7 +115,10 @@ pub fn convert_file(input: &Path, output: &Path, options: &Options) -> Result<Su
             }
             #[cfg(feature = "gltf")]
             "glb" | "gltf" => {
-                let d = crate::gltf::load(input, options.rate)?;
+                let rate = options
+                    .rate
+                    .map_or(crate::gltf::Rate::Keys, crate::gltf::Rate::Fps);
+                let d = crate::gltf::load(input, rate)?;
                 let clips = d.clips.into_iter().map(|c| (c.name, c.clip)).collect();
                 (d.skeleton, clips, Some(d.rest))
             }
@@ -132,11 +132,7 @@ pub fn convert_file(input: &Path, output: &Path, options: &Options) -> Result<Su
     let text_or_bytes: Vec<u8> = match extension(output).as_str() {
         "bvh" => {
             let Some((_, clip)) = clips.get(options.animation) else {
-                return Err(Error::Length {
-                    what: "animation index (the input's animations)",
-                    expected: clips.len(),
-                    got: options.animation,
-                });
+                return Err(no_animation(input, clips.len(), options.animation));
             };
             let b = bvh_for_clip(&skeleton, clip)?;
             bvh::write(&b, clip)?.into_bytes()
@@ -146,12 +142,31 @@ pub fn convert_file(input: &Path, output: &Path, options: &Options) -> Result<Su
             let named: Vec<(&str, &Clip)> = clips.iter().map(|(n, c)| (n.as_str(), c)).collect();
             crate::gltf::write_glb(&skeleton, rest.as_deref(), &named)?
         }
+        #[cfg(feature = "gltf")]
+        "gltf" => {
+            let named: Vec<(&str, &Clip)> = clips.iter().map(|(n, c)| (n.as_str(), c)).collect();
+            let bin_path = output.with_extension("bin");
+            let bin_name = bin_path
+                .file_name()
+                .and_then(|n| n.to_str())
+                .unwrap_or("buffer.bin");
+            let files = crate::gltf::write_gltf(&skeleton, rest.as_deref(), &named, bin_name)?;
+            std::fs::write(&bin_path, files.bin).map_err(|e| Error::Io {
+                path: bin_path.display().to_string(),
+                reason: e.to_string(),
+            })?;
+            files.gltf
+        }
         e => {
             return Err(unsupported(
                 output,
                 &format!(
                     "cannot write `.{e}` (this build writes .bvh{})",
-                    if cfg!(feature = "gltf") { ", .glb" } else { "" }
+                    if cfg!(feature = "gltf") {
+                        ", .glb, .gltf"
+                    } else {
+                        ""
+                    }
                 ),
             ));
         }
@@ -171,6 +186,28 @@ pub fn convert_file(input: &Path, output: &Path, options: &Options) -> Result<Su
         frames: first.map_or(0, Clip::frames),
         frame_time: first.map_or(0.0, Clip::frame_time),
     })
+}
+
+/// The refusal of an animation the input does not have, in words.
+fn no_animation(input: &Path, animations: usize, asked: usize) -> Error {
+    if extension(input) == "bvh" {
+        return Error::Index {
+            what: "animation (a BVH file holds one: animation 0)",
+            index: asked,
+            len: animations,
+        };
+    }
+    Error::Gltf {
+        file: Some(input.display().to_string()),
+        path: "animations".into(),
+        reason: match animations {
+            0 => "the file has no animations: there is no motion to write as BVH (a BVH file needs at least one frame of motion)".to_string(),
+            n => format!(
+                "animation {asked} was asked for, but the file has {n} (0 to {})",
+                n - 1
+            ),
+        },
+    }
 }
 
 fn formats() -> &'static str {

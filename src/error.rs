@@ -52,11 +52,14 @@ pub enum Error {
         /// How many there are.
         len: usize,
     },
-    /// A glTF document is malformed or not supported; `path` points into
-    /// the document (`animations[0].samplers[2].output`, `buffers[1]`,
-    /// `glb` for the binary container, empty for the JSON as a whole).
-    #[error("glTF {path}: {reason}")]
+    /// A glTF document is malformed, not supported or past a limit; `path`
+    /// points into the document (`animations[0].samplers[2].output`,
+    /// `buffers[1]`, `glb` for the binary container, empty for the document
+    /// as a whole).
+    #[error("{}glTF {path}: {reason}", file_prefix(file))]
     Gltf {
+        /// The file, when it was read with [`crate::gltf::load`].
+        file: Option<String>,
         /// Where in the document.
         path: String,
         /// What is wrong.

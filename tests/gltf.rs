@@ -257,7 +257,7 @@ fn with(mut d: Value, pointer: &str, v: Value) -> Value {
 
 fn refused(bytes: &[u8]) -> (String, String) {
     match gltf::parse(bytes, 30.0) {
-        Err(Error::Gltf { path, reason }) => (path, reason),
+        Err(Error::Gltf { path, reason, .. }) => (path, reason),
         other => panic!("expected a glTF error, got {other:?}"),
     }
 }
@@ -409,16 +409,17 @@ fn malformed_documents_are_refused_with_a_path() {
     );
     let (p, r) = refused(&glb(&dz, &bz));
     assert!(p.contains("output[0]") && r.contains("unit"), "{p}: {r}");
-    // Not JSON at all; a data URI buffer.
+    // Not JSON at all; data URI buffers that are not base64, or too short.
     let (p, r) = refused(b"{ not json");
     assert!(p.is_empty() && r.starts_with("JSON"), "{r}");
-    let uri = with(
-        d.clone(),
-        "/buffers/0/uri",
-        json!("data:application/octet-stream;base64,AAAA"),
-    );
-    let (p, r) = refused(&glb(&uri, &b));
-    assert!(p == "buffers[0]" && r.contains("data URI"), "{p}: {r}");
+    for (uri, says) in [
+        ("data:application/octet-stream,AAAA", "not base64"),
+        ("data:application/octet-stream;base64,AA*A", "data URI"),
+        ("data:application/octet-stream;base64,AAAA", "truncated"),
+    ] {
+        let (p, r) = refused(&glb(&with(d.clone(), "/buffers/0/uri", json!(uri)), &b));
+        assert!(p == "buffers[0]" && r.contains(says), "{uri}: {p}: {r}");
+    }
     // A rate that gives no frames is a parameter error.
     assert!(matches!(
         gltf::parse(&good, 0.0),
@@ -514,4 +515,60 @@ fn write_refusals() {
         gltf::write_glb(&b.skeleton, Some(&rest), &[]),
         Err(Error::Skeleton { joint: 3, .. })
     ));
+}
+
+/// Every rotation written, node or key, is unit to f32 rounding with every
+/// component in [-1, 1] (the Khronos validator refused the world frames'
+/// `w = 1.0000001`, issue 22): world frames whose rotations are off unit
+/// by 1e-7 (as products of world rotations drift), and the CMU clips.
+#[test]
+fn every_written_rotation_is_unit() {
+    let sk = kineform::Skeleton::new(vec![-1, 0, 1]).unwrap();
+    let (mut pos, mut rot) = (Vec::new(), Vec::new());
+    for f in 0..4 {
+        for j in 0..3 {
+            let q = quat_from_scaled_angle_axis(Vec3::new(0.0, 1e-4 * (f + j) as f32, 0.0));
+            pos.push(Vec3::new(0.0, j as f32, f as f32));
+            rot.push(Quat::new(q.w * 1.0000002, q.x, q.y, q.z));
+        }
+    }
+    let world = gltf::write_world_glb(&gltf::WorldFrames {
+        skeleton: &sk,
+        characters: 1,
+        frame_time: 0.1,
+        positions: &pos,
+        rotations: &rot,
+    })
+    .unwrap();
+    let b = mocap("cmu_131_01_max.bvh");
+    let clip = gltf::write_glb(&b.skeleton, None, &[("a", &b.clip)]).unwrap();
+    for (name, glb) in [("world", world), ("clip", clip)] {
+        let doc = ::gltf::Gltf::from_slice(&glb).unwrap();
+        let blob = doc.blob.clone().unwrap();
+        let unit = |q: [f32; 4], what: &str| {
+            let n = q.iter().map(|x| (*x as f64).powi(2)).sum::<f64>().sqrt();
+            assert!(
+                (n - 1.0).abs() < 2e-7 && q.iter().all(|x| x.abs() <= 1.0),
+                "{name} {what}: {q:?} (norm {n})"
+            );
+        };
+        for node in doc.nodes() {
+            unit(node.transform().decomposed().1, "node");
+        }
+        let mut keys = 0;
+        for anim in doc.animations() {
+            for ch in anim.channels() {
+                let reader = ch.reader(|_| Some(&blob[..]));
+                if let Some(::gltf::animation::util::ReadOutputs::Rotations(r)) =
+                    reader.read_outputs()
+                {
+                    for q in r.into_f32() {
+                        unit(q, "key");
+                        keys += 1;
+                    }
+                }
+            }
+        }
+        assert!(keys > 0, "{name}");
+    }
 }
