@@ -37,6 +37,7 @@ struct Channel {
     target: Target,
     prop: Prop,
     sampler: usize,
+    mode: Interpolation,
     input: usize,
     output: usize,
 }
@@ -64,6 +65,17 @@ fn prop(p: Property) -> Option<Prop> {
     }
 }
 
+/// What a channel animates, if it is part of the skeleton.
+fn resolve(ch: &::gltf::animation::Channel, joints: &Joints) -> Option<(Target, Prop)> {
+    let prop = prop(ch.target().property())?;
+    let node = ch.target().node().index();
+    match (joints.joint_of[node], joints.helper_of[node]) {
+        (NONE, NONE) => None,
+        (NONE, h) => Some((Target::Helper(h), prop)),
+        (j, _) => Some((Target::Joint(j), prop)),
+    }
+}
+
 /// Resolves every channel, and refuses a document whose keys (each
 /// accessor once, with the skin's inverse bind matrices `ibm`) are past
 /// [`MAX_KEY_VALUES`].
@@ -73,8 +85,11 @@ pub(super) fn plan(doc: &::gltf::Document, joints: &Joints, ibm: Option<usize>) 
     let mut count = |a: usize, total: &mut usize| {
         if !accessors[a] {
             accessors[a] = true;
-            let acc = doc.accessors().nth(a).expect("checked index");
-            *total = total.saturating_add(accessor::values(&acc));
+            let values = doc
+                .accessors()
+                .nth(a)
+                .map_or(0, |acc| accessor::values(&acc));
+            *total = total.saturating_add(values);
         }
     };
     if let Some(a) = ibm {
@@ -91,18 +106,12 @@ pub(super) fn plan(doc: &::gltf::Document, joints: &Joints, ibm: Option<usize>) 
         }
         let mut list = Vec::new();
         for ch in anim.channels() {
-            let Some(prop) = prop(ch.target().property()) else {
-                continue;
+            let Some((target, prop)) = resolve(&ch, joints) else {
+                continue; // weights, or a node that is not part of the skeleton
             };
-            let node = ch.target().node().index();
-            let target = match (joints.joint_of[node], joints.helper_of[node]) {
-                (NONE, NONE) => continue, // not part of the skeleton
-                (NONE, h) => {
-                    animated[h as usize] = true;
-                    Target::Helper(h)
-                }
-                (j, _) => Target::Joint(j),
-            };
+            if let Target::Helper(h) = target {
+                animated[h as usize] = true;
+            }
             let s = ch.sampler();
             let (input, output) = (s.input().index(), s.output().index());
             count(input, &mut total);
@@ -111,6 +120,7 @@ pub(super) fn plan(doc: &::gltf::Document, joints: &Joints, ibm: Option<usize>) 
                 target,
                 prop,
                 sampler: s.index(),
+                mode: s.interpolation(),
                 input,
                 output,
             });
@@ -175,7 +185,9 @@ impl Keys {
         rotation: bool,
         used_as: &str,
     ) -> Result<&[f32]> {
-        let acc = doc.accessors().nth(a).expect("checked index");
+        let Some(acc) = doc.accessors().nth(a) else {
+            return err(used_as, format!("accessor {a} does not exist"));
+        };
         accessor::check_type(&acc, dims, rotation, used_as)?;
         if self.values[a].is_none() {
             self.values[a] = Some(data.read(&acc, dims, rotation, used_as)?);
@@ -206,14 +218,9 @@ pub(super) fn decode(
     keys: &mut Keys,
 ) -> Result<()> {
     for (a, list) in plan.channels.iter().enumerate() {
-        let anim = doc.animations().nth(a).expect("checked index");
         for ch in list {
             let spath = format!("animations[{a}].samplers[{}]", ch.sampler);
-            let mode = anim
-                .samplers()
-                .nth(ch.sampler)
-                .expect("checked")
-                .interpolation();
+            let mode = ch.mode;
             let input = format!("{spath}.input");
             keys.get(doc, data, ch.input, Dimensions::Scalar, false, &input)?;
             keys.check(ch.input, TIMES, |t| check_times(t, &spath))?;
@@ -259,70 +266,37 @@ pub(super) fn timing(plan: &Plan, keys: &Keys, joints: usize, rate: Rate) -> Res
     let mut out = Vec::with_capacity(plan.channels.len());
     let mut total = 0.0f64;
     for (a, list) in plan.channels.iter().enumerate() {
-        let mut duration = 0.0f32;
-        let mut densest: Option<(f64, usize)> = None;
-        for ch in list {
-            let t = keys.slice(ch.input);
-            let (first, last) = (t[0], t[t.len() - 1]);
-            duration = duration.max(last);
-            let span = last as f64 - first as f64;
-            if t.len() > 1 && span > 0.0 {
-                let r = (t.len() - 1) as f64 / span;
-                if densest.is_none_or(|(d, _)| r > d) {
-                    densest = Some((r, ch.sampler));
-                }
-            }
-        }
-        let path = format!("animations[{a}]");
+        let duration = list
+            .iter()
+            .map(|ch| keys.slice(ch.input).last().copied().unwrap_or(0.0))
+            .fold(0.0f32, f32::max);
         let fps = match rate {
             Rate::Fps(r) => r as f64,
-            Rate::Keys => match densest {
-                None => 60.0,
-                Some((r, s)) => {
-                    if r > max_rate() {
-                        return err(
-                            path,
-                            format!(
-                                "its keys come {r:.4e} per second (samplers[{s}]), past the {:.0e} frames per second a clip can have: ask for a rate",
-                                max_rate()
-                            ),
-                        );
-                    }
-                    let whole = r.round();
-                    if whole >= 1.0 && (r - whole).abs() <= 1e-6 * r {
-                        whole
-                    } else {
-                        r.max(MIN_KEY_RATE)
-                    }
-                }
-            },
+            Rate::Keys => key_rate(list, keys, a)?,
         };
         let frames = (duration as f64 * fps + 1e-2).floor() + 1.0;
         let samples = frames * width;
         total += samples;
         if total > MAX_SAMPLES as f64 {
-            let helpers = if plan.dynamic.is_empty() {
-                String::new()
-            } else {
-                format!(" + {} animated helper nodes", plan.dynamic.len())
+            let helpers = match plan.dynamic.len() {
+                0 => String::new(),
+                h => format!(" + {h} animated helper nodes"),
             };
-            let before = if a > 0 {
-                format!(
+            let before = match a {
+                0 => String::new(),
+                _ => format!(
                     " (with the {} joint-frames of the {a} animations before it)",
                     total - samples
-                )
-            } else {
-                String::new()
+                ),
+            };
+            let advice = match rate {
+                Rate::Keys => "ask for a lower rate",
+                Rate::Fps(_) => "a lower rate needs fewer",
             };
             return err(
-                path,
+                format!("animations[{a}]"),
                 format!(
-                    "{duration} s at {fps} frames/s is {frames} frames x ({joints} joints{helpers}) = {samples} joint-frames{before}; the limit is {MAX_SAMPLES} for the whole document{}",
-                    if matches!(rate, Rate::Keys) {
-                        " (ask for a lower rate)"
-                    } else {
-                        " (a lower rate needs fewer)"
-                    }
+                    "{duration} s at {fps} frames/s is {frames} frames x ({joints} joints{helpers}) = {samples} joint-frames{before}; the limit is {MAX_SAMPLES} for the whole document ({advice})"
                 ),
             );
         }
@@ -332,6 +306,45 @@ pub(super) fn timing(plan: &Plan, keys: &Keys, joints: usize, rate: Rate) -> Res
         });
     }
     Ok(out)
+}
+
+/// Animation `a`'s key rate (see [`Rate::Keys`]): its densest sampler's
+/// `(keys - 1) / span`, whole when within 1e-6 of a whole number, at least
+/// [`MIN_KEY_RATE`]; 60 when every sampler has one key (or one time).
+/// Refused past the 1e6 frames per second a clip can have.
+fn key_rate(list: &[Channel], keys: &Keys, a: usize) -> Result<f64> {
+    let mut densest: Option<(f64, usize)> = None;
+    for ch in list {
+        let t = keys.slice(ch.input);
+        let (Some(&first), Some(&last)) = (t.first(), t.last()) else {
+            continue;
+        };
+        let span = last as f64 - first as f64;
+        if t.len() > 1 && span > 0.0 {
+            let r = (t.len() - 1) as f64 / span;
+            if densest.is_none_or(|(d, _)| r > d) {
+                densest = Some((r, ch.sampler));
+            }
+        }
+    }
+    let Some((r, s)) = densest else {
+        return Ok(60.0);
+    };
+    if r > max_rate() {
+        return err(
+            format!("animations[{a}]"),
+            format!(
+                "its keys come {r:.4e} per second (samplers[{s}]), past the {:.0e} frames per second a clip can have: ask for a rate",
+                max_rate()
+            ),
+        );
+    }
+    let whole = r.round();
+    Ok(if whole >= 1.0 && (r - whole).abs() <= 1e-6 * r {
+        whole
+    } else {
+        r.max(MIN_KEY_RATE)
+    })
 }
 
 /// One node's tracks in one animation, and where each last found its key.
@@ -377,7 +390,6 @@ pub(super) fn sample(
     timing: &Timing,
 ) -> Result<Clip> {
     let path = format!("animations[{a}]");
-    let anim = doc.animations().nth(a).expect("checked index");
     let n_joints = own_rest.len();
     let mut jt = vec![Tracks::default(); n_joints];
     let mut ht = vec![Tracks::default(); plan.dynamic.len()];
@@ -389,11 +401,7 @@ pub(super) fn sample(
                 d => &mut ht[d as usize],
             },
         };
-        let mode = anim
-            .samplers()
-            .nth(ch.sampler)
-            .expect("checked")
-            .interpolation();
+        let mode = ch.mode;
         let spath = format!("{path}.samplers[{}]", ch.sampler);
         let (times, values) = (keys.slice(ch.input), keys.slice(ch.output));
         match ch.prop {

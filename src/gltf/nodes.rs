@@ -142,7 +142,6 @@ struct Trs {
 /// whose transform cannot be folded (not finite, not a rotation, or a
 /// non-uniform scale).
 pub(super) fn joints(doc: &::gltf::Document, tree: &Tree, members: &[usize]) -> Result<Joints> {
-    let root = doc.as_json();
     let n = tree.parent.len();
     let mut member = vec![NONE; n];
     for (k, &m) in members.iter().enumerate() {
@@ -166,7 +165,44 @@ pub(super) fn joints(doc: &::gltf::Document, tree: &Tree, members: &[usize]) -> 
             };
         }
     }
-    // The member tree's children in skin order, as one list cut by offsets.
+    let slot = skeleton_order(members, &member, &up);
+    let nodes: Vec<usize> = slot.iter().map(|&k| members[k]).collect();
+    let mut joint_of = vec![NONE; n];
+    for (j, &m) in nodes.iter().enumerate() {
+        joint_of[m] = j as u32;
+    }
+    let parents: Vec<i32> = nodes
+        .iter()
+        .map(|&m| match up[m] {
+            NONE => -1,
+            p => joint_of[p as usize] as i32,
+        })
+        .collect();
+    drop(up);
+    let (helpers, helper_of) = helpers(doc, tree, &member)?;
+    let fold = nodes
+        .iter()
+        .map(|&m| match tree.parent[m] {
+            NONE => NONE,
+            p => helper_of[p as usize],
+        })
+        .collect();
+    Ok(Joints {
+        nodes,
+        slot,
+        parents,
+        joint_of,
+        helper_of,
+        helpers,
+        fold,
+    })
+}
+
+/// The members (by their place in the skin) depth first from the roots,
+/// roots and children in skin order, given each node's place among the
+/// members (`member`) and its nearest member ancestor (`up`). The member
+/// tree's children are one list cut by offsets (no list per node).
+fn skeleton_order(members: &[usize], member: &[u32], up: &[u32]) -> Vec<usize> {
     let mut start = vec![0usize; members.len() + 1];
     let mut roots = Vec::new();
     for (k, &m) in members.iter().enumerate() {
@@ -193,22 +229,14 @@ pub(super) fn joints(doc: &::gltf::Document, tree: &Tree, members: &[usize]) -> 
         slot.push(k);
         stack.extend(kids[start[k]..start[k + 1]].iter().rev());
     }
-    let nodes: Vec<usize> = slot.iter().map(|&k| members[k]).collect();
-    let mut joint_of = vec![NONE; n];
-    for (j, &m) in nodes.iter().enumerate() {
-        joint_of[m] = j as u32;
-    }
-    let parents: Vec<i32> = nodes
-        .iter()
-        .map(|&m| match up[m] {
-            NONE => -1,
-            p => joint_of[p as usize] as i32,
-        })
-        .collect();
-    drop(up);
+    slot
+}
 
-    // Helpers: nodes that are not members with a member below them, found
-    // child-first; then their folds parent-first.
+/// The helpers (nodes that are not members, with a member below them:
+/// found child-first) parent-first with their folds, and each node's
+/// helper index.
+fn helpers(doc: &::gltf::Document, tree: &Tree, member: &[u32]) -> Result<(Vec<Helper>, Vec<u32>)> {
+    let n = tree.parent.len();
     let mut below = vec![false; n];
     for &i in tree.order.iter().rev() {
         let i = i as usize;
@@ -231,7 +259,7 @@ pub(super) fn joints(doc: &::gltf::Document, tree: &Tree, members: &[usize]) -> 
             helper_of[p as usize]
         };
         let rest = node_rest(doc, i)?;
-        uniform(rest.scl, i, root)?;
+        uniform(rest.scl, i, doc.as_json())?;
         let k = match up {
             NONE => rest,
             h => kform_mul(helpers[h as usize].through(), rest),
@@ -247,22 +275,7 @@ pub(super) fn joints(doc: &::gltf::Document, tree: &Tree, members: &[usize]) -> 
             },
         });
     }
-    let fold = nodes
-        .iter()
-        .map(|&m| match tree.parent[m] {
-            NONE => NONE,
-            p => helper_of[p as usize],
-        })
-        .collect();
-    Ok(Joints {
-        nodes,
-        slot,
-        parents,
-        joint_of,
-        helper_of,
-        helpers,
-        fold,
-    })
+    Ok((helpers, helper_of))
 }
 
 /// A node's name for messages: `nodes[4] ("Armature")`.

@@ -9,11 +9,11 @@ use super::accessor::{Data, buffers_of};
 use super::animation::{Keys, decode, plan, sample, timing};
 use super::buffers::buffers;
 use super::checks::{check_enums, check_glb_header, check_indices};
-use super::nodes::{joints, node_rest, tree};
+use super::nodes::{Joints, joints, node_rest, tree};
 use super::{Document, NamedClip, Rate, err, error};
 use crate::clip::MIN_FRAME_TIME;
 use crate::error::{Error, Result};
-use crate::reference::kform_mul;
+use crate::reference::{Kform, kform_mul};
 use crate::skeleton::{MAX_JOINTS, Skeleton};
 
 /// Parses a `.glb` or a `.gltf` (JSON) whose buffers are in the GLB BIN
@@ -114,32 +114,7 @@ fn read(bytes: &[u8], rate: Rate, dir: Option<&Path>) -> Result<Document> {
     let tree = tree(doc.as_json())?;
     let joints = joints(&doc, &tree, &members)?;
     drop(tree);
-    let names: Vec<String> = joints
-        .nodes
-        .iter()
-        .map(|&n| {
-            doc.as_json().nodes[n]
-                .name
-                .clone()
-                .unwrap_or_else(|| format!("node{n}"))
-        })
-        .collect();
-    let skeleton = Skeleton::with_names(joints.parents.clone(), names)
-        .map_err(|e| error("nodes", e.to_string()))?;
-    let own_rest = joints
-        .nodes
-        .iter()
-        .map(|&n| node_rest(&doc, n))
-        .collect::<Result<Vec<_>>>()?;
-    let rest = own_rest
-        .iter()
-        .zip(&joints.fold)
-        .map(|(&k, &f)| match joints.helpers.get(f as usize) {
-            Some(h) => kform_mul(h.through(), k),
-            None => k,
-        })
-        .collect();
-
+    let (skeleton, own_rest, rest) = skeleton(&doc, &joints)?;
     let ibm = skin
         .as_ref()
         .and_then(|s| s.inverse_bind_matrices())
@@ -158,21 +133,7 @@ fn read(bytes: &[u8], rate: Rate, dir: Option<&Path>) -> Result<Document> {
     decode(&doc, &data, &plan, &joints, &mut keys)?;
     let inverse_bind = match ibm {
         None => None,
-        Some(a) => {
-            let path = "skins[0].inverseBindMatrices";
-            let m = keys.get(&doc, &data, a, Dimensions::Mat4, false, path)?;
-            let m: Vec<[f32; 16]> = m
-                .chunks_exact(16)
-                .map(|c| core::array::from_fn(|i| c[i]))
-                .collect();
-            if m.len() != members.len() {
-                return err(
-                    path,
-                    format!("{} matrices for {} joints", m.len(), members.len()),
-                );
-            }
-            Some(joints.slot.iter().map(|&k| m[k]).collect())
-        }
+        Some(a) => Some(inverse_bind(&doc, &data, &mut keys, a, &joints.slot)?),
     };
     drop(data);
     let timings = timing(&plan, &keys, joints.nodes.len(), rate)?;
@@ -192,6 +153,61 @@ fn read(bytes: &[u8], rate: Rate, dir: Option<&Path>) -> Result<Document> {
         inverse_bind,
         clips,
     })
+}
+
+/// The skeleton of `joints`, each joint's own rest transform, and its rest
+/// transform with the helpers above it folded in.
+fn skeleton(doc: &::gltf::Document, joints: &Joints) -> Result<(Skeleton, Vec<Kform>, Vec<Kform>)> {
+    let names: Vec<String> = joints
+        .nodes
+        .iter()
+        .map(|&n| {
+            doc.as_json().nodes[n]
+                .name
+                .clone()
+                .unwrap_or_else(|| format!("node{n}"))
+        })
+        .collect();
+    let skeleton = Skeleton::with_names(joints.parents.clone(), names)
+        .map_err(|e| error("nodes", e.to_string()))?;
+    let own_rest = joints
+        .nodes
+        .iter()
+        .map(|&n| node_rest(doc, n))
+        .collect::<Result<Vec<_>>>()?;
+    let rest = own_rest
+        .iter()
+        .zip(&joints.fold)
+        .map(|(&k, &f)| match joints.helpers.get(f as usize) {
+            Some(h) => kform_mul(h.through(), k),
+            None => k,
+        })
+        .collect();
+    Ok((skeleton, own_rest, rest))
+}
+
+/// The skin's inverse bind matrices (accessor `a`), one per skin joint,
+/// in skeleton order (`slot`: each joint's place in the skin).
+fn inverse_bind(
+    doc: &::gltf::Document,
+    data: &Data,
+    keys: &mut Keys,
+    a: usize,
+    slot: &[usize],
+) -> Result<Vec<[f32; 16]>> {
+    let path = "skins[0].inverseBindMatrices";
+    let m = keys.get(doc, data, a, Dimensions::Mat4, false, path)?;
+    let m: Vec<[f32; 16]> = m
+        .chunks_exact(16)
+        .map(|c| core::array::from_fn(|i| c[i]))
+        .collect();
+    if m.len() != slot.len() {
+        return err(
+            path,
+            format!("{} matrices for {} joints", m.len(), slot.len()),
+        );
+    }
+    Ok(slot.iter().map(|&k| m[k]).collect())
 }
 
 fn gltf_error(e: ::gltf::Error) -> Error {
