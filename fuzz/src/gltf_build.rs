@@ -299,6 +299,32 @@ pub fn world(doc: &Value, n: usize, over: &dyn Fn(usize) -> Override) -> Mat {
     m
 }
 
+/// The world matrix of every node of `doc` (a forest: nodes in or below
+/// a cycle get the identity), with `over(node)` giving animated values:
+/// one pass from the roots, for documents of many nodes.
+pub fn worlds(doc: &Value, over: &dyn Fn(usize) -> Override) -> Vec<Mat> {
+    let nodes = doc["nodes"].as_array().expect("nodes");
+    let identity = trs([0.0; 3], [0.0, 0.0, 0.0, 1.0], [1.0; 3]);
+    let mut has_parent = vec![false; nodes.len()];
+    for node in nodes {
+        for c in node["children"].as_array().into_iter().flatten() {
+            has_parent[c.as_u64().expect("index") as usize] = true;
+        }
+    }
+    let mut m = vec![identity; nodes.len()];
+    let mut stack: Vec<(usize, Mat)> = (0..nodes.len())
+        .filter(|&i| !has_parent[i])
+        .map(|i| (i, identity))
+        .collect();
+    while let Some((i, above)) = stack.pop() {
+        m[i] = mat_mul(&above, &local(&nodes[i], &over(i)));
+        for c in nodes[i]["children"].as_array().into_iter().flatten() {
+            stack.push((c.as_u64().expect("index") as usize, m[i]));
+        }
+    }
+    m
+}
+
 /// The translation column of a matrix.
 pub fn origin(m: &Mat) -> [f64; 3] {
     [m[12], m[13], m[14]]
