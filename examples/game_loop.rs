@@ -3,13 +3,17 @@
 //! events and on timers; the game moves each root itself with the root
 //! motion the crowd extracts (as a character controller would), steps with
 //! a jittered frame time, and copies world positions into its own array
-//! every frame. Everything goes through kineform's public API.
+//! every frame. Its clips come from three CMU files of three joint-naming
+//! conventions (`LeftUpLeg` and `LeftHandIndex1`, `LeftHip`), joined in one
+//! library through the ready CMU joint map, and it acts on the crowd's
+//! events in the same loop as it reads them. Everything goes through
+//! kineform's public API.
 //!
 //! `cargo run --release --example game_loop [CHARACTERS [SECONDS]]`
 
 use std::time::Instant;
 
-use kineform::bvh;
+use kineform::bvh::{self, Bvh};
 use kineform::crowd::{
     ClipEnd, ClipLibrary, Crowd, CrowdConfig, EventKind, Root, RootMotion, Sampling, Source,
 };
@@ -55,19 +59,29 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let seconds: f32 = args.next().map(|a| a.parse()).transpose()?.unwrap_or(10.0);
     let mocap = |f: &str| bvh::load(format!("{}/data/mocap/{f}", env!("CARGO_MANIFEST_DIR")));
 
-    // The clips, from two subjects on one hierarchy: the standing start and
-    // the steady steps of a start-walk-stop take, and a wide right turn.
+    // The clips, from three subjects and three naming conventions on one
+    // hierarchy: the steady walk of subject 12 (MotionBuilder names, past
+    // its T-pose at frame 0), the standing start of a start-walk-stop take
+    // and a wide right turn (3dsMax names, whose arms hang at rest: the CMU
+    // joint map renames them and turns their frames onto the walk's).
+    let walk = mocap("cmu_12_01_walk_mb.bvh")?;
     let take = mocap("cmu_131_01_max.bvh")?;
-    let mut library = ClipLibrary::new(&take.skeleton, &take.offsets)?;
-    library.add(&take.skeleton, &take.clip.excerpt(516..708)?)?; // 4.3 s to 5.9 s
-    library.add(&take.skeleton, &take.clip.excerpt(0..180)?)?; // the first 1.5 s
-    library.add_bvh(&mocap("cmu_102_01_max.bvh")?)?;
+    let excerpt = |b: &Bvh, frames| -> kineform::Result<Bvh> {
+        Ok(Bvh {
+            clip: b.clip.excerpt(frames)?,
+            ..b.clone()
+        })
+    };
+    let mut library = ClipLibrary::from_bvh(&excerpt(&walk, 60..524)?)?; // 0.5 s to the end
+    library.add_cmu(&excerpt(&take, 0..180)?)?; // the first 1.5 s
+    library.add_cmu(&mocap("cmu_102_01_max.bvh")?)?;
     let lengths: Vec<f32> = library.clips().iter().map(|c| c.last_time()).collect();
 
     let cfg = CrowdConfig {
         characters: n,
         root_motion: RootMotion::Extract,
         sampling: Sampling::Cubic,
+        velocity_check: true, // reported below; a game leaves it off
         ..CrowdConfig::default()
     };
     let mut crowd = Crowd::new(&library, cfg)?;
@@ -103,9 +117,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         // A game's frame time: 60 Hz with some jitter.
         let dt = (1.0 / 60.0) * rng.random_range(0.8..1.25);
 
-        // The state machine: the last step's events, then the timers.
-        events.clear();
-        events.extend_from_slice(crowd.events()); // kept: commands borrow the crowd
+        // The state machine: the last step's events, taken into the game's
+        // buffer so that commands can be given in the same loop, then the
+        // timers.
+        crowd.events_into(&mut events);
         for e in &events {
             match e.kind {
                 EventKind::ClipEnded(_) => clip_ends += 1,

@@ -24,7 +24,8 @@
 //! use kineform::reference::Vec3;
 //!
 //! let library = ClipLibrary::from_bvh(&kineform::data::default_clip())?;
-//! let cfg = CrowdConfig { characters: 1000, ..CrowdConfig::default() };
+//! // The live velocity check is off by default, as a game runs; on here.
+//! let cfg = CrowdConfig { characters: 1000, velocity_check: true, ..CrowdConfig::default() };
 //! let mut crowd = Crowd::new(&library, cfg)?;
 //! crowd.set_root(7, Root::standing(Vec3::new(5.0, 0.0, -2.0), 1.57))?;
 //! let walk = Source::looping(0, 1.0); // clip 0 from 1 s: sources A and B
@@ -42,10 +43,19 @@
 //! # Ok::<(), kineform::Error>(())
 //! ```
 //!
-//! With the `glam` feature the same calls fill `&mut [glam::Vec3]` and
-//! `&mut [glam::Quat]` ([`crowd::Crowd::rotations_into`]);
+//! With the `glam` feature (or `glam029`/`glam030` for the glam of Bevy
+//! 0.15-0.17, [`interop`]) the same calls fill `&mut [glam::Vec3]` and
+//! `&mut [glam::Quat]` ([`crowd::Crowd::rotations_into`]); the frame's
+//! events go into the game's buffer with [`crowd::Crowd::events_into`];
 //! [`crowd::Crowd::world_packed`] hands the whole crowd to [`output`] and
 //! [`skinning`].
+//!
+//! `step` runs on the current rayon pool. An engine with a job system of
+//! its own runs the same step as tasks on its threads instead:
+//! [`crowd::Crowd::prepare`], then the runs of [`crowd::PreparedStep::shown`]
+//! and [`crowd::PreparedStep::packs`] from any threads, then
+//! [`crowd::PreparedStep::finish`], bit-identical to `step` however the
+//! runs are split (`examples/own_threads.rs`).
 //!
 //! ## The kernels without the runtime
 //!
@@ -96,6 +106,7 @@
 //! | run a kernel over a whole stream or crowd pose, validated, on all cores | [`batch`] (and `batch::{cost, tracking, looping}` for the catalogue's database-wide entry points) |
 //! | a crowd of characters playing clips every frame | [`crowd`] |
 //! | load or write motion | [`bvh`], `gltf` (feature `gltf`), [`convert`]; [`clip`], [`skeleton`], [`data`] (the embedded CMU clip) |
+//! | play clips of other joint namings together (the CMU files' three) | [`joint_map`], [`crowd::ClipLibrary::add_cmu`] |
 //! | get results into an engine | [`output`] (copies into your slices, any `From` type), [`skinning`] (matrices for a GPU), [`interop`] (features `glam`, `mint`) |
 //! | know which SIMD path runs | [`simd`]: [`simd_backend`], [`simd_support`] |
 //!
@@ -158,6 +169,7 @@ pub mod error;
 #[cfg(feature = "gltf")]
 pub mod gltf;
 pub mod interop;
+pub mod joint_map;
 pub mod lanes;
 pub mod output;
 pub mod pose_stream;
@@ -167,6 +179,28 @@ pub mod simd;
 pub mod skeleton;
 pub mod skinning;
 pub mod stream;
+
+#[cfg(feature = "glam029")]
+pub use glam029;
+/// The newest glam that a feature turns on (see [`interop`]).
+#[cfg(all(
+    feature = "glam029",
+    not(any(feature = "glam030", feature = "glam033"))
+))]
+pub use glam029 as glam;
+#[cfg(feature = "glam030")]
+pub use glam030;
+/// The newest glam that a feature turns on (see [`interop`]).
+#[cfg(all(feature = "glam030", not(feature = "glam033")))]
+pub use glam030 as glam;
+#[cfg(feature = "glam033")]
+pub use glam033;
+/// The newest glam that a feature turns on (`glam033`, `glam030` or
+/// `glam029`, in that order): the version of the types that
+/// [`interop`]'s impls convert, for a program that names them without a
+/// glam dependency of its own.
+#[cfg(feature = "glam033")]
+pub use glam033 as glam;
 
 pub use clip::Clip;
 pub use error::{Error, Result};

@@ -96,21 +96,26 @@ enum SamplingArg {
 #[derive(clap::Args)]
 struct CrowdArgs {
     /// Number of characters.
-    #[arg(long, default_value_t = 10_000, value_parser = clap::value_parser!(u32).range(1..=10_000_000))]
-    characters: u32,
+    #[arg(long, default_value_t = 10_000, allow_negative_numbers = true,
+          value_parser = clap::value_parser!(i64).range(1..=10_000_000))]
+    characters: i64,
     /// Frames to time, after the warm-up.
-    #[arg(long, default_value_t = 300, value_parser = clap::value_parser!(u32).range(1..))]
-    frames: u32,
+    #[arg(long, default_value_t = 300, allow_negative_numbers = true,
+          value_parser = clap::value_parser!(i64).range(1..=u32::MAX as i64))]
+    frames: i64,
     /// Frames run before timing starts, so the timed frames see the
     /// crowd's steady state (characters start idle; their first transitions
     /// come in the first two seconds). Their velocities are checked too.
-    #[arg(long, default_value_t = 120)]
-    warmup: u32,
+    #[arg(long, default_value_t = 120, allow_negative_numbers = true,
+          value_parser = clap::value_parser!(i64).range(0..=u32::MAX as i64))]
+    warmup: i64,
     /// Worker threads (default: one per core).
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1024))]
-    threads: Option<u32>,
-    /// BVH clips to play (default: the CMU clip embedded in the crate); all
-    /// must share a skeleton and frame time.
+    #[arg(long, allow_negative_numbers = true, value_parser = clap::value_parser!(i64).range(1..=1024))]
+    threads: Option<i64>,
+    /// BVH clips to play (default: the CMU clip embedded in the crate), on
+    /// the first one's skeleton: each must have its hierarchy, or be a CMU
+    /// clip of any of the conventions of data/mocap (joined through their
+    /// joint map), and all its frame time.
     #[arg(long = "clip", value_name = "PATH")]
     clips: Vec<PathBuf>,
     /// How transitions are hidden.
@@ -137,7 +142,7 @@ struct CrowdArgs {
     #[arg(long, default_value_t = 1)]
     seed: u64,
     /// Frames per second of game time (the step is 1 / fps).
-    #[arg(long, default_value_t = 60.0, value_parser = parse_fps)]
+    #[arg(long, default_value_t = 60.0, allow_negative_numbers = true, value_parser = parse_fps)]
     fps: f32,
 }
 
@@ -190,8 +195,9 @@ fn main() {
 }
 
 /// The clips to play: the embedded one, or the files given (the first
-/// file's skeleton and bone offsets; every other file must have its
-/// hierarchy, and plays on its bones).
+/// file's skeleton and bone offsets; every other file has its hierarchy,
+/// or joins through the CMU joint map between their naming conventions,
+/// and plays on its bones).
 fn load_clips(paths: &[PathBuf]) -> Result<(ClipLibrary, String), Box<dyn std::error::Error>> {
     if paths.is_empty() {
         let b = data::default_clip();
@@ -216,7 +222,19 @@ fn load_clips(paths: &[PathBuf]) -> Result<(ClipLibrary, String), Box<dyn std::e
         match &mut library {
             None => library = Some(ClipLibrary::from_bvh(&b).map_err(named)?),
             Some(l) => {
-                l.add_bvh(&b).map_err(named)?;
+                let same = b.skeleton.names() == l.skeleton().names()
+                    && b.skeleton.parents() == l.skeleton().parents();
+                if same {
+                    l.add_bvh(&b).map_err(named)?;
+                } else {
+                    l.add_cmu(&b).map_err(|e| {
+                        format!(
+                            "{}: its joints are not those of {}, and no CMU joint map joins them: {e}",
+                            p.display(),
+                            paths[0].display()
+                        )
+                    })?;
+                }
             }
         }
     }

@@ -1,7 +1,8 @@
 //! The command line's errors on hostile files (issue 13, defect 8): a
 //! parse error names the file and line and quotes a bounded excerpt, a
 //! UTF-8 byte order mark is accepted, and a clip too large for the crowd
-//! says that the crowd adds a root joint.
+//! says that the crowd adds a root joint; every shipped clip plays in one
+//! crowd (issue 22).
 
 use kineform::bvh::{self, Channel};
 use kineform::reference::{Quat, Vec3};
@@ -154,5 +155,40 @@ fn no_check_leaves_the_velocity_check_out_and_says_so() {
         ] {
             assert!(off[k].is_null(), "{k}: {off}");
         }
+    }
+}
+
+/// Issue 22, item 3: the five shipped clips, of three joint-naming
+/// conventions, play in one crowd (`--clip` five times; each joins the
+/// first's skeleton through its CMU joint map), with the velocity check
+/// passing, whichever convention comes first.
+#[test]
+fn every_shipped_clip_plays_in_one_crowd() {
+    let files = [
+        "cmu_12_01_walk_mb.bvh",
+        "cmu_01_01_mb.bvh",
+        "cmu_01_03_mb.bvh",
+        "cmu_102_01_max.bvh",
+        "cmu_131_01_max.bvh",
+    ];
+    let path = |f: &str| format!("{}/data/mocap/{f}", env!("CARGO_MANIFEST_DIR"));
+    for first in [0, 3] {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_kineform"));
+        cmd.args(["crowd", "--characters", "40", "--frames", "30"])
+            .args(["--warmup", "150", "--threads", "1", "--json"]);
+        for k in 0..5 {
+            cmd.arg("--clip").arg(path(files[(first + k) % 5]));
+        }
+        let out = cmd.output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["velocity_check_passed"], true, "{v}");
+        assert!(v["transitions"].as_u64().unwrap() > 20, "{v}");
+        let clips = v["clips"].as_str().unwrap();
+        assert!(files.iter().all(|f| clips.contains(f)), "{clips}");
     }
 }

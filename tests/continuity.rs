@@ -54,8 +54,8 @@ mod crowds;
 use crowds::*;
 
 use kineform::crowd::{
-    CharacterState, ClipLibrary, Crowd, CrowdConfig, DeadBlendHalflives, ReferenceCrowd, Root,
-    Sampling, Transition, Wander, WanderConfig, wander::Driven,
+    CharacterState, ClipLibrary, Crowd, CrowdConfig, DeadBlendHalflives, Driven, ReferenceCrowd,
+    Root, Sampling, Transition, Wander, WanderConfig,
 };
 use kineform::reference::{self as r, Kform, Vec3};
 
@@ -250,98 +250,112 @@ fn check(name: &str, sampling: Sampling, runs: &[Stats; 4]) {
     }
 }
 
-fn run_mode(sampling: Sampling, transition: Transition) {
-    run_mode_with(sampling, transition, DeadBlendHalflives::Command);
-}
-
-fn run_mode_with(sampling: Sampling, transition: Transition, halflives: DeadBlendHalflives) {
-    for set in 0..2 {
-        let library = library(set);
-        let ft = library.clips()[0].frame_time();
-        for (scalar, walk) in [(false, false), (true, false), (false, true)] {
-            let runs: [Stats; 4] = RATES.map(|hz| {
-                let cfg = CrowdConfig {
-                    characters: 64,
-                    sampling,
-                    transition,
-                    dead_blend_halflives: halflives,
-                    ..Default::default()
-                };
-                let mut wander = Wander::new(
-                    64,
-                    WanderConfig {
-                        seed: 5 + set as u64,
-                        transition_every: (0.2, 0.8),
-                        ..Default::default()
-                    },
-                );
-                let run = (1.0 / hz, ft, 3.0, walk);
-                if scalar {
-                    let mut c = ReferenceCrowd::new(&library, cfg).unwrap();
-                    measure(&mut c, &mut wander, run)
-                } else {
-                    let mut c = Crowd::new(&library, cfg).unwrap();
-                    measure(&mut c, &mut wander, run)
-                }
-            });
-            let kind = if scalar { "reference" } else { "lanes" };
-            let roots = if walk { ", roots walking" } else { "" };
-            let fitted = match halflives {
-                DeadBlendHalflives::Command => "",
-                DeadBlendHalflives::Fitted { .. } => " fitted",
-            };
-            check(
-                &format!(
-                    "{kind} {sampling:?} {transition:?}{fitted} clips {}{roots}",
-                    library.len()
-                ),
-                sampling,
-                &runs,
-            );
+/// One run of the checks (module docs): the crowd of `kind` on clip set
+/// `set` (0: the embedded clip; 1: it and 131_01) at the four rates.
+fn run_one(
+    (sampling, transition, halflives): (Sampling, Transition, DeadBlendHalflives),
+    set: usize,
+    (scalar, walk): (bool, bool),
+) {
+    let library = library(set);
+    let ft = library.clips()[0].frame_time();
+    let runs: [Stats; 4] = RATES.map(|hz| {
+        let cfg = CrowdConfig {
+            characters: 64,
+            sampling,
+            transition,
+            dead_blend_halflives: halflives,
+            ..Default::default()
+        };
+        let mut wander = Wander::new(
+            64,
+            WanderConfig {
+                seed: 5 + set as u64,
+                transition_every: (0.2, 0.8),
+                ..Default::default()
+            },
+        );
+        let run = (1.0 / hz, ft, 3.0, walk);
+        if scalar {
+            let mut c = ReferenceCrowd::new(&library, cfg).unwrap();
+            measure(&mut c, &mut wander, run)
+        } else {
+            let mut c = Crowd::new(&library, cfg).unwrap();
+            measure(&mut c, &mut wander, run)
         }
-    }
-}
-
-#[test]
-fn linear_inertialization_is_continuous() {
-    run_mode(Sampling::Linear, Transition::Inertialize);
-}
-
-#[test]
-fn linear_dead_blending_is_continuous() {
-    run_mode(Sampling::Linear, Transition::DeadBlend);
-}
-
-#[test]
-fn cubic_inertialization_is_continuous() {
-    run_mode(Sampling::Cubic, Transition::Inertialize);
-}
-
-#[test]
-fn cubic_dead_blending_is_continuous() {
-    run_mode(Sampling::Cubic, Transition::DeadBlend);
-}
-
-/// Dead blending with half-lives fitted per joint and axis at each
-/// transition: the extrapolation's axes decay at their own rates, so its
-/// scaled angle axis turns as it grows and the angular velocity must be
-/// `J(m) ṁ`, not `ṁ`.
-#[test]
-fn linear_dead_blending_with_fitted_halflives_is_continuous() {
-    run_mode_with(
-        Sampling::Linear,
-        Transition::DeadBlend,
-        DeadBlendHalflives::FITTED,
+    });
+    let kind = if scalar { "reference" } else { "lanes" };
+    let roots = if walk { ", roots walking" } else { "" };
+    let fitted = match halflives {
+        DeadBlendHalflives::Command => "",
+        DeadBlendHalflives::Fitted { .. } => " fitted",
+    };
+    check(
+        &format!(
+            "{kind} {sampling:?} {transition:?}{fitted} clips {}{roots}",
+            library.len()
+        ),
+        sampling,
+        &runs,
     );
 }
 
-#[test]
-fn cubic_dead_blending_with_fitted_halflives_is_continuous() {
-    run_mode_with(
-        Sampling::Cubic,
-        Transition::DeadBlend,
-        DeadBlendHalflives::FITTED,
-    );
+/// The checks of one mode, one test per clip set and crowd (so that the
+/// runner names each as it finishes, and spreads them over its threads):
+/// `MODE::one_clip::lanes`, `MODE::one_clip::reference`,
+/// `MODE::one_clip::lanes_roots_walking`, and the same for `two_subjects`.
+macro_rules! continuity {
+    ($($(#[$doc:meta])* $mode:ident: $sampling:expr, $transition:expr, $halflives:expr;)*) => {$(
+        $(#[$doc])*
+        mod $mode {
+            use super::*;
+            const MODE: (Sampling, Transition, DeadBlendHalflives) =
+                ($sampling, $transition, $halflives);
+            mod one_clip {
+                use super::*;
+                #[test]
+                fn lanes() {
+                    run_one(MODE, 0, (false, false));
+                }
+                #[test]
+                fn reference() {
+                    run_one(MODE, 0, (true, false));
+                }
+                #[test]
+                fn lanes_roots_walking() {
+                    run_one(MODE, 0, (false, true));
+                }
+            }
+            mod two_subjects {
+                use super::*;
+                #[test]
+                fn lanes() {
+                    run_one(MODE, 1, (false, false));
+                }
+                #[test]
+                fn reference() {
+                    run_one(MODE, 1, (true, false));
+                }
+                #[test]
+                fn lanes_roots_walking() {
+                    run_one(MODE, 1, (false, true));
+                }
+            }
+        }
+    )*};
+}
+
+continuity! {
+    linear_inertialization_is_continuous: Sampling::Linear, Transition::Inertialize, DeadBlendHalflives::Command;
+    linear_dead_blending_is_continuous: Sampling::Linear, Transition::DeadBlend, DeadBlendHalflives::Command;
+    cubic_inertialization_is_continuous: Sampling::Cubic, Transition::Inertialize, DeadBlendHalflives::Command;
+    cubic_dead_blending_is_continuous: Sampling::Cubic, Transition::DeadBlend, DeadBlendHalflives::Command;
+    /// Dead blending with half-lives fitted per joint and axis at each
+    /// transition: the extrapolation's axes decay at their own rates, so its
+    /// scaled angle axis turns as it grows and the angular velocity must be
+    /// `J(m) ṁ`, not `ṁ`.
+    linear_dead_blending_with_fitted_halflives_is_continuous: Sampling::Linear, Transition::DeadBlend, DeadBlendHalflives::FITTED;
+    cubic_dead_blending_with_fitted_halflives_is_continuous: Sampling::Cubic, Transition::DeadBlend, DeadBlendHalflives::FITTED;
 }
 
 /// Dead blending with fitted half-lives in isolation: 16 characters

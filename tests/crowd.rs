@@ -251,6 +251,7 @@ fn world_velocities_match_finite_differences() {
                 characters: 24,
                 sampling,
                 transition,
+                velocity_check: true,
                 ..Default::default()
             };
             let mut check = kineform::crowd::VelocityCheck::default();
@@ -300,6 +301,7 @@ fn one_thread_and_two_give_identical_bytes() {
             sampling,
             transition,
             dead_blend_halflives,
+            velocity_check: true,
             ..Default::default()
         };
         let mut one = Crowd::new(&library, cfg.clone()).unwrap();
@@ -577,6 +579,11 @@ mod cli {
             (&["--threads", "0"], "threads"),
             (&["--fps", "0"], "fps"),
             (&["--fps", "nan"], "fps"),
+            // Negative numbers get their range, not "unexpected argument".
+            (&["--fps", "-3"], "-3 is not a frame rate (finite, > 0)"),
+            (&["--characters", "-5"], "-5 is not in 1..=10000000"),
+            (&["--threads", "-1"], "-1 is not in 1..=1024"),
+            (&["--warmup", "-2"], "-2 is not in 0..="),
             (&["--frobnicate"], "frobnicate"),
         ] {
             let out = kineform(args);
@@ -596,26 +603,29 @@ mod cli {
         assert_eq!(out.status.code(), Some(1));
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(err.contains("line 4"), "{err}");
-        // A clip of another hierarchy: refused, naming the joint.
-        let walk = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/data/mocap/cmu_12_01_walk_mb.bvh"
-        );
+        // A clip of another hierarchy, of no CMU convention: refused,
+        // naming the file and the joint.
+        let two = dir.join("two.bvh");
+        std::fs::write(
+            &two,
+            "HIERARCHY\nROOT Hips\n{\n OFFSET 0 0 0\n CHANNELS 6 Xposition Yposition Zposition Zrotation Yrotation Xrotation\n JOINT Tail\n {\n  OFFSET 0 -1 0\n  CHANNELS 3 Zrotation Yrotation Xrotation\n  End Site\n  {\n   OFFSET 0 -1 0\n  }\n }\n}\nMOTION\nFrames: 2\nFrame Time: .0083333\n0 0 0 0 0 0 0 0 0\n0 0 0 0 0 0 0 0 0\n",
+        )
+        .unwrap();
         let out = kineform(&[
-            "--clip",
-            walk,
             "--clip",
             &format!(
                 "{}/data/mocap/cmu_102_01_max.bvh",
                 env!("CARGO_MANIFEST_DIR")
             ),
+            "--clip",
+            two.to_str().unwrap(),
             "--frames",
             "1",
         ]);
         assert_eq!(out.status.code(), Some(1));
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(
-            err.contains("joint") && err.contains("cmu_102_01_max.bvh"),
+            err.contains("two.bvh") && err.contains("joint") && err.contains("`Tail`"),
             "{err}"
         );
         std::fs::remove_dir_all(&dir).ok();

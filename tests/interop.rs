@@ -6,6 +6,7 @@
 mod common;
 use common::*;
 
+use kineform::glam;
 use kineform::output;
 use kineform::reference::{Kform, Pose, Quat, Vec3, quat_mul_vec3};
 use kineform::stream::{CrowdPose, KformStream, QuatStream, Vec3Stream};
@@ -149,3 +150,56 @@ fn streams_into_glam_slices() {
     assert_eq!(p[8].z, 4.0);
     assert!(s.write_into(&mut m[..8]).is_err());
 }
+
+/// Each glam version's impls (features `glam029`, `glam030`, `glam033`):
+/// the quaternion reordered both ways, vectors and matrices as glam builds
+/// them, a crowd pose copied into that version's slices and skinned into
+/// its matrices. Mutation caught: a `Quat` impl copying `(w, x, y, z)` in
+/// kineform's order into `from_xyzw` fails the rotation check.
+macro_rules! each_glam {
+    ($name:ident, $glam:ident, $feature:literal) => {
+        #[cfg(feature = $feature)]
+        #[test]
+        fn $name() {
+            use kineform::$glam as gl;
+            let q = kineform::reference::quat_from_scaled_angle_axis(Vec3::new(0.3, -1.1, 0.4));
+            let v = Vec3::new(1.0, -2.0, 0.5);
+            let gq = gl::Quat::from(q);
+            let gv = gl::Vec3::from(v);
+            let turned = Vec3::from(gq * gv);
+            let want = quat_mul_vec3(q, v);
+            assert!(
+                kineform::reference::length(turned - want) < 1e-5,
+                "{turned:?} {want:?}"
+            );
+            assert_eq!(Quat::from(gq), q);
+            assert_eq!(Vec3::from(gl::Vec3A::from(v)), v);
+            let k = Kform {
+                pos: v,
+                rot: q,
+                scl: Vec3::new(1.0, 2.0, 0.5),
+                ..Kform::IDENTITY
+            };
+            let m = gl::Mat4::from(k);
+            let srt =
+                gl::Mat4::from_scale_rotation_translation(gl::Vec3::new(1.0, 2.0, 0.5), gq, gv);
+            assert!(m.abs_diff_eq(srt, 1e-5), "{m:?} {srt:?}");
+            assert!(gl::Affine3A::from(k).abs_diff_eq(gl::Affine3A::from_mat4(srt), 1e-5));
+            let poses: Vec<Pose> = (0..9).map(|_| Pose::from_kforms(&[k, k])).collect();
+            let crowd = CrowdPose::from_poses(&poses, 2).unwrap();
+            let mut pos = vec![gl::Vec3::NAN; 18];
+            output::positions(crowd.packed(), &mut pos).unwrap();
+            assert!(pos.iter().all(|p| *p == gv));
+            let sk = kineform::Skeleton::new(vec![-1, 0]).unwrap();
+            let ib = kineform::skinning::InverseBind::from_bind_pose(&sk, &[Kform::IDENTITY; 2])
+                .unwrap();
+            let mut skin = vec![gl::Mat4::NAN; 18];
+            kineform::skinning::skinning_matrices(crowd.packed(), &ib, &mut skin).unwrap();
+            assert!(skin.iter().all(|s| s.abs_diff_eq(m, 1e-5)));
+        }
+    };
+}
+
+each_glam!(glam029_impls, glam029, "glam029");
+each_glam!(glam030_impls, glam030, "glam030");
+each_glam!(glam033_impls, glam033, "glam033");

@@ -69,6 +69,7 @@ fn deserializing_validates() {
 /// shows in the next frame's poses (a transition's first frame shows the
 /// pose the character would have shown anyway).
 #[test]
+#[cfg(feature = "wander")]
 fn a_saved_session_replays_bit_for_bit() {
     use kineform::crowd::command::Command;
     use kineform::crowd::{

@@ -1,4 +1,5 @@
-//! `note_simd_support` logs once per process through `log` (feature `log`).
+//! `note_simd_support` logs once per process through `log` (feature `log`),
+//! and building a crowd is what calls it first in a game.
 #![cfg(feature = "log")]
 
 use std::sync::Mutex;
@@ -23,6 +24,21 @@ impl log::Log for Capture {
 fn logs_once_naming_the_path() {
     log::set_logger(&Capture).unwrap();
     log::set_max_level(log::LevelFilter::Trace);
+    // Two crowds built: the first logs (a warning in a slow build), the
+    // second and the explicit calls after it do not.
+    let library = kineform::crowd::ClipLibrary::from_bvh(&kineform::data::default_clip()).unwrap();
+    let cfg = kineform::crowd::CrowdConfig {
+        characters: 8,
+        ..Default::default()
+    };
+    for _ in 0..2 {
+        kineform::crowd::Crowd::new(&library, cfg.clone()).unwrap();
+    }
+    assert_eq!(
+        RECORDS.lock().unwrap().len(),
+        1,
+        "logged when the crowd was built"
+    );
     let a = kineform::note_simd_support();
     let b = kineform::note_simd_support();
     assert_eq!(a, b);

@@ -12,7 +12,7 @@
 //! a [`Command::Play`] alone changes the pose at once.
 
 use super::library::ClipLibrary;
-use super::{ClipEnd, Root, Source};
+use super::{ClipEnd, Crowd, ReferenceCrowd, Root, Source};
 use crate::error::{Error, Result};
 
 /// Which of a character's two sources.
@@ -295,5 +295,40 @@ impl Queue {
     /// Number of queued commands.
     pub(crate) fn len(&self) -> usize {
         self.items.len()
+    }
+}
+
+/// What a driver needs of a crowd (the demo's `Wander` with the
+/// `wander` feature, or a game's own): both crowds are driven the same way.
+pub trait Driven {
+    /// Number of characters.
+    fn characters(&self) -> usize;
+    /// The clips.
+    fn library(&self) -> &ClipLibrary;
+    /// Queues a command.
+    fn command(&mut self, c: usize, cmd: Command) -> Result<()>;
+}
+
+impl Driven for Crowd {
+    fn characters(&self) -> usize {
+        Crowd::characters(self)
+    }
+    fn library(&self) -> &ClipLibrary {
+        Crowd::library(self)
+    }
+    fn command(&mut self, c: usize, cmd: Command) -> Result<()> {
+        Crowd::command(self, c, cmd)
+    }
+}
+
+impl Driven for ReferenceCrowd {
+    fn characters(&self) -> usize {
+        ReferenceCrowd::characters(self)
+    }
+    fn library(&self) -> &ClipLibrary {
+        ReferenceCrowd::library(self)
+    }
+    fn command(&mut self, c: usize, cmd: Command) -> Result<()> {
+        ReferenceCrowd::command(self, c, cmd)
     }
 }

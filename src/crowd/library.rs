@@ -3,6 +3,7 @@
 use crate::bvh::Bvh;
 use crate::clip::Clip;
 use crate::error::{Error, Result};
+use crate::joint_map::{CmuNaming, JointMap};
 use crate::reference::Vec3;
 use crate::skeleton::Skeleton;
 
@@ -13,6 +14,24 @@ use crate::skeleton::Skeleton;
 /// and 131) plays on the library's bones: its local rotations and its root
 /// joint's translation are kept, every other joint's position is the
 /// library's bone offset.
+///
+/// Clips of another naming join through a [`JointMap`]
+/// ([`ClipLibrary::add_mapped`]; [`ClipLibrary::add_cmu`] for the CMU
+/// conventions, so that every clip of `data/mocap` plays in one crowd):
+///
+/// ```
+/// use kineform::crowd::ClipLibrary;
+/// let mocap = |f: &str| kineform::bvh::load(format!("{}/data/mocap/{f}", env!("CARGO_MANIFEST_DIR")));
+/// // The steady walk (`LeftUpLeg`, `LeftHandIndex1`) on the embedded
+/// // clip's skeleton (`LeftHip`, arms hanging at rest): plain `add_bvh`
+/// // refuses it, naming joint 2.
+/// let mut library = ClipLibrary::from_bvh(&kineform::data::default_clip())?;
+/// assert!(library.add_bvh(&mocap("cmu_12_01_walk_mb.bvh")?).is_err());
+/// let walk = library.add_cmu(&mocap("cmu_12_01_walk_mb.bvh")?)?;
+/// let jumps = library.add_cmu(&mocap("cmu_01_01_mb.bvh")?)?;
+/// assert_eq!((walk, jumps, library.len()), (1, 2, 3));
+/// # Ok::<(), kineform::Error>(())
+/// ```
 ///
 /// Rotations are stored as paths without sign jumps
 /// ([`Clip::with_continuous_rotations`]).
@@ -61,6 +80,110 @@ impl ClipLibrary {
     /// Adds a BVH file's clip ([`ClipLibrary::add`]).
     pub fn add_bvh(&mut self, b: &Bvh) -> Result<usize> {
         self.add(&b.skeleton, &b.clip)
+    }
+
+    /// A library on a BVH file's skeleton and offsets mapped through `map`
+    /// ([`JointMap::apply`]), holding its mapped clip: the library's names
+    /// and rest frames are the map's targets.
+    pub fn from_bvh_mapped(b: &Bvh, map: &JointMap) -> Result<ClipLibrary> {
+        let m = map.apply(&b.skeleton, &b.offsets, &b.clip)?;
+        let mut lib = ClipLibrary::new(&m.skeleton, &m.offsets)?;
+        lib.add(&m.skeleton, &m.clip)?;
+        Ok(lib)
+    }
+
+    /// Adds a BVH file's clip through `map`: its joints renamed and its
+    /// rotations carried into the map's rest frames ([`JointMap::apply`]),
+    /// then matched to the library's joints by name, in whatever order the
+    /// file has them, and added as [`ClipLibrary::add`] adds. Refuses,
+    /// naming the joint and writing nothing: a library joint the mapped
+    /// clip lacks, a clip joint the library lacks, and a joint whose parent
+    /// is not the library's (the hierarchy is checked after mapping); and
+    /// whatever [`JointMap::apply`] and [`ClipLibrary::add`] refuse.
+    pub fn add_mapped(&mut self, b: &Bvh, map: &JointMap) -> Result<usize> {
+        let m = map.apply(&b.skeleton, &b.offsets, &b.clip)?;
+        let original = |k: usize| b.skeleton.names()[k].as_str();
+        let mine = &self.skeleton;
+        let theirs = m.skeleton.names();
+        // order[j]: the clip joint that is library joint j.
+        let mut order = Vec::with_capacity(mine.len());
+        for (j, name) in mine.names().iter().enumerate() {
+            let Some(k) = theirs.iter().position(|t| t == name) else {
+                return Err(Error::Skeleton {
+                    joint: j,
+                    reason: format!(
+                        "the clip has no joint `{name}` after the joint map (is it named otherwise? add it to the map)"
+                    ),
+                });
+            };
+            order.push(k);
+        }
+        if let Some(k) = (0..theirs.len()).find(|k| !order.contains(k)) {
+            return Err(Error::Skeleton {
+                joint: k,
+                reason: format!(
+                    "the clip's joint `{}` (mapped to `{}`) is not in the crowd's skeleton",
+                    original(k),
+                    theirs[k]
+                ),
+            });
+        }
+        fn parent_name(s: &Skeleton, j: usize) -> &str {
+            match s.parents()[j] {
+                p if p >= 0 => s.names()[p as usize].as_str(),
+                _ => "no parent",
+            }
+        }
+        for (j, &k) in order.iter().enumerate() {
+            let (want, got) = (parent_name(mine, j), parent_name(&m.skeleton, k));
+            if want != got {
+                return Err(Error::Skeleton {
+                    joint: j,
+                    reason: format!(
+                        "the clip's joint `{}` (mapped to `{}`) hangs from `{got}` where the crowd's hangs from `{want}`",
+                        original(k),
+                        theirs[k]
+                    ),
+                });
+            }
+        }
+        // The clip's columns in the library's joint order (`order` is a
+        // permutation of the clip's joints: each found once, none left).
+        fn pick<T: Copy>(v: &[T], order: &[usize], frames: usize) -> Vec<T> {
+            let joints = order.len();
+            (0..frames)
+                .flat_map(|f| order.iter().map(move |&k| v[f * joints + k]))
+                .collect()
+        }
+        let (frames, c) = (m.clip.frames(), &m.clip);
+        let clip = Clip::new(
+            frames,
+            order.len(),
+            c.frame_time(),
+            pick(c.positions(), &order, frames),
+            pick(c.rotations(), &order, frames),
+            pick(c.scales(), &order, frames),
+        )?;
+        // Now in the library's order and hierarchy (checked above).
+        let skeleton = self.skeleton.clone();
+        self.add(&skeleton, &clip)
+    }
+
+    /// Adds a CMU clip of any of the naming conventions of `data/mocap`
+    /// ([`CmuNaming`]) to a library on a CMU skeleton of any of them:
+    /// [`ClipLibrary::add_mapped`] with [`JointMap::cmu`] from the file's
+    /// convention to the library's. Refuses, naming the joint, a file or a
+    /// library that is not of a CMU convention ([`CmuNaming::of`]).
+    pub fn add_cmu(&mut self, b: &Bvh) -> Result<usize> {
+        let from = CmuNaming::of(&b.skeleton)?;
+        let to = CmuNaming::of(&self.skeleton).map_err(|e| match e {
+            Error::Skeleton { joint, reason } => Error::Skeleton {
+                joint,
+                reason: format!("the crowd's skeleton: {reason}"),
+            },
+            e => e,
+        })?;
+        self.add_mapped(b, &JointMap::cmu(from, to))
     }
 
     /// Adds `clip`, whose hierarchy is `skeleton`; returns its index. Refuses

@@ -10,7 +10,7 @@
 //! ```text
 //! game loop:  crowd.play(c, ..) / transition(c, ..) / set_roots(0, &roots)   validated, queued
 //!             crowd.step(dt)          commands applied, packs of 8 characters in parallel
-//!             crowd.positions_into(chars, &mut buf) / events()              no allocation
+//!             crowd.positions_into(chars, &mut buf) / events_into(&mut v)   no allocation
 //! ```
 //!
 //! How a frame flows through the files of this module:
@@ -48,11 +48,14 @@
 //! - `output`: world poses copied into the caller's memory, and the frame's
 //!   events.
 //! - [`library`]: the clips, checked against the crowd's skeleton (clips of
-//!   other subjects with the same hierarchy play on its bone offsets).
+//!   other subjects with the same hierarchy play on its bone offsets; clips
+//!   of other joint namings join through a [`crate::joint_map::JointMap`]).
 //! - [`reference`](mod@reference): [`ReferenceCrowd`], the same frame through
 //!   [`crate::reference`], one character at a time; it shares the state
 //!   and commands, so the same commands give the same schedule.
-//! - [`wander`]: the demo's random driver, built only on the public API.
+//! - `wander` (feature `wander`, which the `kineform` program turns on):
+//!   `Wander`, the demo's random driver, built only on the public API
+//!   ([`Driven`]).
 //!
 //! The crowd skeleton is the clips' with one joint in front: joint 0 is
 //! the character's root in the world (its place, facing and their
@@ -67,19 +70,22 @@ mod output;
 mod passes;
 pub mod reference;
 pub mod state;
+mod store;
+#[cfg(feature = "wander")]
 pub mod wander;
 
 mod lanes_crowd;
 
 pub use check::{GapAt, VelocityCheck};
-pub use command::{Command, Which};
-pub use lanes_crowd::Crowd;
+pub use command::{Command, Driven, Which};
+pub use lanes_crowd::{Crowd, PackRange, PreparedStep, ShownRange};
 pub use library::ClipLibrary;
 pub use motion::Motionx8;
 pub use output::{Event, EventKind};
 pub use reference::ReferenceCrowd;
 pub use state::{CharacterState, SourceState};
-pub use wander::{Driven, Wander, WanderConfig};
+#[cfg(feature = "wander")]
+pub use wander::{Wander, WanderConfig};
 
 use crate::error::{Error, Result};
 use crate::reference::{Quat, Vec3};
@@ -293,8 +299,11 @@ pub struct CrowdConfig {
     pub sampling: Sampling,
     /// Whether the clips' root translation moves the characters.
     pub root_motion: RootMotion,
-    /// Whether each step runs the live velocity check (its cost is
-    /// reported in PERF.md; the demo and the tests keep it on).
+    /// Whether each step runs the live velocity check
+    /// ([`VelocityCheck`], in [`FrameStats::velocity`]). Off by default, as
+    /// a game runs: it reads the previous frame's output back and costs 5
+    /// to 8% of a step (PERF.md). The `kineform` program and the tests turn
+    /// it on.
     pub velocity_check: bool,
     /// Dead blending's half-lives: the command's one, or fitted per joint
     /// and axis at each transition. No time and no per-character memory
@@ -304,6 +313,9 @@ pub struct CrowdConfig {
     pub dead_blend_halflives: DeadBlendHalflives,
 }
 
+/// 10,000 characters, cubic inertialization, linear sampling, root motion
+/// applied, dead blending at the command's half-life, and the velocity
+/// check off.
 impl Default for CrowdConfig {
     fn default() -> CrowdConfig {
         CrowdConfig {
@@ -311,7 +323,7 @@ impl Default for CrowdConfig {
             transition: Transition::Inertialize,
             sampling: Sampling::Linear,
             root_motion: RootMotion::Apply,
-            velocity_check: true,
+            velocity_check: false,
             dead_blend_halflives: DeadBlendHalflives::Command,
         }
     }

@@ -35,44 +35,86 @@ pub struct Event {
     pub kind: EventKind,
 }
 
+/// Appends the events of per-pack bits (source A ended, source B ended, a
+/// transition finished; bit `i` for character `8p + i`) to `out`, in
+/// character order, for the first `n` characters.
+pub(crate) fn push_events(bits: impl Iterator<Item = [u8; 3]>, n: usize, out: &mut Vec<Event>) {
+    let kinds = [
+        EventKind::ClipEnded(Which::A),
+        EventKind::ClipEnded(Which::B),
+        EventKind::TransitionFinished,
+    ];
+    for (p, bits) in bits.enumerate() {
+        if bits.iter().all(|&b| b == 0) {
+            continue;
+        }
+        for l in 0..8 {
+            let character = p * 8 + l;
+            if character >= n {
+                break;
+            }
+            for (b, kind) in bits.iter().zip(kinds) {
+                if b & (1 << l) != 0 {
+                    out.push(Event { character, kind });
+                }
+            }
+        }
+    }
+}
+
 impl Crowd {
     /// Turns the packs' event bits into [`Crowd::events`], in character
     /// order (the list's memory is kept from step to step).
     pub(crate) fn collect_events(&mut self) {
         self.events.clear();
-        let n = self.cfg.characters;
-        for (p, bits) in self.pack_events.iter().enumerate() {
-            if bits[..3].iter().all(|&b| b == 0) {
-                continue;
-            }
-            for l in 0..8 {
-                let character = p * 8 + l;
-                if character >= n {
-                    break;
-                }
-                let kinds = [
-                    EventKind::ClipEnded(Which::A),
-                    EventKind::ClipEnded(Which::B),
-                    EventKind::TransitionFinished,
-                ];
-                for (b, kind) in bits[..3].iter().zip(kinds) {
-                    if b & (1 << l) != 0 {
-                        self.events.push(super::Event { character, kind });
-                    }
-                }
-            }
-        }
+        let bits = self.packs.events.iter().map(|b| [b[0], b[1], b[2]]);
+        push_events(bits, self.cfg.characters, &mut self.events);
     }
 
-    /// The last step's events, by character.
+    /// The last step's events, in character order (a character's in the
+    /// order clip end of A, of B, transition finished). To act on them
+    /// with commands, which borrow the crowd mutably, copy them out first
+    /// with [`Crowd::events_into`].
     pub fn events(&self) -> &[Event] {
         &self.events
+    }
+
+    /// Copies the last step's events ([`Crowd::events`]) into the caller's
+    /// `out`, which is cleared first: a buffer the game keeps allocates
+    /// only while it grows to the most events a frame has had, and the
+    /// crowd is free for commands while the game walks it:
+    ///
+    /// ```
+    /// # use kineform::crowd::{ClipLibrary, Crowd, CrowdConfig, ClipEnd, EventKind, Source};
+    /// # let library = ClipLibrary::from_bvh(&kineform::data::default_clip())?;
+    /// # let mut crowd = Crowd::new(&library, CrowdConfig { characters: 4, ..Default::default() })?;
+    /// let once = Source { end: ClipEnd::Event, ..Source::looping(0, 2.2) };
+    /// crowd.play(2, once, once)?; // 2.2 s into a 2.3 s clip, reporting its end
+    /// let mut events = Vec::new(); // the game's, kept across frames
+    /// let mut restarted = 0;
+    /// for _frame in 0..30 {
+    ///     crowd.step(1.0 / 60.0)?;
+    ///     crowd.events_into(&mut events);
+    ///     for e in &events {
+    ///         if e.kind == EventKind::ClipEnded(kineform::crowd::Which::A) {
+    ///             // Commands in the same loop: `events` is the game's.
+    ///             crowd.transition(e.character, Source::looping(0, 0.0), Source::looping(0, 0.0), 0.3, 0.1)?;
+    ///             restarted += 1;
+    ///         }
+    ///     }
+    /// }
+    /// assert_eq!(restarted, 1);
+    /// # Ok::<(), kineform::Error>(())
+    /// ```
+    pub fn events_into(&self, out: &mut Vec<Event>) {
+        out.clear();
+        out.extend_from_slice(&self.events);
     }
 
     /// World-space output, pack-major: `world()[p * joints + j]` is joint `j`
     /// of characters `8p .. 8p + 8` (lane `i` character `8p + i`).
     pub fn world(&self) -> &[super::Motionx8] {
-        &self.world
+        &self.packs.world
     }
 
     /// Joint `j` of character `c` in world space (rotation, position and
@@ -80,7 +122,7 @@ impl Crowd {
     pub fn world_kform(&self, c: usize, j: usize) -> Option<Kform> {
         let nj = self.skeleton.len();
         (c < self.cfg.characters && j < nj).then(|| {
-            let w = &self.world[(c / 8) * nj + j];
+            let w = &self.packs.world[(c / 8) * nj + j];
             let l = c % 8;
             Kform {
                 pos: w.pos.lane(l),
@@ -152,11 +194,11 @@ impl Crowd {
         if skip != 0 {
             let hi = (chars.end - (first - skip)).min(8);
             let (head, rest) = out.split_at_mut((hi - skip) * nj);
-            write(&self.world[(first / 8) * nj..][..nj], skip..hi, head);
+            write(&self.packs.world[(first / 8) * nj..][..nj], skip..hi, head);
             first += hi - skip;
             out = rest;
         }
-        let packs = &self.world[(first / 8) * nj..];
+        let packs = &self.packs.world[(first / 8) * nj..];
         if out.len() < 32 * 8 * nj {
             for (o, pack) in out.chunks_mut(8 * nj).zip(packs.chunks_exact(nj)) {
                 write(pack, 0..o.len() / nj, o);
@@ -256,7 +298,7 @@ impl Crowd {
     /// [`crate::output::rotations`], [`crate::output::transforms`] (all
     /// characters, on all cores) and [`crate::skinning`].
     pub fn world_packed(&self) -> Packed<'_, super::Motionx8> {
-        Packed::new(&self.world, self.cfg.characters, self.skeleton.len())
+        Packed::new(&self.packs.world, self.cfg.characters, self.skeleton.len())
             .expect("a crowd holds ceil(characters / 8) x joints packs")
     }
 
@@ -271,7 +313,7 @@ impl Crowd {
         if self.cfg.root_motion != super::RootMotion::Extract {
             return Some((Vec3::ZERO, Vec3::ZERO));
         }
-        let m = &self.root_motion[c / 8];
+        let m = &self.packs.root_motion[c / 8];
         Some((m.displacement.lane(c % 8), m.velocity.lane(c % 8)))
     }
 }

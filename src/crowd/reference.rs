@@ -8,13 +8,15 @@
 
 use rayon::prelude::*;
 
+use super::Transition;
 use super::check::GapAt;
-use super::command::{self, Command, Queue};
+use super::command::{self, Command, Queue, Which};
 use super::lanes_crowd::check_dt;
 use super::lanes_crowd::construct::{clip_rows, crowd_skeleton, try_vec};
+use super::output::push_events;
 use super::state::{ClipRows, Statex8, Stepx8};
-use super::{CharacterState, VelocityCheck};
-use super::{ClipLibrary, CrowdConfig, FrameStats, Root, RootMotion, Sampling, Transition};
+use super::{CharacterState, Event, VelocityCheck};
+use super::{ClipEnd, ClipLibrary, CrowdConfig, FrameStats, Root, RootMotion, Sampling, Source};
 use crate::clip::Clip;
 use crate::database::Database;
 use crate::error::{Error, Result};
@@ -32,6 +34,8 @@ pub struct ReferenceCrowd {
     chars: Vec<RefState>,
     queue: Queue,
     sorted: Vec<(u32, Command)>,
+    /// The last step's events ([`super::Crowd::events`]).
+    events: Vec<Event>,
     frames: u64,
 }
 
@@ -163,6 +167,7 @@ impl ReferenceCrowd {
             chars,
             queue: Queue::default(),
             sorted: Vec::new(),
+            events: Vec::new(),
             rows,
             skeleton,
             library: library.clone(),
@@ -202,9 +207,66 @@ impl ReferenceCrowd {
         (c < self.cfg.characters).then(|| self.chars[c].root_motion)
     }
 
+    /// The last step's events ([`super::Crowd::events`]).
+    pub fn events(&self) -> &[Event] {
+        &self.events
+    }
+
+    /// Copies the last step's events into `out`, cleared first
+    /// ([`super::Crowd::events_into`]).
+    pub fn events_into(&self, out: &mut Vec<Event>) {
+        out.clear();
+        out.extend_from_slice(&self.events);
+    }
+
     /// Queues a command ([`super::Crowd::command`]).
     pub fn command(&mut self, c: usize, cmd: Command) -> Result<()> {
         self.queue.push(self.cfg.characters, &self.library, c, cmd)
+    }
+
+    /// [`Command::Play`] ([`super::Crowd::play`]).
+    pub fn play(&mut self, c: usize, a: Source, b: Source) -> Result<()> {
+        self.command(c, Command::Play { a, b })
+    }
+
+    /// [`Command::Transition`] ([`super::Crowd::transition`]).
+    pub fn transition(
+        &mut self,
+        c: usize,
+        a: Source,
+        b: Source,
+        duration: f32,
+        halflife: f32,
+    ) -> Result<()> {
+        self.command(
+            c,
+            Command::Transition {
+                a,
+                b,
+                duration,
+                halflife,
+            },
+        )
+    }
+
+    /// [`Command::SetWeight`] ([`super::Crowd::set_weight`]).
+    pub fn set_weight(&mut self, c: usize, weight: f32) -> Result<()> {
+        self.command(c, Command::SetWeight { weight })
+    }
+
+    /// [`Command::WeightToward`] ([`super::Crowd::weight_toward`]).
+    pub fn weight_toward(&mut self, c: usize, target: f32, halflife: f32) -> Result<()> {
+        self.command(c, Command::WeightToward { target, halflife })
+    }
+
+    /// [`Command::SetRate`] ([`super::Crowd::set_rate`]).
+    pub fn set_rate(&mut self, c: usize, source: Which, rate: f32) -> Result<()> {
+        self.command(c, Command::SetRate { source, rate })
+    }
+
+    /// [`Command::SetEnd`] ([`super::Crowd::set_end`]).
+    pub fn set_end(&mut self, c: usize, source: Which, end: ClipEnd) -> Result<()> {
+        self.command(c, Command::SetEnd { source, end })
     }
 
     /// [`Command::SetRoot`] ([`super::Crowd::set_root`]).
@@ -242,13 +304,37 @@ impl ReferenceCrowd {
     /// ([`super::Crowd::step`]).
     pub fn step(&mut self, dt: f32) -> Result<FrameStats> {
         check_dt(dt)?;
-        let j = self.skeleton.len();
-        let (cfg, clips, rows) = (&self.cfg, self.library.clips(), &self.rows[..]);
-        let parents = self.skeleton.parents();
-        let frame = self.frames;
+        // The frame's commands, by character.
         self.queue.drain_sorted(&mut self.sorted);
         let commands = self.sorted.len() as u32;
-        let sorted = &self.sorted[..];
+        // The packs, each its characters' frames one at a time.
+        let stats = self.packs(dt);
+        self.frames += 1;
+        let mut total = FrameStats {
+            commands,
+            ..FrameStats::default()
+        };
+        for (s, _) in &stats {
+            total.transitions += s.transitions;
+            total.velocity.merge(&s.velocity);
+        }
+        // The events.
+        self.events.clear();
+        let n = self.cfg.characters;
+        push_events(stats.iter().map(|s| s.1), n, &mut self.events);
+        if !self.cfg.velocity_check {
+            total.velocity = VelocityCheck::default();
+        }
+        Ok(total)
+    }
+
+    /// Every pack's frame ([`reference_pack`]) on the current rayon pool,
+    /// with the frame's sorted commands; each pack's figures and event
+    /// bits.
+    fn packs(&mut self, dt: f32) -> Vec<(FrameStats, [u8; 3])> {
+        let j = self.skeleton.len();
+        let crowd = (&self.cfg, self.library.clips(), self.skeleton.parents());
+        let frame = (&self.sorted[..], &self.rows[..], self.frames, dt);
         let scratch = || {
             let p = || Pose::new(j);
             RefScratch {
@@ -264,68 +350,70 @@ impl ReferenceCrowd {
                 flips: vec![false; j],
             }
         };
-        let n = cfg.characters;
-        let stats: Vec<FrameStats> = self
-            .states
+        self.states
             .par_iter_mut()
             .zip(self.chars.par_chunks_mut(8))
             .enumerate()
             .map_init(scratch, |s, (p, (state, chars))| {
-                let before = *state;
-                let happened = state.advance(F32x8::splat(dt));
-                let lo = sorted.partition_point(|(c, _)| (*c as usize) < p * 8);
-                let hi = sorted.partition_point(|(c, _)| (*c as usize) < (p + 1) * 8);
-                let (mut trans, mut played) = (0u8, 0u8);
-                for (c, cmd) in &sorted[lo..hi] {
-                    let l = *c as usize % 8;
-                    if state.apply(l, cmd, rows) {
-                        trans |= 1 << l;
-                    } else if matches!(cmd, Command::Play { .. }) {
-                        played |= 1 << l;
-                    }
-                }
-                let step = state.step(happened);
-                // What transitioning characters would have shown.
-                let mut old_state = before;
-                let old_events = old_state.advance(F32x8::splat(dt));
-                let old_step = old_state.step(old_events);
-                let mut total = FrameStats::default();
-                for (l, ch) in chars.iter_mut().enumerate() {
-                    let c = p * 8 + l;
-                    if c >= n {
-                        break;
-                    }
-                    let moving = trans & (1 << l) != 0;
-                    let now = char_step(&step, state, l);
-                    let old = moving.then(|| char_step(&old_step, &old_state, l));
-                    let jumped = (played | trans) & (1 << l) != 0;
-                    let check = reference_frame(
-                        (cfg, clips, parents),
-                        (&now, old.as_ref()),
-                        ch,
-                        s,
-                        (c, frame, dt, jumped),
-                    );
-                    total.transitions += moving as u32;
-                    total.velocity.merge(&check);
-                }
-                total
+                reference_pack(crowd, frame, (p, state, chars), s)
             })
-            .collect();
-        self.frames += 1;
-        let mut total = FrameStats {
-            commands,
-            ..FrameStats::default()
-        };
-        for s in &stats {
-            total.transitions += s.transitions;
-            total.velocity.merge(&s.velocity);
-        }
-        if !cfg.velocity_check {
-            total.velocity = VelocityCheck::default();
-        }
-        Ok(total)
+            .collect()
     }
+}
+
+/// Pack `p`'s frame, as the lanes crowd's (`passes::step_pack`): its
+/// characters' states advanced and their commands (among the frame's
+/// `sorted` ones) applied with the same code, then each character's frame
+/// through the reference ([`reference_frame`]), where it transitions from
+/// the pose it would have shown without its commands; the pack's figures
+/// and its events (bits per lane: source A ended, source B ended, a
+/// transition finished).
+fn reference_pack(
+    (cfg, clips, parents): (&CrowdConfig, &[Clip], &[i32]),
+    (sorted, rows, frame, dt): (&[(u32, Command)], &[ClipRows], u64, f32),
+    (p, state, chars): (usize, &mut Statex8, &mut [RefState]),
+    s: &mut RefScratch,
+) -> (FrameStats, [u8; 3]) {
+    let before = *state;
+    let happened = state.advance(F32x8::splat(dt));
+    let lo = sorted.partition_point(|(c, _)| (*c as usize) < p * 8);
+    let hi = sorted.partition_point(|(c, _)| (*c as usize) < (p + 1) * 8);
+    let (mut trans, mut played) = (0u8, 0u8);
+    for (c, cmd) in &sorted[lo..hi] {
+        let l = *c as usize % 8;
+        if state.apply(l, cmd, rows) {
+            trans |= 1 << l;
+        } else if matches!(cmd, Command::Play { .. }) {
+            played |= 1 << l;
+        }
+    }
+    let step = state.step(happened);
+    let events = [step.ended_a, step.ended_b, step.finished & !trans];
+    // What transitioning characters would have shown.
+    let mut old_state = before;
+    let old_events = old_state.advance(F32x8::splat(dt));
+    let old_step = old_state.step(old_events);
+    let mut total = FrameStats::default();
+    for (l, ch) in chars.iter_mut().enumerate() {
+        let c = p * 8 + l;
+        if c >= cfg.characters {
+            break;
+        }
+        let moving = trans & (1 << l) != 0;
+        let now = char_step(&step, state, l);
+        let old = moving.then(|| char_step(&old_step, &old_state, l));
+        let jumped = (played | trans) & (1 << l) != 0;
+        let check = reference_frame(
+            (cfg, clips, parents),
+            (&now, old.as_ref()),
+            ch,
+            s,
+            (c, frame, dt, jumped),
+        );
+        total.transitions += moving as u32;
+        total.velocity.merge(&check);
+    }
+    (total, events)
 }
 
 /// Samples clip `src` at `time` played at `rate` into crowd pose `out`
@@ -451,6 +539,12 @@ fn ref_local(
     }
 }
 
+/// One character's frame at step `st` (`old`: the step it would have
+/// taken without its commands, where they start a transition), in the
+/// order of the lanes crowd's passes: the pose it would have shown, the
+/// input, the transition's start, the local pose (inertialized or
+/// dead-blended), root motion, forward kinematics into its world pose,
+/// checked against the previous frame's.
 fn reference_frame(
     (cfg, clips, parents): (&CrowdConfig, &[Clip], &[i32]),
     (st, old): (&CharStep, Option<&CharStep>),
@@ -463,63 +557,14 @@ fn reference_frame(
     let mut local = std::mem::take(&mut s.local);
     let mut shown = std::mem::take(&mut s.shown);
     if let Some(old) = old {
-        // The pose the character would have shown without its commands
-        // (its blend's hemispheres kept, but for a source that wraps).
-        let mut old_in = std::mem::take(&mut s.old);
-        let mut flips = std::mem::take(&mut s.flips);
-        flips.clone_from(&ch.ab_flip);
-        ref_input(cfg, clips, old, (s, (&mut flips, old.wrapped)), &mut old_in);
-        s.flips = flips;
-        ref_local(
-            cfg,
-            (&old_in, &mut shown),
-            ch,
-            &mut s.extrapolated,
-            (old, false),
-            dt,
-        );
-        s.old = old_in;
+        ref_shown(cfg, clips, old, ch, s, dt, &mut shown);
     }
     // The blend's hemispheres are chosen anew where the sources changed at
     // once (a command, a wrap around a clip, the first step).
     let fresh = first || jumped || st.wrapped;
     ref_input(cfg, clips, st, (s, (&mut ch.ab_flip, fresh)), &mut input);
     if old.is_some() {
-        // Root motion taken out: the shown root starts from the new
-        // sources' place on the ground (only its motion is blended).
-        if cfg.root_motion == RootMotion::Extract {
-            shown.pos[1].x = input.pos[1].x;
-            shown.pos[1].z = input.pos[1].z;
-        }
-        // The shown pose becomes the new offset's (or the extrapolation's)
-        // start.
-        match cfg.transition {
-            Transition::Inertialize => {
-                r::op_inertialize_offset(&mut ch.offset, &shown, &input).expect(SIZED)
-            }
-            Transition::DeadBlend => {
-                ch.transition.clone_from(&shown);
-                // The half-lives fitted from the shown pose to the new
-                // input (joint 0, the character's root, is held: any
-                // half-life does).
-                if let Some((scale, min, max)) = cfg.fit() {
-                    r::fit_halflives(
-                        &mut ch.fit_pos,
-                        &mut ch.fit_rot,
-                        &shown.pos,
-                        &shown.vel,
-                        &shown.rot,
-                        &shown.ang,
-                        &input.pos,
-                        &input.rot,
-                        scale,
-                        min,
-                        max,
-                        min,
-                    );
-                }
-            }
-        }
+        ref_start_transition(cfg, ch, &mut shown, &input);
     }
     s.shown = shown;
     ref_local(
@@ -531,53 +576,133 @@ fn reference_frame(
         dt,
     );
     if cfg.root_motion == RootMotion::Extract {
-        let (x, z) = (local.pos[1].x, local.pos[1].z);
-        let (vx, vz) = (local.vel[1].x, local.vel[1].z);
-        local.pos[1] = Vec3::new(0.0, local.pos[1].y, 0.0);
-        local.vel[1] = Vec3::new(0.0, local.vel[1].y, 0.0);
-        let rot = st.root.rot;
-        let vel = r::quat_mul_vec3(rot, Vec3::new(vx, 0.0, vz));
-        let moved = r::quat_mul_vec3(rot, Vec3::new(x - ch.removed.0, 0.0, z - ch.removed.1));
-        // A command or a wrap moves the sources at once: not travel.
-        let disp = if jumped || first || st.wrapped {
-            vel * dt
-        } else {
-            moved
-        };
-        ch.root_motion = (disp, vel);
-        ch.removed = (x, z);
+        ref_extract_root(&mut local, ch, st, jumped || first || st.wrapped, dt);
     }
     s.input = input;
     r::op_fk(&mut s.global, &local, parents).expect(SIZED);
     s.local = local;
-    let mut check = VelocityCheck::default();
-    if !first && cfg.velocity_check {
-        let mut finite = true;
-        for k in 0..s.global.len() {
-            let fd = (s.global.pos[k] - ch.world.pos[k]) / dt;
-            let mid = (s.global.vel[k] + ch.world.vel[k]) * 0.5;
-            let gap = r::length(fd - mid);
-            finite &= gap.is_finite() && s.global.rot[k].w.is_finite();
-            if gap > check.max_gap || check.worst.is_none() {
-                check.max_gap = gap;
-                check.worst = Some(GapAt {
-                    character,
-                    joint: k,
-                    frame,
-                });
-            }
-            check.sum_gap += gap as f64;
-            check.samples += 1;
-            check.max_speed = check.max_speed.max(r::length(s.global.vel[k]));
+    let check = match !first && cfg.velocity_check {
+        true => ref_check(&s.global, &ch.world, (character, frame, dt)),
+        false => VelocityCheck::default(),
+    };
+    ch.world.clone_from(&s.global);
+    check
+}
+
+/// The pose a character would have shown at its `old` step, without its
+/// commands, into `shown` (its blend's hemispheres kept, but for a source
+/// that wraps).
+fn ref_shown(
+    cfg: &CrowdConfig,
+    clips: &[Clip],
+    old: &CharStep,
+    ch: &mut RefState,
+    s: &mut RefScratch,
+    dt: f32,
+    shown: &mut Pose,
+) {
+    let mut old_in = std::mem::take(&mut s.old);
+    let mut flips = std::mem::take(&mut s.flips);
+    flips.clone_from(&ch.ab_flip);
+    ref_input(cfg, clips, old, (s, (&mut flips, old.wrapped)), &mut old_in);
+    s.flips = flips;
+    ref_local(
+        cfg,
+        (&old_in, shown),
+        ch,
+        &mut s.extrapolated,
+        (old, false),
+        dt,
+    );
+    s.old = old_in;
+}
+
+/// A transition started: the `shown` pose becomes the new offset's (or
+/// the extrapolation's) start against the new `input`.
+fn ref_start_transition(cfg: &CrowdConfig, ch: &mut RefState, shown: &mut Pose, input: &Pose) {
+    // Root motion taken out: the shown root starts from the new sources'
+    // place on the ground (only its motion is blended).
+    if cfg.root_motion == RootMotion::Extract {
+        shown.pos[1].x = input.pos[1].x;
+        shown.pos[1].z = input.pos[1].z;
+    }
+    match cfg.transition {
+        Transition::Inertialize => {
+            r::op_inertialize_offset(&mut ch.offset, shown, input).expect(SIZED)
         }
-        if !finite {
-            check = VelocityCheck {
-                samples: check.samples,
-                non_finite: 1,
-                ..VelocityCheck::default()
-            };
+        Transition::DeadBlend => {
+            ch.transition.clone_from(shown);
+            // The half-lives fitted from the shown pose to the new input
+            // (joint 0, the character's root, is held: any half-life does).
+            if let Some((scale, min, max)) = cfg.fit() {
+                r::fit_halflives(
+                    &mut ch.fit_pos,
+                    &mut ch.fit_rot,
+                    &shown.pos,
+                    &shown.vel,
+                    &shown.rot,
+                    &shown.ang,
+                    &input.pos,
+                    &input.rot,
+                    scale,
+                    min,
+                    max,
+                    min,
+                );
+            }
         }
     }
-    ch.world.clone_from(&s.global);
+}
+
+/// Root motion taken out of the `local` pose: the clips' root joint's
+/// horizontal translation removed, and reported in the world (the
+/// displacement its velocity times `dt` where the sources `jumped`: a
+/// command or a wrap moves them at once, which is not travel).
+fn ref_extract_root(local: &mut Pose, ch: &mut RefState, st: &CharStep, jumped: bool, dt: f32) {
+    let (x, z) = (local.pos[1].x, local.pos[1].z);
+    let (vx, vz) = (local.vel[1].x, local.vel[1].z);
+    local.pos[1] = Vec3::new(0.0, local.pos[1].y, 0.0);
+    local.vel[1] = Vec3::new(0.0, local.vel[1].y, 0.0);
+    let rot = st.root.rot;
+    let vel = r::quat_mul_vec3(rot, Vec3::new(vx, 0.0, vz));
+    let moved = r::quat_mul_vec3(rot, Vec3::new(x - ch.removed.0, 0.0, z - ch.removed.1));
+    let disp = if jumped { vel * dt } else { moved };
+    ch.root_motion = (disp, vel);
+    ch.removed = (x, z);
+}
+
+/// The velocity check of a character's world pose `now` against the
+/// previous frame's `before` ([`VelocityCheck`]).
+fn ref_check(
+    now: &Pose,
+    before: &Pose,
+    (character, frame, dt): (usize, u64, f32),
+) -> VelocityCheck {
+    let mut check = VelocityCheck::default();
+    let mut finite = true;
+    for k in 0..now.len() {
+        let fd = (now.pos[k] - before.pos[k]) / dt;
+        let mid = (now.vel[k] + before.vel[k]) * 0.5;
+        let gap = r::length(fd - mid);
+        finite &= gap.is_finite() && now.rot[k].w.is_finite();
+        if gap > check.max_gap || check.worst.is_none() {
+            check.max_gap = gap;
+            check.worst = Some(GapAt {
+                character,
+                joint: k,
+                frame,
+            });
+        }
+        check.sum_gap += gap as f64;
+        check.samples += 1;
+        check.max_speed = check.max_speed.max(r::length(now.vel[k]));
+    }
+    if !finite {
+        check = VelocityCheck {
+            samples: check.samples,
+            non_finite: 1,
+            ..VelocityCheck::default()
+        };
+    }
     check
 }

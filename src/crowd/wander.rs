@@ -15,44 +15,10 @@
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg32;
 
-use super::command::Command;
-use super::{ClipEnd, ClipLibrary, Crowd, ReferenceCrowd, Root, Source};
+use super::command::{Command, Driven};
+use super::{ClipEnd, Root, Source};
 use crate::error::Result;
 use crate::reference::Vec3;
-
-/// What a driver needs of a crowd: both crowds are driven the same way.
-pub trait Driven {
-    /// Number of characters.
-    fn characters(&self) -> usize;
-    /// The clips.
-    fn library(&self) -> &ClipLibrary;
-    /// Queues a command.
-    fn command(&mut self, c: usize, cmd: Command) -> Result<()>;
-}
-
-impl Driven for Crowd {
-    fn characters(&self) -> usize {
-        Crowd::characters(self)
-    }
-    fn library(&self) -> &ClipLibrary {
-        Crowd::library(self)
-    }
-    fn command(&mut self, c: usize, cmd: Command) -> Result<()> {
-        Crowd::command(self, c, cmd)
-    }
-}
-
-impl Driven for ReferenceCrowd {
-    fn characters(&self) -> usize {
-        ReferenceCrowd::characters(self)
-    }
-    fn library(&self) -> &ClipLibrary {
-        ReferenceCrowd::library(self)
-    }
-    fn command(&mut self, c: usize, cmd: Command) -> Result<()> {
-        ReferenceCrowd::command(self, c, cmd)
-    }
-}
 
 /// How [`Wander`] plays.
 #[derive(Clone, Debug, PartialEq)]
@@ -168,7 +134,7 @@ impl Wander {
 
     /// Issues this frame's commands to `crowd` for a step of `dt` about to
     /// be taken; returns how many. Refuses a `dt` the crowd's step would
-    /// refuse ([`Crowd::step`]), with nothing issued.
+    /// refuse ([`super::Crowd::step`]), with nothing issued.
     ///
     /// The driver follows its characters' source times from the commands it
     /// gives (module docs), so the caller steps the crowd once with the same
@@ -251,6 +217,7 @@ impl Wander {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::crowd::{ClipLibrary, Crowd};
 
     /// The times the driver follows are the crowd's to the bit, whatever
     /// the step (alternating 1/30 and 1/144 s, and a step's worth of each

@@ -6,9 +6,10 @@
 
 use super::Crowd;
 use crate::crowd::command::Queue;
-use crate::crowd::motion::{Motionx8, ShiftOffsetx8, Track, TurnOffsetx8};
-use crate::crowd::passes::RootMotionx8;
+use crate::crowd::motion::{Motionx8, RootMotionx8, ShiftOffsetx8, Track, TurnOffsetx8};
+use crate::crowd::passes::{Scratches, ShownPoses};
 use crate::crowd::state::{ClipRows, Statex8};
+use crate::crowd::store::{PackPlan, PackResult, PackStore, Rows};
 use crate::crowd::{ClipLibrary, CrowdConfig, Root, Transition};
 use crate::database::Database;
 use crate::error::{Error, Result};
@@ -134,53 +135,76 @@ impl Crowd {
             }
             t
         };
-        Ok(Crowd {
+        let store = PackStore {
+            count: packs,
             states: try_vec("character states", packs, Statex8::new(rows[0]))?,
-            turns: try_vec(
-                "inertialization offsets",
-                if inert { n(turning)? } else { 0 },
-                TurnOffsetx8::ZERO,
-            )?,
-            shifts: try_vec(
-                "inertialization offsets",
-                if inert { n(moving)? } else { 0 },
-                ShiftOffsetx8::ZERO,
-            )?,
-            transition,
-            dead_flips: try_vec("dead blending's paths", if inert { 0 } else { n(j)? }, 0)?,
+            root_motion: try_vec("root motion", packs, RootMotionx8::ZERO)?,
+            root_set: try_vec("roots given", packs, 0)?,
+            events: try_vec("events", packs, [0; 4])?,
+            plan: try_vec("the frame's plan", packs, PackPlan::default())?,
+            result: try_vec("the frame's figures", packs, PackResult::default())?,
+            ab_flips: Rows::new(try_vec("blend paths", n(j)?, 0)?, packs),
+            turns: Rows::new(
+                try_vec(
+                    "inertialization offsets",
+                    if inert { n(turning)? } else { 0 },
+                    TurnOffsetx8::ZERO,
+                )?,
+                packs,
+            ),
+            shifts: Rows::new(
+                try_vec(
+                    "inertialization offsets",
+                    if inert { n(moving)? } else { 0 },
+                    ShiftOffsetx8::ZERO,
+                )?,
+                packs,
+            ),
+            transition: Rows::new(transition, packs),
+            dead_flips: Rows::new(
+                try_vec("dead blending's paths", if inert { 0 } else { n(j)? }, 0)?,
+                packs,
+            ),
             // Any finite half-life: read only while a transition runs, and
             // written at its start.
-            fit_rot: try_vec(
-                "dead blending's fitted half-lives",
-                if fitted { n(turning)? } else { 0 },
-                Vec3x8::splat(crate::reference::Vec3::splat(0.2)),
-            )?,
-            fit_pos: try_vec(
-                "dead blending's fitted half-lives",
-                if fitted { n(moving)? } else { 0 },
-                Vec3x8::splat(crate::reference::Vec3::splat(0.2)),
-            )?,
-            ab_flips: try_vec("blend paths", n(j)?, 0)?,
-            world: try_vec("world output", n(j)?, Motionx8::REST)?,
-            root_motion: try_vec("root motion", packs, RootMotionx8::ZERO)?,
-            pack_events: try_vec("events", packs, [0; 4])?,
+            fit_rot: Rows::new(
+                try_vec(
+                    "dead blending's fitted half-lives",
+                    if fitted { n(turning)? } else { 0 },
+                    Vec3x8::splat(crate::reference::Vec3::splat(0.2)),
+                )?,
+                packs,
+            ),
+            fit_pos: Rows::new(
+                try_vec(
+                    "dead blending's fitted half-lives",
+                    if fitted { n(moving)? } else { 0 },
+                    Vec3x8::splat(crate::reference::Vec3::splat(0.2)),
+                )?,
+                packs,
+            ),
+            roots: Rows::new(
+                try_vec(
+                    "roots given",
+                    n(8)?,
+                    Root::standing(crate::reference::Vec3::ZERO, 0.0),
+                )?,
+                packs,
+            ),
+            world: Rows::new(try_vec("world output", n(j)?, Motionx8::REST)?, packs),
+        };
+        debug_assert!(store.is_whole());
+        Ok(Crowd {
+            packs: store,
             events: Vec::new(),
             tracks,
             turning,
             rest,
-            scratch: Vec::new(),
+            scratch: Scratches::default(),
             queue: Queue::default(),
-            root_next: try_vec(
-                "roots given",
-                n(8)?,
-                Root::standing(crate::reference::Vec3::ZERO, 0.0),
-            )?,
-            root_set: try_vec("roots given", packs, 0)?,
             roots_given: 0,
             sorted: Vec::new(),
-            movers: Vec::new(),
-            first_mover: Vec::new(),
-            shown: Vec::new(),
+            shown: ShownPoses::default(),
             skeleton,
             rows,
             db,

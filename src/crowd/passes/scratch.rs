@@ -12,7 +12,7 @@ use crate::lanes::Vec3x8;
 /// world root): `a` the blended input, `b` the inertialized or dead-blended
 /// local pose, `shown` the pose that transitioning lanes would have shown,
 /// `old_a` the input of a batch of transitioning characters' old sources
-/// ([`shown_batch`](super::shown_batch)). Joints with a fixed position hold
+/// ([`shown_batch`](super::shown::shown_batch)). Joints with a fixed position hold
 /// it, and zero velocity, from the start; the passes write only their
 /// rotations and angular velocities. `kept_*`: a batch's kept state,
 /// gathered from its characters' packs.
@@ -50,16 +50,38 @@ impl PackScratch {
     }
 }
 
-/// Runs `f` with the calling rayon worker's scratch: each worker has its
-/// own, so the lock is never contended; a thread outside the pool it was
-/// sized for gets a new one from `make`.
-pub(crate) fn with_scratch<R>(
-    scratch: &[Mutex<PackScratch>],
-    make: impl Fn() -> PackScratch,
-    f: impl FnOnce(&mut PackScratch) -> R,
-) -> R {
-    match rayon::current_thread_index().and_then(|t| scratch.get(t)) {
-        Some(m) => f(&mut m.lock().unwrap_or_else(|e| e.into_inner())),
-        None => f(&mut make()),
+/// The scratch of the threads that run a crowd's packs, kept across
+/// frames: one for each rayon worker of the pool the crowd steps in (by
+/// thread index, so its lock is never contended), and those made for
+/// other threads (a caller's own, [`crate::crowd::PackRange::run`]), kept
+/// for the next time one runs.
+#[derive(Default)]
+pub(crate) struct Scratches {
+    pub(crate) workers: Vec<Mutex<PackScratch>>,
+    pub(crate) spare: Mutex<Vec<PackScratch>>,
+}
+
+impl Scratches {
+    /// Runs `f` with the calling thread's scratch: a rayon worker's own;
+    /// for any other thread a spare one, made by `make` when none is
+    /// free.
+    pub(crate) fn with<R>(
+        &self,
+        make: impl Fn() -> PackScratch,
+        f: impl FnOnce(&mut PackScratch) -> R,
+    ) -> R {
+        if let Some(m) = rayon::current_thread_index().and_then(|t| self.workers.get(t)) {
+            return f(&mut lock(m));
+        }
+        let mut s = lock(&self.spare).pop().unwrap_or_else(make);
+        let r = f(&mut s);
+        lock(&self.spare).push(s);
+        r
     }
+}
+
+/// `m` locked (a poisoned lock is taken as it is: scratch holds nothing
+/// that outlives a pack).
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
 }
