@@ -71,7 +71,7 @@ impl PackScratch {
     }
 
     /// For `turning` turn offsets and `moving` shift offsets per pack (the
-    /// fallback of [`with_scratch`] for a thread outside the pool the
+    /// fallback of `Kit::with` of the step's tasks for a thread outside the pool the
     /// crowd reserved for, which a step never meets: it reserves one
     /// scratch per worker of the pool it runs on, fallibly, first).
     pub(crate) fn new(rest: &[Motionx8], turning: usize, moving: usize) -> PackScratch {
