@@ -43,19 +43,25 @@ for f in "$dir"/*; do
         "$(echo "$user + $sys" | bc)" "$wall" "$msg"
 done | tee "$out/table"
 awk -v min="$min" '
-    NR == 1 || $2 == "bytes" { next }
-    { n++; if (base == "" || $4 < base) base = $4 }
+    /^#/ || $2 == "bytes" { next }
+    { n++; if (base == "" || $4 < base) base = $4
+      if ($4 > top_r) { top_r = $4; tr = $1 }
+      if ($5 > top_c) { top_c = $5; tc = $1 } }
     $2 >= min { big[$1] = $2; rss[$1] = $4; cpu[$1] = $5 }
     $3 != 0 && $3 != 1 && $3 != 2 { bad = bad " " $1 "(exit " $3 ")" }
     END {
         for (f in big) {
+            k = (f ~ /\.bvh$/) ? "BVH" : "glTF"
             r = (rss[f] - base) * 1024 / big[f]
             c = cpu[f] / (big[f] / 1048576)
-            if (r > worst_r) { worst_r = r; wr = f }
-            if (c > worst_c) { worst_c = c; wc = f }
+            if (r > wr[k]) { wr[k] = r; wrf[k] = f }
+            if (c > wc[k]) { wc[k] = c; wcf[k] = f }
         }
         printf "files: %d; baseline peak RSS (smallest): %d KB\n", n, base
-        printf "worst peak RSS above baseline per input byte (files >= %d bytes): %.1f (%s)\n", min, worst_r, wr
-        printf "worst CPU seconds per input MB (files >= %d bytes): %.3f (%s)\n", min, worst_c, wc
+        printf "largest peak RSS: %d KB (%s); most CPU: %.2f s (%s)\n", top_r, tr, top_c, tc
+        for (k in wr) {
+            printf "%s, files >= %d bytes: worst peak RSS above baseline per input byte %.1f (%s); ", k, min, wr[k], wrf[k]
+            printf "worst CPU s per input MB %.3f (%s)\n", wc[k], wcf[k]
+        }
         if (bad != "") printf "runs that did not end in success or a typed refusal:%s\n", bad
     }' "$out/table"

@@ -227,3 +227,11 @@ d.push("animations", {
     "channels": [{"sampler": 0, "target": {"node": 0, "path": "translation"}}],
 })
 put("glb_values_3e38_tiny_key_step.glb", d.glb())
+# The most samples a small document can ask for: keys x channels just under
+# kineform::limits::MAX_SAMPLES (4,096 keys at 60 frames/s shared by 2,000
+# channels: 8.19 million samples from about 150 KB), what bounds glTF's
+# memory and time absolutely rather than per byte.
+put("glb_4096_keys_x_2000_channels_at_sample_limit.glb",
+    shared_sampler(1, 2000, 4095 / 60, keys=4096).glb())
+put("glb_4096_keys_x_2100_channels_past_sample_limit.glb",
+    shared_sampler(1, 2100, 4095 / 60, keys=4096).glb())
