@@ -22,7 +22,8 @@ for t in "$@"; do
     extra=()
     case $t in
         bvh_parse) extra=(-max_len=65536) ;;
-        gltf_parse | gltf_doc) extra=(-rss_limit_mb=4096) ;;
+        gltf_parse) extra=(-rss_limit_mb=4096) ;;
+        gltf_doc) extra=(-timeout=10 -rss_limit_mb=2048 -max_len=2048 -len_control=0) ;;
     esac
     mkdir -p "$root/fuzz/corpus/$t" "$root/fuzz/artifacts/$t"
     load0=$(cut -d' ' -f1-3 /proc/loadavg)
