@@ -274,7 +274,7 @@ fn the_reference_step_allocates_nothing_that_grows_with_the_crowd() {
 fn commands(frame: usize, n: usize) -> impl Iterator<Item = (usize, f32, bool)> {
     (0..n).map(move |c| {
         let rate = 1.0 + (frame % 3) as f32 * 0.1;
-        (c, rate, frame % 4 == 0 && c % 2 == frame / 4 % 2)
+        (c, rate, frame.is_multiple_of(4) && c % 2 == frame / 4 % 2)
     })
 }
 
