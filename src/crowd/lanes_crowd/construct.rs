@@ -100,7 +100,12 @@ impl Crowd {
     /// current rayon pool (build the crowd inside the pool it will step
     /// in); every part is reserved with `try_reserve`, and a refusal
     /// ([`Error::Size`]) says the part and the whole. A step on a pool with
-    /// more threads reserves their scratch first, refusing likewise.
+    /// more threads reserves their scratch first, refusing likewise. A game
+    /// that runs the frame on its own threads ([`Crowd::prepare`]) needs
+    /// none of the workers' scratch beyond the one each of its threads
+    /// makes: build the crowd inside a one-thread pool
+    /// (`rayon::ThreadPoolBuilder::new().num_threads(1).build()?.install(..)`)
+    /// so that only one is reserved.
     ///
     /// With the `log` feature the first crowd of a process logs which SIMD
     /// path runs, as a warning when the CPU could run a faster build
