@@ -253,3 +253,26 @@ fn gltf_doc_on_random_bytes() {
         "too few documents of some shape"
     );
 }
+
+/// The `gltf_doc` campaign's open finding (2026-11-25, the merge of main
+/// into `hardening`, 36,185 runs in): a document whose joint 27 (node 755)
+/// kineform places at (80, 0, 0) at frame 0 of its first animation where
+/// glTF's node matrices put it at (0, 0, 8). Not yet understood or fixed;
+/// ignored so that `cargo test` stays green, run with `--ignored` to
+/// reproduce.
+#[cfg(feature = "gltf")]
+#[test]
+#[ignore = "open gltf_doc finding: a joint's world position at frame 0 differs from glTF's"]
+fn gltf_doc_open_finding_frame_0_position() {
+    check::gltf_doc::check_doc(&unhex(&[
+        "2effff1d211d1d1d1d1d6d1d4100011d1d1d00001d1d1d1d1d1d1d1d1d9d1d1d1d1d1d1d1d1d1d1d",
+        "1d1d1d1d1d1d1d1d1d1d1d1d1d1d050200001d1d6e1d1d1d1d1d1d1d1d1d021d1d1d1d1d1d1d1d1d",
+        "1dffff0000000000000103ffffffffffff331d1d1d00001d1d1d1d1d1d1d1d1d9d1d1d1d1d1d1d1d",
+        "1d1d1d1d1d1d1d1d1d1d40ff326f6d709191ea8a9a9101ab0000001d1d1d1d1d1d1d1d1d1d021d1d",
+        "1d1d1d1d1d1d1d1dffff0000000000000103ffffffffffff331d1d1d00001d1d1d1d1d1d1d1d1d9d",
+        "1d1d1d1d1d1d1d1de91d1d1d1d1d1d1d1d1d1d1d1d1d1d1d050200001d1d1d1d1d1d1d1d1d1d1d02",
+        "1d1d1d1d1d1d1d1d050200001d1d1d1d1d1d1d1d1d1d1d021d1d1d1d1d1d1d1d1d1dffff00000000",
+        "0000010300000000f200ca00ffffff7e7e7effffffffffff7e7e7efffffffffe7e7e7eff7e87ff5b",
+        "ffff41",
+    ]));
+}
