@@ -123,7 +123,13 @@ pub fn quat_slerp_dx(rel: Quat, alpha: f32, alpha_rate: f32, q_ang: Vec3, p_ang:
 /// the blends' in issue 11: `tests/catalogue_velocities.rs`,
 /// `additives_with_a_changing_weight`).
 #[inline]
-pub fn quat_additive_dx(rel: Quat, alpha: f32, alpha_rate: f32, q_ang: Vec3, rel_ang: Vec3) -> Vec3 {
+pub fn quat_additive_dx(
+    rel: Quat,
+    alpha: f32,
+    alpha_rate: f32,
+    q_ang: Vec3,
+    rel_ang: Vec3,
+) -> Vec3 {
     let w = quat_to_scaled_angle_axis(rel);
     let w_rate = quat_to_scaled_angle_axis_dx(rel, rel_ang);
     let part = alpha * w;

@@ -4,9 +4,9 @@
 //! single values"; velocities article, "Inertialization").
 
 use super::angular::{quat_from_scaled_angle_axis_dx, quat_to_scaled_angle_axis_dx};
+use super::kform::Kform;
 use super::math::{Quat, Vec3, clampf, exp_vec3, log_vec3, quat_abs, quat_from_scaled_angle_axis};
 use super::math::{quat_mul, quat_mul_inv, quat_mul_vec3, quat_to_scaled_angle_axis};
-use super::kform::Kform;
 use super::pose::{Pose, lengths};
 use super::spring::{decay_spring_damper_exact_quat, decay_spring_damper_exact_vec3};
 use crate::error::Result;

@@ -6,9 +6,11 @@
 
 use super::Crowd;
 use crate::crowd::command::Queue;
+use crate::crowd::layer::Layout;
 use crate::crowd::motion::{Motionx8, RootMotionx8, ShiftOffsetx8, Track, TurnOffsetx8};
+use crate::crowd::passes::LayerPass;
 use crate::crowd::passes::{Scratches, ShownPoses};
-use crate::crowd::state::{ClipRows, Statex8};
+use crate::crowd::state::{ClipRows, LayerLanes, Statex8};
 use crate::crowd::store::{PackPlan, PackResult, PackStore, Rows};
 use crate::crowd::{ClipLibrary, CrowdConfig, Root, Transition};
 use crate::database::Database;
@@ -104,14 +106,24 @@ impl Crowd {
                 .and_then(|b| b.checked_mul(packs)),
             false => Some(0),
         };
+        let layers = cfg.layers.len();
+        let layer_bytes = (size_of::<LayerLanes>() + j)
+            .checked_mul(layers)
+            .and_then(|b| b.checked_mul(packs));
         let bytes = crate::crowd::crowd_bytes(cfg.characters, j)
-            .and_then(|b| b.checked_add(fit_bytes?))
+            .and_then(|b| b.checked_add(fit_bytes?)?.checked_add(layer_bytes?))
             .ok_or(too_big.clone())?;
         if bytes > isize::MAX as usize {
             return Err(too_big);
         }
         let rows = clip_rows(&db, library);
         let tracks = Track::of(&db);
+        let layout = Layout::new(&cfg.layers, &cfg.blend_profiles, library.skeleton())?;
+        let layer_passes = layout
+            .layers
+            .iter()
+            .map(|l| LayerPass::of(l, &tracks))
+            .collect();
         let rest: Vec<Motionx8> = (0..j)
             .map(|cj| match cj.checked_sub(1) {
                 Some(clip_joint) if db.moving_row(clip_joint).is_none() => Motionx8 {
@@ -140,7 +152,7 @@ impl Crowd {
             states: try_vec("character states", packs, Statex8::new(rows[0]))?,
             root_motion: try_vec("root motion", packs, RootMotionx8::ZERO)?,
             root_set: try_vec("roots given", packs, 0)?,
-            events: try_vec("events", packs, [0; 4])?,
+            events: try_vec("events", packs, Default::default())?,
             plan: try_vec("the frame's plan", packs, PackPlan::default())?,
             result: try_vec("the frame's figures", packs, PackResult::default())?,
             ab_flips: Rows::new(try_vec("blend paths", n(j)?, 0)?, packs),
@@ -183,6 +195,11 @@ impl Crowd {
                 )?,
                 packs,
             ),
+            layers: Rows::new(
+                try_vec("layers", n(layers)?, LayerLanes::new(rows[0]))?,
+                packs,
+            ),
+            layer_flips: Rows::new(try_vec("layer paths", n(layers * j)?, 0)?, packs),
             roots: Rows::new(
                 try_vec(
                     "roots given",
@@ -199,6 +216,8 @@ impl Crowd {
             events: Vec::new(),
             tracks,
             turning,
+            layout,
+            layer_passes,
             rest,
             scratch: Scratches::default(),
             queue: Queue::default(),

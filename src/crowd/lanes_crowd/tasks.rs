@@ -89,9 +89,10 @@ impl Crowd {
     /// One scratch for each thread of the current rayon pool.
     fn grow_worker_scratch(&mut self) {
         let (turning, moving) = (self.turning, self.db.moving_joints());
+        let layers = self.cfg.layers.len();
         let workers = &mut self.scratch.workers;
         while workers.len() < rayon::current_num_threads() {
-            let s = PackScratch::new(&self.rest, turning, moving);
+            let s = PackScratch::new(&self.rest, turning, moving, layers);
             workers.push(std::sync::Mutex::new(s));
         }
     }
@@ -113,7 +114,10 @@ impl Crowd {
             let (from, first_mover) = (next, movers.len());
             while next < sorted.len() && (sorted[next].0 as usize) < (p + 1) * 8 {
                 let c = sorted[next].0;
-                let moving = matches!(sorted[next].1, Command::Transition { .. });
+                let moving = matches!(
+                    sorted[next].1,
+                    Command::Transition { .. } | Command::TransitionLayer { .. }
+                );
                 if moving && movers.last() != Some(&c) {
                     movers.push(c);
                 }
@@ -148,6 +152,8 @@ impl Crowd {
             sorted,
             shown,
             frames,
+            layout,
+            layer_passes,
             ..
         } = self;
         let sh = Shared {
@@ -166,6 +172,8 @@ impl Crowd {
             check: cfg.velocity_check,
             extract: cfg.root_motion == RootMotion::Extract,
             fit: cfg.fit().map(Fit::new),
+            layers: layer_passes,
+            layout,
             db,
         };
         let kit = Kit {
@@ -173,6 +181,7 @@ impl Crowd {
             rest,
             turning: *turning,
             moving: sh.db.moving_joints(),
+            layers: cfg.layers.len(),
             cubic: cfg.sampling == Sampling::Cubic,
             inert: cfg.transition == Transition::Inertialize,
         };
@@ -221,6 +230,7 @@ struct Kit<'a> {
     rest: &'a [Motionx8],
     turning: usize,
     moving: usize,
+    layers: usize,
     cubic: bool,
     inert: bool,
 }
@@ -228,7 +238,7 @@ struct Kit<'a> {
 impl Kit<'_> {
     /// Runs `f` with the calling thread's scratch ([`Scratches::with`]).
     fn with<R>(&self, f: impl FnOnce(&mut PackScratch) -> R) -> R {
-        let make = || PackScratch::new(self.rest, self.turning, self.moving);
+        let make = || PackScratch::new(self.rest, self.turning, self.moving, self.layers);
         self.scratch.with(make, f)
     }
 }

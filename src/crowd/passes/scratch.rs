@@ -5,6 +5,7 @@
 use std::sync::Mutex;
 
 use crate::crowd::motion::{Motionx8, ShiftOffsetx8, TurnOffsetx8};
+use crate::crowd::state::LayerLanes;
 use crate::lanes::Vec3x8;
 
 /// Scratch of one worker, about 13 KB per pose for the CMU skeleton, so a
@@ -28,11 +29,19 @@ pub(crate) struct PackScratch {
     pub(super) kept_ab_flips: Vec<u8>,
     pub(super) kept_fit_rot: Vec<Vec3x8>,
     pub(super) kept_fit_pos: Vec<Vec3x8>,
+    pub(super) kept_layers: Vec<LayerLanes>,
+    pub(super) kept_layer_flips: Vec<u8>,
 }
 
 impl PackScratch {
-    /// For `turning` turn offsets and `moving` shift offsets per pack.
-    pub(crate) fn new(rest: &[Motionx8], turning: usize, moving: usize) -> PackScratch {
+    /// For `turning` turn offsets, `moving` shift offsets and `layers`
+    /// layers per pack.
+    pub(crate) fn new(
+        rest: &[Motionx8],
+        turning: usize,
+        moving: usize,
+        layers: usize,
+    ) -> PackScratch {
         let v = || rest.to_vec();
         PackScratch {
             a: v(),
@@ -46,6 +55,8 @@ impl PackScratch {
             kept_ab_flips: vec![0; rest.len()],
             kept_fit_rot: vec![Vec3x8::ZERO; turning],
             kept_fit_pos: vec![Vec3x8::ZERO; moving],
+            kept_layers: vec![bytemuck::Zeroable::zeroed(); layers],
+            kept_layer_flips: vec![0; layers * rest.len()],
         }
     }
 }
