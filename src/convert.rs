@@ -8,6 +8,15 @@
 //! frame as its OFFSET, position channels on roots and on joints whose
 //! position moves, and `Zrotation Yrotation Xrotation` on every joint; BVH
 //! has no scale, so clips with scales are refused.
+//!
+//! Files are read by [`crate::files::read_file`] (regular files only,
+//! within their format's byte limit) and written by
+//! [`crate::files::write_file`]: whole or not at all, through a temporary
+//! file beside the output renamed over it, so a conversion that fails
+//! (a full disk, a file-size limit, a refusal) leaves every existing file
+//! as it was, and the output may be the input. What is written is within
+//! the byte limit of kineform's reader for its format
+//! ([`crate::limits`]), else refused: whatever kineform writes it reads.
 
 use std::path::Path;
 
@@ -64,7 +73,7 @@ pub fn bvh_for_clip(skeleton: &Skeleton, clip: &Clip) -> Result<Bvh> {
             path: None,
             line: 0,
             reason: format!(
-                "joint {} has scale {:?} at frame {}: BVH has no scale channels",
+                "cannot write joint {} with scale {:?} at frame {}: BVH has no scale channels",
                 i % joints,
                 clip.scales()[i],
                 i / joints
@@ -108,44 +117,19 @@ fn unsupported(path: &Path, what: &str) -> Error {
 
 /// Reads `input` and writes `output`, each in the format its extension
 /// names (`.bvh`; `.glb`, `.gltf` in and `.glb` out with the `gltf`
-/// feature). Nothing is written when reading or converting fails.
+/// feature). Nothing is written when reading or converting fails, and a
+/// write that fails part way leaves `output` as it was (module docs);
+/// `output` may be `input`. Every error names the file it is about (the
+/// input for what it holds, the output for what could not be written to
+/// it, [`Error::in_file`]).
 pub fn convert_file(input: &Path, output: &Path, options: &Options) -> Result<Summary> {
-    let (skeleton, clips, rest): (Skeleton, Vec<(String, Clip)>, Option<Vec<Kform>>) =
-        match extension(input).as_str() {
-            "bvh" => {
-                let b = bvh::load(input)?;
-                (b.skeleton, vec![("bvh".to_string(), b.clip)], None)
-            }
-            #[cfg(feature = "gltf")]
-            "glb" | "gltf" => {
-                let d = crate::gltf::load(input, options.rate)?;
-                let clips = d.clips.into_iter().map(|c| (c.name, c.clip)).collect();
-                (d.skeleton, clips, Some(d.rest))
-            }
-            e => {
-                return Err(unsupported(
-                    input,
-                    &format!("cannot read `.{e}` (this build reads {})", formats()),
-                ));
-            }
-        };
-    let text_or_bytes: Vec<u8> = match extension(output).as_str() {
-        "bvh" => {
-            let Some((_, clip)) = clips.get(options.animation) else {
-                return Err(Error::Length {
-                    what: "animation index (the input's animations)",
-                    expected: clips.len(),
-                    got: options.animation,
-                });
-            };
-            let b = bvh_for_clip(&skeleton, clip)?;
-            bvh::write(&b, clip)?.into_bytes()
-        }
+    // The output's format, and that it could be replaced, before the input
+    // is read.
+    let out_ext = extension(output);
+    let limit = match out_ext.as_str() {
+        "bvh" => crate::limits::MAX_BVH_BYTES,
         #[cfg(feature = "gltf")]
-        "glb" => {
-            let named: Vec<(&str, &Clip)> = clips.iter().map(|(n, c)| (n.as_str(), c)).collect();
-            crate::gltf::write_glb(&skeleton, rest.as_deref(), &named)?
-        }
+        "glb" => crate::limits::MAX_GLB_BYTES,
         e => {
             return Err(unsupported(
                 output,
@@ -156,11 +140,69 @@ pub fn convert_file(input: &Path, output: &Path, options: &Options) -> Result<Su
             ));
         }
     };
+    if let Ok(m) = std::fs::symlink_metadata(output)
+        && !m.is_file()
+    {
+        return Err(unsupported(
+            output,
+            "is not a regular file: kineform writes only regular files, replacing them whole",
+        ));
+    }
+    let (skeleton, clips, rest): (Skeleton, Vec<(String, Clip)>, Option<Vec<Kform>>) =
+        match extension(input).as_str() {
+            "bvh" => {
+                let b = bvh::load(input)?;
+                (b.skeleton, vec![("bvh".to_string(), b.clip)], None)
+            }
+            #[cfg(feature = "gltf")]
+            "glb" | "gltf" => {
+                let d = crate::gltf::load(input, options.rate).map_err(|e| e.in_file(input))?;
+                let clips = d.clips.into_iter().map(|c| (c.name, c.clip)).collect();
+                (d.skeleton, clips, Some(d.rest))
+            }
+            e => {
+                return Err(unsupported(
+                    input,
+                    &format!("cannot read `.{e}` (this build reads {})", formats()),
+                ));
+            }
+        };
+    let text_or_bytes: Vec<u8> = match out_ext.as_str() {
+        "bvh" => {
+            let Some((_, clip)) = clips.get(options.animation) else {
+                let reason = match clips.len() {
+                    0 => "has no animation to write as BVH".to_string(),
+                    n => format!(
+                        "has {n} animation(s), numbered from 0: there is no animation {} to write as BVH",
+                        options.animation
+                    ),
+                };
+                return Err(unsupported(input, &reason));
+            };
+            let b = bvh_for_clip(&skeleton, clip).map_err(|e| e.in_file(output))?;
+            bvh::write(&b, clip)
+                .map_err(|e| e.in_file(output))?
+                .into_bytes()
+        }
+        #[cfg(feature = "gltf")]
+        "glb" => {
+            let named: Vec<(&str, &Clip)> = clips.iter().map(|(n, c)| (n.as_str(), c)).collect();
+            crate::gltf::write_glb(&skeleton, rest.as_deref(), &named)
+                .map_err(|e| e.in_file(output))?
+        }
+        e => return Err(unsupported(output, &format!("cannot write `.{e}`"))),
+    };
     let _ = &rest;
-    std::fs::write(output, text_or_bytes).map_err(|e| Error::Io {
-        path: output.display().to_string(),
-        reason: e.to_string(),
-    })?;
+    if text_or_bytes.len() as u64 > limit {
+        return Err(unsupported(
+            output,
+            &format!(
+                "not written: it would be {} bytes, more than the {limit} bytes kineform reads back in a `.{out_ext}` file (kineform::limits)",
+                text_or_bytes.len()
+            ),
+        ));
+    }
+    crate::files::write_file(output, &text_or_bytes)?;
     let first = clips
         .get(options.animation)
         .or(clips.first())

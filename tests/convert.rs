@@ -86,7 +86,8 @@ fn refusals_write_nothing() {
         },
     )
     .unwrap_err();
-    assert!(matches!(e, kineform::Error::Length { .. }), "{e}");
+    // Issue 21, defect 10: said in words, naming the input.
+    assert!(e.to_string().contains("has 1 animation(s)"), "{e}");
     assert!(!out.exists());
     // A clip with a scale has no BVH.
     let b = bvh::load(&src).unwrap();
@@ -102,7 +103,7 @@ fn refusals_write_nothing() {
     )
     .unwrap();
     let e = bvh_for_clip(&b.skeleton, &c).unwrap_err();
-    assert!(e.to_string().contains("joint 9 has scale"), "{e}");
+    assert!(e.to_string().contains("joint 9 with scale"), "{e}");
     std::fs::remove_dir_all(&d).ok();
 }
 

@@ -4,6 +4,8 @@
 
 #[path = "api.rs"]
 pub mod api;
+#[path = "clips.rs"]
+pub mod clips;
 #[path = "crowd.rs"]
 pub mod crowd;
 

@@ -391,6 +391,7 @@ pub struct FrameStats {
     /// at most `u32::MAX`.
     pub commands: u32,
     /// This step's velocity check (empty on a crowd's first step, or when
-    /// the check is off).
+    /// the check is off, but for [`VelocityCheck::non_finite`], which
+    /// counts output that is not finite on every step).
     pub velocity: VelocityCheck,
 }

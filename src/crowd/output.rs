@@ -14,6 +14,7 @@ use crate::error::{Error, Result};
 use crate::lanes::Vec3x8;
 use crate::output::Packed;
 use crate::reference::{Kform, Quat, Vec3};
+use crate::rows::{self, Rows3, Rows4};
 
 /// What happened to a character in a step.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -156,9 +157,10 @@ impl Crowd {
     fn check_out(&self, chars: &Range<usize>, got: usize) -> Result<()> {
         let n = self.cfg.characters;
         if chars.start > chars.end || chars.end > n {
-            return Err(Error::Index {
-                what: "character range end",
-                index: chars.end.max(chars.start),
+            return Err(Error::Range {
+                what: "characters",
+                start: chars.start,
+                end: chars.end,
                 len: n,
             });
         }
@@ -173,73 +175,67 @@ impl Crowd {
         Ok(())
     }
 
-    /// Copies one field of characters `chars` into `out`, character-major
-    /// (`out[(c - start) * joints + j]`), each lane converted with `conv`.
-    /// Pack by pack: each joint's eight lanes are read once and written to
-    /// the rows of the pack's characters (a pack's rows, 3 KB of positions,
-    /// stay in L1). A first pack entered part-way is copied alone; the rest
-    /// go on the current rayon pool when there are enough of them to pay
-    /// for it (32 packs), else on this thread.
-    fn copy_out<O: Send, E: Copy>(
+    /// Copies characters `chars` into `out`, character-major (`out[(c -
+    /// start) * joints + j]`): `write(scratch, pack, lanes, rows)` writes
+    /// lanes `lanes` of one pack into their rows (`crate::rows`: each
+    /// joint's lanes transposed in registers, the rows written front to
+    /// back). A first pack entered part-way is copied alone; the rest go on
+    /// the current rayon pool when there are enough of them to pay for it
+    /// (32 packs; one scratch, made by `scratch`, per task), else on this
+    /// thread.
+    fn copy_out<O: Send, R>(
         &self,
         chars: Range<usize>,
         out: &mut [O],
-        get: impl Fn(&Motionx8) -> [E; 8] + Sync,
-        conv: impl Fn(E) -> O + Sync,
+        scratch: impl Fn() -> R + Send + Sync,
+        write: impl Fn(&mut R, &[Motionx8], Range<usize>, &mut [O]) + Send + Sync,
     ) -> Result<()> {
         self.check_out(&chars, out.len())?;
         let nj = self.skeleton.len();
         if nj == 0 || chars.is_empty() {
             return Ok(());
         }
-        let write = |pack: &[Motionx8], lanes: Range<usize>, o: &mut [O]| {
-            for (j, m) in pack.iter().enumerate() {
-                let v = get(m);
-                for (k, e) in v[lanes.clone()].iter().enumerate() {
-                    o[k * nj + j] = conv(*e);
-                }
-            }
-        };
         let (mut first, mut out) = (chars.start, out);
+        let mut rows = scratch();
         let skip = first % 8;
         if skip != 0 {
             let hi = (chars.end - (first - skip)).min(8);
             let (head, rest) = out.split_at_mut((hi - skip) * nj);
-            write(&self.packs.world[(first / 8) * nj..][..nj], skip..hi, head);
+            write(
+                &mut rows,
+                &self.packs.world[(first / 8) * nj..][..nj],
+                skip..hi,
+                head,
+            );
             first += hi - skip;
             out = rest;
         }
         let packs = &self.packs.world[(first / 8) * nj..];
         if out.len() < 32 * 8 * nj {
             for (o, pack) in out.chunks_mut(8 * nj).zip(packs.chunks_exact(nj)) {
-                write(pack, 0..o.len() / nj, o);
+                write(&mut rows, pack, 0..o.len() / nj, o);
             }
         } else {
             out.par_chunks_mut(8 * nj)
                 .zip(packs.par_chunks_exact(nj))
                 .with_min_len(16)
-                .for_each(|(o, pack)| write(pack, 0..o.len() / nj, o));
+                .for_each_init(scratch, |r, (o, pack)| write(r, pack, 0..o.len() / nj, o));
         }
         Ok(())
     }
 
-    /// One `Vec3x8` field of characters `chars` into `out`.
+    /// One `Vec3x8` field of characters `chars` into `out` (the next
+    /// pack's field prefetched while a pack is copied).
     fn copy3<O: From<Vec3> + Send>(
         &self,
         chars: Range<usize>,
         out: &mut [O],
-        field: impl Fn(&Motionx8) -> &Vec3x8 + Sync,
+        field: impl Fn(&Motionx8) -> &Vec3x8 + Send + Sync,
     ) -> Result<()> {
-        self.copy_out(
-            chars,
-            out,
-            |m| {
-                let f = field(m);
-                let (x, y, z) = (f.x.to_array(), f.y.to_array(), f.z.to_array());
-                core::array::from_fn(|i| Vec3::new(x[i], y[i], z[i]))
-            },
-            O::from,
-        )
+        self.copy_out(chars, out, Rows3::new, |r, pack, lanes, o| {
+            rows::prefetch_next(pack, &field);
+            rows::pack_rows3(r, pack, lanes, o, &field)
+        })
     }
 
     /// World positions of characters `chars` into `out` (character-major:
@@ -287,21 +283,10 @@ impl Crowd {
         chars: Range<usize>,
         out: &mut [O],
     ) -> Result<()> {
-        self.copy_out(
-            chars,
-            out,
-            |m| {
-                let r = &m.rot;
-                let (w, x, y, z) = (
-                    r.w.to_array(),
-                    r.x.to_array(),
-                    r.y.to_array(),
-                    r.z.to_array(),
-                );
-                core::array::from_fn(|i| Quat::new(w[i], x[i], y[i], z[i]))
-            },
-            O::from,
-        )
+        self.copy_out(chars, out, Rows4::new, |r, pack, lanes, o| {
+            rows::prefetch_next(pack, |m: &Motionx8| &m.rot);
+            rows::pack_rows4(r, pack, lanes, o, |m: &Motionx8| &m.rot)
+        })
     }
 
     /// The whole crowd's world output as a [`Packed`] view (crowd joints:

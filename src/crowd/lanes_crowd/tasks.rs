@@ -30,10 +30,13 @@ impl Crowd {
     /// [`Crowd::prepare`] plans, its shown poses and its packs run by
     /// rayon, then finished. Output is bit-identical for any number of
     /// threads. Refuses a `dt` that is not finite and in `(0, 1000]`,
-    /// changing nothing.
+    /// changing nothing; so is a step that would move a root (one not
+    /// given a root for this step) out of ±[`crate::limits::MAX_POSITION`]
+    /// ([`crate::Error::Character`]; re-centre the world with
+    /// [`Crowd::recenter`]), and scratch for the pool's threads that cannot
+    /// be had ([`crate::Error::Size`]).
     pub fn step(&mut self, dt: f32) -> Result<FrameStats> {
         check_dt(dt)?;
-        self.grow_worker_scratch();
         let mut frame = self.prepare(dt)?;
         frame.shown().run_on_rayon();
         frame.packs().run_on_rayon();
@@ -77,6 +80,9 @@ impl Crowd {
     /// about 4 ms on one thread), a batch of shown poses less.
     pub fn prepare(&mut self, dt: f32) -> Result<PreparedStep<'_>> {
         check_dt(dt)?;
+        // Issue 21: the root domain, and the workers' scratch reserved
+        // fallibly, before anything changes.
+        self.prepare_step(dt)?;
         let commands = self.plan();
         Ok(PreparedStep {
             crowd: self,
@@ -84,17 +90,6 @@ impl Crowd {
             commands,
             finished: false,
         })
-    }
-
-    /// One scratch for each thread of the current rayon pool.
-    fn grow_worker_scratch(&mut self) {
-        let (turning, moving) = (self.turning, self.db.moving_joints());
-        let layers = self.cfg.layers.len();
-        let workers = &mut self.scratch.workers;
-        while workers.len() < rayon::current_num_threads() {
-            let s = PackScratch::new(&self.rest, turning, moving, layers);
-            workers.push(std::sync::Mutex::new(s));
-        }
     }
 
     /// The frame's plan: the queued commands sorted by character, and for

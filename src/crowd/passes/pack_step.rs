@@ -282,10 +282,13 @@ fn world_pass(
         transitions: (0..8)
             .filter(|&l| trans & (1 << l) != 0 && valid[l])
             .count() as u32,
-        check: if sh.check {
-            check.finish((p, valid), local.len(), (sh.first, sh.frame), sh.dt)
-        } else {
-            crate::crowd::VelocityCheck::default()
-        },
+        // With the check off, output that is not finite is counted all
+        // the same.
+        check: check.finish(
+            (p, valid),
+            local.len(),
+            (sh.first || !sh.check, sh.frame),
+            sh.dt,
+        ),
     }
 }

@@ -34,8 +34,59 @@ pub(crate) struct PackScratch {
 }
 
 impl PackScratch {
+    /// Bytes of one scratch for `joints` crowd joints, `turning` turn
+    /// offsets and `moving` shift offsets per pack (what
+    /// [`PackScratch::try_new`] reserves), `None` when it overflows.
+    pub(crate) fn bytes(
+        joints: usize,
+        turning: usize,
+        moving: usize,
+        layers: usize,
+    ) -> Option<usize> {
+        let poses = joints.checked_mul(5 * size_of::<Motionx8>() + 2)?;
+        let offsets = turning
+            .checked_mul(size_of::<TurnOffsetx8>() + size_of::<Vec3x8>())?
+            .checked_add(moving.checked_mul(size_of::<ShiftOffsetx8>() + size_of::<Vec3x8>())?)?;
+        let layers = layers.checked_mul(size_of::<LayerLanes>() + joints)?;
+        poses.checked_add(offsets)?.checked_add(layers)
+    }
+
+    /// [`PackScratch::new`], every vector reserved with `try_reserve`: an
+    /// [`crate::Error::Size`] (nothing kept) when the memory cannot be had.
+    pub(crate) fn try_new(
+        rest: &[Motionx8],
+        turning: usize,
+        moving: usize,
+        layers: usize,
+    ) -> crate::Result<PackScratch> {
+        use crate::error::try_vec;
+        let v = || -> crate::Result<Vec<Motionx8>> {
+            let mut p = try_vec("a worker's scratch poses", rest.len(), Motionx8::REST)?;
+            p.copy_from_slice(rest);
+            Ok(p)
+        };
+        Ok(PackScratch {
+            a: v()?,
+            b: v()?,
+            shown: v()?,
+            old_a: v()?,
+            kept_turns: try_vec("a worker's scratch", turning, TurnOffsetx8::ZERO)?,
+            kept_shifts: try_vec("a worker's scratch", moving, ShiftOffsetx8::ZERO)?,
+            kept_poses: v()?,
+            kept_dead_flips: try_vec("a worker's scratch", rest.len(), 0)?,
+            kept_ab_flips: try_vec("a worker's scratch", rest.len(), 0)?,
+            kept_fit_rot: try_vec("a worker's scratch", turning, Vec3x8::ZERO)?,
+            kept_fit_pos: try_vec("a worker's scratch", moving, Vec3x8::ZERO)?,
+            kept_layers: try_vec("a worker's scratch", layers, bytemuck::Zeroable::zeroed())?,
+            kept_layer_flips: try_vec("a worker's scratch", layers * rest.len(), 0)?,
+        })
+    }
+
     /// For `turning` turn offsets, `moving` shift offsets and `layers`
-    /// layers per pack.
+    /// layers per pack (the
+    /// fallback of [`with_scratch`] for a thread outside the pool the
+    /// crowd reserved for, which a step never meets: it reserves one
+    /// scratch per worker of the pool it runs on, fallibly, first).
     pub(crate) fn new(
         rest: &[Motionx8],
         turning: usize,

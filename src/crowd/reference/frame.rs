@@ -319,7 +319,12 @@ fn reference_frame(
     s.local = local;
     let check = match !first && cfg.velocity_check {
         true => ref_check(&s.global, &ch.world, (character, frame, dt)),
-        false => VelocityCheck::default(),
+        // Without the check (or before it has a previous frame), output
+        // that is not finite is counted all the same (issue 21).
+        false => VelocityCheck {
+            non_finite: !pose_finite(&s.global) as u64,
+            ..VelocityCheck::default()
+        },
     };
     ch.world.clone_from(&s.global);
     check
@@ -421,12 +426,15 @@ fn ref_check(
     (character, frame, dt): (usize, u64, f32),
 ) -> VelocityCheck {
     let mut check = VelocityCheck::default();
-    let mut finite = true;
+    // Output that is not finite, judged on the output (a gap that
+    // overflows on finite output is a failed check, as in the 8-lane
+    // crowd: found by the `clips_from_values` fuzz target).
+    let finite = pose_finite(now);
     for k in 0..now.len() {
-        let fd = (now.pos[k] - before.pos[k]) / dt;
-        let mid = (now.vel[k] + before.vel[k]) * 0.5;
-        let gap = r::length(fd - mid);
-        finite &= gap.is_finite() && now.rot[k].w.is_finite();
+        // As the 8-lane check: the gap times dt, `|Δpos - (v + v_prev)
+        // dt/2|`, divided by dt.
+        let e = (now.pos[k] - before.pos[k]) - (now.vel[k] + before.vel[k]) * (0.5 * dt);
+        let gap = r::length(e) / dt;
         if gap > check.max_gap || check.worst.is_none() {
             check.max_gap = gap;
             check.worst = Some(GapAt {
@@ -447,4 +455,44 @@ fn ref_check(
         };
     }
     check
+}
+/// Whether every position, rotation, velocity and angular velocity of
+/// `pose` is finite (what a crowd hands a game).
+fn pose_finite(pose: &Pose) -> bool {
+    let v = |v: &[Vec3]| {
+        v.iter()
+            .all(|p| [p.x, p.y, p.z].iter().all(|x| x.is_finite()))
+    };
+    v(&pose.pos)
+        && v(&pose.vel)
+        && v(&pose.ang)
+        && pose
+            .rot
+            .iter()
+            .all(|q| [q.w, q.x, q.y, q.z].iter().all(|x| x.is_finite()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 21, defect 4: the reference crowd's count of output that is
+    /// not finite, which runs with the velocity check off, sees a NaN or
+    /// an infinity in any field a game reads, and not huge finite values.
+    #[test]
+    fn defect_4_pose_finite_sees_every_field_a_game_reads() {
+        let mut pose = Pose::new(3);
+        pose.pos[1] = Vec3::splat(3e38);
+        assert!(pose_finite(&pose));
+        for field in 0..4 {
+            let mut p = pose.clone();
+            match field {
+                0 => p.pos[2].y = f32::NAN,
+                1 => p.vel[0].z = f32::INFINITY,
+                2 => p.ang[1].x = f32::NEG_INFINITY,
+                _ => p.rot[2].w = f32::NAN,
+            }
+            assert!(!pose_finite(&p), "field {field}");
+        }
+    }
 }

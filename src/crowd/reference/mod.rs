@@ -8,21 +8,22 @@
 //! profile), root motion, forward kinematics with velocities, and the
 //! velocity check.
 
+mod construct;
 mod frame;
 mod layers;
+
+use std::sync::Mutex;
 
 use rayon::prelude::*;
 
 use super::command::{self, Command, Queue, Which};
 use super::lanes_crowd::check_dt;
-use super::lanes_crowd::construct::{clip_rows, crowd_skeleton, try_vec};
 use super::layer::Layout;
 use super::output::push_events;
 use super::state::{ClipRows, LayerLanes, LayerState, Statex8};
 use super::store::EventBits;
 use super::{CharacterState, Event, VelocityCheck};
 use super::{ClipEnd, ClipLibrary, CrowdConfig, FrameStats, Root, Source};
-use crate::database::Database;
 use crate::error::{Error, Result};
 use crate::reference::{Kform, Pose, Vec3};
 use crate::skeleton::Skeleton;
@@ -41,6 +42,9 @@ pub struct ReferenceCrowd {
     chars: Vec<RefState>,
     queue: Queue,
     sorted: Vec<(u32, Command)>,
+    /// One scratch per rayon worker, kept across frames (reserved before
+    /// each step, fallibly).
+    scratch: Vec<Mutex<RefScratch>>,
     /// The last step's events ([`super::Crowd::events`]).
     events: Vec<Event>,
     frames: u64,
@@ -100,67 +104,6 @@ struct RefScratch {
 }
 
 impl ReferenceCrowd {
-    /// See [`super::Crowd::new`]; clips with any scales are accepted.
-    pub fn new(library: &ClipLibrary, cfg: CrowdConfig) -> Result<ReferenceCrowd> {
-        cfg.check()?;
-        if library.is_empty() {
-            return Err(Error::Length {
-                what: "clips in the library",
-                expected: 1,
-                got: 0,
-            });
-        }
-        let db = Database::new(library.clips())?;
-        let skeleton = crowd_skeleton(library.skeleton())?;
-        let layout = Layout::new(&cfg.layers, &cfg.blend_profiles, library.skeleton())?;
-        let j = skeleton.len();
-        let rows = clip_rows(&db, library);
-        let packs = cfg.characters.div_ceil(8);
-        let fits = if cfg.fit().is_some() { j } else { 0 };
-        let per = RefState {
-            offset: Pose::new(j),
-            transition: Pose::new(j),
-            dead_flip: vec![false; j],
-            ab_flip: vec![false; j],
-            layer_flip: vec![false; cfg.layers.len() * j],
-            fit_pos: vec![Vec3::splat(0.2); fits],
-            fit_rot: vec![Vec3::splat(0.2); fits],
-            world: Pose::new(j),
-            removed: (0.0, 0.0),
-            root_motion: (Vec3::ZERO, Vec3::ZERO),
-        };
-        // Whole packs of 8: a size within 7 of usize::MAX has no such
-        // count (found by the `crowd_api` fuzz target).
-        let slots = cfg
-            .characters
-            .checked_next_multiple_of(8)
-            .ok_or(Error::Length {
-                what: "reference crowd characters (whole packs of 8)",
-                expected: usize::MAX - 7,
-                got: cfg.characters,
-            })?;
-        let chars = try_vec("reference crowd poses", slots, per)?;
-        let layers = packs.checked_mul(cfg.layers.len()).ok_or(Error::Length {
-            what: "reference crowd layers",
-            expected: usize::MAX,
-            got: packs,
-        })?;
-        Ok(ReferenceCrowd {
-            states: try_vec("character states", packs, Statex8::new(rows[0]))?,
-            layers: try_vec("layers", layers, LayerLanes::new(rows[0]))?,
-            layout,
-            chars,
-            queue: Queue::default(),
-            sorted: Vec::new(),
-            events: Vec::new(),
-            rows,
-            skeleton,
-            library: library.clone(),
-            frames: 0,
-            cfg,
-        })
-    }
-
     /// The crowd skeleton.
     pub fn skeleton(&self) -> &Skeleton {
         &self.skeleton
@@ -336,10 +279,44 @@ impl ReferenceCrowd {
         &self.cfg
     }
 
+    /// Moves the world's origin to `origin` ([`super::Crowd::recenter`]):
+    /// every root, the roots queued for the next step and the world poses
+    /// shifted by `-origin`; refused, changing nothing, as there.
+    pub fn recenter(&mut self, origin: Vec3) -> Result<()> {
+        super::state::check_origin(origin)?;
+        let n = self.cfg.characters;
+        super::state::check_recentered(&self.states, n, origin)?;
+        self.queue.recenter(origin)?;
+        let shift = crate::lanes::Vec3x8::splat(origin);
+        for s in &mut self.states {
+            s.root.pos -= shift;
+        }
+        for ch in &mut self.chars {
+            for p in &mut ch.world.pos {
+                *p -= origin;
+            }
+        }
+        Ok(())
+    }
+
     /// Runs one step of `dt` seconds on the current rayon pool
-    /// ([`super::Crowd::step`]).
+    /// ([`super::Crowd::step`], refusing what it refuses).
     pub fn step(&mut self, dt: f32) -> Result<FrameStats> {
         check_dt(dt)?;
+        let n = self.cfg.characters;
+        let queue = &self.queue;
+        super::state::check_roots_after(&self.states, n, dt, |c| queue.sets_root(c))?;
+        let shape = (self.skeleton.len(), self.cfg.layers.len());
+        construct::grow_ref_scratch(&mut self.scratch, shape)?;
+        self.sorted
+            .try_reserve(self.queue.len())
+            .map_err(|_| Error::Size {
+                what: "the step's commands",
+                reason: format!(
+                    "room for {} commands could not be reserved",
+                    self.queue.len()
+                ),
+            })?;
         // The frame's commands, by character.
         self.queue.drain_sorted(&mut self.sorted);
         let commands = self.sorted.len() as u32;
@@ -359,7 +336,12 @@ impl ReferenceCrowd {
         let (n, layers) = (self.cfg.characters, self.cfg.layers.len());
         push_events(stats.iter().map(|s| &s.1), n, layers, &mut self.events);
         if !self.cfg.velocity_check {
-            total.velocity = VelocityCheck::default();
+            // The check's figures are empty; output that is not finite is
+            // counted all the same (issue 21).
+            total.velocity = VelocityCheck {
+                non_finite: total.velocity.non_finite,
+                ..VelocityCheck::default()
+            };
         }
         Ok(total)
     }
@@ -368,7 +350,6 @@ impl ReferenceCrowd {
     /// with the frame's sorted commands; each pack's figures and event
     /// bits.
     fn packs(&mut self, dt: f32) -> Vec<(FrameStats, EventBits)> {
-        let j = self.skeleton.len();
         let nl = self.cfg.layers.len();
         let crowd = Crowdwide {
             cfg: &self.cfg,
@@ -377,23 +358,7 @@ impl ReferenceCrowd {
             layout: &self.layout,
         };
         let frame = (&self.sorted[..], &self.rows[..], self.frames, dt);
-        let scratch = || {
-            let p = || Pose::new(j);
-            RefScratch {
-                a: p(),
-                b: p(),
-                input: p(),
-                old: p(),
-                shown: p(),
-                local: p(),
-                extrapolated: p(),
-                global: p(),
-                sample: Pose::new(j - 1),
-                layer: p(),
-                flips: vec![false; j],
-                layer_flips: vec![false; nl * j],
-            }
-        };
+        let scratch = &self.scratch[..];
         // Each pack's layers (empty without: `chunks_mut` refuses 0).
         let layers: Vec<&mut [LayerLanes]> = match nl {
             0 => (0..self.states.len()).map(|_| Default::default()).collect(),
@@ -404,8 +369,12 @@ impl ReferenceCrowd {
             .zip(layers)
             .zip(self.chars.par_chunks_mut(8))
             .enumerate()
-            .map_init(scratch, |s, (p, ((state, layers), chars))| {
-                reference_pack(&crowd, frame, (p, state, layers, chars), s)
+            .map(|(p, ((state, layers), chars))| {
+                // Each worker's own scratch (reserved by the step for
+                // every thread of this pool): the lock is never contended.
+                let t = rayon::current_thread_index().unwrap_or(0) % scratch.len();
+                let mut s = scratch[t].lock().unwrap_or_else(|e| e.into_inner());
+                reference_pack(&crowd, frame, (p, state, layers, chars), &mut s)
             })
             .collect()
     }

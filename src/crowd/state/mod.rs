@@ -7,8 +7,10 @@
 //! lane code, so the same commands give the same schedule bit for bit (the
 //! crowds differ in how they turn a state into a pose).
 
+mod domain;
 mod lanes;
 
+pub(crate) use domain::{check_origin, check_recentered, check_recentered_root, check_roots_after};
 pub(crate) use lanes::{LayerLanes, LayerStep, SampleAt, SourceLanes, WeightLanes};
 
 use super::MAX_LAYERS;
@@ -207,8 +209,8 @@ impl Statex8 {
         let finished = (before.simd_lt(self.duration) & self.blend_time.simd_ge(self.duration))
             .to_bitmask() as u8;
         // The root.
+        self.root.pos = self.root_pos_after(dt);
         let root = &mut self.root;
-        root.pos += root.vel * dt;
         let turned = lane_ops::quat_mul(
             lane_ops::quat_from_scaled_angle_axis(root.ang * dt),
             root.rot,
