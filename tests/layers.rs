@@ -49,14 +49,14 @@ fn masks_from_joint_names() {
         .weights(sk)
         .unwrap();
     let mut inside = 0;
-    for j in 0..sk.len() {
+    for (j, &got) in w.iter().enumerate() {
         let want = match (j == chest, below(j, chest)) {
             (true, _) => 0.25,
             (false, true) => 0.9,
             _ => 0.0,
         };
         inside += (want > 0.0) as usize;
-        assert_eq!(w[j], want, "joint {j} {}", sk.names()[j]);
+        assert_eq!(got, want, "joint {j} {}", sk.names()[j]);
     }
     assert!(
         inside > 10,
@@ -134,7 +134,8 @@ fn bad_layers_masks_and_profiles_are_refused_naming_them() {
     };
     let joint: Want = |e| matches!(e, Error::JointName { name } if name == "Tail");
     let param = |name: &'static str| move |e: &Error| matches!(e, Error::Parameter { name: n, .. } if *n == name);
-    let cases: Vec<(&str, CrowdConfig, Box<dyn Fn(&Error) -> bool>)> = vec![
+    type Case = (&'static str, CrowdConfig, Box<dyn Fn(&Error) -> bool>);
+    let cases: Vec<Case> = vec![
         (
             "unknown joint in a subtree",
             CrowdConfig {
@@ -477,7 +478,13 @@ fn layers_mean_what_they_say() {
     // (the layers, the layered crowd's commands for character c, the
     // plain crowd's base that should be shown)
     type Commands = Box<dyn Fn(usize) -> Vec<Command>>;
-    let cases: Vec<(&str, Vec<Layer>, Commands, Box<dyn Fn(usize) -> Source>)> = vec![
+    type Case = (
+        &'static str,
+        Vec<Layer>,
+        Commands,
+        Box<dyn Fn(usize) -> Source>,
+    );
+    let cases: Vec<Case> = vec![
         (
             "whole-body override at 1",
             vec![Layer::overriding(Mask::new().subtree(&root, 1.0))],
