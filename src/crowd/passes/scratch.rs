@@ -84,7 +84,7 @@ impl PackScratch {
 
     /// For `turning` turn offsets, `moving` shift offsets and `layers`
     /// layers per pack (the
-    /// fallback of [`with_scratch`] for a thread outside the pool the
+    /// fallback of `Kit::with` of the step's tasks for a thread outside the pool the
     /// crowd reserved for, which a step never meets: it reserves one
     /// scratch per worker of the pool it runs on, fallibly, first).
     pub(crate) fn new(

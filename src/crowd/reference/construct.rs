@@ -118,10 +118,10 @@ pub(super) fn grow_ref_scratch(
 }
 
 impl ReferenceCrowd {
-    /// See [`super::Crowd::new`]; clips with any scales are accepted. The
+    /// See [`crate::crowd::Crowd::new`]; clips with any scales are accepted. The
     /// size is stated and every part reserved with `try_reserve` before it
     /// is used, as there: each character's kept poses, the schedules, and
-    /// one worker's scratch (nine poses) per thread of the current pool; a
+    /// one worker's scratch (ten poses) per thread of the current pool; a
     /// refusal is an [`Error::Size`] naming the part and the whole.
     pub fn new(library: &ClipLibrary, cfg: CrowdConfig) -> Result<ReferenceCrowd> {
         cfg.check()?;

@@ -63,7 +63,7 @@ struct RefState {
     /// Per joint, whether dead blending's relative rotation is taken
     /// negated: chosen the short way round at a transition and kept until
     /// the next, so that it moves continuously (see
-    /// [`Clip::with_continuous_rotations`]).
+    /// [`crate::Clip::with_continuous_rotations`]).
     dead_flip: Vec<bool>,
     /// Per joint, whether the two-source blend's relative rotation is taken
     /// negated: chosen the short way round when the sources change at once

@@ -2,7 +2,7 @@
 //! ([`Statex8`], lane `i` = character `8p + i`): its two sources, source
 //! B's blend weight, its transition (and the blend profile it runs with)
 //! and its root; and each of its layers' source and weight
-//! ([`LayerLanes`], kept beside it, one per layer of the crowd). Both
+//! (`LayerLanes`, kept beside it, one per layer of the crowd). Both
 //! crowds keep their characters' state here and advance it with the same
 //! lane code, so the same commands give the same schedule bit for bit (the
 //! crowds differ in how they turn a state into a pose).
