@@ -34,8 +34,8 @@ enum Command {
     /// Evaluate a crowd every frame: sample two sources with velocities,
     /// blend them, hide random transitions, FK to world space.
     Crowd(CrowdArgs),
-    /// Convert motion between BVH and glTF by extension (.bvh, .glb/.gltf
-    /// in, .glb out).
+    /// Convert motion between BVH and glTF by extension (.bvh, .glb, .gltf;
+    /// a .gltf is written with its .bin beside it).
     Convert(ConvertArgs),
 }
 
@@ -43,11 +43,12 @@ enum Command {
 struct ConvertArgs {
     /// The file to read (.bvh, .glb, .gltf).
     input: PathBuf,
-    /// The file to write (.bvh, .glb).
+    /// The file to write (.bvh, .glb, .gltf).
     output: PathBuf,
-    /// Frames per second at which glTF animations are resampled.
-    #[arg(long, default_value_t = 60.0)]
-    rate: f32,
+    /// Frames per second at which glTF animations are resampled (default:
+    /// each animation's own key rate).
+    #[arg(long, value_parser = parse_fps)]
+    rate: Option<f32>,
     /// Which glTF animation goes to a BVH file.
     #[arg(long, default_value_t = 0)]
     animation: usize,

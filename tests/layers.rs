@@ -95,13 +95,16 @@ fn masks_from_joint_names() {
 }
 
 /// Both crowds on `cfg`, or both refusals.
-fn both(library: &ClipLibrary, cfg: CrowdConfig) -> Result<(Crowd, ReferenceCrowd), [Error; 2]> {
+fn both(
+    library: &ClipLibrary,
+    cfg: CrowdConfig,
+) -> Result<(Crowd, ReferenceCrowd), Box<[Error; 2]>> {
     match (
         Crowd::new(library, cfg.clone()),
         ReferenceCrowd::new(library, cfg),
     ) {
         (Ok(a), Ok(b)) => Ok((a, b)),
-        (Err(a), Err(b)) => Err([a, b]),
+        (Err(a), Err(b)) => Err(Box::new([a, b])),
         (a, b) => panic!(
             "the crowds disagree: {:?} {:?}",
             a.map(|_| ()),
@@ -254,7 +257,7 @@ fn bad_layers_masks_and_profiles_are_refused_naming_them() {
             Ok(_) => panic!("{what}: built"),
             Err(e) => e,
         };
-        for e in &errors {
+        for e in errors.iter() {
             assert!(want(e), "{what}: {e:?}");
             assert!(!e.to_string().is_empty());
         }
