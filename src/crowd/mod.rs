@@ -64,6 +64,7 @@
 pub mod check;
 pub mod command;
 mod halflives;
+pub mod layer;
 pub mod library;
 mod motion;
 mod output;
@@ -79,11 +80,15 @@ mod lanes_crowd;
 pub use check::{GapAt, VelocityCheck};
 pub use command::{Command, Driven, Which};
 pub use lanes_crowd::{Crowd, PackRange, PreparedStep, ShownRange};
+pub use layer::{
+    BlendProfile, JointBlend, Joints, Layer, LayerMode, MAX_BLEND_PROFILES, MAX_LAYERS, Mask,
+    MaskPart, ProfilePart,
+};
 pub use library::ClipLibrary;
 pub use motion::Motionx8;
 pub use output::{Event, EventKind};
 pub use reference::ReferenceCrowd;
-pub use state::{CharacterState, SourceState};
+pub use state::{CharacterState, LayerState, SourceState};
 #[cfg(feature = "wander")]
 pub use wander::{Wander, WanderConfig};
 
@@ -311,11 +316,23 @@ pub struct CrowdConfig {
     /// worker's scratch keeps room for one pack's, about 2 KB).
     #[cfg_attr(feature = "serde", serde(default))]
     pub dead_blend_halflives: DeadBlendHalflives,
+    /// The layers above each character's base, in order (at most
+    /// [`MAX_LAYERS`]; none by default): override or additive, each on its
+    /// mask's joints ([`layer`]). A crowd without layers spends nothing on
+    /// them; a layer whose weight is zero for all eight characters of a
+    /// pack is skipped for that pack, its source not sampled.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub layers: Vec<Layer>,
+    /// Per-joint transition profiles (at most [`MAX_BLEND_PROFILES`];
+    /// none by default) that characters choose with
+    /// [`Command::SetBlendProfile`].
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub blend_profiles: Vec<BlendProfile>,
 }
 
 /// 10,000 characters, cubic inertialization, linear sampling, root motion
-/// applied, dead blending at the command's half-life, and the velocity
-/// check off.
+/// applied, dead blending at the command's half-life, the velocity check
+/// off, no layers and no blend profiles.
 impl Default for CrowdConfig {
     fn default() -> CrowdConfig {
         CrowdConfig {
@@ -325,6 +342,8 @@ impl Default for CrowdConfig {
             root_motion: RootMotion::Apply,
             velocity_check: false,
             dead_blend_halflives: DeadBlendHalflives::Command,
+            layers: Vec::new(),
+            blend_profiles: Vec::new(),
         }
     }
 }

@@ -8,9 +8,11 @@ use std::sync::Mutex;
 
 use super::Crowd;
 use crate::crowd::command::Queue;
+use crate::crowd::layer::Layout;
 use crate::crowd::motion::{Motionx8, RootMotionx8, ShiftOffsetx8, Track, TurnOffsetx8};
+use crate::crowd::passes::LayerPass;
 use crate::crowd::passes::{PackScratch, Scratches, ShownPoses};
-use crate::crowd::state::{ClipRows, Statex8};
+use crate::crowd::state::{ClipRows, LayerLanes, Statex8};
 use crate::crowd::store::{PackPlan, PackResult, PackStore, Rows};
 use crate::crowd::{ClipLibrary, CrowdConfig, Root, Transition};
 use crate::database::Database;
@@ -147,15 +149,21 @@ impl Crowd {
                 .and_then(|b| b.checked_mul(packs)),
             false => Some(0),
         };
+        let layout = Layout::new(&cfg.layers, &cfg.blend_profiles, library.skeleton())?;
+        let layers = cfg.layers.len();
+        let layer_bytes = (size_of::<LayerLanes>() + j)
+            .checked_mul(layers)
+            .and_then(|b| b.checked_mul(packs));
         let threads = rayon::current_num_threads();
         let scratch_bytes =
-            PackScratch::bytes(j, turning, moving).and_then(|b| b.checked_mul(threads));
+            PackScratch::bytes(j, turning, moving, layers).and_then(|b| b.checked_mul(threads));
         let total = stated_bytes(&[
             (
                 "world output, kept state and schedules",
                 crate::crowd::crowd_bytes(cfg.characters, j),
             ),
             ("fitted half-lives", fit_bytes),
+            ("layers", layer_bytes),
             ("workers' scratch", scratch_bytes),
         ])?;
         let rest: Vec<Motionx8> = (0..j)
@@ -171,7 +179,8 @@ impl Crowd {
             })
             .collect();
         let n = |per: usize| packs.checked_mul(per).ok_or(too_big.clone());
-        with_stated(Crowd::build(library, cfg, db, skeleton, rest, n), total)
+        let shape = (skeleton, rest, layout);
+        with_stated(Crowd::build(library, cfg, db, shape, n), total)
     }
 
     /// [`Crowd::new`]'s allocations, each reserved with `try_reserve`.
@@ -179,19 +188,24 @@ impl Crowd {
         library: &ClipLibrary,
         cfg: CrowdConfig,
         db: Database,
-        skeleton: Skeleton,
-        rest: Vec<Motionx8>,
+        (skeleton, rest, layout): (Skeleton, Vec<Motionx8>, Layout),
         n: impl Fn(usize) -> Result<usize>,
     ) -> Result<Crowd> {
         let j = skeleton.len();
         let packs = cfg.characters.div_ceil(8);
         let (turning, moving) = (db.turning_joints(), db.moving_joints());
+        let layers = cfg.layers.len();
         let inert = cfg.transition == Transition::Inertialize;
         let fitted = cfg.fit().is_some();
         let rows = clip_rows(&db, library);
         let tracks = Track::of(&db);
+        let layer_passes = layout
+            .layers
+            .iter()
+            .map(|l| LayerPass::of(l, &tracks))
+            .collect();
         let mut scratch = Vec::new();
-        grow_scratch(&mut scratch, &rest, (turning, moving))?;
+        grow_scratch(&mut scratch, &rest, (turning, moving, layers))?;
         let transition = if inert {
             Vec::new()
         } else {
@@ -206,7 +220,7 @@ impl Crowd {
             states: try_vec("character states", packs, Statex8::new(rows[0]))?,
             root_motion: try_vec("root motion", packs, RootMotionx8::ZERO)?,
             root_set: try_vec("roots given", packs, 0)?,
-            events: try_vec("events", packs, [0; 4])?,
+            events: try_vec("events", packs, Default::default())?,
             plan: try_vec("the frame's plan", packs, PackPlan::default())?,
             result: try_vec("the frame's figures", packs, PackResult::default())?,
             ab_flips: Rows::new(try_vec("blend paths", n(j)?, 0)?, packs),
@@ -249,6 +263,11 @@ impl Crowd {
                 )?,
                 packs,
             ),
+            layers: Rows::new(
+                try_vec("layers", n(layers)?, LayerLanes::new(rows[0]))?,
+                packs,
+            ),
+            layer_flips: Rows::new(try_vec("layer paths", n(layers * j)?, 0)?, packs),
             roots: Rows::new(
                 try_vec(
                     "roots given",
@@ -262,9 +281,11 @@ impl Crowd {
         debug_assert!(store.is_whole());
         Ok(Crowd {
             packs: store,
-            events: events_room(cfg.characters)?,
+            events: events_room(cfg.characters, cfg.layers.len())?,
             tracks,
             turning,
+            layout,
+            layer_passes,
             rest,
             scratch: Scratches {
                 workers: scratch,
@@ -284,18 +305,20 @@ impl Crowd {
     }
 }
 
-/// An empty list of events with room for the most a step can have (three
-/// per character: [`crate::crowd::output::push_events`]), reserved with
+/// An empty list of events with room for the most a step can have (per
+/// character, the ends of A and B, a finished transition and each layer's
+/// clip end: [`crate::crowd::output::push_events`]), reserved with
 /// `try_reserve` so that no step allocates for its events.
-pub(crate) fn events_room(characters: usize) -> Result<Vec<crate::crowd::Event>> {
+pub(crate) fn events_room(characters: usize, layers: usize) -> Result<Vec<crate::crowd::Event>> {
     let mut events = Vec::new();
+    let per = 3 + layers;
     characters
-        .checked_mul(3)
+        .checked_mul(per)
         .and_then(|n| events.try_reserve_exact(n).ok())
         .ok_or(Error::Size {
             what: "events",
             reason: format!(
-                "room for 3 events for each of {characters} characters could not be reserved"
+                "room for {per} events for each of {characters} characters could not be reserved"
             ),
         })?;
     Ok(events)
@@ -316,7 +339,7 @@ fn machine_threads() -> usize {
 pub(crate) fn grow_scratch(
     scratch: &mut Vec<Mutex<PackScratch>>,
     rest: &[Motionx8],
-    (turning, moving): (usize, usize),
+    (turning, moving, layers): (usize, usize, usize),
 ) -> Result<()> {
     let threads = rayon::current_num_threads();
     if scratch.len() >= threads {
@@ -331,12 +354,17 @@ pub(crate) fn grow_scratch(
         })?;
     for _ in scratch.len()..threads {
         more.push(Mutex::new(
-            PackScratch::try_new(rest, turning, moving).map_err(|e| match e {
+            PackScratch::try_new(rest, turning, moving, layers).map_err(|e| match e {
                 Error::Size { reason, .. } => Error::Size {
                     what: "workers' scratch",
                     reason: format!(
                         "{reason}: one scratch of {} for each of the pool's {threads} threads",
-                        crate::error::bytes_text(PackScratch::bytes(rest.len(), turning, moving))
+                        crate::error::bytes_text(PackScratch::bytes(
+                            rest.len(),
+                            turning,
+                            moving,
+                            layers
+                        ))
                     ),
                 },
                 e => e,
@@ -352,7 +380,12 @@ impl Crowd {
     /// fallibly ([`Error::Size`]): what [`Crowd::step`] needs, and only it.
     pub(super) fn reserve_workers(&mut self) -> Result<()> {
         let (turning, moving) = (self.turning, self.db.moving_joints());
-        grow_scratch(&mut self.scratch.workers, &self.rest, (turning, moving))
+        let layers = self.cfg.layers.len();
+        grow_scratch(
+            &mut self.scratch.workers,
+            &self.rest,
+            (turning, moving, layers),
+        )
     }
 
     /// What the next step needs, checked before it changes anything: each
@@ -375,9 +408,10 @@ impl Crowd {
         self.shown.reserve(movers, self.skeleton.len())?;
         if own_threads {
             let (rest, turning, moving) = (&self.rest, self.turning, self.db.moving_joints());
+            let layers = self.cfg.layers.len();
             let keep = machine_threads();
             self.scratch
-                .reserve_spare(|| PackScratch::try_new(rest, turning, moving), keep)?;
+                .reserve_spare(|| PackScratch::try_new(rest, turning, moving, layers), keep)?;
         }
         Ok(())
     }
