@@ -164,6 +164,7 @@ pub mod gltf;
 pub mod interop;
 pub mod joint_map;
 pub mod lanes;
+pub mod matching;
 pub mod output;
 pub mod pose_stream;
 mod prefetch;
