@@ -11,7 +11,7 @@ use kineform::matching::{
     self, CharacterFrame, DatabaseParts, FootFeatures, Match, MatchConfig, MatchDatabase,
     MirrorMap, QueryBatch, TrajectoryPoint, WorldPose, search,
 };
-use kineform::reference::{Quat, Vec3, quat_mul, quat_mul_vec3};
+use kineform::reference::{Quat, Vec3, length, quat_mul, quat_mul_vec3};
 use shipped::{FEATURE_SETS, library, shipped};
 
 fn padded(db: &MatchDatabase, f: usize) -> Vec<f32> {
@@ -100,7 +100,52 @@ fn the_character_frame_faces_where_the_walk_goes() {
             within * 10 >= n * 9,
             "clip {clip}: {within} of {n} steps within 30 degrees of the facing"
         );
+        // The hips' sway turns the frame from one 60 Hz frame to the next
+        // (docs/matching.md): measured, and held under 5 degrees a step.
+        let yaw = |f: &CharacterFrame| f.facing.x.atan2(f.facing.z);
+        let turns: Vec<f32> = walk
+            .windows(2)
+            .map(|w| {
+                let d = yaw(&w[1].frame) - yaw(&w[0].frame);
+                d.sin().atan2(d.cos()).abs().to_degrees()
+            })
+            .collect();
+        let max = turns.iter().copied().fold(0.0f32, f32::max);
+        let mean = turns.iter().sum::<f32>() / turns.len() as f32;
+        println!("clip {clip}: facing turns {mean:.2} degrees a step on average, {max:.2} at most");
+        assert!(max < 5.0, "clip {clip}: {max} degrees in one step");
     }
+}
+
+#[test]
+fn the_cut_speed_separates_the_t_pose_steps_from_motion() {
+    // Mean joint world speed between consecutive clip frames (the cut
+    // test's measure) on the five shipped clips: the MotionBuilder files'
+    // step out of the synthetic T-pose above the default cut speed, every
+    // other step under half of it (docs/matching.md, "Cuts").
+    let lib = library();
+    let parents = lib.skeleton().parents().to_vec();
+    let (mut motion_max, mut t_pose) = (0.0f32, Vec::new());
+    for (c, clip) in lib.clips().iter().enumerate().take(5) {
+        let dt = clip.frame_time();
+        let mut prev = fk(clip, &parents, 0);
+        for f in 1..clip.frames() {
+            let next = fk(clip, &parents, f);
+            let sum: f32 = prev.iter().zip(&next).map(|(a, b)| length(b.0 - a.0)).sum();
+            let speed = sum / (parents.len() as f32 * dt);
+            if matches!(c, 1..=3) && f == 1 {
+                t_pose.push(speed);
+            } else {
+                motion_max = motion_max.max(speed);
+            }
+            prev = next;
+        }
+    }
+    println!("steps out of the T-pose: {t_pose:?} units/s; every other step at most {motion_max}");
+    assert_eq!(t_pose.len(), 3);
+    let cut = kineform::matching::config::DEFAULT_CUT_SPEED;
+    assert!(t_pose.iter().all(|&s| s > cut), "{t_pose:?}");
+    assert!(motion_max < cut / 2.0, "{motion_max}");
 }
 
 /// World positions and rotations of clip frame `f`, each joint's own

@@ -177,7 +177,7 @@ impl MatchDatabase {
 
     /// Number of searched frames.
     pub fn searchable_frames(&self) -> usize {
-        (0..self.frames()).filter(|&f| self.searchable(f)).count()
+        self.index.slots
     }
 
     /// Whether frame `f` is searched (false past the last frame).
@@ -227,7 +227,7 @@ impl MatchDatabase {
     /// Frame `f`'s normalized features (`dims` of them; `None` past the
     /// last frame).
     pub fn features(&self, f: usize) -> Option<Vec<f32>> {
-        (f < self.frames()).then(|| self.index.features(f).take(self.layout.dims()).collect())
+        (f < self.frames()).then(|| self.index.features(f))
     }
 
     /// What the database holds in memory.
@@ -323,7 +323,7 @@ impl MatchDatabase {
             &mut raw,
         );
         self.normalize_row(&mut raw[..self.layout.dims()]);
-        let own: Vec<f32> = self.index.features(f).collect();
+        let own = self.index.features(f);
         for g in self.layout.groups() {
             let trajectory_group = matches!(
                 g.kind,

@@ -92,6 +92,7 @@ pub mod database;
 pub mod features;
 pub mod frame;
 mod index;
+mod kernels;
 pub mod mirror;
 pub mod reference;
 pub mod search;

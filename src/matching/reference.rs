@@ -3,25 +3,32 @@
 //!
 //! **The distance.** Between a query `q` and a frame's features `f`, both
 //! padded with zeros to `n` features (a multiple of 4), in exactly this
-//! order, each operation rounded to f32 (no fused multiply-add):
+//! order, each operation rounded to f32:
 //!
 //! ```text
 //! a[k] = 0                                 k = 0..4
-//! for d in 0..n:  t = q[d] - f[d];  a[d % 4] = a[d % 4] + t * t
+//! for d in 0..n:  t = q[d] - f[d];  a[d % 4] = add_square(a[d % 4], t)
 //! distance = (a[0] + a[1]) + (a[2] + a[3])
 //! ```
 //!
-//! Four running sums let the 8-lane searches keep four independent
-//! dependency chains; the padding adds `+0.0`, which changes nothing.
-//! Every search path computes this same sequence of roundings, so a
-//! frame's distance is the same bits in all of them and ties are exact.
+//! where [`add_square`] is `a + t t` rounded once (a fused multiply-add)
+//! in a build for a CPU with FMA (`target_feature = "fma"`, as the repo's
+//! x86-64-v3 builds), and rounded twice (`t t`, then the sum) otherwise,
+//! in this reference and in the 8-lane kernels alike. Four running sums
+//! let the 8-lane searches keep four independent dependency chains; the
+//! padding adds `+0.0`, which changes nothing. Every search path of a
+//! build computes this same sequence of roundings, so a frame's distance
+//! is the same bits in all of them and ties are exact (builds for
+//! different CPUs may differ in the last bits, as the crate's other
+//! kernels do).
 //!
 //! **The box bound.** The same sequence with `t = q[d] - clamp(q[d], lo[d],
 //! hi[d])`. For a frame inside the box, each `|t|` is at most the frame's,
 //! and rounding is monotonic (a larger exact value never rounds to a
-//! smaller float), so each rounded term, each running sum and the total
-//! are at most the frame's: the bound never exceeds a frame's distance in
-//! floating point, not only in exact arithmetic. Partial sums grow the
+//! smaller float; `a + t t` grows with `|t|` and `a`, fused or not), so
+//! each running sum and the total are at most the frame's: the bound never
+//! exceeds a frame's distance in floating point, not only in exact
+//! arithmetic. Partial sums grow the
 //! same way, so a search may stop a frame's sum early once it passes the
 //! best.
 //!
@@ -33,13 +40,27 @@
 use super::database::MatchDatabase;
 use super::search::Match;
 
+/// `a + t t`: one rounding (fused multiply-add) where the build targets
+/// FMA, two otherwise (module docs).
+#[inline(always)]
+pub fn add_square(a: f32, t: f32) -> f32 {
+    #[cfg(target_feature = "fma")]
+    {
+        t.mul_add(t, a)
+    }
+    #[cfg(not(target_feature = "fma"))]
+    {
+        a + t * t
+    }
+}
+
 /// The distance between `q` and `f` (module docs), over the shorter
 /// length.
 pub fn distance(q: &[f32], f: &[f32]) -> f32 {
     let mut a = [0.0f32; 4];
     for (d, (&x, &y)) in q.iter().zip(f).enumerate() {
         let t = x - y;
-        a[d % 4] += t * t;
+        a[d % 4] = add_square(a[d % 4], t);
     }
     (a[0] + a[1]) + (a[2] + a[3])
 }
@@ -56,7 +77,7 @@ pub fn bound(q: &[f32], lo: &[f32], hi: &[f32]) -> f32 {
     let mut a = [0.0f32; 4];
     for (d, ((&x, &l), &h)) in q.iter().zip(lo).zip(hi).enumerate() {
         let t = x - clamp(x, l, h);
-        a[d % 4] += t * t;
+        a[d % 4] = add_square(a[d % 4], t);
     }
     (a[0] + a[1]) + (a[2] + a[3])
 }
@@ -85,9 +106,8 @@ pub fn search(db: &MatchDatabase, q: &[f32]) -> Match {
         if !db.searchable(i) {
             continue;
         }
-        for (x, y) in f.iter_mut().zip(db.index.features(i)) {
-            *x = y;
-        }
+        let own = db.index.features(i);
+        f[..own.len()].copy_from_slice(&own);
         let d = distance(q, &f);
         if better(d, i, best) {
             best = Match {
