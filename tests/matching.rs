@@ -413,10 +413,11 @@ fn memory_is_stated() {
     let db = shipped(FootFeatures::DEMO);
     let m = db.memory();
     assert_eq!(m.frames, 9060);
-    // 28 padded features as f32, an exclusion lane, and the boxes
-    // (2 × 28 floats per 16 frames, an eighth of that a level up).
+    // 28 padded features as f32, a frame number per slot and a slot per
+    // frame, and the boxes (2 × 28 floats per 16 slots, an eighth of
+    // that a level up): 137 bytes a frame.
     assert!(
-        m.bytes_per_frame >= 28 * 4 + 4 && m.bytes_per_frame < 150,
+        m.bytes_per_frame >= 28 * 4 + 4 + 4 && m.bytes_per_frame < 150,
         "{m:?}"
     );
 }

@@ -7,6 +7,7 @@ use super::config::{FeatureJoints, MatchConfig};
 use super::features::{FeatureLayout, GroupKind, TrajectoryPoint, WorldPose, raw_features};
 use super::frame::CharacterFrame;
 use super::index::Index;
+use super::search::MAX_PADDED;
 use crate::crowd::ClipLibrary;
 use crate::error::{Error, Result};
 
@@ -278,18 +279,13 @@ impl MatchDatabase {
         out: &mut [f32],
     ) -> Result<()> {
         self.check_out(out)?;
-        let mut raw = vec![0.0f32; self.layout.padded()];
-        raw_features(
-            &self.layout,
-            self.config.feet,
-            frame,
-            pose,
-            trajectory,
-            &mut raw,
-        );
+        // On the stack: a crowd builds thousands of queries a frame.
+        let mut buf = [0.0f32; MAX_PADDED];
+        let raw = &mut buf[..self.layout.padded()];
+        raw_features(&self.layout, self.config.feet, frame, pose, trajectory, raw);
         self.normalize_row(&mut raw[..self.layout.dims()]);
-        check_finite(QUERY_NOT_FINITE, &raw)?;
-        out.copy_from_slice(&raw);
+        check_finite(QUERY_NOT_FINITE, raw)?;
+        out.copy_from_slice(raw);
         Ok(())
     }
 
@@ -313,14 +309,16 @@ impl MatchDatabase {
                 len: self.frames(),
             });
         }
-        let mut raw = vec![0.0f32; self.layout.padded()];
+        // On the stack: a crowd builds thousands of queries a frame.
+        let mut buf = [0.0f32; MAX_PADDED];
+        let raw = &mut buf[..self.layout.padded()];
         raw_features(
             &self.layout,
             self.config.feet,
             frame,
             &WorldPose::default(),
             trajectory,
-            &mut raw,
+            raw,
         );
         self.normalize_row(&mut raw[..self.layout.dims()]);
         let own = self.index.features(f);
@@ -333,8 +331,8 @@ impl MatchDatabase {
                 raw[g.offset..g.offset + g.len].copy_from_slice(&own[g.offset..g.offset + g.len]);
             }
         }
-        check_finite(QUERY_NOT_FINITE, &raw)?;
-        out.copy_from_slice(&raw);
+        check_finite(QUERY_NOT_FINITE, raw)?;
+        out.copy_from_slice(raw);
         Ok(())
     }
 

@@ -152,10 +152,17 @@ pub(crate) fn brute_block<const N: usize>(
         for ((q, bd), bf) in qs.iter().zip(&mut best_d).zip(&mut best_f) {
             let d = dist8(q, f);
             // Each lane keeps the better of its best and this frame
-            // (reference::better): slots are not in frame order. Lanes
+            // (reference::better): slots are not in frame order, so an
+            // equal distance wins with a lower frame. Equal distances are
+            // rare; their test is skipped when no lane has one. Lanes
             // past the last slot are NaN, never better.
-            let earlier: F32x8 = bytemuck::cast(ids.simd_lt(*bf));
-            let m = d.simd_lt(*bd) | (d.simd_eq(*bd) & earlier);
+            let eq = d.simd_eq(*bd);
+            let m = if eq.any() {
+                let earlier: F32x8 = bytemuck::cast(ids.simd_lt(*bf));
+                d.simd_lt(*bd) | (eq & earlier)
+            } else {
+                d.simd_lt(*bd)
+            };
             *bd = m.select(d, *bd);
             *bf =
                 bytemuck::cast(m.select(bytemuck::cast(ids), bytemuck::cast::<I32x8, F32x8>(*bf)));
