@@ -29,6 +29,16 @@
 //!   over `world_packed`), rotations, against a plain copy of as many
 //!   bytes as the positions.
 //!
+//! - `crowd/tasks/*`: the step run as tasks on threads of the caller's
+//!   own (`Crowd::prepare`, the shown poses and the packs each split into
+//!   8 runs per thread, taken in turn by `std::thread::scope` threads
+//!   started for each part, `finish`) against `Crowd::step` on rayon, on
+//!   the demo's frame; and on
+//!   a frame in which every character starts a transition (the shown
+//!   poses as large as they get: 1,250 batches), with the shown poses
+//!   split among the threads or computed on one before the packs run.
+//!   Only the step is timed (the commands are given untimed).
+//!
 //! Throughput is in character-joints (clip joints, 31 per character).
 //! Frames run inside the thread pool, one `install` per criterion sample,
 //! as the main job and an engine's frame loop run them.
@@ -39,8 +49,8 @@ use common::*;
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use kineform::crowd::command::Which;
 use kineform::crowd::{
-    ClipEnd, ClipLibrary, Command, Crowd, CrowdConfig, DeadBlendHalflives, ReferenceCrowd, Root,
-    Sampling, Source, Transition, Wander, WanderConfig,
+    ClipEnd, ClipLibrary, Command, Crowd, CrowdConfig, DeadBlendHalflives, PackRange,
+    ReferenceCrowd, Root, Sampling, ShownRange, Source, Transition, Wander, WanderConfig,
 };
 use kineform::data;
 use kineform::reference::Vec3;
@@ -365,5 +375,98 @@ fn crowd(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, crowd);
+/// The step run as tasks on the caller's threads (module docs).
+fn tasks(c: &mut Criterion) {
+    let library = ClipLibrary::from_bvh(&data::default_clip()).expect("library");
+    let joints = library.skeleton().len();
+    let t = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let cfg = CrowdConfig {
+        characters: 10_000,
+        ..Default::default()
+    };
+    let n = cfg.characters;
+    let p = pool(t);
+    let mut group = c.benchmark_group("crowd/tasks");
+    group.throughput(Throughput::Elements((n * joints) as u64));
+    group
+        .sample_size(30)
+        .measurement_time(Duration::from_secs(6));
+    // Each part split into 8 runs per thread, which `t` threads started
+    // for the part take in turn (a job system's queue: a thread the
+    // machine slows down takes fewer); `shown` false leaves the shown
+    // poses to `packs()`, which computes them on the calling thread.
+    fn on_threads<T: Send>(runs: impl Iterator<Item = T>, t: usize, run: fn(T)) {
+        let queue = std::sync::Mutex::new(runs.collect::<Vec<T>>().into_iter());
+        let next = || queue.lock().unwrap_or_else(|e| e.into_inner()).next();
+        std::thread::scope(|s| {
+            for _ in 0..t {
+                s.spawn(|| {
+                    while let Some(r) = next() {
+                        run(r)
+                    }
+                });
+            }
+        });
+    }
+    let own_threads = |crowd: &mut Crowd, shown: bool| {
+        let mut frame = crowd.prepare(DT).expect("prepare");
+        if shown {
+            on_threads(frame.shown().split(8 * t), t, ShownRange::run);
+        }
+        on_threads(frame.packs().split(8 * t), t, PackRange::run);
+        frame.finish()
+    };
+    for way in ["step", "own_threads"] {
+        let (mut crowd, mut wander) = driven(&library, cfg.clone(), &p);
+        group.bench_function(format!("{way}_{t}t"), |bch| {
+            bch.iter_custom(|iters| {
+                let mut spent = Duration::ZERO;
+                for _ in 0..iters {
+                    wander.update(&mut crowd, DT).expect("driver");
+                    let start = Instant::now();
+                    let stats = match way {
+                        "step" => p.install(|| crowd.step(DT)).expect("step"),
+                        _ => own_threads(&mut crowd, true),
+                    };
+                    spent += start.elapsed();
+                    std::hint::black_box(stats);
+                }
+                spent
+            })
+        });
+    }
+    // Every character starts a transition every frame.
+    let all_transition = |crowd: &mut Crowd, frame: usize| {
+        for c in 0..n {
+            let t = ((c * 7 + frame) % 100) as f32 * 0.015;
+            let (a, b) = (Source::looping(0, t), Source::looping(0, t + 0.1));
+            crowd.transition(c, a, b, 0.3, 0.1).expect("transition");
+        }
+    };
+    for way in ["step", "shown_split", "shown_on_one_thread"] {
+        let (mut crowd, _) = driven(&library, cfg.clone(), &p);
+        let mut frame = 0;
+        group.bench_function(format!("all_transition_{way}_{t}t"), |bch| {
+            bch.iter_custom(|iters| {
+                let mut spent = Duration::ZERO;
+                for _ in 0..iters {
+                    all_transition(&mut crowd, frame);
+                    frame += 1;
+                    let start = Instant::now();
+                    let stats = match way {
+                        "step" => p.install(|| crowd.step(DT)).expect("step"),
+                        "shown_split" => own_threads(&mut crowd, true),
+                        _ => own_threads(&mut crowd, false),
+                    };
+                    spent += start.elapsed();
+                    std::hint::black_box(stats);
+                }
+                spent
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, crowd, tasks);
 criterion_main!(benches);

@@ -33,6 +33,14 @@
 //! disturbed least. `KINEFORM_CASES=a,b` keeps only the cases whose names
 //! contain `a` or `b`; `KINEFORM_NO_STREAM=1` does not even build the
 //! streaming cases (for `valgrind --tool=callgrind`).
+//!
+//! `KINEFORM_SWEEP=1` (with `KINEFORM_ROUNDS`) replaces the sizes with the
+//! walk sweep: every type at 64 to 40,000 characters ([`SWEEP`]) on one and
+//! two threads, the copy, `op_fk` (the walk the working set chooses) and
+//! the walks by name (`fk_mem`: one pack at a time, parents read back;
+//! `fk_regs`: one pack, parents in registers; `fk_mem2`: two packs side by
+//! side): where a one-pack walk overtakes the pairs is the threshold of
+//! `batch::fk::walk_for`.
 
 mod common;
 use common::*;
@@ -50,6 +58,10 @@ use std::time::{Duration, Instant};
 
 const IN_CACHE: usize = 64;
 const STREAMING: usize = 40_000;
+/// Crowd sizes of the walk sweep (`KINEFORM_SWEEP=1`): from 0.3 MB of
+/// kineforms (read and written) to 69 MB of positions and rotations and
+/// 188 MB of kineforms.
+const SWEEP: [usize; 9] = [64, 256, 1024, 2048, 4096, 8192, 16_384, 24_576, 40_000];
 
 const MODES: [(&str, FkMode); 4] = [
     (
@@ -224,7 +236,14 @@ fn joint_cases<T: Jointx8>(cases: &mut Vec<Case>, name: &str, skel: &Skeleton) {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let pools = [1, threads].map(|t| Arc::new(pool(t)));
     let mut rng = Rng::new(11);
-    let labels = [("l1", 8), ("cache", IN_CACHE), ("stream", STREAMING)];
+    let sweep = std::env::var_os("KINEFORM_SWEEP").is_some();
+    let labels: Vec<(String, usize)> = if sweep {
+        SWEEP.iter().map(|&n| (format!("n{n}"), n)).collect()
+    } else {
+        [("l1", 8), ("cache", IN_CACHE), ("stream", STREAMING)]
+            .map(|(l, n)| (l.to_string(), n))
+            .to_vec()
+    };
     let no_stream = std::env::var_os("KINEFORM_NO_STREAM").is_some();
     for (label, chars) in labels
         .into_iter()
@@ -239,7 +258,7 @@ fn joint_cases<T: Jointx8>(cases: &mut Vec<Case>, name: &str, skel: &Skeleton) {
         let local = Arc::new(
             PoseStream::<T>::from_fn(chars, joints, move |c, j| e[c * joints + j]).expect("local"),
         );
-        let pools: &[Arc<rayon::ThreadPool>] = if chars != STREAMING {
+        let pools: &[Arc<rayon::ThreadPool>] = if chars != STREAMING && !sweep {
             &pools[..1]
         } else {
             &pools
@@ -282,7 +301,10 @@ fn joint_cases<T: Jointx8>(cases: &mut Vec<Case>, name: &str, skel: &Skeleton) {
                 ("fk_mem2", Some(MODES[3].1)),
             ];
             for &(what, mode) in modes {
-                if mode.is_some() && (chars != IN_CACHE && t == 1 || chars == 8) {
+                let sweep_mode = matches!(what, "fk" | "fk_regs" | "fk_mem" | "fk_mem2");
+                if sweep && !sweep_mode
+                    || !sweep && mode.is_some() && (chars != IN_CACHE && t == 1 || chars == 8)
+                {
                     continue;
                 }
                 let (l, s) = (local.clone(), skel.clone());
@@ -297,6 +319,9 @@ fn joint_cases<T: Jointx8>(cases: &mut Vec<Case>, name: &str, skel: &Skeleton) {
                         batch::fk::op_fk_with(&mut g, &l, &s, mode).expect("fk")
                     }),
                 });
+            }
+            if sweep {
+                continue;
             }
             let (g, s) = (local.clone(), skel.clone());
             let mut l = PoseStream::<T>::new(chars, joints).expect("local");
@@ -388,7 +413,9 @@ fn all_cases() -> Vec<Case> {
     joint_cases::<PosRotSclx8>(&mut cases, "pos_rot_scl", &skel);
     joint_cases::<Motionx8>(&mut cases, "motion", &skel);
     joint_cases::<Kformx8>(&mut cases, "kform", &skel);
-    crowd_pose_cases(&mut cases, &skel);
+    if std::env::var_os("KINEFORM_SWEEP").is_none() {
+        crowd_pose_cases(&mut cases, &skel);
+    }
     cases
 }
 

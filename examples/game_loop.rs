@@ -6,7 +6,12 @@
 //! every frame. Its clips come from three CMU files of three joint-naming
 //! conventions (`LeftUpLeg` and `LeftHandIndex1`, `LeftHip`), joined in one
 //! library through the ready CMU joint map, and it acts on the crowd's
-//! events in the same loop as it reads them. Everything goes through
+//! events in the same loop as it reads them. Characters that walk out of
+//! the level turn back into it (the controller turns the root smoothly),
+//! so the game runs for as long as it is left to: every root stays well
+//! inside the ±1e6 units a crowd holds roots to
+//! (`kineform::limits::MAX_POSITION`; a game whose world is larger moves
+//! its origin instead, with `Crowd::recenter`). Everything goes through
 //! kineform's public API.
 //!
 //! `cargo run --release --example game_loop [CHARACTERS [SECONDS]]`
@@ -17,7 +22,7 @@ use kineform::bvh::{self, Bvh};
 use kineform::crowd::{
     ClipEnd, ClipLibrary, Crowd, CrowdConfig, EventKind, Root, RootMotion, Sampling, Source,
 };
-use kineform::reference::{Vec3, length, quat_from_angle_axis};
+use kineform::reference::{Vec3, dot, length, quat_from_angle_axis};
 use rand::{Rng, SeedableRng};
 
 // Clip indices, in the order they are added to the library.
@@ -28,6 +33,14 @@ const TURN: usize = 2;
 /// Seconds before a clip's end at which the game leaves it, so that the
 /// transition blends from a pose still in motion, never from a held frame.
 const LEAVE_EARLY: f32 = 0.35;
+
+/// The level: a character farther than this from its centre, walking
+/// away from it, turns (its root at [`TURN_RATE`] about +y) until it heads
+/// back in.
+const LEVEL_RADIUS: f32 = 5000.0;
+
+/// Radians per second a character turns at the level's edge.
+const TURN_RATE: f32 = 1.0;
 
 #[derive(Clone, Copy, PartialEq, Debug)]
 enum State {
@@ -87,6 +100,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut crowd = Crowd::new(&library, cfg)?;
     let mut rng = rand_pcg::Pcg32::seed_from_u64(7);
     let start = |c: usize| Vec3::new((c % 32) as f32 * 100.0, 0.0, (c / 32) as f32 * 100.0);
+    let centre = Vec3::new(1550.0, 0.0, 1550.0);
     let mut chars: Vec<Character> = (0..n)
         .map(|c| Character {
             state: State::Idle,
@@ -150,14 +164,22 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
 
         // The character controller: each root moves on with the velocity
-        // the crowd extracted from its clip last step.
+        // the crowd extracted from its clip last step, turning back at the
+        // level's edge.
         for (root, ch) in roots.iter_mut().zip(chars.iter_mut()) {
             ch.pos += ch.vel * dt;
+            let out = ch.pos - centre;
+            let turn = if length(out) > LEVEL_RADIUS && dot(out, ch.vel) > 0.0 {
+                TURN_RATE
+            } else {
+                0.0
+            };
+            ch.yaw = (ch.yaw + turn * dt).rem_euclid(std::f32::consts::TAU);
             *root = Root {
                 pos: ch.pos,
                 rot: quat_from_angle_axis(ch.yaw, Vec3::new(0.0, 1.0, 0.0)),
                 vel: ch.vel,
-                ang: Vec3::ZERO,
+                ang: Vec3::new(0.0, turn, 0.0),
             };
         }
         crowd.set_roots(0, &roots)?;

@@ -11,10 +11,7 @@ use crate::reference::{Quat, Slice2d, Vec3};
 /// renormalizing); a quaternion normalized in f32 is within about 1e-7.
 pub const ROTATION_UNIT_TOLERANCE: f32 = 1e-4;
 
-/// The shortest frame time a clip may have, in seconds (a million frames per
-/// second): sampled velocities divide by the frame time, and a smaller one
-/// turns ordinary position steps into infinities.
-pub const MIN_FRAME_TIME: f32 = 1e-6;
+pub use crate::limits::{MAX_POSITION, MAX_SCALE, MAX_TIME, MIN_FRAME_TIME, MIN_SCALE};
 
 /// Frames × joints of local transforms, frame-major (`[frame * joints + joint]`).
 ///
@@ -41,13 +38,16 @@ impl Clip {
     ///
     /// Refuses, writing nothing and naming what is wrong: a clip with no frame
     /// or joint; `frames × joints` that overflows ([`Error::Size`]); arrays of
-    /// the wrong length; a frame time that is not finite or is below
-    /// [`MIN_FRAME_TIME`]; a clip length `(frames - 1) × frame_time` that is
-    /// not finite in f32 (the crowd draws times in it); and, naming the frame
-    /// and joint ([`Error::Clip`]), a position or scale that is not finite, a
-    /// scale that is not positive (sampling interpolates its logarithm), or a
-    /// rotation that is not finite or not unit length within
-    /// [`ROTATION_UNIT_TOLERANCE`] (rotations are not normalized for you).
+    /// the wrong length; a frame time outside [[`MIN_FRAME_TIME`],
+    /// [`MAX_TIME`]]; a clip length `(frames - 1) × frame_time` past
+    /// [`MAX_TIME`] (a command can set any time of a clip); and, naming the
+    /// frame and joint ([`Error::Clip`]), a position with a coordinate that
+    /// is not finite or not within ±[`MAX_POSITION`], a scale with a
+    /// coordinate outside [[`MIN_SCALE`], [`MAX_SCALE`]] (sampling
+    /// interpolates its logarithm), or a rotation that is not finite or not
+    /// unit length within [`ROTATION_UNIT_TOLERANCE`] (rotations are not
+    /// normalized for you). Within this domain ([`crate::limits`]) a clip's
+    /// steps between frames and its velocities are finite.
     pub fn new(
         frames: usize,
         joints: usize,
@@ -63,22 +63,22 @@ impl Clip {
                 got: frames.min(joints),
             });
         }
-        if !(frame_time.is_finite() && frame_time >= MIN_FRAME_TIME) {
+        if !(frame_time.is_finite() && (MIN_FRAME_TIME..=MAX_TIME).contains(&frame_time)) {
             return Err(Error::Parameter {
                 name: "frame_time",
                 value: frame_time,
-                reason: "must be finite and at least 1e-6 s",
-            });
-        }
-        let length = (frames - 1) as f32 * frame_time;
-        if !length.is_finite() {
-            return Err(Error::Parameter {
-                name: "frame_time",
-                value: frame_time,
-                reason: "makes the clip length (frames - 1) × frame_time infinite in f32",
+                reason: "must be within [1e-6, 1e6] s (kineform::limits)",
             });
         }
         let n = checked_mul("clip frames × joints", frames, joints)?;
+        let length = (frames - 1) as f32 * frame_time;
+        if length > MAX_TIME {
+            return Err(Error::Parameter {
+                name: "frame_time",
+                value: frame_time,
+                reason: "makes the clip length (frames - 1) × frame_time longer than 1e6 s, the longest time a command can set (kineform::limits::MAX_TIME)",
+            });
+        }
         for (what, len) in [
             ("clip positions", pos.len()),
             ("clip rotations", rot.len()),
@@ -158,10 +158,11 @@ impl Clip {
     /// ```
     pub fn excerpt(&self, frames: core::ops::Range<usize>) -> Result<Clip> {
         if frames.start >= frames.end || frames.end > self.frames {
-            return Err(Error::Index {
-                what: "excerpt's frame range end (must be past its start)",
-                index: frames.end,
-                len: self.frames + 1,
+            return Err(Error::Range {
+                what: "excerpt's frames",
+                start: frames.start,
+                end: frames.end,
+                len: self.frames,
             });
         }
         let span = frames.start * self.joints..frames.end * self.joints;
@@ -251,11 +252,25 @@ fn check_values(joints: usize, pos: &[Vec3], rot: &[Quat], scl: &[Vec3]) -> Resu
         })
     };
     for (i, ((p, q), s)) in pos.iter().zip(rot).zip(scl).enumerate() {
-        if !(p.x.is_finite() && p.y.is_finite() && p.z.is_finite()) {
-            return bad(i, format!("position {p:?} is not finite"));
+        // NaN fails every comparison: refused as out of the domain.
+        if ![p.x, p.y, p.z].iter().all(|c| c.abs() <= MAX_POSITION) {
+            return bad(
+                i,
+                format!(
+                    "position {p:?} must be finite, each coordinate within ±{MAX_POSITION:e} (kineform::limits::MAX_POSITION)"
+                ),
+            );
         }
-        if ![s.x, s.y, s.z].iter().all(|c| c.is_finite() && *c > 0.0) {
-            return bad(i, format!("scale {s:?} must be finite and > 0"));
+        if ![s.x, s.y, s.z]
+            .iter()
+            .all(|c| (MIN_SCALE..=MAX_SCALE).contains(c))
+        {
+            return bad(
+                i,
+                format!(
+                    "scale {s:?} must be finite, each coordinate within [{MIN_SCALE:e}, {MAX_SCALE:e}] (kineform::limits)"
+                ),
+            );
         }
         let len = (q.w as f64)
             .hypot(q.x as f64)

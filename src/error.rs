@@ -31,9 +31,10 @@ pub enum Error {
         /// What is wrong with it.
         reason: String,
     },
-    /// A BVH file is malformed; `line` is 1-based (0 when it is not tied to
-    /// one line). Input quoted in `reason` is a bounded excerpt.
-    #[error("{}BVH line {line}: {reason}", file_prefix(path))]
+    /// A BVH file is malformed, or a BVH file could not be written; `line`
+    /// is 1-based, 0 when it is not tied to one line (then no line is
+    /// shown). Input quoted in `reason` is a bounded excerpt.
+    #[error("{}BVH{}: {reason}", file_prefix(path), line_text(*line))]
     Bvh {
         /// The file, when it was read with [`crate::bvh::load`].
         path: Option<String>,
@@ -52,11 +53,14 @@ pub enum Error {
         /// How many there are.
         len: usize,
     },
-    /// A glTF document is malformed or not supported; `path` points into
-    /// the document (`animations[0].samplers[2].output`, `buffers[1]`,
-    /// `glb` for the binary container, empty for the JSON as a whole).
-    #[error("glTF {path}: {reason}")]
+    /// A glTF document is malformed, not supported or past a limit; `path`
+    /// points into the document (`animations[0].samplers[2].output`,
+    /// `buffers[1]`, `glb` for the binary container, empty for the document
+    /// as a whole).
+    #[error("{}glTF {path}: {reason}", file_prefix(file))]
     Gltf {
+        /// The file, when it was read with [`crate::gltf::load`].
+        file: Option<String>,
         /// Where in the document.
         path: String,
         /// What is wrong.
@@ -91,14 +95,91 @@ pub enum Error {
         /// Why it was refused.
         error: Box<Error>,
     },
-    /// A file could not be read or written.
+    /// A file could not be read or written, or was refused before it was
+    /// (not a regular file, larger than its format's limit,
+    /// [`crate::files`]).
     #[error("{path}: {reason}")]
     Io {
         /// The file.
         path: String,
-        /// The operating system's reason.
+        /// The operating system's reason, or why it was refused.
         reason: String,
     },
+    /// An error about what a file holds, or about what was to be written to
+    /// it, with the file named ([`Error::in_file`]).
+    #[error("{path}: {error}")]
+    File {
+        /// The file.
+        path: String,
+        /// What was wrong.
+        error: Box<Error>,
+    },
+    /// A range (of characters, of frames) that is reversed or runs past
+    /// the end of what it indexes.
+    #[error("{what} {start}..{end} {}", range_text(*start, *end, *len))]
+    Range {
+        /// What the range is of.
+        what: &'static str,
+        /// Its start.
+        start: usize,
+        /// Its end (exclusive).
+        end: usize,
+        /// How many there are.
+        len: usize,
+    },
+}
+
+impl Error {
+    /// This error with `path` named: [`Error::File`], unless it already
+    /// names a file (an [`Error::Io`], an [`Error::File`], an
+    /// [`Error::Bvh`] with its path), which is returned as it is.
+    pub fn in_file(self, path: &std::path::Path) -> Error {
+        match self {
+            Error::Io { .. }
+            | Error::File { .. }
+            | Error::Bvh { path: Some(_), .. }
+            | Error::Gltf { file: Some(_), .. } => self,
+            Error::Gltf {
+                file: None,
+                path: at,
+                reason,
+            } => Error::Gltf {
+                file: Some(path.display().to_string()),
+                path: at,
+                reason,
+            },
+            Error::Bvh {
+                path: None,
+                line,
+                reason,
+            } => Error::Bvh {
+                path: Some(path.display().to_string()),
+                line,
+                reason,
+            },
+            e => Error::File {
+                path: path.display().to_string(),
+                error: Box::new(e),
+            },
+        }
+    }
+}
+
+fn line_text(line: usize) -> String {
+    match line {
+        0 => String::new(),
+        n => format!(" line {n}"),
+    }
+}
+
+fn range_text(start: usize, end: usize, len: usize) -> String {
+    if start > end {
+        "is reversed: it starts after it ends".into()
+    } else if end > len {
+        format!("runs past the end (there are {len})")
+    } else {
+        "is empty".into()
+    }
 }
 
 fn file_prefix(path: &Option<String>) -> String {

@@ -50,6 +50,13 @@
 //! [`crowd::Crowd::world_packed`] hands the whole crowd to [`output`] and
 //! [`skinning`].
 //!
+//! `step` runs on the current rayon pool. An engine with a job system of
+//! its own runs the same step as tasks on its threads instead:
+//! [`crowd::Crowd::prepare`], then the runs of [`crowd::PreparedStep::shown`]
+//! and [`crowd::PreparedStep::packs`] from any threads, then
+//! [`crowd::PreparedStep::finish`], bit-identical to `step` however the
+//! runs are split (`examples/own_threads.rs`).
+//!
 //! ## The kernels without the runtime
 //!
 //! The [`batch`] entry points run one stage over a whole crowd pose, for a
@@ -101,7 +108,7 @@
 //! | load or write motion | [`bvh`], `gltf` (feature `gltf`), [`convert`]; [`clip`], [`skeleton`], [`data`] (the embedded CMU clip) |
 //! | play clips of other joint namings together (the CMU files' three) | [`joint_map`], [`crowd::ClipLibrary::add_cmu`] |
 //! | get results into an engine | [`output`] (copies into your slices, any `From` type), [`skinning`] (matrices for a GPU), [`interop`] (features `glam`, `mint`) |
-//! | know which SIMD path runs | [`simd`]: [`simd_backend`], [`simd_support`] |
+//! | know which SIMD path runs | [`simd`]: [`simd_backend`], [`simd_level`], [`simd_support`] |
 //!
 //! Data flows one way: `reference` → `lanes` → `stream`/`batch` → `crowd`
 //! → the `kineform` program; `output`, `skinning`, `interop`, `bvh`,
@@ -121,10 +128,11 @@
 //! ## The fast build
 //!
 //! Build with `-C target-cpu=x86-64-v3` (or any target with AVX and FMA) for
-//! the 256-bit path; [`simd_backend`] says which one was compiled in and
-//! [`simd_support`] whether the running CPU could run a faster one (the
-//! README's "Using kineform in your project" has the `.cargo/config.toml`
-//! lines).
+//! the 256-bit path; [`simd_backend`] says which one was compiled in,
+//! [`simd_level`] the build's x86-64 level (`x86-64-v4` compiles the same
+//! 8 lanes with AVX-512's 32 registers), and [`simd_support`] whether the
+//! running CPU could run a faster one (the README's "Using kineform in your
+//! project" has the `.cargo/config.toml` lines and when v4 is worth it).
 //!
 //! ## Hostile input, NaN and infinity
 //!
@@ -159,16 +167,19 @@ pub mod crowd;
 pub mod data;
 pub mod database;
 pub mod error;
+pub mod files;
 #[cfg(feature = "gltf")]
 pub mod gltf;
 pub mod interop;
 pub mod joint_map;
 pub mod lanes;
+pub mod limits;
 pub mod matching;
 pub mod output;
 pub mod pose_stream;
 mod prefetch;
 pub mod reference;
+mod rows;
 pub mod simd;
 pub mod skeleton;
 pub mod skinning;
@@ -198,5 +209,5 @@ pub use glam033 as glam;
 
 pub use clip::Clip;
 pub use error::{Error, Result};
-pub use simd::{SimdSupport, note_simd_support, simd_backend, simd_support};
+pub use simd::{SimdSupport, note_simd_support, simd_backend, simd_level, simd_support};
 pub use skeleton::Skeleton;

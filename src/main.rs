@@ -34,8 +34,8 @@ enum Command {
     /// Evaluate a crowd every frame: sample two sources with velocities,
     /// blend them, hide random transitions, FK to world space.
     Crowd(CrowdArgs),
-    /// Convert motion between BVH and glTF by extension (.bvh, .glb/.gltf
-    /// in, .glb out).
+    /// Convert motion between BVH and glTF by extension (.bvh, .glb, .gltf;
+    /// a .gltf is written with its .bin beside it).
     Convert(ConvertArgs),
 }
 
@@ -43,11 +43,12 @@ enum Command {
 struct ConvertArgs {
     /// The file to read (.bvh, .glb, .gltf).
     input: PathBuf,
-    /// The file to write (.bvh, .glb).
+    /// The file to write (.bvh, .glb, .gltf).
     output: PathBuf,
-    /// Frames per second at which glTF animations are resampled.
-    #[arg(long, default_value_t = 60.0)]
-    rate: f32,
+    /// Frames per second at which glTF animations are resampled (default:
+    /// each animation's own key rate).
+    #[arg(long, value_parser = parse_fps)]
+    rate: Option<f32>,
     /// Which glTF animation goes to a BVH file.
     #[arg(long, default_value_t = 0)]
     animation: usize,
@@ -166,6 +167,16 @@ fn main() {
     let args = match cli.command {
         Some(Command::Crowd(a)) => a,
         Some(Command::Convert(c)) => {
+            // A file-size limit (RLIMIT_FSIZE, `ulimit -f`) then fails the
+            // write with an error, which removes the temporary file,
+            // instead of killing the process with SIGXFSZ and leaving it.
+            #[cfg(unix)]
+            // SAFETY: `signal` with SIG_IGN installs no handler (no code
+            // runs in signal context), and it runs before any other thread
+            // of this process starts.
+            unsafe {
+                libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+            }
             if let Err(e) = run_convert(&c) {
                 eprintln!("error: {e}");
                 std::process::exit(1);
@@ -217,7 +228,7 @@ fn load_clips(paths: &[PathBuf]) -> Result<(ClipLibrary, String), Box<dyn std::e
             )
             .into());
         }
-        let named = |e: kineform::Error| format!("{}: {e}", p.display());
+        let named = |e: kineform::Error| e.in_file(p);
         match &mut library {
             None => library = Some(ClipLibrary::from_bvh(&b).map_err(named)?),
             Some(l) => {
@@ -304,11 +315,15 @@ fn run_crowd(a: &CrowdArgs) -> Result<(), Box<dyn std::error::Error>> {
             ..WanderConfig::default()
         },
     );
-    let mut crowd = if a.scalar {
-        AnyCrowd::Scalar(Box::new(ReferenceCrowd::new(&library, cfg.clone())?))
-    } else {
-        AnyCrowd::Lanes(Box::new(Crowd::new(&library, cfg.clone())?))
-    };
+    // Built in the pool it steps in: its stated size counts one worker's
+    // scratch per thread of that pool.
+    let mut crowd = pool.install(|| -> kineform::Result<AnyCrowd> {
+        Ok(if a.scalar {
+            AnyCrowd::Scalar(Box::new(ReferenceCrowd::new(&library, cfg.clone())?))
+        } else {
+            AnyCrowd::Lanes(Box::new(Crowd::new(&library, cfg.clone())?))
+        })
+    })?;
     let joints = skeleton.len();
     let frames = a.frames as usize;
     // Crowd joint k is clip joint k - 1; joint 0 is the world root.
@@ -382,6 +397,7 @@ fn run_crowd(a: &CrowdArgs) -> Result<(), Box<dyn std::error::Error>> {
         let o = serde_json::json!({
             "version": env!("CARGO_PKG_VERSION"),
             "simd_backend": kineform::simd_backend(),
+            "simd_level": kineform::simd_level(),
             "path": path,
             "threads": threads,
             "characters": a.characters,
@@ -410,16 +426,18 @@ fn run_crowd(a: &CrowdArgs) -> Result<(), Box<dyn std::error::Error>> {
                 "joint_name": joint_name(w.joint),
                 "frame": w.frame,
             })),
-            "non_finite_character_frames": (!a.no_check).then_some(check.non_finite),
+            // Counted with the check off too.
+            "non_finite_character_frames": check.non_finite,
             "max_speed": checked(f64::from(check.max_speed)),
             "total_s": total.elapsed().as_secs_f64(),
         });
         println!("{o}");
     } else {
         println!(
-            "kineform {} | SIMD backend: {} | {path} | threads: {threads}",
+            "kineform {} | SIMD backend: {} ({}) | {path} | threads: {threads}",
             env!("CARGO_PKG_VERSION"),
-            kineform::simd_backend()
+            kineform::simd_backend(),
+            kineform::simd_level()
         );
         println!(
             "crowd: {} characters x {joints} joints ({source}), {transition}, {sampling} sampling, {frames} frames timed after {warmup} warm-up frames",

@@ -36,6 +36,7 @@ use rayon::prelude::*;
 use crate::error::{Error, Result};
 use crate::lanes::{Kformx8, Quatx8, Vec3x8};
 use crate::reference::{Kform, Quat, Vec3};
+use crate::rows::{self, KformRows, Rows3, Rows4};
 use crate::stream::{CrowdPose, KformStream, Lanes, Stream, packs_for};
 
 /// One joint of eight characters, as any pack type holds it: what a copy
@@ -176,24 +177,22 @@ impl<'a, T: JointLanes> Packed<'a, T> {
     }
 }
 
-/// Writes `get(pack[j])[lane]` to `out[c * joints + j]` for every character.
-fn scatter<T: JointLanes, O: Send, E: Copy>(
+/// Runs `write(scratch, pack, lanes, out)` for each pack of `src` with the
+/// slice of `out` that holds its characters, packs in parallel as
+/// [`Packed::for_each_pack`], one scratch made by `scratch` per task.
+fn by_rows<T: JointLanes, O: Send, R>(
     src: Packed<'_, T>,
     out: &mut [O],
     what: &'static str,
-    get: impl Fn(&T) -> [E; 8] + Send + Sync,
-    conv: impl Fn(E) -> O + Send + Sync,
+    scratch: impl Fn() -> R + Send + Sync,
+    write: impl Fn(&mut R, &[T], usize, &mut [O]) + Send + Sync,
 ) -> Result<()> {
     src.check_out(what, out.len())?;
     let j = src.joints;
-    src.for_each_pack(out, |pack, lanes, o| {
-        for (jj, lane_values) in pack.iter().enumerate() {
-            let v = get(lane_values);
-            for (i, e) in v.iter().take(lanes).enumerate() {
-                o[i * j + jj] = conv(*e);
-            }
-        }
-    });
+    out.par_chunks_mut(8 * j)
+        .zip(src.packs.par_chunks(j))
+        .with_min_len(16)
+        .for_each_init(scratch, |r, (o, pack)| write(r, pack, o.len() / j, o));
     Ok(())
 }
 
@@ -205,12 +204,12 @@ pub fn positions<T: JointLanes, O: From<Vec3> + Send>(
     src: Packed<'_, T>,
     out: &mut [O],
 ) -> Result<()> {
-    scatter(
+    by_rows(
         src,
         out,
         "output positions",
-        |p| p.positions().to_array(),
-        O::from,
+        Rows3::new,
+        |r, pack, lanes, o| rows::pack_rows3(r, pack, 0..lanes, o, T::positions),
     )
 }
 
@@ -221,12 +220,12 @@ pub fn rotations<T: JointLanes, O: From<Quat> + Send>(
     src: Packed<'_, T>,
     out: &mut [O],
 ) -> Result<()> {
-    scatter(
+    by_rows(
         src,
         out,
         "output rotations",
-        |p| p.rotations().to_array(),
-        O::from,
+        Rows4::new,
+        |r, pack, lanes, o| rows::pack_rows4(r, pack, 0..lanes, o, T::rotations),
     )
 }
 
@@ -239,24 +238,14 @@ pub fn transforms<T: JointLanes, O: From<Kform> + Send>(
     src: Packed<'_, T>,
     out: &mut [O],
 ) -> Result<()> {
-    scatter(
+    by_rows(
         src,
         out,
         "output transforms",
-        |p| {
-            let (pos, rot, scl) = (
-                p.positions().to_array(),
-                p.rotations().to_array(),
-                p.scales().to_array(),
-            );
-            core::array::from_fn(|i| Kform {
-                pos: pos[i],
-                rot: rot[i],
-                scl: scl[i],
-                ..Kform::IDENTITY
-            })
+        KformRows::new,
+        |r, pack, lanes, o| {
+            rows::pack_rows_kform(r, pack, 0..lanes, o, T::positions, T::rotations, T::scales)
         },
-        O::from,
     )
 }
 
@@ -301,14 +290,9 @@ impl<L: Lanes> Stream<L> {
                 got: out.len(),
             });
         }
-        out.par_chunks_mut(8)
-            .zip(self.packs().par_iter())
-            .with_min_len(64)
-            .for_each(|(o, p)| {
-                for (o, e) in o.iter_mut().zip(p.to_array()) {
-                    *o = O::from(e);
-                }
-            });
+        out.par_chunks_mut(8 * 64)
+            .zip(self.packs().par_chunks(64))
+            .for_each(|(o, p)| L::write_elems(p, o));
         Ok(())
     }
 }

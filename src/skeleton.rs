@@ -2,8 +2,7 @@
 
 use crate::error::{Error, Result};
 
-/// Most joints a [`Skeleton`] may have (indices fit in 16 bits).
-pub const MAX_JOINTS: usize = 65_535;
+pub use crate::limits::MAX_JOINTS;
 
 /// A joint hierarchy in parent-first order: `parents[i]` is -1 for a root,
 /// else the index of joint `i`'s parent, which is smaller than `i`.

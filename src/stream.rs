@@ -30,6 +30,20 @@ pub trait Lanes: Pod + Send + Sync {
     fn from_array(e: [Self::Elem; 8]) -> Self;
     /// The eight lanes.
     fn to_array(self) -> [Self::Elem; 8];
+
+    /// Copies the elements of `packs` into `out`, element `8p + k` being
+    /// lane `k` of pack `p`, converted with `From`, for as many elements
+    /// as `out` has (at most `8 * packs.len()`):
+    /// [`Stream::write_into`]'s copy. By default lane arrays, element by
+    /// element; [`Vec3x8`] and [`Quatx8`] transpose in registers
+    /// (8x3 and 8x4 blocks) and write `out` front to back.
+    fn write_elems<O: From<Self::Elem>>(packs: &[Self], out: &mut [O]) {
+        for (o, p) in out.chunks_mut(8).zip(packs) {
+            for (o, e) in o.iter_mut().zip(p.to_array()) {
+                *o = O::from(e);
+            }
+        }
+    }
 }
 
 impl Lanes for F32x8 {
@@ -55,9 +69,33 @@ macro_rules! impl_lanes {
         }
     };
 }
-impl_lanes!(Vec3x8, Vec3);
-impl_lanes!(Quatx8, Quat);
 impl_lanes!(Kformx8, Kform);
+
+impl Lanes for Vec3x8 {
+    type Elem = Vec3;
+    fn from_array(e: [Vec3; 8]) -> Self {
+        Vec3x8::from_array(e)
+    }
+    fn to_array(self) -> [Vec3; 8] {
+        Vec3x8::to_array(self)
+    }
+    fn write_elems<O: From<Vec3>>(packs: &[Self], out: &mut [O]) {
+        crate::rows::runs3(packs, out);
+    }
+}
+
+impl Lanes for Quatx8 {
+    type Elem = Quat;
+    fn from_array(e: [Quat; 8]) -> Self {
+        Quatx8::from_array(e)
+    }
+    fn to_array(self) -> [Quat; 8] {
+        Quatx8::to_array(self)
+    }
+    fn write_elems<O: From<Quat>>(packs: &[Self], out: &mut [O]) {
+        crate::rows::runs4(packs, out);
+    }
+}
 
 /// Number of 8-lane packs that hold `n` elements.
 pub const fn packs_for(n: usize) -> usize {

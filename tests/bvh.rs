@@ -251,7 +251,7 @@ fn malformed_files_name_line_and_reason() {
         (
             "Frame Time: .5",
             "Frame Time: 0",
-            "line 18: Frame Time 0 must be positive",
+            "line 18: Frame Time 0 must be within [1e-6, 1e6] s",
         ),
         (
             "Frame Time: .5",
@@ -427,16 +427,16 @@ fn frames_header_is_not_trusted_before_data() {
         let text = cmu_with_motion(&format!("Frames: {frames}\nFrame Time: 0.0083333\n"));
         let e = bvh::parse(&text).unwrap_err().to_string();
         assert!(
-            e.contains("more than 67108864 samples"),
+            e.contains("more than the 8388608 samples"),
             "Frames {frames}: {e}"
         );
         assert!(e.starts_with("BVH line "), "{e}");
     }
     // Below the limit, a header that promises more frames than the file has
     // is refused at the end of the file, having allocated only what it read.
-    let text = cmu_with_motion("Frames: 2000000\nFrame Time: 0.0083333\n");
+    let text = cmu_with_motion("Frames: 200000\nFrame Time: 0.0083333\n");
     let e = bvh::parse(&text).unwrap_err().to_string();
-    assert!(e.contains("the file ends after 0 of 2000000 frames"), "{e}");
+    assert!(e.contains("the file ends after 0 of 200000 frames"), "{e}");
 }
 
 /// Issue 13, defect 1: `CHANNELS 18446744073709551615 ...` overflowed
@@ -462,9 +462,14 @@ fn channel_count_overflow_is_refused() {
 /// infinity, which `write` emitted as `inf` and the crowd turned into NaN.
 #[test]
 fn non_finite_positions_from_a_file_are_refused() {
+    // Issue 21, defect 4: the positions' domain is ±1e6 (an OFFSET past it
+    // is refused at its line; OFFSET plus channel at the frame's line).
+    let text = SMALL.replacen("OFFSET 0 0 0", "OFFSET 3e38 0 0", 1);
+    let e = bvh::parse(&text).unwrap_err().to_string();
+    assert!(e.starts_with("BVH line 4: OFFSET"), "{e}");
     let text = SMALL
-        .replacen("OFFSET 0 0 0", "OFFSET 3e38 0 0", 1)
-        .replacen("1 2 3 10 20 30 40 50 61", "3e38 2 3 10 20 30 40 50 61", 1);
+        .replacen("OFFSET 0 0 0", "OFFSET 6e5 0 0", 1)
+        .replacen("1 2 3 10 20 30 40 50 61", "6e5 2 3 10 20 30 40 50 61", 1);
     let e = bvh::parse(&text).unwrap_err().to_string();
     assert!(
         e.starts_with("BVH line 20: frame 1: joint 0 (`Hips`) position"),
@@ -497,20 +502,21 @@ fn frame_times_that_break_the_clip_are_refused() {
         );
     let e = bvh::parse(&text).unwrap_err().to_string();
     assert!(e.starts_with("BVH line 18: Frame Time"), "{e}");
-    assert!(e.contains("not finite"), "{e}");
+    assert!(e.contains("within [1e-6, 1e6] s"), "{e}");
     for ft in ["1e-45", "1e-7"] {
         let e = bvh::parse(&SMALL.replacen("Frame Time: .5", &format!("Frame Time: {ft}"), 1))
             .unwrap_err()
             .to_string();
-        assert!(e.contains("at least 1e-6 s"), "{ft}: {e}");
+        assert!(e.contains("within [1e-6, 1e6] s"), "{ft}: {e}");
     }
-    // The CMU frame time, and one frame at any finite frame time, load.
+    // The CMU frame time, and one frame at any frame time up to 1e6 s
+    // (issue 21: the longest time a command can set), load.
     assert!(
         bvh::parse(
             &SMALL
                 .replacen("Frames: 2", "Frames: 1", 1)
                 .replacen("1 2 3 10 20 30 40 50 61\n", "", 1)
-                .replacen("Frame Time: .5", "Frame Time: 3e38", 1)
+                .replacen("Frame Time: .5", "Frame Time: 1e6", 1)
         )
         .is_ok()
     );

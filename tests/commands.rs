@@ -597,7 +597,7 @@ fn outputs_into_caller_memory() {
     let mut out = vec![[7.0f32; 3]; n];
     assert!(matches!(
         crowd.positions_into(5..20, &mut out),
-        Err(Error::Index { .. })
+        Err(Error::Range { .. })
     ));
     assert!(matches!(
         crowd.positions_into(5..16, &mut out),

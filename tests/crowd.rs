@@ -372,13 +372,14 @@ fn bad_configurations_are_refused() {
             characters,
             ..Default::default()
         };
+        // Issue 21, defect 10: sizes are refused as sizes, in words.
         assert!(matches!(
             Crowd::new(&library, cfg.clone()),
-            Err(Error::Length { .. })
+            Err(Error::Size { .. })
         ));
         assert!(matches!(
             ReferenceCrowd::new(&library, cfg),
-            Err(Error::Length { .. })
+            Err(Error::Size { .. })
         ));
     }
     // Scales other than 1: the reference crowd plays them, the 8-lane one

@@ -416,6 +416,68 @@ fn threads_do_not_change_bits() {
     case::<Kformx8>(&skel, kf);
 }
 
+/// The walk by working set (`batch::fk::walk_for`): two packs side by
+/// side up to `STREAM_ABOVE_BYTES` of local and global pose, one pack
+/// beyond, at the boundary of each type's own size; and `op_fk` over a
+/// crowd just past the boundary gives the bits of both walks, on one and
+/// two threads (which walk `op_fk` took does not show in its output: that
+/// is the point). Mutations caught: the working set counted without the
+/// type's size (every type switching where `Kformx8` does), and counted
+/// one way only (local, not local and global).
+#[test]
+fn the_walk_follows_the_working_set() {
+    use batch::fk::{STREAM_ABOVE_BYTES, walk_for};
+    fn case<T: Jointx8>(skel: &Skeleton) {
+        let name = core::any::type_name::<T>();
+        assert_ne!(T::FK, T::FK_STREAM, "{name}: two walks to choose between");
+        let joints = skel.len();
+        // The largest crowd of whole packs whose two poses fit.
+        let packs = STREAM_ABOVE_BYTES / (2 * size_of::<T>() * joints);
+        let fits = packs * 8;
+        assert_eq!(walk_for::<T>(fits, joints), T::FK, "{name} at {fits}");
+        assert_eq!(
+            walk_for::<T>(fits + 1, joints),
+            T::FK_STREAM,
+            "{name} at {}",
+            fits + 1
+        );
+        assert_eq!(walk_for::<T>(0, joints), T::FK);
+        assert_eq!(walk_for::<T>(usize::MAX, joints), T::FK_STREAM);
+        // Past the boundary: op_fk walks one pack, with the pairs' bits.
+        let chars = fits + 3;
+        let local = PoseStream::<T>::from_fn(chars, joints, |c, j| {
+            let f = (c * joints + j) as f32 * 0.37;
+            T::Elem::from_kform(Kform {
+                pos: r::Vec3::new(f.sin(), 0.5, f.cos()),
+                rot: r::quat_from_scaled_angle_axis(r::Vec3::new(0.3 * f.cos(), 0.2, f.sin())),
+                scl: r::Vec3::new(1.0, 1.0 + 0.1 * f.sin(), 0.9),
+                vel: r::Vec3::new(f.cos(), 0.0, 1.0),
+                ang: r::Vec3::new(0.1, f.sin(), 0.0),
+                svl: r::Vec3::new(0.0, 0.1, 0.0),
+            })
+        })
+        .unwrap();
+        let mut by_size = PoseStream::<T>::new(chars, joints).unwrap();
+        batch::fk::op_fk(&mut by_size, &local, skel).unwrap();
+        for (threads, mode) in [(1, T::FK), (2, T::FK), (2, T::FK_STREAM)] {
+            let mut g = PoseStream::<T>::new(chars, joints).unwrap();
+            pool(threads)
+                .install(|| batch::fk::op_fk_with(&mut g, &local, skel, mode))
+                .unwrap();
+            let raw = |s: &PoseStream<T>| bytemuck::cast_slice::<T, u32>(s.lanes()).to_vec();
+            assert!(
+                raw(&g) == raw(&by_size),
+                "{name}: {mode:?}, {threads} threads"
+            );
+        }
+    }
+    let skel = kineform::data::default_clip().skeleton;
+    case::<PosRotx8>(&skel);
+    case::<PosRotSclx8>(&skel);
+    case::<Motionx8>(&skel);
+    case::<Kformx8>(&skel);
+}
+
 /// Refused calls return the error that names the mismatch and write
 /// nothing; sizes that cannot exist are refused before allocating.
 #[test]

@@ -132,7 +132,10 @@ fn clip_frame_times_that_break_the_clip_are_refused() {
             "{ft}: {e}"
         );
     }
-    assert!(make(1e37).is_ok());
+    // Issue 21, defect 9: a clip may last at most 1e6 s, the longest time
+    // a command can set.
+    assert!(make(1e37).is_err() && make(2.6e5).is_err());
+    assert!(make(2.5e5).is_ok());
     assert!(make(kineform::clip::MIN_FRAME_TIME).is_ok());
 }
 

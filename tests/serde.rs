@@ -66,6 +66,38 @@ fn deserializing_validates() {
     assert!(e.to_string().contains("frame_time"), "{e}");
 }
 
+/// Issue 21, defect 4: a clip with finite but huge values (positions of
+/// 3e38, a scale of 3e38, 1e33 over a 1e-6 s frame time) deserializes to
+/// an error naming the frame, the joint and the domain (it was accepted,
+/// and a crowd stepped it into NaN).
+#[test]
+fn defect_4_deserializing_refuses_finite_but_huge_values() {
+    let json = |pos: &str, scl: &str, ft: &str| {
+        format!(
+            r#"{{"frames":2,"joints":1,"frame_time":{ft},"pos":[{{"x":0,"y":0,"z":0}},{pos}],"rot":[{q},{q}],"scl":[{scl},{scl}]}}"#,
+            q = r#"{"w":1,"x":0,"y":0,"z":0}"#
+        )
+    };
+    let one = r#"{"x":1,"y":1,"z":1}"#;
+    for (pos, scl, ft) in [
+        (r#"{"x":3e38,"y":0,"z":0}"#, one, "0.01"),
+        (
+            r#"{"x":0,"y":0,"z":0}"#,
+            r#"{"x":1,"y":3e38,"z":1}"#,
+            "0.01",
+        ),
+        (r#"{"x":0,"y":1e33,"z":0}"#, one, "1e-6"),
+    ] {
+        let e = serde_json::from_str::<Clip>(&json(pos, scl, ft)).unwrap_err();
+        let e = e.to_string();
+        assert!(
+            e.contains("clip frame") && e.contains("kineform::limits"),
+            "{e}"
+        );
+    }
+    serde_json::from_str::<Clip>(&json(r#"{"x":1e6,"y":-1e6,"z":0}"#, one, "1e-6")).unwrap();
+}
+
 /// A game saves a crowd's session (its configuration, and each frame's
 /// time and commands) as JSON and replays it: the replay's world poses are
 /// the recording's bit for bit, every frame, on another thread count.

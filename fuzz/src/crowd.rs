@@ -27,7 +27,11 @@
 //!   `tests/crowd.rs`'s tolerances on every character and joint:
 //!   positions 2e-4 + 2e-6 relative, rotations `1 - |dot| <= 1e-5`,
 //!   velocities 2e-3 + 1e-5 relative, angular velocities 2e-4 + 1e-5
-//!   relative, root motion 1e-3 + 1e-4 relative.
+//!   relative, root motion 1e-3 + 1e-4 relative;
+//! - the 8-lane crowd's step is now and then run as tasks
+//!   ([`Crowd::prepare`], the shown poses and the packs split at chosen
+//!   points, some runs on scoped threads, some left for `finish`): every
+//!   promise above holds for it as for [`Crowd::step`].
 
 use std::sync::OnceLock;
 
@@ -413,8 +417,16 @@ pub fn check_crowd(data: &[u8]) -> (usize, usize) {
         let frames = lanes.frames();
         let queued = lanes.queued();
         let before = world_bits(&lanes);
-        let (sl, sr) = (lanes.step(dt), reference.step(dt));
-        log.push(format!("step({dt:e})"));
+        let as_tasks = b.u8() % 3 == 0;
+        let sl = match as_tasks {
+            true => step_as_tasks(&mut lanes, dt, &mut b),
+            false => lanes.step(dt),
+        };
+        let sr = reference.step(dt);
+        log.push(format!(
+            "step({dt:e}{})",
+            if as_tasks { ", as tasks" } else { "" }
+        ));
         let ctx = || log.join("\n");
         match (sl, sr) {
             (Ok(sl), Ok(sr)) => {
@@ -454,6 +466,41 @@ pub fn check_crowd(data: &[u8]) -> (usize, usize) {
         }
     }
     (ran, compared)
+}
+
+/// The lanes crowd's step as tasks: the shown poses in up to 3 runs on
+/// scoped threads (or left to the packs), the packs cut at up to 4 chosen
+/// points (past the end too), the runs on scoped threads but one chosen
+/// run left for `finish`.
+fn step_as_tasks(
+    lanes: &mut Crowd,
+    dt: f32,
+    b: &mut Bytes,
+) -> kineform::Result<kineform::crowd::FrameStats> {
+    let mut frame = lanes.prepare(dt)?;
+    let shown = b.u8() as usize % 4;
+    if shown > 0 {
+        std::thread::scope(|s| {
+            for part in frame.shown().split(shown) {
+                s.spawn(move || part.run());
+            }
+        });
+    }
+    let mut runs = vec![frame.packs()];
+    for _ in 0..b.u8() % 5 {
+        let run = runs.remove(b.u8() as usize % runs.len());
+        let (x, y) = run.split_at(b.u8() as usize);
+        runs.extend([x, y]);
+    }
+    let left = b.u8() as usize % (runs.len() + 1);
+    std::thread::scope(|s| {
+        for (k, run) in runs.into_iter().enumerate() {
+            if k != left {
+                s.spawn(move || run.run());
+            }
+        }
+    });
+    Ok(frame.finish())
 }
 
 /// One fuzzed command (or `set_roots` range) to both crowds.

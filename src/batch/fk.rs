@@ -8,6 +8,10 @@
 //! on the current rayon pool, each pack's result depending on that pack
 //! alone, so output is bit-identical for any number of threads (and for
 //! every [`FkMode`]).
+//!
+//! How a chain is walked depends on the working set ([`walk_for`]): two
+//! packs side by side while the local and global poses fit in the
+//! last-level cache, one pack at a time beyond it.
 
 use rayon::prelude::*;
 
@@ -16,6 +20,43 @@ use crate::error::Result;
 use crate::lanes::{FkMode, Jointx8, Kformx8, bk_unchecked, fk_packs_unchecked};
 use crate::pose_stream::PoseStream;
 use crate::skeleton::Skeleton;
+use crate::stream::packs_for;
+
+/// The working set (bytes of local pose read plus global pose written)
+/// above which [`op_fk`] walks one pack at a time ([`Jointx8::FK_STREAM`])
+/// instead of two side by side ([`Jointx8::FK`]): 32 MiB, the L3 of both
+/// machine kinds of PERF.md. Beyond it the data streams from DRAM, and on
+/// the Zen 5 of issue 27 the one-pack walk streamed 1.4 to 2.0x faster
+/// than the pairs (within 1.01 to 1.24x of a copy, the pairs 1.15 to
+/// 2.33x); in cache the pairs are faster (two chains for the core to
+/// overlap). PERF.md, "FK streaming: the walk by working set", has the
+/// sweep on the Zen 3.
+pub const STREAM_ABOVE_BYTES: usize = 32 << 20;
+
+/// The walk [`op_fk`] takes over `characters × joints` of `T`:
+/// [`Jointx8::FK`] (two packs side by side) while the local and global
+/// poses together take at most [`STREAM_ABOVE_BYTES`], else
+/// [`Jointx8::FK_STREAM`] (one pack). Every walk gives the same bits.
+///
+/// ```
+/// use kineform::batch::fk::{STREAM_ABOVE_BYTES, walk_for};
+/// use kineform::lanes::{Jointx8, PosRotx8};
+///
+/// // 1,000 characters of 31 joints: 1.7 MB each way, in cache.
+/// assert_eq!(walk_for::<PosRotx8>(1_000, 31), PosRotx8::FK);
+/// // 40,000 characters: 69 MB read and written, streaming.
+/// assert_eq!(walk_for::<PosRotx8>(40_000, 31), PosRotx8::FK_STREAM);
+/// ```
+pub fn walk_for<T: Jointx8>(characters: usize, joints: usize) -> FkMode {
+    let bytes = packs_for(characters)
+        .saturating_mul(joints)
+        .saturating_mul(2 * size_of::<T>());
+    if bytes <= STREAM_ABOVE_BYTES {
+        T::FK
+    } else {
+        T::FK_STREAM
+    }
+}
 
 fn same_shape<T: Jointx8>(what: &'static str, a: &PoseStream<T>, b: &PoseStream<T>) -> Result<()> {
     same_len(what, a.characters(), b.characters())?;
@@ -30,13 +71,14 @@ fn ns_per_joint<T: Jointx8>() -> usize {
 
 /// Forward kinematics for every character: each joint is `T::mul(parent's
 /// global, local)`, roots copied ([`crate::reference::op_fk_joints`] per
-/// character), walked in `T`'s own [`Jointx8::FK`] mode.
+/// character), walked as [`walk_for`] chooses for the crowd's size.
 pub fn op_fk<T: Jointx8>(
     global: &mut PoseStream<T>,
     local: &PoseStream<T>,
     skeleton: &Skeleton,
 ) -> Result<()> {
-    op_fk_with(global, local, skeleton, T::FK)
+    let mode = walk_for::<T>(global.characters(), global.joints());
+    op_fk_with(global, local, skeleton, mode)
 }
 
 /// [`op_fk`] in a chosen [`FkMode`] (for measuring the modes against each

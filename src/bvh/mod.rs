@@ -103,11 +103,7 @@ pub struct Bvh {
     pub clip: Clip,
 }
 
-/// Most samples (frames × joints) a BVH file may hold: 2^26, about 67
-/// million, 2.7 GB as a [`Clip`]. The `Frames:` header is checked against it
-/// before any motion is read, and storage grows only as frames are read, so
-/// a header cannot make the parser allocate what the file does not contain.
-pub const MAX_SAMPLES: usize = 1 << 26;
+pub use crate::limits::{MAX_BVH_BYTES, MAX_SAMPLES};
 
 /// Longest excerpt of the input quoted in an error message, in characters.
 pub const EXCERPT_CHARS: usize = 40;

@@ -121,9 +121,11 @@ fn parse_vec3(line: usize, words: &[&str], what: &str) -> Result<Vec3> {
 /// than [`crate::skeleton::MAX_JOINTS`] joints, counts that are not whole
 /// numbers or overflow, more than [`MAX_SAMPLES`] frames × joints, numbers
 /// that are not finite, a joint position (OFFSET plus position channels)
-/// that is not finite in f32, a frame time below
-/// [`crate::clip::MIN_FRAME_TIME`] or one that makes the clip length
-/// infinite. Messages quote at most [`EXCERPT_CHARS`] characters of input.
+/// with a coordinate past ±[`crate::limits::MAX_POSITION`] (naming the
+/// frame and the joint), a frame time outside
+/// [[`crate::limits::MIN_FRAME_TIME`], [`crate::limits::MAX_TIME`]] or one
+/// that makes the clip longer than [`crate::limits::MAX_TIME`]. Messages
+/// quote at most [`EXCERPT_CHARS`] characters of input.
 pub fn parse(text: &str) -> Result<Bvh> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut lines = Lines::new(text);
@@ -206,6 +208,16 @@ pub fn parse(text: &str) -> Result<Bvh> {
             }
             "OFFSET" => {
                 let v = parse_vec3(n, &words[1..], "OFFSET")?;
+                let most = crate::limits::MAX_POSITION;
+                if ![v.x, v.y, v.z].iter().all(|c| c.abs() <= most) {
+                    return err(
+                        n,
+                        format!(
+                            "OFFSET {:?} must have each coordinate within ±{most:e} (kineform::limits::MAX_POSITION)",
+                            [v.x, v.y, v.z]
+                        ),
+                    );
+                }
                 match stack.last() {
                     Some(Some(j)) => offsets[*j] = v,
                     Some(None) => {
@@ -280,26 +292,29 @@ pub fn parse(text: &str) -> Result<Bvh> {
             return err(
                 n,
                 format!(
-                    "Frames {frames} × {joints} joints is more than {MAX_SAMPLES} samples (2^26)"
+                    "Frames {frames} × {joints} joints is more than the {MAX_SAMPLES} samples a file may hold (kineform::limits::MAX_SAMPLES)"
                 ),
             );
         }
     }
     let (n, v) = header(&mut lines, "Frame Time")?;
     let frame_time = parse_f32(n, &v, "Frame Time")?;
-    if frame_time < crate::clip::MIN_FRAME_TIME {
+    let (min, max) = (crate::limits::MIN_FRAME_TIME, crate::limits::MAX_TIME);
+    if !(min..=max).contains(&frame_time) {
         return err(
             n,
             format!(
-                "Frame Time {frame_time} must be positive and at least {:e} s",
-                crate::clip::MIN_FRAME_TIME
+                "Frame Time {frame_time} must be within [{min:e}, {max:e}] s (kineform::limits)"
             ),
         );
     }
-    if !((frames - 1) as f32 * frame_time).is_finite() {
+    if (frames - 1) as f32 * frame_time > max {
         return err(
             n,
-            format!("Frame Time {frame_time} × {frames} frames is not finite in f32"),
+            format!(
+                "Frame Time {frame_time} × {} frames is longer than {max:e} s, the longest time a command can set (kineform::limits::MAX_TIME)",
+                frames - 1
+            ),
         );
     }
 
@@ -353,12 +368,14 @@ pub fn parse(text: &str) -> Result<Bvh> {
                     }
                 }
             }
-            if !(p.x.is_finite() && p.y.is_finite() && p.z.is_finite()) {
+            let most = crate::limits::MAX_POSITION;
+            if ![p.x, p.y, p.z].iter().all(|c| c.abs() <= most) {
                 return err(
                     n,
                     format!(
-                        "frame {f}: joint {j} ({}) position, OFFSET plus channels, is not finite in f32",
-                        excerpt(&names[j])
+                        "frame {f}: joint {j} ({}) position {:?}, OFFSET plus channels, must be finite, each coordinate within ±{most:e} (kineform::limits::MAX_POSITION)",
+                        excerpt(&names[j]),
+                        [p.x, p.y, p.z]
                     ),
                 );
             }
@@ -393,6 +410,8 @@ pub fn parse(text: &str) -> Result<Bvh> {
         }
     })?;
     let scl = vec![Vec3::ONE; frames * joints];
+    // Every value was checked above, each with its line: what is left to
+    // refuse (memory) is not tied to one.
     let clip = Clip::new(frames, joints, frame_time, pos, rot, scl).map_err(|e| Error::Bvh {
         path: None,
         line: 0,
@@ -409,7 +428,10 @@ pub fn parse(text: &str) -> Result<Bvh> {
 
 /// Reads and parses a BVH file; parse errors name the file
 /// ([`Error::Bvh`]'s `path`), and a file that is not UTF-8 is refused with
-/// the line of the first bad byte.
+/// the line of the first bad byte. The file is read by
+/// [`crate::files::read_file`]: a regular file of at most
+/// [`MAX_BVH_BYTES`], else refused ([`Error::Io`] naming it) before
+/// anything is read.
 pub fn load(path: impl AsRef<std::path::Path>) -> Result<Bvh> {
     let path = path.as_ref();
     let named = |e: Error| match e {
@@ -420,10 +442,7 @@ pub fn load(path: impl AsRef<std::path::Path>) -> Result<Bvh> {
         },
         e => e,
     };
-    let bytes = std::fs::read(path).map_err(|e| Error::Io {
-        path: path.display().to_string(),
-        reason: e.to_string(),
-    })?;
+    let bytes = crate::files::read_file(path, MAX_BVH_BYTES, ".bvh", crate::files::Links::Follow)?;
     let text = match std::str::from_utf8(&bytes) {
         Ok(t) => t,
         Err(e) => {

@@ -74,6 +74,12 @@ pub fn quat_to_euler(q: Quat, axes: [usize; 3]) -> [f32; 3] {
 /// has no scale channels). Numbers are printed with the shortest text that
 /// reads back as the same f32.
 ///
+/// Joints are listed depth-first, as BVH requires, and the motion's values
+/// follow that order: a skeleton whose joints are in another parent-first
+/// order (two children of the root, say, before the first one's child)
+/// reads back with its joints in depth-first order, each with its own
+/// motion.
+///
 /// Linear in the size of the output and iterative (any depth the parser
 /// accepts, 65,535 nested joints included, writes without recursion):
 /// children are listed once, and indentation stops growing at
@@ -81,8 +87,15 @@ pub fn quat_to_euler(q: Quat, axes: [usize; 3]) -> [f32; 3] {
 /// lengths differ from its skeleton's, a joint name that would not read back
 /// (empty, or with line breaks, tabs or doubled spaces), no channels
 /// at all (motion lines cannot be empty), a joint with
-/// rotation channels other than 0 or 3 distinct axes, and an offset or a
-/// channel value that is not finite.
+/// rotation channels other than 0 or 3 distinct axes, an offset or a
+/// channel value that is not finite, and a text longer than
+/// [`MAX_BVH_BYTES`], which [`load`] would refuse (so what is written can
+/// be read: stopped as soon as it passes the limit). Refusals are
+/// [`Error::Bvh`] with no line, their reason starting `cannot write`.
+///
+/// Numbers of at least 1e-4 and below 1e7 in magnitude (and 0) are
+/// written as decimals, others in exponent form (`1.5e-30`), so that no
+/// value takes more than 15 characters.
 pub fn write(bvh: &Bvh, clip: &Clip) -> Result<String> {
     use core::fmt::Write as _;
     let joints = bvh.skeleton.len();
@@ -90,8 +103,13 @@ pub fn write(bvh: &Bvh, clip: &Clip) -> Result<String> {
         Err(Error::Bvh {
             path: None,
             line: 0,
-            reason,
+            reason: format!("cannot write {reason}"),
         })
+    };
+    let too_long = |len: usize| {
+        bad(format!(
+            "the file: its text passes {len} bytes, more than the {MAX_BVH_BYTES} bytes a .bvh file may have (kineform::limits::MAX_BVH_BYTES), so it could not be read back"
+        ))
     };
     for (what, len) in [
         ("clip joints", clip.joints()),
@@ -108,7 +126,9 @@ pub fn write(bvh: &Bvh, clip: &Clip) -> Result<String> {
         }
     }
     if bvh.channels.iter().all(Vec::is_empty) {
-        return bad("no joint has channels: BVH motion lines cannot be empty".into());
+        return bad(
+            "the motion: no joint has channels, and BVH motion lines cannot be empty".into(),
+        );
     }
     let names = bvh.skeleton.names();
     let finite = |v: Vec3| v.x.is_finite() && v.y.is_finite() && v.z.is_finite();
@@ -123,7 +143,7 @@ pub fn write(bvh: &Bvh, clip: &Clip) -> Result<String> {
                 .any(|c| c.is_whitespace() && c != ' ' || c.is_control())
         {
             return bad(format!(
-                "joint {j} name {} would not read back",
+                "joint {j}: its name {} would not read back",
                 excerpt(name)
             ));
         }
@@ -172,8 +192,12 @@ pub fn write(bvh: &Bvh, clip: &Clip) -> Result<String> {
         .map(|j| (j, true))
         .collect();
     let mut depth = 0usize;
+    // The joints in the order the hierarchy lists them (depth-first): the
+    // order of the motion's values, which a reader assigns in that order.
+    let mut order = Vec::with_capacity(joints);
     while let Some((j, entering)) = stack.pop() {
         if entering {
+            order.push(j);
             let kind = if parents[j] < 0 { "ROOT" } else { "JOINT" };
             let o = bvh.offsets[j];
             tab(&mut out, depth);
@@ -181,7 +205,12 @@ pub fn write(bvh: &Bvh, clip: &Clip) -> Result<String> {
             tab(&mut out, depth);
             out.push_str("{\n");
             tab(&mut out, depth + 1);
-            let _ = writeln!(out, "OFFSET {} {} {}", o.x, o.y, o.z);
+            out.push_str("OFFSET");
+            for v in [o.x, o.y, o.z] {
+                out.push(' ');
+                number(&mut out, v);
+            }
+            out.push('\n');
             let cs = &bvh.channels[j];
             if !cs.is_empty() {
                 tab(&mut out, depth + 1);
@@ -210,23 +239,29 @@ pub fn write(bvh: &Bvh, clip: &Clip) -> Result<String> {
                 tab(&mut out, depth + 1);
                 out.push_str("{\n");
                 tab(&mut out, depth + 2);
-                let _ = writeln!(out, "OFFSET {} {} {}", e.x, e.y, e.z);
+                out.push_str("OFFSET");
+                for v in [e.x, e.y, e.z] {
+                    out.push(' ');
+                    number(&mut out, v);
+                }
+                out.push('\n');
                 tab(&mut out, depth + 1);
                 out.push_str("}\n");
             }
             tab(&mut out, depth);
             out.push_str("}\n");
         }
+        if out.len() as u64 > MAX_BVH_BYTES {
+            return too_long(out.len());
+        }
     }
-    let _ = write!(
-        out,
-        "MOTION\nFrames: {}\nFrame Time: {}\n",
-        clip.frames(),
-        clip.frame_time()
-    );
+    let _ = write!(out, "MOTION\nFrames: {}\nFrame Time: ", clip.frames());
+    number(&mut out, clip.frame_time());
+    out.push('\n');
     for f in 0..clip.frames() {
         let mut first = true;
-        for (j, cs) in bvh.channels.iter().enumerate() {
+        for &j in &order {
+            let cs = &bvh.channels[j];
             if cs.is_empty() {
                 continue;
             }
@@ -257,12 +292,28 @@ pub fn write(bvh: &Bvh, clip: &Clip) -> Result<String> {
                     out.push(' ');
                 }
                 first = false;
-                let _ = write!(out, "{v}");
+                number(&mut out, v);
             }
         }
         out.push('\n');
+        if out.len() as u64 > MAX_BVH_BYTES {
+            return too_long(out.len());
+        }
     }
     Ok(out)
+}
+
+/// `v` in at most 15 characters: the shortest text that reads back as the
+/// same f32, as a decimal where that is short (0, and magnitudes in
+/// `[1e-4, 1e7)`), else in exponent form.
+fn number(out: &mut String, v: f32) {
+    use core::fmt::Write as _;
+    let a = v.abs();
+    let _ = if a == 0.0 || (1e-4..1e7).contains(&a) {
+        write!(out, "{v}")
+    } else {
+        write!(out, "{v:e}")
+    };
 }
 
 /// Most tabs [`write()`] indents a line by: deeper joints are written at this

@@ -2,7 +2,7 @@
 //! finite difference of world positions, over every character, joint and
 //! step, with its verdict.
 
-use crate::lanes::{self, F32x8};
+use crate::lanes::{self, F32x8, Vec3x8};
 
 use super::motion::Motionx8;
 
@@ -33,7 +33,11 @@ pub struct VelocityCheck {
     pub samples: u64,
     /// Largest propagated speed seen, units per second (for scale).
     pub max_speed: f32,
-    /// Character-frames whose output holds a value that is not finite.
+    /// Character-frames whose output holds a value that is not finite:
+    /// counted on every step, the first and those with the check off
+    /// ([`crate::crowd::CrowdConfig::velocity_check`]) included, whose
+    /// other figures are empty. A game that runs without the check reads
+    /// it here.
     pub non_finite: u64,
 }
 
@@ -88,26 +92,37 @@ impl VelocityCheck {
 /// frame's: the finite difference of positions against the mean of the two
 /// propagated velocities, kept as `dt` times the gap,
 /// `|Δpos - (v + v_prev) dt/2|` (scaled by `1/dt` once per pack, in
-/// [`PackCheck::finish`]).
+/// [`PackCheck::finish`]). Whether or not the comparison is skipped
+/// (`skip`: the first frame, or the check off), the output's position,
+/// velocity, angular velocity and rotation's `w` are summed times zero
+/// into the lane's probe, so a value that is not finite makes it NaN and
+/// is counted; a gap that overflows on finite output (velocities past
+/// 1e19 square to infinity) is a failed check, not output that is not
+/// finite.
 #[inline(always)]
 pub(crate) fn write_world(
     w: &mut Motionx8,
     g: &Motionx8,
-    (j, first): (F32x8, bool),
+    (j, skip): (F32x8, bool),
     half_dt: F32x8,
     check: &mut PackCheck,
 ) {
-    if !first {
+    // 0 for finite values, NaN for any other (x × 0), summed as a tree so
+    // one add per joint waits on the previous joint's.
+    let z = F32x8::ZERO;
+    let zero = |v: Vec3x8, a: F32x8| v.x.mul_add(z, v.y.mul_add(z, v.z.mul_add(z, a)));
+    let pv = zero(g.pos, g.rot.w * z);
+    let va = zero(g.vel, g.ang.x * z);
+    check.probe += pv + g.ang.y.mul_add(z, g.ang.z.mul_add(z, va));
+    if !skip {
         let e = (g.pos - w.pos) - (g.vel + w.vel) * half_dt;
         let gap = lanes::length(e);
         // A NaN gap is never greater and does not move the maximum; it
-        // shows in the sum (PackCheck::finish counts it).
+        // comes from output that is not finite, which the probe counts.
         let more = gap.simd_gt(check.max_gap);
         check.max_gap = more.select(gap, check.max_gap);
         check.max_joint = more.select(j, check.max_joint);
-        // A rotation that is not finite (a leaf's moves no position) makes
-        // the sum NaN too.
-        check.sum_gap += g.rot.w.mul_add(F32x8::ZERO, gap);
+        check.sum_gap += gap;
         check.max_speed2 = check.max_speed2.fast_max(lanes::dot(g.vel, g.vel));
     }
     *w = *g;
@@ -121,6 +136,9 @@ pub(crate) struct PackCheck {
     sum_gap: F32x8,
     /// Squared, so each joint needs no square root.
     max_speed2: F32x8,
+    /// Each lane's output times zero, summed: NaN where a value is not
+    /// finite.
+    probe: F32x8,
 }
 
 impl PackCheck {
@@ -129,20 +147,28 @@ impl PackCheck {
         max_joint: F32x8::ZERO,
         sum_gap: F32x8::ZERO,
         max_speed2: F32x8::ZERO,
+        probe: F32x8::ZERO,
     };
 
     /// The run-level check of `joints` joints of the `valid` lanes of pack
-    /// `pack` at `frame`, gaps divided by the step `dt`. A lane whose sum
-    /// of gaps is not finite held a value that is not finite.
+    /// `pack` at `frame`, gaps divided by the step `dt`. A lane whose probe
+    /// is not finite held a value that is not finite. Where the
+    /// comparison was skipped (`skipped`: the first frame, or the check
+    /// off), only those lanes are counted ([`VelocityCheck::non_finite`]).
     pub(crate) fn finish(
         &self,
         (pack, valid): (usize, [bool; 8]),
         joints: usize,
-        (first, frame): (bool, u64),
+        (skipped, frame): (bool, u64),
         dt: f32,
     ) -> VelocityCheck {
-        if first {
-            return VelocityCheck::default();
+        let probe = self.probe.to_array();
+        if skipped {
+            let bad = (0..8).filter(|&l| valid[l] && !probe[l].is_finite());
+            return VelocityCheck {
+                non_finite: bad.count() as u64,
+                ..VelocityCheck::default()
+            };
         }
         let (gaps, at, sums) = (
             self.max_gap.to_array(),
@@ -155,7 +181,7 @@ impl PackCheck {
         };
         let speeds = self.max_speed2.to_array();
         for l in (0..8).filter(|&l| valid[l]) {
-            if !sums[l].is_finite() {
+            if !probe[l].is_finite() {
                 check.non_finite += 1;
                 continue;
             }
@@ -189,6 +215,7 @@ mod tests {
         c.max_gap = F32x8::new([0.1, 0.2, 0.0, 0.3, 0.0, 0.0, 0.0, 0.0]);
         c.max_joint = F32x8::new([1.0, 2.0, 0.0, 5.0, 0.0, 0.0, 0.0, 0.0]);
         c.sum_gap = F32x8::new([1.0, f32::NAN, f32::INFINITY, 1.0, 0.0, 0.0, 0.0, 0.0]);
+        c.probe = F32x8::new([0.0, f32::NAN, f32::NAN, 0.0, 0.0, 0.0, 0.0, 0.0]);
         c.max_speed2 = splat(100.0);
         let v = c.finish((3, [true; 8]), 10, (false, 7), 0.5);
         assert_eq!(v.non_finite, 2);
@@ -207,5 +234,38 @@ mod tests {
         ok.max_gap = splat(1.0);
         let v = ok.finish((0, [true; 8]), 10, (false, 1), 0.5);
         assert!(v.passed() && v.bound() == 20.0 && v.max_gap == 2.0, "{v:?}");
+    }
+
+    /// Issue 21, defect 4: with the comparison skipped (the check off, or
+    /// the first frame) a lane whose output holds a NaN or an infinity in
+    /// a position, velocity, angular velocity or rotation is still counted,
+    /// and huge finite values are not; nothing else is measured.
+    #[test]
+    fn defect_4_the_check_off_still_counts_values_that_are_not_finite() {
+        let fine = Motionx8 {
+            pos: Vec3x8::splat(crate::reference::Vec3::splat(3e38)),
+            ..Motionx8::REST
+        };
+        let mut bad = fine;
+        let lane = |v: &mut F32x8, l: usize, x: f32| {
+            let mut a = v.to_array();
+            a[l] = x;
+            *v = F32x8::new(a);
+        };
+        lane(&mut bad.pos.y, 1, f32::NAN);
+        lane(&mut bad.vel.z, 2, f32::INFINITY);
+        lane(&mut bad.ang.x, 4, f32::NEG_INFINITY);
+        lane(&mut bad.rot.w, 6, f32::NAN);
+        let mut c = PackCheck::EMPTY;
+        let mut w = Motionx8::REST;
+        for g in [&fine, &bad, &fine] {
+            write_world(&mut w, g, (F32x8::ZERO, true), splat(0.5), &mut c);
+        }
+        let mut valid = [true; 8];
+        valid[6] = false; // past the crowd's last character
+        let v = c.finish((0, valid), 3, (true, 5), 0.01);
+        assert_eq!(v.non_finite, 3, "{v:?}");
+        assert_eq!((v.samples, v.max_gap, v.worst), (0, 0.0, None));
+        assert!(!v.passed());
     }
 }

@@ -83,10 +83,7 @@ pub enum Command {
     SetRoot(Root),
 }
 
-/// Largest time, rate, position or velocity a command may carry: past it
-/// f32 arithmetic over a step loses the motion (a time of 1e7 s moves in
-/// steps of a whole second).
-pub const COMMAND_MAX: f32 = 1e6;
+pub use crate::limits::COMMAND_MAX;
 
 fn finite_in(name: &'static str, v: f32, lo: f32, hi: f32, reason: &'static str) -> Result<()> {
     if v.is_finite() && v >= lo && v <= hi {
@@ -261,11 +258,45 @@ impl Queue {
 
     /// Makes room for `n` more commands, or refuses with nothing queued.
     pub(crate) fn reserve(&mut self, n: usize) -> Result<()> {
-        self.items.try_reserve(n).map_err(|_| Error::Length {
-            what: "command queue (out of memory)",
-            expected: self.items.len(),
-            got: self.items.len().saturating_add(n),
+        self.items.try_reserve(n).map_err(|_| Error::Size {
+            what: "command queue",
+            reason: format!(
+                "room for {n} more commands (after {}) could not be reserved",
+                self.items.len()
+            ),
         })
+    }
+
+    /// Whether a [`Command::SetRoot`] is queued for `character`.
+    pub(crate) fn sets_root(&self, character: usize) -> bool {
+        self.items
+            .iter()
+            .any(|(c, cmd)| *c as usize == character && matches!(cmd, Command::SetRoot(_)))
+    }
+
+    /// Every queued root moved by `-origin`, after checking that the one a
+    /// step would apply (each character's last) stays within
+    /// ±[`crate::limits::MAX_POSITION`] (nothing moved otherwise): the
+    /// 8-lane crowd keeps only the last root given, and both crowds judge
+    /// the same roots (found by the `clips_from_values` fuzz target).
+    pub(crate) fn recenter(&mut self, origin: crate::reference::Vec3) -> Result<()> {
+        let mut last: Vec<(u32, usize)> = (self.items.iter().enumerate())
+            .filter(|(_, (_, cmd))| matches!(cmd, Command::SetRoot(_)))
+            .map(|(i, (c, _))| (*c, i))
+            .collect();
+        last.sort_unstable();
+        for (k, &(c, i)) in last.iter().enumerate() {
+            let later = last.get(k + 1).is_some_and(|&(next, _)| next == c);
+            if let (false, Command::SetRoot(r)) = (later, &self.items[i].1) {
+                super::state::check_recentered_root(c as usize, r, origin)?;
+            }
+        }
+        for (_, cmd) in &mut self.items {
+            if let Command::SetRoot(r) = cmd {
+                r.pos -= origin;
+            }
+        }
+        Ok(())
     }
 
     /// Queues `cmd` for `character` after checking both; nothing is queued

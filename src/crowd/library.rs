@@ -45,7 +45,9 @@ pub struct ClipLibrary {
 impl ClipLibrary {
     /// An empty library for `skeleton`, whose joints sit at `offsets` from
     /// their parents (the root's offset is unused: clips carry the root's
-    /// position).
+    /// position). Refuses offsets that are not one per joint, or with a
+    /// coordinate that is not finite or not within
+    /// ±[`crate::limits::MAX_POSITION`], naming the joint.
     pub fn new(skeleton: &Skeleton, offsets: &[Vec3]) -> Result<ClipLibrary> {
         if offsets.len() != skeleton.len() {
             return Err(Error::Length {
@@ -54,13 +56,17 @@ impl ClipLibrary {
                 got: offsets.len(),
             });
         }
+        let most = crate::limits::MAX_POSITION;
         if let Some(j) = offsets
             .iter()
-            .position(|o| !o.to_array().iter().all(|x| x.is_finite()))
+            .position(|o| !o.to_array().iter().all(|x| x.abs() <= most))
         {
             return Err(Error::Skeleton {
                 joint: j,
-                reason: "bone offset is not finite".into(),
+                reason: format!(
+                    "bone offset {:?} must be finite, each coordinate within ±{most:e} (kineform::limits::MAX_POSITION)",
+                    offsets[j]
+                ),
             });
         }
         Ok(ClipLibrary {
@@ -189,7 +195,12 @@ impl ClipLibrary {
     /// Adds `clip`, whose hierarchy is `skeleton`; returns its index. Refuses
     /// a hierarchy that is not the library's (naming the first differing
     /// joint), a clip whose joint count is not its skeleton's, a frame time
-    /// other than the first clip's, or a clip whose length is not finite.
+    /// other than the first clip's, and a clip whose joints reach, on the
+    /// library's bones, farther than [`crate::limits::MAX_REACH`] from the
+    /// character's root or scale past [`crate::limits::MAX_SCALE`]
+    /// ([`crate::limits::reach`]; [`Error::Clip`] naming the joint and the
+    /// frame of its largest position): so forward kinematics of every frame,
+    /// and the velocities it carries, are finite.
     pub fn add(&mut self, skeleton: &Skeleton, clip: &Clip) -> Result<usize> {
         let mine = &self.skeleton;
         let n = mine.len().max(skeleton.len());
@@ -227,16 +238,10 @@ impl ClipLibrary {
                 reason: "every clip of a library must have the first clip's frame time",
             });
         }
-        if !clip.last_time().is_finite() {
-            return Err(Error::Parameter {
-                name: "clip length",
-                value: clip.last_time(),
-                reason: "a clip's length (frames x frame time) must be finite",
-            });
-        }
         // The library's bones: every joint but the root at its offset.
         let (frames, joints) = (clip.frames(), clip.joints());
-        let mut pos = clip.positions().to_vec();
+        let mut pos = crate::error::try_vec("clip positions", frames * joints, Vec3::ZERO)?;
+        pos.copy_from_slice(clip.positions());
         for f in 0..frames {
             for (j, &p) in mine.parents().iter().enumerate() {
                 if p >= 0 {
@@ -244,6 +249,7 @@ impl ClipLibrary {
                 }
             }
         }
+        check_reach(mine.parents(), &pos, clip)?;
         let c = Clip::new(
             frames,
             joints,
@@ -281,5 +287,43 @@ impl ClipLibrary {
     /// True when no clip has been added.
     pub fn is_empty(&self) -> bool {
         self.clips.is_empty()
+    }
+}
+
+/// Refuses a clip whose joints, placed at `pos` (the library's bones),
+/// reach past [`crate::limits::MAX_REACH`] or scale past
+/// [`crate::limits::MAX_SCALE`] ([`crate::limits::reach`]).
+fn check_reach(parents: &[i32], pos: &[Vec3], clip: &Clip) -> Result<()> {
+    let joints = parents.len();
+    let mut length = vec![0.0f64; joints];
+    let mut frame_of = vec![0usize; joints];
+    let mut scale = vec![0.0f64; joints];
+    for (i, (p, s)) in pos.iter().zip(clip.scales()).enumerate() {
+        let j = i % joints;
+        let l = f64::from(p.x).hypot(f64::from(p.y)).hypot(f64::from(p.z));
+        if l > length[j] {
+            (length[j], frame_of[j]) = (l, i / joints);
+        }
+        scale[j] = scale[j].max(f64::from(s.x.max(s.y).max(s.z)));
+    }
+    match crate::limits::reach(parents, &length, &scale) {
+        None => Ok(()),
+        Some(o) => Err(Error::Clip {
+            frame: frame_of[o.joint],
+            joint: o.joint,
+            reason: match o.scale {
+                true => format!(
+                    "its scale, multiplied along its chain, reaches {:e}, past {:e} (kineform::limits::MAX_SCALE)",
+                    o.value,
+                    crate::limits::MAX_SCALE
+                ),
+                false => format!(
+                    "it reaches {:e} units from the character's root along its chain (its largest position, at this frame, is {:e}), past {:e} (kineform::limits::MAX_REACH)",
+                    o.value,
+                    length[o.joint],
+                    crate::limits::MAX_REACH
+                ),
+            },
+        }),
     }
 }

@@ -70,6 +70,7 @@ mod output;
 mod passes;
 pub mod reference;
 pub mod state;
+mod store;
 #[cfg(feature = "wander")]
 pub mod wander;
 
@@ -77,7 +78,7 @@ mod lanes_crowd;
 
 pub use check::{GapAt, VelocityCheck};
 pub use command::{Command, Driven, Which};
-pub use lanes_crowd::Crowd;
+pub use lanes_crowd::{Crowd, PackRange, PreparedStep, ShownRange};
 pub use library::ClipLibrary;
 pub use motion::Motionx8;
 pub use output::{Event, EventKind};
@@ -371,6 +372,7 @@ pub struct FrameStats {
     /// at most `u32::MAX`.
     pub commands: u32,
     /// This step's velocity check (empty on a crowd's first step, or when
-    /// the check is off).
+    /// the check is off, but for [`VelocityCheck::non_finite`], which
+    /// counts output that is not finite on every step).
     pub velocity: VelocityCheck,
 }

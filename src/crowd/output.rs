@@ -13,6 +13,7 @@ use crate::error::{Error, Result};
 use crate::lanes::Vec3x8;
 use crate::output::Packed;
 use crate::reference::{Kform, Quat, Vec3};
+use crate::rows::{self, Rows3, Rows4};
 
 /// What happened to a character in a step.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -67,7 +68,7 @@ impl Crowd {
     /// order (the list's memory is kept from step to step).
     pub(crate) fn collect_events(&mut self) {
         self.events.clear();
-        let bits = self.pack_events.iter().map(|b| [b[0], b[1], b[2]]);
+        let bits = self.packs.events.iter().map(|b| [b[0], b[1], b[2]]);
         push_events(bits, self.cfg.characters, &mut self.events);
     }
 
@@ -114,7 +115,7 @@ impl Crowd {
     /// World-space output, pack-major: `world()[p * joints + j]` is joint `j`
     /// of characters `8p .. 8p + 8` (lane `i` character `8p + i`).
     pub fn world(&self) -> &[super::Motionx8] {
-        &self.world
+        &self.packs.world
     }
 
     /// Joint `j` of character `c` in world space (rotation, position and
@@ -122,7 +123,7 @@ impl Crowd {
     pub fn world_kform(&self, c: usize, j: usize) -> Option<Kform> {
         let nj = self.skeleton.len();
         (c < self.cfg.characters && j < nj).then(|| {
-            let w = &self.world[(c / 8) * nj + j];
+            let w = &self.packs.world[(c / 8) * nj + j];
             let l = c % 8;
             Kform {
                 pos: w.pos.lane(l),
@@ -145,9 +146,10 @@ impl Crowd {
     fn check_out(&self, chars: &Range<usize>, got: usize) -> Result<()> {
         let n = self.cfg.characters;
         if chars.start > chars.end || chars.end > n {
-            return Err(Error::Index {
-                what: "character range end",
-                index: chars.end.max(chars.start),
+            return Err(Error::Range {
+                what: "characters",
+                start: chars.start,
+                end: chars.end,
                 len: n,
             });
         }
@@ -162,73 +164,67 @@ impl Crowd {
         Ok(())
     }
 
-    /// Copies one field of characters `chars` into `out`, character-major
-    /// (`out[(c - start) * joints + j]`), each lane converted with `conv`.
-    /// Pack by pack: each joint's eight lanes are read once and written to
-    /// the rows of the pack's characters (a pack's rows, 3 KB of positions,
-    /// stay in L1). A first pack entered part-way is copied alone; the rest
-    /// go on the current rayon pool when there are enough of them to pay
-    /// for it (32 packs), else on this thread.
-    fn copy_out<O: Send, E: Copy>(
+    /// Copies characters `chars` into `out`, character-major (`out[(c -
+    /// start) * joints + j]`): `write(scratch, pack, lanes, rows)` writes
+    /// lanes `lanes` of one pack into their rows (`crate::rows`: each
+    /// joint's lanes transposed in registers, the rows written front to
+    /// back). A first pack entered part-way is copied alone; the rest go on
+    /// the current rayon pool when there are enough of them to pay for it
+    /// (32 packs; one scratch, made by `scratch`, per task), else on this
+    /// thread.
+    fn copy_out<O: Send, R>(
         &self,
         chars: Range<usize>,
         out: &mut [O],
-        get: impl Fn(&Motionx8) -> [E; 8] + Sync,
-        conv: impl Fn(E) -> O + Sync,
+        scratch: impl Fn() -> R + Send + Sync,
+        write: impl Fn(&mut R, &[Motionx8], Range<usize>, &mut [O]) + Send + Sync,
     ) -> Result<()> {
         self.check_out(&chars, out.len())?;
         let nj = self.skeleton.len();
         if nj == 0 || chars.is_empty() {
             return Ok(());
         }
-        let write = |pack: &[Motionx8], lanes: Range<usize>, o: &mut [O]| {
-            for (j, m) in pack.iter().enumerate() {
-                let v = get(m);
-                for (k, e) in v[lanes.clone()].iter().enumerate() {
-                    o[k * nj + j] = conv(*e);
-                }
-            }
-        };
         let (mut first, mut out) = (chars.start, out);
+        let mut rows = scratch();
         let skip = first % 8;
         if skip != 0 {
             let hi = (chars.end - (first - skip)).min(8);
             let (head, rest) = out.split_at_mut((hi - skip) * nj);
-            write(&self.world[(first / 8) * nj..][..nj], skip..hi, head);
+            write(
+                &mut rows,
+                &self.packs.world[(first / 8) * nj..][..nj],
+                skip..hi,
+                head,
+            );
             first += hi - skip;
             out = rest;
         }
-        let packs = &self.world[(first / 8) * nj..];
+        let packs = &self.packs.world[(first / 8) * nj..];
         if out.len() < 32 * 8 * nj {
             for (o, pack) in out.chunks_mut(8 * nj).zip(packs.chunks_exact(nj)) {
-                write(pack, 0..o.len() / nj, o);
+                write(&mut rows, pack, 0..o.len() / nj, o);
             }
         } else {
             out.par_chunks_mut(8 * nj)
                 .zip(packs.par_chunks_exact(nj))
                 .with_min_len(16)
-                .for_each(|(o, pack)| write(pack, 0..o.len() / nj, o));
+                .for_each_init(scratch, |r, (o, pack)| write(r, pack, 0..o.len() / nj, o));
         }
         Ok(())
     }
 
-    /// One `Vec3x8` field of characters `chars` into `out`.
+    /// One `Vec3x8` field of characters `chars` into `out` (the next
+    /// pack's field prefetched while a pack is copied).
     fn copy3<O: From<Vec3> + Send>(
         &self,
         chars: Range<usize>,
         out: &mut [O],
-        field: impl Fn(&Motionx8) -> &Vec3x8 + Sync,
+        field: impl Fn(&Motionx8) -> &Vec3x8 + Send + Sync,
     ) -> Result<()> {
-        self.copy_out(
-            chars,
-            out,
-            |m| {
-                let f = field(m);
-                let (x, y, z) = (f.x.to_array(), f.y.to_array(), f.z.to_array());
-                core::array::from_fn(|i| Vec3::new(x[i], y[i], z[i]))
-            },
-            O::from,
-        )
+        self.copy_out(chars, out, Rows3::new, |r, pack, lanes, o| {
+            rows::prefetch_next(pack, &field);
+            rows::pack_rows3(r, pack, lanes, o, &field)
+        })
     }
 
     /// World positions of characters `chars` into `out` (character-major:
@@ -276,21 +272,10 @@ impl Crowd {
         chars: Range<usize>,
         out: &mut [O],
     ) -> Result<()> {
-        self.copy_out(
-            chars,
-            out,
-            |m| {
-                let r = &m.rot;
-                let (w, x, y, z) = (
-                    r.w.to_array(),
-                    r.x.to_array(),
-                    r.y.to_array(),
-                    r.z.to_array(),
-                );
-                core::array::from_fn(|i| Quat::new(w[i], x[i], y[i], z[i]))
-            },
-            O::from,
-        )
+        self.copy_out(chars, out, Rows4::new, |r, pack, lanes, o| {
+            rows::prefetch_next(pack, |m: &Motionx8| &m.rot);
+            rows::pack_rows4(r, pack, lanes, o, |m: &Motionx8| &m.rot)
+        })
     }
 
     /// The whole crowd's world output as a [`Packed`] view (crowd joints:
@@ -298,7 +283,7 @@ impl Crowd {
     /// [`crate::output::rotations`], [`crate::output::transforms`] (all
     /// characters, on all cores) and [`crate::skinning`].
     pub fn world_packed(&self) -> Packed<'_, super::Motionx8> {
-        Packed::new(&self.world, self.cfg.characters, self.skeleton.len())
+        Packed::new(&self.packs.world, self.cfg.characters, self.skeleton.len())
             .expect("a crowd holds ceil(characters / 8) x joints packs")
     }
 
@@ -313,7 +298,7 @@ impl Crowd {
         if self.cfg.root_motion != super::RootMotion::Extract {
             return Some((Vec3::ZERO, Vec3::ZERO));
         }
-        let m = &self.root_motion[c / 8];
+        let m = &self.packs.root_motion[c / 8];
         Some((m.displacement.lane(c % 8), m.velocity.lane(c % 8)))
     }
 }

@@ -6,13 +6,17 @@
 //! blending, inertialization or dead blending, root motion, forward
 //! kinematics with velocities, and the velocity check.
 
+use std::sync::Mutex;
+
 use rayon::prelude::*;
 
 use super::Transition;
 use super::check::GapAt;
 use super::command::{self, Command, Queue, Which};
 use super::lanes_crowd::check_dt;
-use super::lanes_crowd::construct::{clip_rows, crowd_skeleton, try_vec};
+use super::lanes_crowd::construct::{
+    clip_rows, crowd_skeleton, stated_bytes, try_vec, with_stated,
+};
 use super::output::push_events;
 use super::state::{ClipRows, Statex8, Stepx8};
 use super::{CharacterState, Event, VelocityCheck};
@@ -34,6 +38,9 @@ pub struct ReferenceCrowd {
     chars: Vec<RefState>,
     queue: Queue,
     sorted: Vec<(u32, Command)>,
+    /// One scratch per rayon worker, kept across frames (reserved before
+    /// each step, fallibly).
+    scratch: Vec<Mutex<RefScratch>>,
     /// The last step's events ([`super::Crowd::events`]).
     events: Vec<Event>,
     frames: u64,
@@ -70,6 +77,53 @@ struct RefState {
     root_motion: (Vec3, Vec3),
 }
 
+/// A pose of `joints` joints at rest, every field reserved with
+/// `try_reserve` ([`Error::Size`] naming `what`).
+fn try_pose(what: &'static str, joints: usize) -> Result<Pose> {
+    let v = |one| try_vec(what, joints, one);
+    Ok(Pose {
+        pos: v(Vec3::ZERO)?,
+        rot: try_vec(what, joints, r::Quat::IDENTITY)?,
+        scl: v(Vec3::ONE)?,
+        vel: v(Vec3::ZERO)?,
+        ang: v(Vec3::ZERO)?,
+        svl: v(Vec3::ZERO)?,
+    })
+}
+
+/// Bytes of one pose of `joints` joints.
+fn pose_bytes(joints: usize) -> Option<usize> {
+    joints.checked_mul(5 * size_of::<Vec3>() + size_of::<r::Quat>())
+}
+
+impl RefState {
+    /// Bytes of one character's kept state for `joints` joints (`fits`
+    /// fitted half-lives per axis).
+    fn bytes(joints: usize, fits: usize) -> Option<usize> {
+        pose_bytes(joints)?
+            .checked_mul(3)?
+            .checked_add(joints.checked_mul(2)?)?
+            .checked_add(fits.checked_mul(2 * size_of::<Vec3>())?)?
+            .checked_add(size_of::<RefState>())
+    }
+
+    /// One character's kept state, reserved with `try_reserve`.
+    fn try_new(joints: usize, fits: usize) -> Result<RefState> {
+        const WHAT: &str = "reference crowd poses";
+        Ok(RefState {
+            offset: try_pose(WHAT, joints)?,
+            transition: try_pose(WHAT, joints)?,
+            dead_flip: try_vec(WHAT, joints, false)?,
+            ab_flip: try_vec(WHAT, joints, false)?,
+            fit_pos: try_vec(WHAT, fits, Vec3::splat(0.2))?,
+            fit_rot: try_vec(WHAT, fits, Vec3::splat(0.2))?,
+            world: try_pose(WHAT, joints)?,
+            removed: (0.0, 0.0),
+            root_motion: (Vec3::ZERO, Vec3::ZERO),
+        })
+    }
+}
+
 /// Scratch poses of one reference worker.
 struct RefScratch {
     a: Pose,
@@ -84,6 +138,50 @@ struct RefScratch {
     /// A copy of a character's blend hemispheres, for the pose it would
     /// have shown.
     flips: Vec<bool>,
+}
+
+impl RefScratch {
+    /// Bytes of one worker's scratch for `joints` crowd joints.
+    fn bytes(joints: usize) -> Option<usize> {
+        pose_bytes(joints)?.checked_mul(9)?.checked_add(joints)
+    }
+
+    /// One worker's scratch, reserved with `try_reserve`.
+    fn try_new(j: usize) -> Result<RefScratch> {
+        const WHAT: &str = "a reference worker's scratch";
+        let p = || try_pose(WHAT, j);
+        Ok(RefScratch {
+            a: p()?,
+            b: p()?,
+            input: p()?,
+            old: p()?,
+            shown: p()?,
+            local: p()?,
+            extrapolated: p()?,
+            global: p()?,
+            sample: try_pose(WHAT, j - 1)?,
+            flips: try_vec(WHAT, j, false)?,
+        })
+    }
+}
+
+/// One scratch per thread of the current rayon pool in `scratch` (those
+/// missing added, fallibly).
+fn grow_ref_scratch(scratch: &mut Vec<Mutex<RefScratch>>, joints: usize) -> Result<()> {
+    let threads = rayon::current_num_threads();
+    if scratch.len() >= threads {
+        return Ok(());
+    }
+    scratch
+        .try_reserve_exact(threads - scratch.len())
+        .map_err(|_| Error::Size {
+            what: "a reference worker's scratch",
+            reason: format!("room for {threads} workers could not be reserved"),
+        })?;
+    while scratch.len() < threads {
+        scratch.push(Mutex::new(RefScratch::try_new(joints)?));
+    }
+    Ok(())
 }
 
 /// One character's step, read out of its pack's lanes.
@@ -124,7 +222,11 @@ fn char_step(st: &Stepx8, state: &Statex8, l: usize) -> CharStep {
 }
 
 impl ReferenceCrowd {
-    /// See [`super::Crowd::new`]; clips with any scales are accepted.
+    /// See [`super::Crowd::new`]; clips with any scales are accepted. The
+    /// size is stated and every part reserved with `try_reserve` before it
+    /// is used, as there: each character's kept poses, the schedules, and
+    /// one worker's scratch (nine poses) per thread of the current pool; a
+    /// refusal is an [`Error::Size`] naming the part and the whole.
     pub fn new(library: &ClipLibrary, cfg: CrowdConfig) -> Result<ReferenceCrowd> {
         cfg.check()?;
         if library.is_empty() {
@@ -140,33 +242,56 @@ impl ReferenceCrowd {
         let rows = clip_rows(&db, library);
         let packs = cfg.characters.div_ceil(8);
         let fits = if cfg.fit().is_some() { j } else { 0 };
-        let per = RefState {
-            offset: Pose::new(j),
-            transition: Pose::new(j),
-            dead_flip: vec![false; j],
-            ab_flip: vec![false; j],
-            fit_pos: vec![Vec3::splat(0.2); fits],
-            fit_rot: vec![Vec3::splat(0.2); fits],
-            world: Pose::new(j),
-            removed: (0.0, 0.0),
-            root_motion: (Vec3::ZERO, Vec3::ZERO),
-        };
         // Whole packs of 8: a size within 7 of usize::MAX has no such
         // count (found by the `crowd_api` fuzz target).
         let slots = cfg
             .characters
             .checked_next_multiple_of(8)
-            .ok_or(Error::Length {
-                what: "reference crowd characters (whole packs of 8)",
-                expected: usize::MAX - 7,
-                got: cfg.characters,
+            .ok_or(Error::Size {
+                what: "reference crowd characters",
+                reason: format!(
+                    "{} characters do not round up to whole packs of 8 in a usize",
+                    cfg.characters
+                ),
             })?;
-        let chars = try_vec("reference crowd poses", slots, per)?;
+        let threads = rayon::current_num_threads();
+        let total = stated_bytes(&[
+            (
+                "characters' kept poses",
+                RefState::bytes(j, fits).and_then(|b| b.checked_mul(slots)),
+            ),
+            (
+                "schedules",
+                packs.checked_mul(size_of::<Statex8>() + size_of::<(FrameStats, [u8; 3])>()),
+            ),
+            (
+                "workers' scratch",
+                RefScratch::bytes(j).and_then(|b| b.checked_mul(threads)),
+            ),
+        ])?;
+        let built = (|| -> Result<(Vec<RefState>, Vec<Mutex<RefScratch>>)> {
+            let mut chars = Vec::new();
+            chars.try_reserve_exact(slots).map_err(|_| Error::Size {
+                what: "reference crowd poses",
+                reason: format!("{slots} characters' states could not be reserved"),
+            })?;
+            for _ in 0..slots {
+                chars.push(RefState::try_new(j, fits)?);
+            }
+            let mut scratch = Vec::new();
+            grow_ref_scratch(&mut scratch, j)?;
+            Ok((chars, scratch))
+        })();
+        let (chars, scratch) = with_stated(built, total)?;
         Ok(ReferenceCrowd {
-            states: try_vec("character states", packs, Statex8::new(rows[0]))?,
+            states: with_stated(
+                try_vec("character states", packs, Statex8::new(rows[0])),
+                total,
+            )?,
             chars,
             queue: Queue::default(),
             sorted: Vec::new(),
+            scratch,
             events: Vec::new(),
             rows,
             skeleton,
@@ -300,81 +425,48 @@ impl ReferenceCrowd {
         &self.cfg
     }
 
+    /// Moves the world's origin to `origin` ([`super::Crowd::recenter`]):
+    /// every root, the roots queued for the next step and the world poses
+    /// shifted by `-origin`; refused, changing nothing, as there.
+    pub fn recenter(&mut self, origin: Vec3) -> Result<()> {
+        super::state::check_origin(origin)?;
+        let n = self.cfg.characters;
+        super::state::check_recentered(&self.states, n, origin)?;
+        self.queue.recenter(origin)?;
+        let shift = crate::lanes::Vec3x8::splat(origin);
+        for s in &mut self.states {
+            s.root.pos -= shift;
+        }
+        for ch in &mut self.chars {
+            for p in &mut ch.world.pos {
+                *p -= origin;
+            }
+        }
+        Ok(())
+    }
+
     /// Runs one step of `dt` seconds on the current rayon pool
-    /// ([`super::Crowd::step`]).
+    /// ([`super::Crowd::step`], refusing what it refuses).
     pub fn step(&mut self, dt: f32) -> Result<FrameStats> {
         check_dt(dt)?;
-        let j = self.skeleton.len();
-        let (cfg, clips, rows) = (&self.cfg, self.library.clips(), &self.rows[..]);
-        let parents = self.skeleton.parents();
-        let frame = self.frames;
+        let n = self.cfg.characters;
+        let queue = &self.queue;
+        super::state::check_roots_after(&self.states, n, dt, |c| queue.sets_root(c))?;
+        grow_ref_scratch(&mut self.scratch, self.skeleton.len())?;
+        self.sorted
+            .try_reserve(self.queue.len())
+            .map_err(|_| Error::Size {
+                what: "the step's commands",
+                reason: format!(
+                    "room for {} commands could not be reserved",
+                    self.queue.len()
+                ),
+            })?;
+        // The frame's commands, by character.
         self.queue.drain_sorted(&mut self.sorted);
         let commands = self.sorted.len() as u32;
-        let sorted = &self.sorted[..];
-        let scratch = || {
-            let p = || Pose::new(j);
-            RefScratch {
-                a: p(),
-                b: p(),
-                input: p(),
-                old: p(),
-                shown: p(),
-                local: p(),
-                extrapolated: p(),
-                global: p(),
-                sample: Pose::new(j - 1),
-                flips: vec![false; j],
-            }
-        };
-        let n = cfg.characters;
-        let stats: Vec<(FrameStats, [u8; 3])> = self
-            .states
-            .par_iter_mut()
-            .zip(self.chars.par_chunks_mut(8))
-            .enumerate()
-            .map_init(scratch, |s, (p, (state, chars))| {
-                let before = *state;
-                let happened = state.advance(F32x8::splat(dt));
-                let lo = sorted.partition_point(|(c, _)| (*c as usize) < p * 8);
-                let hi = sorted.partition_point(|(c, _)| (*c as usize) < (p + 1) * 8);
-                let (mut trans, mut played) = (0u8, 0u8);
-                for (c, cmd) in &sorted[lo..hi] {
-                    let l = *c as usize % 8;
-                    if state.apply(l, cmd, rows) {
-                        trans |= 1 << l;
-                    } else if matches!(cmd, Command::Play { .. }) {
-                        played |= 1 << l;
-                    }
-                }
-                let step = state.step(happened);
-                let events = [step.ended_a, step.ended_b, step.finished & !trans];
-                // What transitioning characters would have shown.
-                let mut old_state = before;
-                let old_events = old_state.advance(F32x8::splat(dt));
-                let old_step = old_state.step(old_events);
-                let mut total = FrameStats::default();
-                for (l, ch) in chars.iter_mut().enumerate() {
-                    let c = p * 8 + l;
-                    if c >= n {
-                        break;
-                    }
-                    let moving = trans & (1 << l) != 0;
-                    let now = char_step(&step, state, l);
-                    let old = moving.then(|| char_step(&old_step, &old_state, l));
-                    let jumped = (played | trans) & (1 << l) != 0;
-                    let check = reference_frame(
-                        (cfg, clips, parents),
-                        (&now, old.as_ref()),
-                        ch,
-                        s,
-                        (c, frame, dt, jumped),
-                    );
-                    total.transitions += moving as u32;
-                    total.velocity.merge(&check);
-                }
-                (total, events)
-            })
-            .collect();
+        // The packs, each its characters' frames one at a time.
+        let stats = self.packs(dt);
         self.frames += 1;
         let mut total = FrameStats {
             commands,
@@ -384,13 +476,96 @@ impl ReferenceCrowd {
             total.transitions += s.transitions;
             total.velocity.merge(&s.velocity);
         }
+        // The events.
         self.events.clear();
+        let n = self.cfg.characters;
         push_events(stats.iter().map(|s| s.1), n, &mut self.events);
-        if !cfg.velocity_check {
-            total.velocity = VelocityCheck::default();
+        if !self.cfg.velocity_check {
+            // The check's figures are empty; output that is not finite is
+            // counted all the same (issue 21).
+            total.velocity = VelocityCheck {
+                non_finite: total.velocity.non_finite,
+                ..VelocityCheck::default()
+            };
         }
         Ok(total)
     }
+
+    /// Every pack's frame ([`reference_pack`]) on the current rayon pool,
+    /// with the frame's sorted commands; each pack's figures and event
+    /// bits.
+    fn packs(&mut self, dt: f32) -> Vec<(FrameStats, [u8; 3])> {
+        let crowd = (&self.cfg, self.library.clips(), self.skeleton.parents());
+        let frame = (&self.sorted[..], &self.rows[..], self.frames, dt);
+        let scratch = &self.scratch[..];
+        self.states
+            .par_iter_mut()
+            .zip(self.chars.par_chunks_mut(8))
+            .enumerate()
+            .map(|(p, (state, chars))| {
+                // Each worker's own scratch (reserved by the step for
+                // every thread of this pool): the lock is never contended.
+                let t = rayon::current_thread_index().unwrap_or(0) % scratch.len();
+                let mut s = scratch[t].lock().unwrap_or_else(|e| e.into_inner());
+                reference_pack(crowd, frame, (p, state, chars), &mut s)
+            })
+            .collect()
+    }
+}
+
+/// Pack `p`'s frame, as the lanes crowd's (`passes::step_pack`): its
+/// characters' states advanced and their commands (among the frame's
+/// `sorted` ones) applied with the same code, then each character's frame
+/// through the reference ([`reference_frame`]), where it transitions from
+/// the pose it would have shown without its commands; the pack's figures
+/// and its events (bits per lane: source A ended, source B ended, a
+/// transition finished).
+fn reference_pack(
+    (cfg, clips, parents): (&CrowdConfig, &[Clip], &[i32]),
+    (sorted, rows, frame, dt): (&[(u32, Command)], &[ClipRows], u64, f32),
+    (p, state, chars): (usize, &mut Statex8, &mut [RefState]),
+    s: &mut RefScratch,
+) -> (FrameStats, [u8; 3]) {
+    let before = *state;
+    let happened = state.advance(F32x8::splat(dt));
+    let lo = sorted.partition_point(|(c, _)| (*c as usize) < p * 8);
+    let hi = sorted.partition_point(|(c, _)| (*c as usize) < (p + 1) * 8);
+    let (mut trans, mut played) = (0u8, 0u8);
+    for (c, cmd) in &sorted[lo..hi] {
+        let l = *c as usize % 8;
+        if state.apply(l, cmd, rows) {
+            trans |= 1 << l;
+        } else if matches!(cmd, Command::Play { .. }) {
+            played |= 1 << l;
+        }
+    }
+    let step = state.step(happened);
+    let events = [step.ended_a, step.ended_b, step.finished & !trans];
+    // What transitioning characters would have shown.
+    let mut old_state = before;
+    let old_events = old_state.advance(F32x8::splat(dt));
+    let old_step = old_state.step(old_events);
+    let mut total = FrameStats::default();
+    for (l, ch) in chars.iter_mut().enumerate() {
+        let c = p * 8 + l;
+        if c >= cfg.characters {
+            break;
+        }
+        let moving = trans & (1 << l) != 0;
+        let now = char_step(&step, state, l);
+        let old = moving.then(|| char_step(&old_step, &old_state, l));
+        let jumped = (played | trans) & (1 << l) != 0;
+        let check = reference_frame(
+            (cfg, clips, parents),
+            (&now, old.as_ref()),
+            ch,
+            s,
+            (c, frame, dt, jumped),
+        );
+        total.transitions += moving as u32;
+        total.velocity.merge(&check);
+    }
+    (total, events)
 }
 
 /// Samples clip `src` at `time` played at `rate` into crowd pose `out`
@@ -516,6 +691,12 @@ fn ref_local(
     }
 }
 
+/// One character's frame at step `st` (`old`: the step it would have
+/// taken without its commands, where they start a transition), in the
+/// order of the lanes crowd's passes: the pose it would have shown, the
+/// input, the transition's start, the local pose (inertialized or
+/// dead-blended), root motion, forward kinematics into its world pose,
+/// checked against the previous frame's.
 fn reference_frame(
     (cfg, clips, parents): (&CrowdConfig, &[Clip], &[i32]),
     (st, old): (&CharStep, Option<&CharStep>),
@@ -528,63 +709,14 @@ fn reference_frame(
     let mut local = std::mem::take(&mut s.local);
     let mut shown = std::mem::take(&mut s.shown);
     if let Some(old) = old {
-        // The pose the character would have shown without its commands
-        // (its blend's hemispheres kept, but for a source that wraps).
-        let mut old_in = std::mem::take(&mut s.old);
-        let mut flips = std::mem::take(&mut s.flips);
-        flips.clone_from(&ch.ab_flip);
-        ref_input(cfg, clips, old, (s, (&mut flips, old.wrapped)), &mut old_in);
-        s.flips = flips;
-        ref_local(
-            cfg,
-            (&old_in, &mut shown),
-            ch,
-            &mut s.extrapolated,
-            (old, false),
-            dt,
-        );
-        s.old = old_in;
+        ref_shown(cfg, clips, old, ch, s, dt, &mut shown);
     }
     // The blend's hemispheres are chosen anew where the sources changed at
     // once (a command, a wrap around a clip, the first step).
     let fresh = first || jumped || st.wrapped;
     ref_input(cfg, clips, st, (s, (&mut ch.ab_flip, fresh)), &mut input);
     if old.is_some() {
-        // Root motion taken out: the shown root starts from the new
-        // sources' place on the ground (only its motion is blended).
-        if cfg.root_motion == RootMotion::Extract {
-            shown.pos[1].x = input.pos[1].x;
-            shown.pos[1].z = input.pos[1].z;
-        }
-        // The shown pose becomes the new offset's (or the extrapolation's)
-        // start.
-        match cfg.transition {
-            Transition::Inertialize => {
-                r::op_inertialize_offset(&mut ch.offset, &shown, &input).expect(SIZED)
-            }
-            Transition::DeadBlend => {
-                ch.transition.clone_from(&shown);
-                // The half-lives fitted from the shown pose to the new
-                // input (joint 0, the character's root, is held: any
-                // half-life does).
-                if let Some((scale, min, max)) = cfg.fit() {
-                    r::fit_halflives(
-                        &mut ch.fit_pos,
-                        &mut ch.fit_rot,
-                        &shown.pos,
-                        &shown.vel,
-                        &shown.rot,
-                        &shown.ang,
-                        &input.pos,
-                        &input.rot,
-                        scale,
-                        min,
-                        max,
-                        min,
-                    );
-                }
-            }
-        }
+        ref_start_transition(cfg, ch, &mut shown, &input);
     }
     s.shown = shown;
     ref_local(
@@ -596,53 +728,181 @@ fn reference_frame(
         dt,
     );
     if cfg.root_motion == RootMotion::Extract {
-        let (x, z) = (local.pos[1].x, local.pos[1].z);
-        let (vx, vz) = (local.vel[1].x, local.vel[1].z);
-        local.pos[1] = Vec3::new(0.0, local.pos[1].y, 0.0);
-        local.vel[1] = Vec3::new(0.0, local.vel[1].y, 0.0);
-        let rot = st.root.rot;
-        let vel = r::quat_mul_vec3(rot, Vec3::new(vx, 0.0, vz));
-        let moved = r::quat_mul_vec3(rot, Vec3::new(x - ch.removed.0, 0.0, z - ch.removed.1));
-        // A command or a wrap moves the sources at once: not travel.
-        let disp = if jumped || first || st.wrapped {
-            vel * dt
-        } else {
-            moved
-        };
-        ch.root_motion = (disp, vel);
-        ch.removed = (x, z);
+        ref_extract_root(&mut local, ch, st, jumped || first || st.wrapped, dt);
     }
     s.input = input;
     r::op_fk(&mut s.global, &local, parents).expect(SIZED);
     s.local = local;
-    let mut check = VelocityCheck::default();
-    if !first && cfg.velocity_check {
-        let mut finite = true;
-        for k in 0..s.global.len() {
-            let fd = (s.global.pos[k] - ch.world.pos[k]) / dt;
-            let mid = (s.global.vel[k] + ch.world.vel[k]) * 0.5;
-            let gap = r::length(fd - mid);
-            finite &= gap.is_finite() && s.global.rot[k].w.is_finite();
-            if gap > check.max_gap || check.worst.is_none() {
-                check.max_gap = gap;
-                check.worst = Some(GapAt {
-                    character,
-                    joint: k,
-                    frame,
-                });
-            }
-            check.sum_gap += gap as f64;
-            check.samples += 1;
-            check.max_speed = check.max_speed.max(r::length(s.global.vel[k]));
-        }
-        if !finite {
-            check = VelocityCheck {
-                samples: check.samples,
-                non_finite: 1,
-                ..VelocityCheck::default()
-            };
-        }
-    }
+    let check = match !first && cfg.velocity_check {
+        true => ref_check(&s.global, &ch.world, (character, frame, dt)),
+        // Without the check (or before it has a previous frame), output
+        // that is not finite is counted all the same (issue 21).
+        false => VelocityCheck {
+            non_finite: !pose_finite(&s.global) as u64,
+            ..VelocityCheck::default()
+        },
+    };
     ch.world.clone_from(&s.global);
     check
+}
+
+/// The pose a character would have shown at its `old` step, without its
+/// commands, into `shown` (its blend's hemispheres kept, but for a source
+/// that wraps).
+fn ref_shown(
+    cfg: &CrowdConfig,
+    clips: &[Clip],
+    old: &CharStep,
+    ch: &mut RefState,
+    s: &mut RefScratch,
+    dt: f32,
+    shown: &mut Pose,
+) {
+    let mut old_in = std::mem::take(&mut s.old);
+    let mut flips = std::mem::take(&mut s.flips);
+    flips.clone_from(&ch.ab_flip);
+    ref_input(cfg, clips, old, (s, (&mut flips, old.wrapped)), &mut old_in);
+    s.flips = flips;
+    ref_local(
+        cfg,
+        (&old_in, shown),
+        ch,
+        &mut s.extrapolated,
+        (old, false),
+        dt,
+    );
+    s.old = old_in;
+}
+
+/// A transition started: the `shown` pose becomes the new offset's (or
+/// the extrapolation's) start against the new `input`.
+fn ref_start_transition(cfg: &CrowdConfig, ch: &mut RefState, shown: &mut Pose, input: &Pose) {
+    // Root motion taken out: the shown root starts from the new sources'
+    // place on the ground (only its motion is blended).
+    if cfg.root_motion == RootMotion::Extract {
+        shown.pos[1].x = input.pos[1].x;
+        shown.pos[1].z = input.pos[1].z;
+    }
+    match cfg.transition {
+        Transition::Inertialize => {
+            r::op_inertialize_offset(&mut ch.offset, shown, input).expect(SIZED)
+        }
+        Transition::DeadBlend => {
+            ch.transition.clone_from(shown);
+            // The half-lives fitted from the shown pose to the new input
+            // (joint 0, the character's root, is held: any half-life does).
+            if let Some((scale, min, max)) = cfg.fit() {
+                r::fit_halflives(
+                    &mut ch.fit_pos,
+                    &mut ch.fit_rot,
+                    &shown.pos,
+                    &shown.vel,
+                    &shown.rot,
+                    &shown.ang,
+                    &input.pos,
+                    &input.rot,
+                    scale,
+                    min,
+                    max,
+                    min,
+                );
+            }
+        }
+    }
+}
+
+/// Root motion taken out of the `local` pose: the clips' root joint's
+/// horizontal translation removed, and reported in the world (the
+/// displacement its velocity times `dt` where the sources `jumped`: a
+/// command or a wrap moves them at once, which is not travel).
+fn ref_extract_root(local: &mut Pose, ch: &mut RefState, st: &CharStep, jumped: bool, dt: f32) {
+    let (x, z) = (local.pos[1].x, local.pos[1].z);
+    let (vx, vz) = (local.vel[1].x, local.vel[1].z);
+    local.pos[1] = Vec3::new(0.0, local.pos[1].y, 0.0);
+    local.vel[1] = Vec3::new(0.0, local.vel[1].y, 0.0);
+    let rot = st.root.rot;
+    let vel = r::quat_mul_vec3(rot, Vec3::new(vx, 0.0, vz));
+    let moved = r::quat_mul_vec3(rot, Vec3::new(x - ch.removed.0, 0.0, z - ch.removed.1));
+    let disp = if jumped { vel * dt } else { moved };
+    ch.root_motion = (disp, vel);
+    ch.removed = (x, z);
+}
+
+/// The velocity check of a character's world pose `now` against the
+/// previous frame's `before` ([`VelocityCheck`]).
+fn ref_check(
+    now: &Pose,
+    before: &Pose,
+    (character, frame, dt): (usize, u64, f32),
+) -> VelocityCheck {
+    let mut check = VelocityCheck::default();
+    // Output that is not finite, judged on the output (a gap that
+    // overflows on finite output is a failed check, as in the 8-lane
+    // crowd: found by the `clips_from_values` fuzz target).
+    let finite = pose_finite(now);
+    for k in 0..now.len() {
+        // As the 8-lane check: the gap times dt, `|Δpos - (v + v_prev)
+        // dt/2|`, divided by dt.
+        let e = (now.pos[k] - before.pos[k]) - (now.vel[k] + before.vel[k]) * (0.5 * dt);
+        let gap = r::length(e) / dt;
+        if gap > check.max_gap || check.worst.is_none() {
+            check.max_gap = gap;
+            check.worst = Some(GapAt {
+                character,
+                joint: k,
+                frame,
+            });
+        }
+        check.sum_gap += gap as f64;
+        check.samples += 1;
+        check.max_speed = check.max_speed.max(r::length(now.vel[k]));
+    }
+    if !finite {
+        check = VelocityCheck {
+            samples: check.samples,
+            non_finite: 1,
+            ..VelocityCheck::default()
+        };
+    }
+    check
+}
+/// Whether every position, rotation, velocity and angular velocity of
+/// `pose` is finite (what a crowd hands a game).
+fn pose_finite(pose: &Pose) -> bool {
+    let v = |v: &[Vec3]| {
+        v.iter()
+            .all(|p| [p.x, p.y, p.z].iter().all(|x| x.is_finite()))
+    };
+    v(&pose.pos)
+        && v(&pose.vel)
+        && v(&pose.ang)
+        && pose
+            .rot
+            .iter()
+            .all(|q| [q.w, q.x, q.y, q.z].iter().all(|x| x.is_finite()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 21, defect 4: the reference crowd's count of output that is
+    /// not finite, which runs with the velocity check off, sees a NaN or
+    /// an infinity in any field a game reads, and not huge finite values.
+    #[test]
+    fn defect_4_pose_finite_sees_every_field_a_game_reads() {
+        let mut pose = Pose::new(3);
+        pose.pos[1] = Vec3::splat(3e38);
+        assert!(pose_finite(&pose));
+        for field in 0..4 {
+            let mut p = pose.clone();
+            match field {
+                0 => p.pos[2].y = f32::NAN,
+                1 => p.vel[0].z = f32::INFINITY,
+                2 => p.ang[1].x = f32::NEG_INFINITY,
+                _ => p.rot[2].w = f32::NAN,
+            }
+            assert!(!pose_finite(&p), "field {field}");
+        }
+    }
 }

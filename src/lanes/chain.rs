@@ -12,7 +12,10 @@
 //! temporaries in AVX2's 16 registers and spill. Two packs whose parents
 //! are read back from the output just written (a store-to-load forward, off
 //! the arithmetic's critical path once two chains overlap) is the fastest
-//! for every type, so it is every type's [`Jointx8::FK`].
+//! in cache for every type, so it is every type's [`Jointx8::FK`]. Beyond
+//! the last-level cache [`crate::batch::fk::walk_for`] takes one pack at a
+//! time instead ([`Jointx8::FK_STREAM`]): on issue 27's Zen 5 the pairs
+//! streamed 1.4 to 2.0x slower than one pack (PERF.md).
 
 use super::joint::Jointx8;
 use crate::skeleton::Chain;

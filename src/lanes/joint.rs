@@ -69,9 +69,20 @@ pub trait Jointx8: Copy + Pod + Send + Sync + PartialEq + core::fmt::Debug {
     /// The identity in every lane.
     const IDENTITY: Self;
 
-    /// How [`super::chain::fk_packs`] runs for this type when not told otherwise (chosen
-    /// by measurement, PERF.md).
+    /// How [`super::chain::fk_packs`] runs for this type when not told
+    /// otherwise and the data is in cache (chosen by measurement, PERF.md):
+    /// two packs side by side for every type.
     const FK: FkMode;
+
+    /// How it runs over a working set beyond the last-level cache
+    /// ([`crate::batch::fk::walk_for`]): one pack at a time; by default the
+    /// parents read back from the output, for [`PosRotx8`] and
+    /// [`PosRotSclx8`] kept in registers (their one-pack loops do not
+    /// spill). PERF.md, "FK streaming: the walk by working set".
+    const FK_STREAM: FkMode = FkMode {
+        walk: Walk::Memory,
+        pairs: false,
+    };
 
     /// Lane `i` holds `e[i]`.
     fn from_array(e: [Self::Elem; 8]) -> Self;
@@ -173,6 +184,13 @@ impl Jointx8 for PosRotx8 {
         walk: Walk::Memory,
         pairs: true,
     };
+    /// One pack, the parent in registers: a 59-instruction loop without
+    /// spills, the fastest one-pack walk for this type in cache and
+    /// streaming (PERF.md).
+    const FK_STREAM: FkMode = FkMode {
+        walk: Walk::Registers,
+        pairs: false,
+    };
 
     fn from_array(e: [PosRot; 8]) -> PosRotx8 {
         PosRotx8::from_array(e)
@@ -233,6 +251,12 @@ impl Jointx8 for PosRotSclx8 {
     const FK: FkMode = FkMode {
         walk: Walk::Memory,
         pairs: true,
+    };
+    /// One pack, the parent in registers (the faster one-pack walk for
+    /// this type, PERF.md).
+    const FK_STREAM: FkMode = FkMode {
+        walk: Walk::Registers,
+        pairs: false,
     };
 
     fn from_array(e: [PosRotScl; 8]) -> PosRotSclx8 {

@@ -4,28 +4,57 @@
 //! pieces both crowds build from ([`try_vec`], [`crowd_skeleton`],
 //! [`clip_rows`]), which [`crate::crowd::ReferenceCrowd`] shares.
 
+use std::sync::Mutex;
+
 use super::Crowd;
 use crate::crowd::command::Queue;
-use crate::crowd::motion::{Motionx8, ShiftOffsetx8, Track, TurnOffsetx8};
-use crate::crowd::passes::RootMotionx8;
+use crate::crowd::motion::{Motionx8, RootMotionx8, ShiftOffsetx8, Track, TurnOffsetx8};
+use crate::crowd::passes::{PackScratch, Scratches, ShownPoses};
 use crate::crowd::state::{ClipRows, Statex8};
+use crate::crowd::store::{PackPlan, PackResult, PackStore, Rows};
 use crate::crowd::{ClipLibrary, CrowdConfig, Root, Transition};
 use crate::database::Database;
 use crate::error::{Error, Result};
 use crate::lanes::{Quatx8, Vec3x8};
 use crate::skeleton::Skeleton;
 
-/// `n` copies of `v`, refused as an [`Error`] (not an abort) when the
-/// memory cannot be had.
-pub(crate) fn try_vec<T: Clone>(what: &'static str, n: usize, v: T) -> Result<Vec<T>> {
-    let mut out = Vec::new();
-    out.try_reserve_exact(n).map_err(|_| Error::Length {
-        what,
-        expected: 0,
-        got: n.saturating_mul(size_of::<T>()),
-    })?;
-    out.resize(n, v);
-    Ok(out)
+pub(crate) use crate::error::try_vec;
+
+/// The bytes a crowd states before it is built, or [`Error::Size`] naming
+/// them when they pass `isize::MAX`; `parts` are `(what, bytes)`, `None`
+/// for a part whose size overflows.
+pub(crate) fn stated_bytes(parts: &[(&str, Option<usize>)]) -> Result<usize> {
+    let total = parts
+        .iter()
+        .try_fold(0usize, |sum, &(_, b)| sum.checked_add(b?))
+        .filter(|&t| t <= isize::MAX as usize);
+    total.ok_or_else(|| Error::Size {
+        what: "crowd size",
+        reason: format!(
+            "{} is more than the {} bytes a process can address",
+            parts
+                .iter()
+                .map(|(w, b)| format!("{w} {}", crate::error::bytes_text(*b)))
+                .collect::<Vec<_>>()
+                .join(" + "),
+            isize::MAX
+        ),
+    })
+}
+
+/// `result`, or its [`Error::Size`] with the crowd's whole stated size
+/// added (what failed to be reserved is one part of it).
+pub(crate) fn with_stated<T>(result: Result<T>, total: usize) -> Result<T> {
+    result.map_err(|e| match e {
+        Error::Size { what, reason } => Error::Size {
+            what,
+            reason: format!(
+                "{reason} (the crowd needs {} in all)",
+                crate::error::bytes_text(Some(total))
+            ),
+        },
+        e => e,
+    })
 }
 
 /// The crowd skeleton: the character's root in front of the clips' joints.
@@ -65,6 +94,14 @@ impl Crowd {
     /// clips with scales). Refuses an empty library, no characters, or a
     /// size whose memory cannot be had, with a typed error.
     ///
+    /// The size is stated before anything is allocated: the world output,
+    /// the kept transition state and the schedules for every character,
+    /// and one worker's scratch (about five poses) for each thread of the
+    /// current rayon pool (build the crowd inside the pool it will step
+    /// in); every part is reserved with `try_reserve`, and a refusal
+    /// ([`Error::Size`]) says the part and the whole. A step on a pool with
+    /// more threads reserves their scratch first, refusing likewise.
+    ///
     /// With the `log` feature the first crowd of a process logs which SIMD
     /// path runs, as a warning when the CPU could run a faster build
     /// ([`crate::note_simd_support`]).
@@ -89,10 +126,12 @@ impl Crowd {
         let skeleton = crowd_skeleton(library.skeleton())?;
         let j = skeleton.len();
         let packs = cfg.characters.div_ceil(8);
-        let too_big = Error::Length {
-            what: "crowd size in bytes (characters x joints too large)",
-            expected: isize::MAX as usize,
-            got: usize::MAX,
+        let too_big = Error::Size {
+            what: "crowd size",
+            reason: format!(
+                "{} characters × {j} joints overflows the bytes a process can address",
+                cfg.characters
+            ),
         };
         let turning = db.turning_joints();
         let moving = db.moving_joints();
@@ -103,14 +142,17 @@ impl Crowd {
                 .and_then(|b| b.checked_mul(packs)),
             false => Some(0),
         };
-        let bytes = crate::crowd::crowd_bytes(cfg.characters, j)
-            .and_then(|b| b.checked_add(fit_bytes?))
-            .ok_or(too_big.clone())?;
-        if bytes > isize::MAX as usize {
-            return Err(too_big);
-        }
-        let rows = clip_rows(&db, library);
-        let tracks = Track::of(&db);
+        let threads = rayon::current_num_threads();
+        let scratch_bytes =
+            PackScratch::bytes(j, turning, moving).and_then(|b| b.checked_mul(threads));
+        let total = stated_bytes(&[
+            (
+                "world output, kept state and schedules",
+                crate::crowd::crowd_bytes(cfg.characters, j),
+            ),
+            ("fitted half-lives", fit_bytes),
+            ("workers' scratch", scratch_bytes),
+        ])?;
         let rest: Vec<Motionx8> = (0..j)
             .map(|cj| match cj.checked_sub(1) {
                 Some(clip_joint) if db.moving_row(clip_joint).is_none() => Motionx8 {
@@ -123,8 +165,28 @@ impl Crowd {
                 _ => Motionx8::REST,
             })
             .collect();
-        let inert = cfg.transition == Transition::Inertialize;
         let n = |per: usize| packs.checked_mul(per).ok_or(too_big.clone());
+        with_stated(Crowd::build(library, cfg, db, skeleton, rest, n), total)
+    }
+
+    /// [`Crowd::new`]'s allocations, each reserved with `try_reserve`.
+    fn build(
+        library: &ClipLibrary,
+        cfg: CrowdConfig,
+        db: Database,
+        skeleton: Skeleton,
+        rest: Vec<Motionx8>,
+        n: impl Fn(usize) -> Result<usize>,
+    ) -> Result<Crowd> {
+        let j = skeleton.len();
+        let packs = cfg.characters.div_ceil(8);
+        let (turning, moving) = (db.turning_joints(), db.moving_joints());
+        let inert = cfg.transition == Transition::Inertialize;
+        let fitted = cfg.fit().is_some();
+        let rows = clip_rows(&db, library);
+        let tracks = Track::of(&db);
+        let mut scratch = Vec::new();
+        grow_scratch(&mut scratch, &rest, (turning, moving))?;
         let transition = if inert {
             Vec::new()
         } else {
@@ -134,53 +196,79 @@ impl Crowd {
             }
             t
         };
-        Ok(Crowd {
+        let store = PackStore {
+            count: packs,
             states: try_vec("character states", packs, Statex8::new(rows[0]))?,
-            turns: try_vec(
-                "inertialization offsets",
-                if inert { n(turning)? } else { 0 },
-                TurnOffsetx8::ZERO,
-            )?,
-            shifts: try_vec(
-                "inertialization offsets",
-                if inert { n(moving)? } else { 0 },
-                ShiftOffsetx8::ZERO,
-            )?,
-            transition,
-            dead_flips: try_vec("dead blending's paths", if inert { 0 } else { n(j)? }, 0)?,
+            root_motion: try_vec("root motion", packs, RootMotionx8::ZERO)?,
+            root_set: try_vec("roots given", packs, 0)?,
+            events: try_vec("events", packs, [0; 4])?,
+            plan: try_vec("the frame's plan", packs, PackPlan::default())?,
+            result: try_vec("the frame's figures", packs, PackResult::default())?,
+            ab_flips: Rows::new(try_vec("blend paths", n(j)?, 0)?, packs),
+            turns: Rows::new(
+                try_vec(
+                    "inertialization offsets",
+                    if inert { n(turning)? } else { 0 },
+                    TurnOffsetx8::ZERO,
+                )?,
+                packs,
+            ),
+            shifts: Rows::new(
+                try_vec(
+                    "inertialization offsets",
+                    if inert { n(moving)? } else { 0 },
+                    ShiftOffsetx8::ZERO,
+                )?,
+                packs,
+            ),
+            transition: Rows::new(transition, packs),
+            dead_flips: Rows::new(
+                try_vec("dead blending's paths", if inert { 0 } else { n(j)? }, 0)?,
+                packs,
+            ),
             // Any finite half-life: read only while a transition runs, and
             // written at its start.
-            fit_rot: try_vec(
-                "dead blending's fitted half-lives",
-                if fitted { n(turning)? } else { 0 },
-                Vec3x8::splat(crate::reference::Vec3::splat(0.2)),
-            )?,
-            fit_pos: try_vec(
-                "dead blending's fitted half-lives",
-                if fitted { n(moving)? } else { 0 },
-                Vec3x8::splat(crate::reference::Vec3::splat(0.2)),
-            )?,
-            ab_flips: try_vec("blend paths", n(j)?, 0)?,
-            world: try_vec("world output", n(j)?, Motionx8::REST)?,
-            root_motion: try_vec("root motion", packs, RootMotionx8::ZERO)?,
-            pack_events: try_vec("events", packs, [0; 4])?,
+            fit_rot: Rows::new(
+                try_vec(
+                    "dead blending's fitted half-lives",
+                    if fitted { n(turning)? } else { 0 },
+                    Vec3x8::splat(crate::reference::Vec3::splat(0.2)),
+                )?,
+                packs,
+            ),
+            fit_pos: Rows::new(
+                try_vec(
+                    "dead blending's fitted half-lives",
+                    if fitted { n(moving)? } else { 0 },
+                    Vec3x8::splat(crate::reference::Vec3::splat(0.2)),
+                )?,
+                packs,
+            ),
+            roots: Rows::new(
+                try_vec(
+                    "roots given",
+                    n(8)?,
+                    Root::standing(crate::reference::Vec3::ZERO, 0.0),
+                )?,
+                packs,
+            ),
+            world: Rows::new(try_vec("world output", n(j)?, Motionx8::REST)?, packs),
+        };
+        debug_assert!(store.is_whole());
+        Ok(Crowd {
+            packs: store,
             events: Vec::new(),
             tracks,
             turning,
             rest,
-            scratch: Vec::new(),
+            scratch: Scratches {
+                workers: scratch,
+                spare: Default::default(),
+            },
             queue: Queue::default(),
-            root_next: try_vec(
-                "roots given",
-                n(8)?,
-                Root::standing(crate::reference::Vec3::ZERO, 0.0),
-            )?,
-            root_set: try_vec("roots given", packs, 0)?,
             roots_given: 0,
             sorted: Vec::new(),
-            movers: Vec::new(),
-            first_mover: Vec::new(),
-            shown: Vec::new(),
+            shown: ShownPoses::default(),
             skeleton,
             rows,
             db,
@@ -188,5 +276,97 @@ impl Crowd {
             frames: 0,
             cfg,
         })
+    }
+}
+
+/// One scratch per thread of the current rayon pool in `scratch` (those
+/// missing added), each reserved with `try_reserve`: [`Error::Size`] with
+/// nothing added when one cannot be had.
+pub(crate) fn grow_scratch(
+    scratch: &mut Vec<Mutex<PackScratch>>,
+    rest: &[Motionx8],
+    (turning, moving): (usize, usize),
+) -> Result<()> {
+    let threads = rayon::current_num_threads();
+    if scratch.len() >= threads {
+        return Ok(());
+    }
+    let mut more = Vec::new();
+    more.try_reserve_exact(threads - scratch.len())
+        .and_then(|_| scratch.try_reserve_exact(threads - scratch.len()))
+        .map_err(|_| Error::Size {
+            what: "workers' scratch",
+            reason: format!("room for {threads} workers could not be reserved"),
+        })?;
+    for _ in scratch.len()..threads {
+        more.push(Mutex::new(
+            PackScratch::try_new(rest, turning, moving).map_err(|e| match e {
+                Error::Size { reason, .. } => Error::Size {
+                    what: "workers' scratch",
+                    reason: format!(
+                        "{reason}: one scratch of {} for each of the pool's {threads} threads",
+                        crate::error::bytes_text(PackScratch::bytes(rest.len(), turning, moving))
+                    ),
+                },
+                e => e,
+            })?,
+        ));
+    }
+    scratch.append(&mut more);
+    Ok(())
+}
+
+impl Crowd {
+    /// What the next step needs, checked before it changes anything: a
+    /// scratch for each thread of the current pool, reserved fallibly
+    /// ([`Error::Size`]); and each root it moves along its velocity
+    /// checked to stay within ±[`crate::limits::MAX_POSITION`], the domain
+    /// a command may set ([`Error::Character`] naming the first that would
+    /// leave it: re-centre the world with [`Crowd::recenter`]).
+    pub(super) fn prepare_step(&mut self, dt: f32) -> Result<()> {
+        let n = self.cfg.characters;
+        let set = &self.packs.root_set;
+        crate::crowd::state::check_roots_after(&self.packs.states, n, dt, |c| {
+            set[c / 8] & (1 << (c % 8)) != 0
+        })?;
+        let (turning, moving) = (self.turning, self.db.moving_joints());
+        grow_scratch(&mut self.scratch.workers, &self.rest, (turning, moving))
+    }
+
+    /// Moves the world's origin to `origin`: every character's root, the
+    /// roots given for the next step, and the world output the velocity
+    /// check compares the next step with, shifted by `-origin`, so that the
+    /// next step continues the motion without a jump. For a game whose
+    /// characters travel farther than ±[`crate::limits::MAX_POSITION`] (a
+    /// floating origin: re-centre on the camera or the player now and
+    /// then, and shift the game's own positions by the same `origin`).
+    ///
+    /// Refused, changing nothing: an `origin` with a coordinate that is not
+    /// finite ([`Error::Parameter`]), or one that would take a root, or a
+    /// root given for the next step, out of ±`MAX_POSITION`
+    /// ([`Error::Character`] naming the first).
+    pub fn recenter(&mut self, origin: crate::reference::Vec3) -> Result<()> {
+        crate::crowd::state::check_origin(origin)?;
+        let n = self.cfg.characters;
+        crate::crowd::state::check_recentered(&self.packs.states, n, origin)?;
+        let given = |set: &[u8], c: usize| set[c / 8] & (1 << (c % 8)) != 0;
+        for (c, root) in self.packs.roots.iter().enumerate().take(n) {
+            if given(&self.packs.root_set, c) {
+                crate::crowd::state::check_recentered_root(c, root, origin)?;
+            }
+        }
+        for c in 0..n {
+            if given(&self.packs.root_set, c) {
+                self.packs.roots[c].pos -= origin;
+            }
+        }
+        let shift = crate::lanes::Vec3x8::splat(origin);
+        for s in self.packs.states.iter_mut() {
+            s.root.pos -= shift;
+        }
+        for w in self.packs.world.iter_mut() {
+            w.pos -= shift;
+        }
+        Ok(())
     }
 }

@@ -73,6 +73,27 @@ impl ShiftOffsetx8 {
     };
 }
 
+/// The root translation a pack took out of its poses (root motion
+/// extraction): where it was last step (in the root's frame), and this
+/// step's world displacement and velocity.
+#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
+#[repr(C)]
+pub struct RootMotionx8 {
+    pub(crate) removed_x: F32x8,
+    pub(crate) removed_z: F32x8,
+    pub(crate) displacement: Vec3x8,
+    pub(crate) velocity: Vec3x8,
+}
+
+impl RootMotionx8 {
+    pub(crate) const ZERO: RootMotionx8 = RootMotionx8 {
+        removed_x: F32x8::ZERO,
+        removed_z: F32x8::ZERO,
+        displacement: Vec3x8::ZERO,
+        velocity: Vec3x8::ZERO,
+    };
+}
+
 /// What a crowd joint's local pose does over the clips, which decides the
 /// work its passes do and the state it keeps.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

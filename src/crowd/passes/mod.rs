@@ -1,31 +1,34 @@
 //! One pack's frame as a few passes over its joints whose data stays in
 //! L1/L2: sample source A; sample source B and blend; on a transition, the
 //! new offsets (or transition poses) from the poses the transitioning
-//! characters would have shown ([`shown_batch`], computed eight at a time
+//! characters would have shown ([`shown_batch`](shown::shown_batch), computed eight at a time
 //! across packs before the packs run); inertialize or dead-blend; pull the
 //! clips' root translation out where the crowd extracts it; forward
 //! kinematics from the character's root straight into the world output,
 //! with the velocity check. PERF.md has the figures and where the time
-//! goes.
+//! goes. A pack's state comes from the store
+//! ([`crate::crowd::store::Pack`]); what every pack reads is [`Shared`].
 //!
 //! One file per part, in the order a frame runs them:
 //!
+//! - `shared`: what every pack's frame reads ([`Shared`]).
 //! - `shown`: before the packs run, the poses the frame's transitioning
-//!   characters would have shown ([`shown_batch`]), eight at a time
-//!   across packs, from the whole crowd's kept state ([`Kept`]).
-//! - `pack_step`: one pack's frame ([`step_pack`]), what it reads
-//!   ([`Shared`]), the pack's share of the kept state ([`PackState`]) and
-//!   what it reports ([`PackResult`]); it runs the passes below in order.
+//!   characters would have shown ([`shown_batch`](shown::shown_batch)), eight at a time
+//!   across packs, from the store's kept state ([`ShownPoses`], and the
+//!   runs of batches a frame splits among threads, [`ShownBatches`]).
+//! - `pack_step`: one pack's frame ([`step_pack`]); it runs the passes
+//!   below in order.
 //! - `sampling`: source A sampled, source B sampled and blended in.
 //! - `transition`: inertialization, or dead blending, while a transition
 //!   runs.
 //! - `root_motion`: the clips' root translation taken out of the pose
-//!   where the crowd extracts it ([`RootMotionx8`]).
+//!   where the crowd extracts it (kept per pack as
+//!   [`RootMotionx8`](crate::crowd::motion::RootMotionx8)).
 //! - `fk`: forward kinematics into the world output, with the velocity
 //!   check.
-//! - `scratch` and `ahead`: each worker's scratch ([`PackScratch`]), and
-//!   the next pack's memory fetched into L2 while this one runs
-//!   ([`Ahead`]).
+//! - `scratch` and `ahead`: each thread's scratch ([`PackScratch`],
+//!   [`Scratches`]), and the next pack's memory fetched into L2 while this
+//!   one runs ([`Ahead`]).
 
 mod ahead;
 mod fk;
@@ -33,13 +36,14 @@ mod pack_step;
 mod root_motion;
 mod sampling;
 mod scratch;
+mod shared;
 mod shown;
 #[cfg(test)]
 mod testing;
 mod transition;
 
 pub(crate) use ahead::Ahead;
-pub(crate) use pack_step::{PackResult, PackState, Shared, per_pack, step_pack};
-pub(crate) use root_motion::RootMotionx8;
-pub(crate) use scratch::{PackScratch, with_scratch};
-pub(crate) use shown::{Kept, shown_batch};
+pub(crate) use pack_step::step_pack;
+pub(crate) use scratch::{PackScratch, Scratches};
+pub(crate) use shared::Shared;
+pub(crate) use shown::{ShownBatches, ShownPoses};

@@ -5,29 +5,8 @@
 //! took out ([`RootMotionx8`]), kept across frames and reported to the
 //! game.
 
-use crate::crowd::motion::{Motionx8, mask};
+use crate::crowd::motion::{Motionx8, RootMotionx8, mask};
 use crate::lanes::{F32x8, Rotor, Vec3x8};
-
-/// The root translation a pack took out of its poses (root motion
-/// extraction): where it was last step (in the root's frame), and this
-/// step's world displacement and velocity.
-#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
-#[repr(C)]
-pub struct RootMotionx8 {
-    pub(crate) removed_x: F32x8,
-    pub(crate) removed_z: F32x8,
-    pub(crate) displacement: Vec3x8,
-    pub(crate) velocity: Vec3x8,
-}
-
-impl RootMotionx8 {
-    pub(crate) const ZERO: RootMotionx8 = RootMotionx8 {
-        removed_x: F32x8::ZERO,
-        removed_z: F32x8::ZERO,
-        displacement: Vec3x8::ZERO,
-        velocity: Vec3x8::ZERO,
-    };
-}
 
 /// Takes the clips' root joint's horizontal translation out of its local
 /// pose `m` (position and velocity x and z; its height stays), and reports

@@ -3,7 +3,7 @@
 //! the shown poses, the transitioning characters' old sources).
 
 use super::ahead::{Ahead, prefetch_part};
-use super::pack_step::Shared;
+use super::shared::Shared;
 use crate::crowd::motion::*;
 use crate::crowd::state::Stepx8;
 use crate::database::Database;

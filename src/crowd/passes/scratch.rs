@@ -12,7 +12,7 @@ use crate::lanes::Vec3x8;
 /// world root): `a` the blended input, `b` the inertialized or dead-blended
 /// local pose, `shown` the pose that transitioning lanes would have shown,
 /// `old_a` the input of a batch of transitioning characters' old sources
-/// ([`shown_batch`](super::shown_batch)). Joints with a fixed position hold
+/// ([`shown_batch`](super::shown::shown_batch)). Joints with a fixed position hold
 /// it, and zero velocity, from the start; the passes write only their
 /// rotations and angular velocities. `kept_*`: a batch's kept state,
 /// gathered from its characters' packs.
@@ -31,7 +31,49 @@ pub(crate) struct PackScratch {
 }
 
 impl PackScratch {
-    /// For `turning` turn offsets and `moving` shift offsets per pack.
+    /// Bytes of one scratch for `joints` crowd joints, `turning` turn
+    /// offsets and `moving` shift offsets per pack (what
+    /// [`PackScratch::try_new`] reserves), `None` when it overflows.
+    pub(crate) fn bytes(joints: usize, turning: usize, moving: usize) -> Option<usize> {
+        let poses = joints.checked_mul(5 * size_of::<Motionx8>() + 2)?;
+        let offsets = turning
+            .checked_mul(size_of::<TurnOffsetx8>() + size_of::<Vec3x8>())?
+            .checked_add(moving.checked_mul(size_of::<ShiftOffsetx8>() + size_of::<Vec3x8>())?)?;
+        poses.checked_add(offsets)
+    }
+
+    /// [`PackScratch::new`], every vector reserved with `try_reserve`: an
+    /// [`crate::Error::Size`] (nothing kept) when the memory cannot be had.
+    pub(crate) fn try_new(
+        rest: &[Motionx8],
+        turning: usize,
+        moving: usize,
+    ) -> crate::Result<PackScratch> {
+        use crate::error::try_vec;
+        let v = || -> crate::Result<Vec<Motionx8>> {
+            let mut p = try_vec("a worker's scratch poses", rest.len(), Motionx8::REST)?;
+            p.copy_from_slice(rest);
+            Ok(p)
+        };
+        Ok(PackScratch {
+            a: v()?,
+            b: v()?,
+            shown: v()?,
+            old_a: v()?,
+            kept_turns: try_vec("a worker's scratch", turning, TurnOffsetx8::ZERO)?,
+            kept_shifts: try_vec("a worker's scratch", moving, ShiftOffsetx8::ZERO)?,
+            kept_poses: v()?,
+            kept_dead_flips: try_vec("a worker's scratch", rest.len(), 0)?,
+            kept_ab_flips: try_vec("a worker's scratch", rest.len(), 0)?,
+            kept_fit_rot: try_vec("a worker's scratch", turning, Vec3x8::ZERO)?,
+            kept_fit_pos: try_vec("a worker's scratch", moving, Vec3x8::ZERO)?,
+        })
+    }
+
+    /// For `turning` turn offsets and `moving` shift offsets per pack (the
+    /// fallback of `Kit::with` of the step's tasks for a thread outside the pool the
+    /// crowd reserved for, which a step never meets: it reserves one
+    /// scratch per worker of the pool it runs on, fallibly, first).
     pub(crate) fn new(rest: &[Motionx8], turning: usize, moving: usize) -> PackScratch {
         let v = || rest.to_vec();
         PackScratch {
@@ -50,16 +92,38 @@ impl PackScratch {
     }
 }
 
-/// Runs `f` with the calling rayon worker's scratch: each worker has its
-/// own, so the lock is never contended; a thread outside the pool it was
-/// sized for gets a new one from `make`.
-pub(crate) fn with_scratch<R>(
-    scratch: &[Mutex<PackScratch>],
-    make: impl Fn() -> PackScratch,
-    f: impl FnOnce(&mut PackScratch) -> R,
-) -> R {
-    match rayon::current_thread_index().and_then(|t| scratch.get(t)) {
-        Some(m) => f(&mut m.lock().unwrap_or_else(|e| e.into_inner())),
-        None => f(&mut make()),
+/// The scratch of the threads that run a crowd's packs, kept across
+/// frames: one for each rayon worker of the pool the crowd steps in (by
+/// thread index, so its lock is never contended), and those made for
+/// other threads (a caller's own, [`crate::crowd::PackRange::run`]), kept
+/// for the next time one runs.
+#[derive(Default)]
+pub(crate) struct Scratches {
+    pub(crate) workers: Vec<Mutex<PackScratch>>,
+    pub(crate) spare: Mutex<Vec<PackScratch>>,
+}
+
+impl Scratches {
+    /// Runs `f` with the calling thread's scratch: a rayon worker's own;
+    /// for any other thread a spare one, made by `make` when none is
+    /// free.
+    pub(crate) fn with<R>(
+        &self,
+        make: impl Fn() -> PackScratch,
+        f: impl FnOnce(&mut PackScratch) -> R,
+    ) -> R {
+        if let Some(m) = rayon::current_thread_index().and_then(|t| self.workers.get(t)) {
+            return f(&mut lock(m));
+        }
+        let mut s = lock(&self.spare).pop().unwrap_or_else(make);
+        let r = f(&mut s);
+        lock(&self.spare).push(s);
+        r
     }
+}
+
+/// `m` locked (a poisoned lock is taken as it is: scratch holds nothing
+/// that outlives a pack).
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
 }

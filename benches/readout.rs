@@ -1,0 +1,286 @@
+//! Readout (issue 27): world poses copied into a caller's memory, against a
+//! copy of the bytes written, on 1 and 2 threads. 10,000 characters × 32
+//! crowd joints of the embedded CMU clip (a driven crowd, transitions under
+//! way), so 320,000 elements: 3.84 MB of positions, 5.12 MB of rotations,
+//! 20.5 MB of 4x4 matrices.
+//!
+//! - `copy/<bytes>B/<t>t`: `copy_from_slice` of as many elements of that
+//!   size, split into `t` halves on a pool of `t` threads: the floor.
+//! - `positions_into`, `velocities_into`, `angular_velocities_into` into
+//!   `[f32; 3]`, `rotations_into` into `[f32; 4]` (`x, y, z, w`), the
+//!   whole crowd, on the pool.
+//! - `read_world_positions`: every world position read and summed, nothing
+//!   written: the reads a readout of positions cannot avoid (96 of each
+//!   416-byte pack-joint), against the same copy.
+//! - `output_positions`, `output_rotations`, `output_transforms` (into
+//!   `[f32; 16]`: a matrix built per element, not a copy) over
+//!   `world_packed()`; `stream_write_into`: a `Vec3Stream` of 320,000
+//!   elements into `[f32; 3]`.
+//!
+//! `cargo bench --bench readout` runs them under criterion. With
+//! `KINEFORM_ROUNDS=9` it runs them instead in 9 interleaved rounds (every
+//! case once per round, the best of a few short repetitions) and prints each
+//! case's median and its ratio to the copy of its bytes on its threads,
+//! taken within each round (median over rounds). `KINEFORM_CASES=a,b`
+//! keeps the cases whose names contain `a` or `b` (and their copies).
+
+mod common;
+use common::*;
+
+use criterion::{Criterion, Throughput};
+use kineform::crowd::{ClipLibrary, Crowd, CrowdConfig, Wander, WanderConfig};
+use kineform::lanes::F32x8;
+use kineform::reference::Vec3;
+use kineform::stream::Vec3Stream;
+use rayon::prelude::*;
+use std::hint::black_box;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+const CHARACTERS: usize = 10_000;
+
+struct Case {
+    name: String,
+    bytes: usize,
+    pool: Arc<rayon::ThreadPool>,
+    /// Index of the copy case of the same bytes and threads.
+    copy: Option<usize>,
+    run: Box<dyn FnMut() + Send>,
+}
+
+impl Case {
+    fn time(&mut self, iters: u64) -> Duration {
+        let run = &mut self.run;
+        self.pool.install(move || {
+            let t = Instant::now();
+            for _ in 0..iters {
+                run();
+            }
+            t.elapsed()
+        })
+    }
+
+    /// The best microseconds per run of repetitions of about 1 ms filling
+    /// `budget` (short, so that most miss the other tenants' time slices).
+    fn best(&mut self, budget: Duration) -> f64 {
+        let once = self.time(1).max(Duration::from_nanos(100));
+        let iters = (Duration::from_millis(1).as_nanos() / once.as_nanos()).max(1) as u64;
+        let reps = (budget.as_nanos() / (once.as_nanos() * iters as u128)).clamp(5, 100);
+        (0..reps)
+            .map(|_| self.time(iters).as_secs_f64() * 1e6 / iters as f64)
+            .fold(f64::INFINITY, f64::min)
+    }
+}
+
+/// `dst = src` in `threads` halves (one per thread of the pool it runs on).
+fn copy<E: Copy + Send + Sync>(dst: &mut [E], src: &[E], threads: usize) {
+    let per = dst.len().div_ceil(threads);
+    dst.par_chunks_mut(per)
+        .zip(src.par_chunks(per))
+        .for_each(|(d, s)| d.copy_from_slice(black_box(s)));
+}
+
+fn copy_case<E: Copy + Send + Sync + 'static>(
+    cases: &mut Vec<Case>,
+    n: usize,
+    e: E,
+    pool: &Arc<rayon::ThreadPool>,
+) -> usize {
+    let t = pool.current_num_threads();
+    let (src, mut dst) = (vec![e; n], vec![e; n]);
+    cases.push(Case {
+        name: format!("copy/{}B/{t}t", size_of::<E>()),
+        bytes: n * size_of::<E>(),
+        pool: pool.clone(),
+        copy: None,
+        run: Box::new(move || copy(&mut dst, &src, t)),
+    });
+    cases.len() - 1
+}
+
+fn all_cases() -> Vec<Case> {
+    let library = ClipLibrary::from_bvh(&kineform::data::default_clip()).expect("library");
+    let cfg = CrowdConfig {
+        characters: CHARACTERS,
+        ..Default::default()
+    };
+    let mut crowd = Crowd::new(&library, cfg).expect("crowd");
+    let mut wander = Wander::new(CHARACTERS, WanderConfig::default());
+    for _ in 0..120 {
+        wander.update(&mut crowd, 1.0 / 60.0).expect("driver");
+        crowd.step(1.0 / 60.0).expect("step");
+    }
+    let crowd = Arc::new(crowd);
+    let n = CHARACTERS * crowd.skeleton().len();
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let stream = Arc::new(
+        Vec3Stream::from_elems(
+            &(0..n)
+                .map(|i| Vec3::new(i as f32, 0.5, -(i as f32)))
+                .collect::<Vec<_>>(),
+        )
+        .expect("stream"),
+    );
+    let mut cases = Vec::new();
+    let mut counts = vec![1];
+    if threads > 1 {
+        counts.push(2);
+    }
+    for t in counts {
+        let p = Arc::new(pool(t));
+        let c12 = copy_case(&mut cases, n, [0.0f32; 3], &p);
+        let c16 = copy_case(&mut cases, n, [0.0f32; 4], &p);
+        let c64 = copy_case(&mut cases, n, [0.0f32; 16], &p);
+        type Read = fn(&Crowd, &mut [[f32; 3]]);
+        let reads: [(&str, Read); 3] = [
+            ("positions_into", |c, o| {
+                c.positions_into(0..CHARACTERS, o).expect("read")
+            }),
+            ("velocities_into", |c, o| {
+                c.velocities_into(0..CHARACTERS, o).expect("read")
+            }),
+            ("angular_velocities_into", |c, o| {
+                c.angular_velocities_into(0..CHARACTERS, o).expect("read")
+            }),
+        ];
+        for (name, read) in reads {
+            let (c, mut out) = (crowd.clone(), vec![[0.0f32; 3]; n]);
+            cases.push(Case {
+                name: format!("{name}/{t}t"),
+                bytes: n * 12,
+                pool: p.clone(),
+                copy: Some(c12),
+                run: Box::new(move || read(&c, &mut out)),
+            });
+        }
+        // The reads alone: every world position summed, nothing written
+        // (the part of the readout no transpose can remove).
+        let c = crowd.clone();
+        cases.push(Case {
+            name: format!("read_world_positions/{t}t"),
+            bytes: n * 12,
+            pool: p.clone(),
+            copy: Some(c12),
+            run: Box::new(move || {
+                let sum = c
+                    .world()
+                    .par_chunks(32 * c.skeleton().len())
+                    .map(|w| {
+                        w.iter()
+                            .fold(F32x8::ZERO, |a, m| a + m.pos.x + m.pos.y + m.pos.z)
+                    })
+                    .reduce(|| F32x8::ZERO, |a, b| a + b);
+                black_box(sum);
+            }),
+        });
+        let (c, mut out) = (crowd.clone(), vec![[0.0f32; 4]; n]);
+        cases.push(Case {
+            name: format!("rotations_into/{t}t"),
+            bytes: n * 16,
+            pool: p.clone(),
+            copy: Some(c16),
+            run: Box::new(move || c.rotations_into(0..CHARACTERS, &mut out).expect("read")),
+        });
+        let (c, mut out) = (crowd.clone(), vec![Vec3::ZERO; n]);
+        cases.push(Case {
+            name: format!("output_positions/{t}t"),
+            bytes: n * 12,
+            pool: p.clone(),
+            copy: Some(c12),
+            run: Box::new(move || {
+                kineform::output::positions(c.world_packed(), &mut out).expect("read")
+            }),
+        });
+        let (c, mut out) = (crowd.clone(), vec![[0.0f32; 4]; n]);
+        cases.push(Case {
+            name: format!("output_rotations/{t}t"),
+            bytes: n * 16,
+            pool: p.clone(),
+            copy: Some(c16),
+            run: Box::new(move || {
+                kineform::output::rotations(c.world_packed(), &mut out).expect("read")
+            }),
+        });
+        let (c, mut out) = (crowd.clone(), vec![[0.0f32; 16]; n]);
+        cases.push(Case {
+            name: format!("output_transforms/{t}t"),
+            bytes: n * 64,
+            pool: p.clone(),
+            copy: Some(c64),
+            run: Box::new(move || {
+                kineform::output::transforms(c.world_packed(), &mut out).expect("read")
+            }),
+        });
+        let (s, mut out) = (stream.clone(), vec![[0.0f32; 3]; n]);
+        cases.push(Case {
+            name: format!("stream_write_into/{t}t"),
+            bytes: n * 12,
+            pool: p.clone(),
+            copy: Some(c12),
+            run: Box::new(move || s.write_into(&mut out).expect("read")),
+        });
+    }
+    cases
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+fn rounds(n: usize, cases: &mut [Case], keep: &dyn Fn(&str) -> bool) {
+    let mut needed: Vec<bool> = cases.iter().map(|c| keep(&c.name)).collect();
+    for c in cases.iter().filter(|c| keep(&c.name)) {
+        if let Some(i) = c.copy {
+            needed[i] = true;
+        }
+    }
+    let mut times = vec![Vec::new(); cases.len()];
+    for round in 0..n {
+        for (i, c) in cases.iter_mut().enumerate() {
+            if needed[i] {
+                times[i].push(c.best(Duration::from_millis(150)));
+            }
+        }
+        eprintln!("[readout] round {} of {n} done", round + 1);
+    }
+    println!(
+        "| case | µs (median) | GB/s written | ratio to the copy of its bytes (median of rounds) |"
+    );
+    println!("| --- | --- | --- | --- |");
+    for (i, c) in cases.iter().enumerate() {
+        if !needed[i] {
+            continue;
+        }
+        let med = median(times[i].clone());
+        let gbs = c.bytes as f64 / med / 1e3;
+        let ratio = c.copy.map_or(String::new(), |k| {
+            let r = median((0..n).map(|r| times[i][r] / times[k][r]).collect());
+            format!("{r:.2}")
+        });
+        println!("| {} | {med:.1} | {gbs:.1} | {ratio} |", c.name);
+    }
+}
+
+fn main() {
+    banner("readout");
+    let filter = std::env::var("KINEFORM_CASES").unwrap_or_default();
+    let keep = move |name: &str| filter.split(',').any(|f| name.contains(f));
+    let mut cases = all_cases();
+    if let Some(n) = std::env::var("KINEFORM_ROUNDS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+    {
+        rounds(n, &mut cases, &keep);
+        return;
+    }
+    let mut c = Criterion::default().configure_from_args();
+    let mut g = c.benchmark_group("readout");
+    for case in cases.iter_mut().filter(|c| keep(&c.name)) {
+        g.throughput(Throughput::Bytes(case.bytes as u64));
+        let name = case.name.clone();
+        g.bench_function(name, |b| b.iter_custom(|iters| case.time(iters)));
+    }
+    g.finish();
+    c.final_summary();
+}

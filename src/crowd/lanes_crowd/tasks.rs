@@ -1,0 +1,566 @@
+//! A crowd's step, as a frame a caller can run on any threads: what
+//! ozz-animation's jobs are, thread-agnostic. [`Crowd::prepare`] plans the
+//! frame (the queued commands sorted, each pack's share of them, the
+//! characters that transition); the poses those characters would have
+//! shown are computed in batches of eight ([`PreparedStep::shown`]); then
+//! each pack's passes ([`PreparedStep::packs`]); then
+//! [`PreparedStep::finish`] gathers the events and the figures. Both
+//! middle parts hand out runs of work ([`ShownRange`], [`PackRange`]) that
+//! split into disjoint runs and run from any thread, each at most once;
+//! whatever was not run is run by the next part, so the frame always
+//! completes, and its output is bit-identical to [`Crowd::step`]'s for any
+//! split and any threads. [`Crowd::step`] runs the same parts on the
+//! current rayon pool.
+
+use core::ops::Range;
+
+use super::{Crowd, check_dt};
+use crate::crowd::command::Command;
+use crate::crowd::halflives::Fit;
+use crate::crowd::motion::{Motionx8, TurnOffsetx8};
+use crate::crowd::passes::{self, Ahead, PackScratch, Scratches, Shared, ShownBatches};
+use crate::crowd::store::{PackPlan, PackStore, Packs};
+use crate::crowd::{FrameStats, RootMotion, Sampling, Transition, VelocityCheck};
+use crate::error::Result;
+
+impl Crowd {
+    /// Advances every character by `dt` seconds (the game's frame time,
+    /// which may change from step to step), applies the queued commands,
+    /// and writes the world poses, on the current rayon pool: the frame
+    /// [`Crowd::prepare`] plans, its shown poses and its packs run by
+    /// rayon, then finished. Output is bit-identical for any number of
+    /// threads. Refuses a `dt` that is not finite and in `(0, 1000]`,
+    /// changing nothing; so is a step that would move a root (one not
+    /// given a root for this step) out of ±[`crate::limits::MAX_POSITION`]
+    /// ([`crate::Error::Character`]; re-centre the world with
+    /// [`Crowd::recenter`]), and scratch for the pool's threads that cannot
+    /// be had ([`crate::Error::Size`]).
+    pub fn step(&mut self, dt: f32) -> Result<FrameStats> {
+        check_dt(dt)?;
+        let mut frame = self.prepare(dt)?;
+        frame.shown().run_on_rayon();
+        frame.packs().run_on_rayon();
+        Ok(frame.finish())
+    }
+
+    /// Prepares a step of `dt` seconds for a caller to run on threads of
+    /// its own ([`PreparedStep`]): the queued commands are taken and
+    /// planned per pack, and nothing else changes until the frame's parts
+    /// run.
+    /// Refuses a `dt` that is not finite and in `(0, 1000]`, changing
+    /// nothing. The frame borrows the crowd until it is finished (or
+    /// dropped, which finishes it). Each part is a run of work that splits
+    /// into runs for as many threads or tasks as the caller likes:
+    ///
+    /// ```
+    /// # use kineform::crowd::{ClipLibrary, Crowd, CrowdConfig};
+    /// # let library = ClipLibrary::from_bvh(&kineform::data::default_clip())?;
+    /// # let mut crowd = Crowd::new(&library, CrowdConfig { characters: 100, ..Default::default() })?;
+    /// let mut frame = crowd.prepare(1.0 / 60.0)?;
+    /// std::thread::scope(|s| {
+    ///     for part in frame.shown().split(2) {
+    ///         s.spawn(move || part.run());
+    ///     }
+    /// });
+    /// std::thread::scope(|s| {
+    ///     for part in frame.packs().split(2) {
+    ///         s.spawn(move || part.run());
+    ///     }
+    /// });
+    /// let stats = frame.finish();
+    /// # assert_eq!(stats.commands, 0);
+    /// # Ok::<(), kineform::Error>(())
+    /// ```
+    ///
+    /// `examples/own_threads.rs` runs a crowd so. An engine's job system
+    /// hands the runs to its scoped tasks the same way (one `part.run()`
+    /// each). The runs' sizes are the caller's to choose: a pack of eight
+    /// characters of the CMU skeleton takes about 3 µs on one core of this
+    /// project's machines (PERF.md: 10,000 characters, 1,250 packs, in
+    /// about 4 ms on one thread), a batch of shown poses less.
+    pub fn prepare(&mut self, dt: f32) -> Result<PreparedStep<'_>> {
+        check_dt(dt)?;
+        // Issue 21: the root domain, and the workers' scratch reserved
+        // fallibly, before anything changes.
+        self.prepare_step(dt)?;
+        let commands = self.plan();
+        Ok(PreparedStep {
+            crowd: self,
+            dt,
+            commands,
+            finished: false,
+        })
+    }
+
+    /// The frame's plan: the queued commands sorted by character, and for
+    /// each pack its commands among them and where its transitioning
+    /// characters are among the frame's (whose shown poses get room);
+    /// every pack marked not run. Returns the number of commands given.
+    fn plan(&mut self) -> u32 {
+        self.queue.drain_sorted(&mut self.sorted);
+        let given = self
+            .sorted
+            .len()
+            .saturating_add(std::mem::take(&mut self.roots_given));
+        let (sorted, movers) = (&self.sorted, &mut self.shown.movers);
+        movers.clear();
+        let mut next = 0;
+        for (p, plan) in self.packs.plan.iter_mut().enumerate() {
+            let (from, first_mover) = (next, movers.len());
+            while next < sorted.len() && (sorted[next].0 as usize) < (p + 1) * 8 {
+                let c = sorted[next].0;
+                let moving = matches!(sorted[next].1, Command::Transition { .. });
+                if moving && movers.last() != Some(&c) {
+                    movers.push(c);
+                }
+                next += 1;
+            }
+            *plan = PackPlan {
+                commands: (from, next),
+                first_mover,
+            };
+        }
+        for r in &mut self.packs.result {
+            r.ran = false;
+        }
+        self.shown.plan(&self.rest);
+        u32::try_from(given).unwrap_or(u32::MAX)
+    }
+
+    /// What the frame's parts read (the shown poses left empty), and what
+    /// they change: the store and the shown poses.
+    fn parts(&mut self, dt: f32) -> (Shared<'_>, &mut PackStore, &mut passes::ShownPoses, Kit<'_>) {
+        let (world_ahead, kept_ahead) = self.ahead();
+        let Crowd {
+            cfg,
+            db,
+            skeleton,
+            rows,
+            tracks,
+            turning,
+            rest,
+            packs,
+            scratch,
+            sorted,
+            shown,
+            frames,
+            ..
+        } = self;
+        let sh = Shared {
+            parents: skeleton.parents(),
+            tracks,
+            rows,
+            commands: sorted,
+            shown: &[],
+            world_ahead,
+            kept_ahead,
+            packs: packs.count,
+            characters: cfg.characters,
+            first: *frames == 0,
+            frame: *frames,
+            dt,
+            check: cfg.velocity_check,
+            extract: cfg.root_motion == RootMotion::Extract,
+            fit: cfg.fit().map(Fit::new),
+            db,
+        };
+        let kit = Kit {
+            scratch,
+            rest,
+            turning: *turning,
+            moving: sh.db.moving_joints(),
+            cubic: cfg.sampling == Sampling::Cubic,
+            inert: cfg.transition == Transition::Inertialize,
+        };
+        (sh, packs, shown, kit)
+    }
+
+    /// Pack 0's world output (a head and a tail) and kept state (turn
+    /// offsets, or transition poses) as regions each pack prefetches for
+    /// the next while it runs ([`Shared::world_ahead`]): a third of the
+    /// world output in the first pass, the rest with the kept state in the
+    /// second (about twice as long), so that the fetching runs at about
+    /// the same rate through both.
+    fn ahead(&self) -> ([Ahead; 2], Ahead) {
+        let j = self.skeleton.len();
+        let parts = j - 1;
+        let region = |at: *const u8, len: usize| match len {
+            0 => Ahead::NONE,
+            _ => Ahead::new(at as usize, len, parts),
+        };
+        let kept = match self.cfg.transition {
+            Transition::Inertialize => region(
+                self.packs.turns.as_ptr().cast(),
+                self.turning * size_of::<TurnOffsetx8>(),
+            ),
+            Transition::DeadBlend => region(
+                self.packs.transition.as_ptr().cast(),
+                j * size_of::<Motionx8>(),
+            ),
+        };
+        let world_len = j * size_of::<Motionx8>();
+        let head = (world_len / 3).next_multiple_of(64).min(world_len);
+        let world: *const u8 = self.packs.world.as_ptr().cast();
+        let world = [
+            region(world, head),
+            region(world.wrapping_add(head), world_len - head),
+        ];
+        (world, kept)
+    }
+}
+
+/// What a run of work needs besides its data: the threads' scratch, how
+/// to make one, and which passes the crowd runs.
+#[derive(Clone, Copy)]
+struct Kit<'a> {
+    scratch: &'a Scratches,
+    rest: &'a [Motionx8],
+    turning: usize,
+    moving: usize,
+    cubic: bool,
+    inert: bool,
+}
+
+impl Kit<'_> {
+    /// Runs `f` with the calling thread's scratch ([`Scratches::with`]).
+    fn with<R>(&self, f: impl FnOnce(&mut PackScratch) -> R) -> R {
+        let make = || PackScratch::new(self.rest, self.turning, self.moving);
+        self.scratch.with(make, f)
+    }
+}
+
+/// Runs `$f::<CUBIC, INERT>($args)` for the kit's passes.
+macro_rules! dispatch {
+    ($kit:expr, $f:ident ($($arg:expr),*)) => {
+        match ($kit.cubic, $kit.inert) {
+            (false, true) => $f::<false, true>($($arg),*),
+            (false, false) => $f::<false, false>($($arg),*),
+            (true, true) => $f::<true, true>($($arg),*),
+            (true, false) => $f::<true, false>($($arg),*),
+        }
+    };
+}
+
+/// A crowd's step prepared for a caller's threads ([`Crowd::prepare`]), as
+/// ozz-animation's jobs are: thread-agnostic. Its parts, in order: the
+/// poses that the characters starting a transition would have shown
+/// ([`PreparedStep::shown`], batches of eight characters from any packs),
+/// each pack's passes ([`PreparedStep::packs`]), then
+/// [`PreparedStep::finish`], which gathers the events and the figures.
+/// Both middle parts hand out runs of work ([`ShownRange`],
+/// [`PackRange`]) that split into disjoint runs and run from any thread,
+/// each batch and pack at most once; whatever was not run is run by the
+/// next part, on its calling thread, so the frame always completes, and
+/// its output is bit-identical to [`Crowd::step`]'s for any split and any
+/// threads ([`Crowd::step`] runs the same parts on the current rayon
+/// pool).
+///
+/// It holds the crowd until it is finished; dropped unfinished, it
+/// finishes the frame on the dropping thread (unless that thread is
+/// panicking), so the crowd never keeps half a step. Each thread that
+/// runs a part uses a scratch of about 75 KB for the CMU skeleton: a
+/// rayon worker its own, any other thread one the crowd keeps for it
+/// (made the first time it is needed).
+pub struct PreparedStep<'c> {
+    crowd: &'c mut Crowd,
+    dt: f32,
+    commands: u32,
+    finished: bool,
+}
+
+impl PreparedStep<'_> {
+    /// The step, seconds.
+    pub fn dt(&self) -> f32 {
+        self.dt
+    }
+
+    /// The poses that the frame's transitioning characters would have
+    /// shown without their commands, where their transitions start: a run
+    /// of batches of eight characters (from any packs) to split among
+    /// threads, empty when no character transitions. Each batch is
+    /// computed at most once, whatever runs it; batches not run by the
+    /// time [`PreparedStep::packs`] is called are computed there.
+    pub fn shown(&mut self) -> ShownRange<'_> {
+        let (sh, store, shown, kit) = self.crowd.parts(self.dt);
+        let joints = sh.parents.len();
+        ShownRange {
+            sh,
+            store,
+            batches: shown.all_mut(joints),
+            kit,
+        }
+    }
+
+    /// Every pack of the crowd, to step: a run to split among threads.
+    /// The shown poses not computed yet are computed first, on this
+    /// thread. Each pack steps at most once, whatever runs it; packs not
+    /// run by the time [`PreparedStep::finish`] is called are run there.
+    pub fn packs(&mut self) -> PackRange<'_> {
+        self.shown().run();
+        let (mut sh, store, shown, kit) = self.crowd.parts(self.dt);
+        sh.shown = &shown.poses;
+        PackRange {
+            sh,
+            packs: store.all_mut(),
+            kit,
+        }
+    }
+
+    /// Finishes the frame: whatever has not run yet runs here, then the
+    /// step's events ([`Crowd::events`]) and its figures, the same as
+    /// [`Crowd::step`]'s.
+    pub fn finish(mut self) -> FrameStats {
+        self.complete()
+    }
+
+    fn complete(&mut self) -> FrameStats {
+        self.packs().run();
+        self.finished = true;
+        let crowd = &mut *self.crowd;
+        crowd.frames += 1;
+        crowd.collect_events();
+        let mut stats = FrameStats {
+            commands: self.commands,
+            ..FrameStats::default()
+        };
+        let mut check = VelocityCheck::default();
+        for r in &crowd.packs.result {
+            stats.transitions += r.transitions;
+            check.merge(&r.check);
+        }
+        stats.velocity = check;
+        stats
+    }
+}
+
+impl core::fmt::Debug for PreparedStep<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("PreparedStep")
+            .field("dt", &self.dt)
+            .field("commands", &self.commands)
+            .field("packs", &self.crowd.packs.count)
+            .finish_non_exhaustive()
+    }
+}
+
+impl core::fmt::Debug for ShownRange<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("ShownRange")
+            .field("batches", &self.batches())
+            .finish_non_exhaustive()
+    }
+}
+
+impl core::fmt::Debug for PackRange<'_> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("PackRange")
+            .field("packs", &self.packs())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Drop for PreparedStep<'_> {
+    fn drop(&mut self) {
+        if !self.finished && !std::thread::panicking() {
+            self.complete();
+        }
+    }
+}
+
+/// A run of a prepared frame's batches of shown poses
+/// ([`PreparedStep::shown`]): split it into disjoint runs, run each from
+/// any thread.
+pub struct ShownRange<'f> {
+    sh: Shared<'f>,
+    store: &'f PackStore,
+    batches: ShownBatches<'f>,
+    kit: Kit<'f>,
+}
+
+impl<'f> ShownRange<'f> {
+    /// The batches of the run, numbered from 0 in the frame.
+    pub fn batches(&self) -> Range<usize> {
+        self.batches.range()
+    }
+
+    /// Number of batches.
+    pub fn len(&self) -> usize {
+        self.batches().len()
+    }
+
+    /// Whether the run has no batch.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The first `mid` batches (all of them if `mid` is past the end) and
+    /// the rest.
+    pub fn split_at(self, mid: usize) -> (ShownRange<'f>, ShownRange<'f>) {
+        let ShownRange {
+            sh,
+            store,
+            batches,
+            kit,
+        } = self;
+        let (a, b) = batches.split_at(mid);
+        let part = |batches| ShownRange {
+            sh,
+            store,
+            batches,
+            kit,
+        };
+        (part(a), part(b))
+    }
+
+    /// The run in `parts` runs as equal as can be (sizes differ by at most
+    /// one; some empty when there are fewer batches than parts; one part
+    /// when `parts` is 0).
+    pub fn split(self, parts: usize) -> impl Iterator<Item = ShownRange<'f>> {
+        split_into(self, parts, ShownRange::len, ShownRange::split_at)
+    }
+
+    /// Computes the run's batches (those not computed yet), on this
+    /// thread.
+    pub fn run(self) {
+        if self.is_empty() {
+            return;
+        }
+        let ShownRange {
+            sh,
+            store,
+            batches,
+            kit,
+        } = self;
+        kit.with(|s| dispatch!(kit, run_shown(batches, &sh, store, s)));
+    }
+
+    /// Runs the batches on the current rayon pool.
+    fn run_on_rayon(self) {
+        if !self.is_empty() {
+            use rayon::iter::ParallelIterator;
+            rayon::iter::split(self, |r| halve(r, ShownRange::len, ShownRange::split_at))
+                .for_each(ShownRange::run);
+        }
+    }
+}
+
+fn run_shown<const CUBIC: bool, const INERT: bool>(
+    batches: ShownBatches,
+    sh: &Shared,
+    store: &PackStore,
+    scratch: &mut PackScratch,
+) {
+    batches.run::<CUBIC, INERT>(sh, store, scratch)
+}
+
+/// A run of a prepared frame's packs ([`PreparedStep::packs`]): split it
+/// into disjoint runs, run each from any thread.
+pub struct PackRange<'f> {
+    sh: Shared<'f>,
+    packs: Packs<'f>,
+    kit: Kit<'f>,
+}
+
+impl<'f> PackRange<'f> {
+    /// The packs of the run (pack `p` holds characters `8p .. 8p + 8`).
+    pub fn packs(&self) -> Range<usize> {
+        self.packs.range()
+    }
+
+    /// The characters of the run.
+    pub fn characters(&self) -> Range<usize> {
+        let (p, n) = (self.packs(), self.sh.characters);
+        (p.start * 8).min(n)..(p.end * 8).min(n)
+    }
+
+    /// Number of packs.
+    pub fn len(&self) -> usize {
+        self.packs().len()
+    }
+
+    /// Whether the run has no pack.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The first `mid` packs (all of them if `mid` is past the end) and
+    /// the rest.
+    pub fn split_at(self, mid: usize) -> (PackRange<'f>, PackRange<'f>) {
+        let PackRange { sh, packs, kit } = self;
+        let (a, b) = packs.split_at(mid);
+        (
+            PackRange { sh, packs: a, kit },
+            PackRange { sh, packs: b, kit },
+        )
+    }
+
+    /// The run in `parts` runs as equal as can be (sizes differ by at most
+    /// one; some empty when there are fewer packs than parts; one part
+    /// when `parts` is 0).
+    pub fn split(self, parts: usize) -> impl Iterator<Item = PackRange<'f>> {
+        split_into(self, parts, PackRange::len, PackRange::split_at)
+    }
+
+    /// Steps the run's packs (those not stepped yet), in order, on this
+    /// thread.
+    pub fn run(self) {
+        if self.is_empty() {
+            return;
+        }
+        let PackRange { sh, packs, kit } = self;
+        kit.with(|s| dispatch!(kit, run_packs(packs, &sh, s)));
+    }
+
+    /// Runs the packs on the current rayon pool.
+    fn run_on_rayon(self) {
+        use rayon::iter::ParallelIterator;
+        rayon::iter::split(self, |r| halve(r, PackRange::len, PackRange::split_at))
+            .for_each(PackRange::run);
+    }
+}
+
+fn run_packs<const CUBIC: bool, const INERT: bool>(
+    mut packs: Packs,
+    sh: &Shared,
+    scratch: &mut PackScratch,
+) {
+    for i in 0..packs.range().len() {
+        if !packs.ran(i) {
+            passes::step_pack::<CUBIC, INERT>(sh, packs.pack(i), scratch);
+        }
+    }
+}
+
+/// `run` in two halves for rayon's splitting (none when it has one item).
+fn halve<T>(run: T, len: fn(&T) -> usize, split_at: fn(T, usize) -> (T, T)) -> (T, Option<T>) {
+    match len(&run) {
+        0 | 1 => (run, None),
+        n => {
+            let (a, b) = split_at(run, n / 2);
+            (a, Some(b))
+        }
+    }
+}
+
+/// `run` in `parts` runs whose lengths differ by at most one, the longer
+/// first (one when `parts` is 0).
+fn split_into<T>(
+    run: T,
+    parts: usize,
+    len: fn(&T) -> usize,
+    split_at: fn(T, usize) -> (T, T),
+) -> impl Iterator<Item = T> {
+    let parts = parts.max(1);
+    let n = len(&run);
+    let (mut rest, mut k) = (Some(run), 0);
+    std::iter::from_fn(move || {
+        let run = rest.take()?;
+        k += 1;
+        if k == parts {
+            return Some(run);
+        }
+        let (this, after) = split_at(run, n / parts + usize::from(k <= n % parts));
+        rest = Some(after);
+        Some(this)
+    })
+}

@@ -1,0 +1,42 @@
+//! What every pack's frame reads that is not the pack's own state
+//! ([`Shared`]): the clips, the skeleton, the frame's commands and shown
+//! poses, the step and the crowd's settings.
+
+use super::ahead::Ahead;
+use crate::crowd::command::Command;
+use crate::crowd::halflives::Fit;
+use crate::crowd::motion::{Motionx8, Track};
+use crate::crowd::state::ClipRows;
+use crate::database::Database;
+
+/// Everything a pack's frame (and a batch of shown poses) reads that is
+/// not the pack's own state ([`crate::crowd::store::Pack`]).
+#[derive(Clone, Copy)]
+pub(crate) struct Shared<'a> {
+    pub db: &'a Database,
+    pub parents: &'a [i32],
+    pub tracks: &'a [Track],
+    pub rows: &'a [ClipRows],
+    /// The frame's commands, sorted by character (each pack's are its
+    /// [`crate::crowd::store::PackPlan::commands`]).
+    pub commands: &'a [(u32, Command)],
+    /// The poses the frame's transitioning characters would have shown
+    /// (empty while they are computed).
+    pub shown: &'a [Motionx8],
+    /// Pack 0's world output (a head and a tail) and kept state (turn
+    /// offsets or transition poses) as regions to prefetch, in parts of one
+    /// per clip joint; a pack prefetches the next pack's while it runs.
+    pub world_ahead: [Ahead; 2],
+    pub kept_ahead: Ahead,
+    pub packs: usize,
+    pub characters: usize,
+    /// The crowd's first step (no previous output to check against).
+    pub first: bool,
+    pub frame: u64,
+    pub dt: f32,
+    pub check: bool,
+    pub extract: bool,
+    /// Dead blending's half-lives fitted per joint and axis, with the
+    /// fit's parameters; `None` for one half-life per transition.
+    pub fit: Option<Fit>,
+}

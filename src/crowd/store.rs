@@ -1,0 +1,286 @@
+//! Per-pack state's one home: [`PackStore`], everything the 8-lane crowd
+//! keeps or schedules for each pack of eight characters, and the views it
+//! hands out to change it: a run of packs ([`Packs`]), which splits into
+//! disjoint runs for threads and hands out each of its packs ([`Pack`],
+//! what a pack's step gets). To read, a field is indexed by pack (`one`
+//! fields) or gives a pack's row ([`Rows::pack`]), as the shown poses
+//! gather theirs.
+//!
+//! The store is declared once, in the `pack_store!` list at the end of
+//! this file: a field is either `one` item per pack (a pack's [`Statex8`])
+//! or `rows` of items per pack (a row per joint, per turning joint, ...:
+//! [`Rows`], whose length per pack is fixed when the crowd is built, 0 for
+//! a feature the crowd does not use). Adding a feature's state (a layer's
+//! sources, a level-of-detail schedule) is one line of that list and its
+//! allocation in `lanes_crowd::construct`; every view then has it, and a
+//! pass reads it from the [`Pack`] it is given (`pack.layers`), with no new
+//! vector threaded through the step. Each field is still its own array in
+//! memory, pack-major, as the passes' prefetching and the caller's
+//! [`Crowd::world`](super::Crowd::world) want.
+
+use super::Root;
+use super::command::Command;
+use super::motion::{Motionx8, RootMotionx8, ShiftOffsetx8, TurnOffsetx8};
+use super::state::Statex8;
+use crate::lanes::Vec3x8;
+
+/// `per` items for each pack, pack-major, in one allocation; `per` is
+/// fixed when the crowd is built and may be 0 (a feature the crowd does
+/// not use keeps nothing). Reads as the whole pack-major slice.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Rows<T> {
+    items: Vec<T>,
+    per: usize,
+}
+
+impl<T> Rows<T> {
+    /// `items` cut into `packs` equal rows (`packs` > 0; an empty `items`
+    /// gives rows of 0 items).
+    pub(crate) fn new(items: Vec<T>, packs: usize) -> Rows<T> {
+        let per = items.len() / packs.max(1);
+        debug_assert_eq!(per * packs, items.len(), "whole rows per pack");
+        Rows { items, per }
+    }
+
+    /// Items per pack.
+    pub(crate) fn per(&self) -> usize {
+        self.per
+    }
+
+    /// Pack `p`'s row.
+    pub(crate) fn pack(&self, p: usize) -> &[T] {
+        &self.items[p * self.per..][..self.per]
+    }
+
+    /// Every pack's row, to change, as a run to split.
+    fn all_mut(&mut self) -> RowsMut<'_, T> {
+        RowsMut {
+            items: &mut self.items,
+            per: self.per,
+        }
+    }
+}
+
+impl<T> core::ops::Deref for Rows<T> {
+    type Target = [T];
+    fn deref(&self) -> &[T] {
+        &self.items
+    }
+}
+
+impl<T> core::ops::DerefMut for Rows<T> {
+    fn deref_mut(&mut self) -> &mut [T] {
+        &mut self.items
+    }
+}
+
+/// A run of packs' rows of one field, to change.
+pub(crate) struct RowsMut<'a, T> {
+    items: &'a mut [T],
+    per: usize,
+}
+
+impl<'a, T> RowsMut<'a, T> {
+    /// The first `packs` packs' rows, and the rest.
+    fn split_at(self, packs: usize) -> (RowsMut<'a, T>, RowsMut<'a, T>) {
+        let (a, b) = self.items.split_at_mut(packs * self.per);
+        let per = self.per;
+        (RowsMut { items: a, per }, RowsMut { items: b, per })
+    }
+
+    /// Pack `i`'s row.
+    #[inline(always)]
+    fn pack(&mut self, i: usize) -> &mut [T] {
+        &mut self.items[i * self.per..][..self.per]
+    }
+}
+
+/// Declares [`PackStore`] and its views from one list of fields (see the
+/// module's docs): `one { name: Type, }` for one item per pack, `rows {
+/// name: Type, }` for rows of items per pack.
+macro_rules! pack_store {
+    (
+        one { $( $(#[$od:meta])* $o:ident: $ot:ty, )* }
+        rows { $( $(#[$rd:meta])* $r:ident: $rt:ty, )* }
+    ) => {
+        /// Everything the crowd keeps or schedules per pack (the module's docs),
+        /// each field pack-major.
+        pub(crate) struct PackStore {
+            /// Number of packs.
+            pub(crate) count: usize,
+            $( $(#[$od])* pub(crate) $o: Vec<$ot>, )*
+            $( $(#[$rd])* pub(crate) $r: Rows<$rt>, )*
+        }
+
+        /// One pack's share of the store, to change: what its step gets.
+        pub(crate) struct Pack<'a> {
+            /// The pack's number (characters `8 index .. 8 index + 8`).
+            pub index: usize,
+            $( $(#[$od])* pub $o: &'a mut $ot, )*
+            $( $(#[$rd])* pub $r: &'a mut [$rt], )*
+        }
+
+        /// A run of packs' shares of the store, to change: splits into
+        /// disjoint runs, and hands out each of its packs.
+        pub(crate) struct Packs<'a> {
+            /// The first pack's number.
+            first: usize,
+            len: usize,
+            $( $o: &'a mut [$ot], )*
+            $( $r: RowsMut<'a, $rt>, )*
+        }
+
+        impl PackStore {
+            /// Whether every field holds `count` packs (rows of `per`).
+            pub(crate) fn is_whole(&self) -> bool {
+                true $( && self.$o.len() == self.count )*
+                    $( && self.$r.len() == self.$r.per() * self.count )*
+            }
+
+            /// Every pack's share, to change.
+            pub(crate) fn all_mut(&mut self) -> Packs<'_> {
+                Packs {
+                    first: 0,
+                    len: self.count,
+                    $( $o: &mut self.$o[..], )*
+                    $( $r: self.$r.all_mut(), )*
+                }
+            }
+        }
+
+        impl<'a> Packs<'a> {
+            /// The first `mid` packs (at most all) and the rest.
+            pub(crate) fn split_at(self, mid: usize) -> (Packs<'a>, Packs<'a>) {
+                let mid = mid.min(self.len);
+                $( let $o = self.$o.split_at_mut(mid); )*
+                $( let $r = self.$r.split_at(mid); )*
+                (
+                    Packs {
+                        first: self.first,
+                        len: mid,
+                        $( $o: $o.0, )*
+                        $( $r: $r.0, )*
+                    },
+                    Packs {
+                        first: self.first + mid,
+                        len: self.len - mid,
+                        $( $o: $o.1, )*
+                        $( $r: $r.1, )*
+                    },
+                )
+            }
+        }
+
+        impl Packs<'_> {
+            /// Pack `i` of the run (its first is 0), to change.
+            #[inline(always)]
+            pub(crate) fn pack(&mut self, i: usize) -> Pack<'_> {
+                Pack {
+                    index: self.first + i,
+                    $( $o: &mut self.$o[i], )*
+                    $( $r: self.$r.pack(i), )*
+                }
+            }
+        }
+    };
+}
+
+impl Packs<'_> {
+    /// The packs of the run.
+    pub(crate) fn range(&self) -> core::ops::Range<usize> {
+        self.first..self.first + self.len
+    }
+
+    /// Whether pack `i` of the run (its first is 0) has run this frame.
+    #[inline(always)]
+    pub(crate) fn ran(&self, i: usize) -> bool {
+        self.result[i].ran
+    }
+}
+
+/// What a pack's step is to do this frame, set before the packs run.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct PackPlan {
+    /// The pack's commands among the frame's sorted ones (`commands` of
+    /// the passes' `Shared`).
+    pub commands: (usize, usize),
+    /// Where the pack's transitioning characters' shown poses start among
+    /// the frame's (`shown` of the passes' `Shared`).
+    pub first_mover: usize,
+}
+
+impl PackPlan {
+    /// The pack's commands among the frame's `sorted` ones.
+    pub(crate) fn commands<'a>(&self, sorted: &'a [(u32, Command)]) -> &'a [(u32, Command)] {
+        &sorted[self.commands.0..self.commands.1]
+    }
+}
+
+/// What a pack's frame did (kept per pack in the store, merged in pack
+/// order when the frame finishes, so the figures are the same for any
+/// split of the packs).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct PackResult {
+    /// Whether the pack's step ran this frame.
+    pub ran: bool,
+    pub transitions: u32,
+    pub check: super::VelocityCheck,
+}
+
+pack_store! {
+    one {
+        /// The characters' playback state: sources, weight, transition,
+        /// root ([`Statex8`]).
+        states: Statex8,
+        /// The root translation the pack took out last step, where the
+        /// crowd extracts it.
+        root_motion: RootMotionx8,
+        /// Which characters were given a root since the last step (bit
+        /// `i` for character `8p + i`; the roots are in `roots`).
+        root_set: u8,
+        /// What happened last step, bits per lane: source A ended, source
+        /// B ended, a transition finished, a transition started.
+        events: [u8; 4],
+        /// This frame's work: the pack's commands and shown poses.
+        plan: PackPlan,
+        /// What the pack's step did this frame (and whether it ran).
+        result: PackResult,
+    }
+    rows {
+        /// Per joint, which characters' two-source blends take their
+        /// relative rotation negated (bit `i` for character `8p + i`):
+        /// chosen the short way round when the sources change at once (a
+        /// command, a wrap around a clip) and kept until then, so that a
+        /// blend stays continuous however far apart its sources turn (with
+        /// [`crate::Clip::with_continuous_rotations`]).
+        ab_flips: u8,
+        /// Inertialization's rotational offsets, one per turning joint
+        /// (none when dead blending).
+        turns: TurnOffsetx8,
+        /// Inertialization's positional offsets, one per joint whose
+        /// position moves (none when dead blending).
+        shifts: ShiftOffsetx8,
+        /// Dead blending's transition poses, one per joint (none when
+        /// inertializing).
+        transition: Motionx8,
+        /// Per joint, which characters' dead-blending relative rotations
+        /// are taken negated (bits): chosen the short way round at a
+        /// transition and kept until the next, so that they move
+        /// continuously ([`crate::reference::op_dead_blending`]).
+        dead_flips: u8,
+        /// Dead blending's fitted half-lives per axis, rotations: one per
+        /// turning joint, the rows of `turns` (none unless
+        /// [`super::DeadBlendHalflives::Fitted`]).
+        fit_rot: Vec3x8,
+        /// ... and positions: one per joint whose position moves, the rows
+        /// of `shifts`.
+        fit_pos: Vec3x8,
+        /// Roots given since the last step ([`super::Command::SetRoot`]),
+        /// eight per pack, valid where `root_set` says.
+        roots: Root,
+        /// The world output: joint `j` of the pack's characters at row
+        /// item `j` (read by the caller and by the next step's velocity
+        /// check).
+        world: Motionx8,
+    }
+}

@@ -1,0 +1,460 @@
+//! Lane packs into rows: the transposes behind every copy of lane output
+//! into a caller's memory ([`crate::output`], [`crate::stream::Stream::write_into`]
+//! and the crowd's `*_into`).
+//!
+//! A pack holds one joint of eight characters as one lane vector per
+//! component (`x` of the eight, then `y`, then `z`); a caller wants each
+//! character's joints in a row, `out[c * joints + j]`. Read lane by lane
+//! and stored element by element, that copy ran at 4.7 to 5.5x a plain copy
+//! of the bytes written for positions and 9 to 12x for rotations (PERF.md,
+//! "Issue 27", "Readout"): per element eight lane extractions and three or
+//! four scalar stores.
+//!
+//! Here two joints at a time are transposed in registers as one 8x8 block
+//! (`wide`'s `f32x8::transpose`: 24 shuffles with AVX): the six lane
+//! vectors of two positions (`x, y, z` of joint `j`, then of `j + 1`) give
+//! eight rows `[x y z x' y' z' _ _]`, one per character; the eight of two
+//! rotations give eight rows of two quaternions. Each row leaves the
+//! registers in one 32-byte store into a block of rows on the stack
+//! ([`BLOCK`] joints of eight characters; position rows overlap, the two
+//! spare floats being overwritten by the next pair or falling into the
+//! row's padding). The block's rows are then converted into the
+//! destination in the destination's own order, row after row, so the
+//! destination is written front to back, and where the conversion is a
+//! copy (`[f32; 3]`, `Vec3`, glam's and mint's vectors) the compiler makes
+//! it a plain vector copy. One 8x3 transpose per joint with 16-byte stores
+//! instead took 1.47x the time in cache (eight stores per joint where the
+//! pairs need four).
+//!
+//! While a pack is transposed, the crowd prefetches the lines of the next
+//! pack's field ([`prefetch_next`]): reading 96 of each 416-byte pack-joint
+//! of its world output is a stride the hardware prefetcher follows late
+//! (measured on a stand-alone copy of the 8x3 kernel, 10,000 characters:
+//! 287 µs without, 188 µs with). Reading those positions alone takes 1.2x
+//! a copy of the bytes a readout writes, which is why no readout of the
+//! crowd reaches a copy's speed (PERF.md, "Issue 27").
+
+use core::borrow::Borrow;
+use core::ops::Range;
+
+use crate::lanes::{F32x8, Quatx8, Vec3x8};
+use crate::reference::{Kform, Quat, Vec3};
+
+/// Joints per block of rows: the crowd's 32 joints in one block (3.3 KB of
+/// positions, 4.2 KB of rotations: L1-resident with the destination).
+pub(crate) const BLOCK: usize = 32;
+
+/// Floats per row of three-float elements: a block's elements and room for
+/// the last 8-float store (a single last joint's, at `3 * (BLOCK - 1)`).
+const S3: usize = 3 * BLOCK + 8;
+
+/// Floats per row of four-float elements, with room for a single last
+/// joint's 8-float store.
+const S4: usize = 4 * BLOCK + 4;
+
+/// Rows `k` of two positions: `[a.x, a.y, a.z, b.x, b.y, b.z, _, _]` of
+/// lane `k`, for each `k`.
+#[inline(always)]
+pub(crate) fn pair3(a: &Vec3x8, b: &Vec3x8) -> [F32x8; 8] {
+    F32x8::transpose([a.x, a.y, a.z, b.x, b.y, b.z, a.x, a.y])
+}
+
+/// Rows `k` of two rotations: `[a.w, a.x, a.y, a.z, b.w, b.x, b.y, b.z]`
+/// of lane `k`, for each `k`.
+#[inline(always)]
+pub(crate) fn pair4(a: &Quatx8, b: &Quatx8) -> [F32x8; 8] {
+    F32x8::transpose([a.w, a.x, a.y, a.z, b.w, b.x, b.y, b.z])
+}
+
+/// Starts loading into cache the lines of `field` of each joint of the
+/// pack that follows `pack` in memory (the one a copy reads next; past the
+/// last pack the addresses are only hints that read nothing).
+#[inline(always)]
+pub(crate) fn prefetch_next<T, V>(pack: &[T], field: impl Fn(&T) -> &V) {
+    let step = size_of_val(pack);
+    for t in pack {
+        let at = field(t) as *const V as usize + step;
+        let mut off = 0;
+        while off < size_of::<V>() {
+            crate::prefetch::to_l2_line(at + off);
+            off += 64;
+        }
+        crate::prefetch::to_l2_line(at + size_of::<V>() - 1);
+    }
+}
+
+/// Eight rows of up to [`BLOCK`] three-float elements: row `k` holds lane
+/// `k` of each joint of a block.
+pub(crate) struct Rows3([f32; 8 * S3]);
+
+/// Eight rows of up to [`BLOCK`] four-float elements.
+pub(crate) struct Rows4([f32; 8 * S4]);
+
+impl Rows3 {
+    pub(crate) fn new() -> Rows3 {
+        Rows3([0.0; 8 * S3])
+    }
+
+    /// Row `k`, column `jj` = lane `k` of `field(block[jj])`, for a block
+    /// of at most [`BLOCK`] joints. Pairs in order, so each store's two
+    /// spare floats are overwritten by the next pair's.
+    #[inline(always)]
+    fn fill<'a, T, V: Borrow<Vec3x8>>(&mut self, block: &'a [T], field: &impl Fn(&'a T) -> V) {
+        debug_assert!(block.len() <= BLOCK);
+        let block = &block[..block.len().min(BLOCK)];
+        let mut pairs = block.chunks_exact(2);
+        for (jp, two) in pairs.by_ref().enumerate() {
+            let (a, b) = (field(&two[0]), field(&two[1]));
+            for (k, row) in pair3(a.borrow(), b.borrow()).iter().enumerate() {
+                let at = k * S3 + 6 * jp;
+                self.0[at..at + 8].copy_from_slice(row.as_array());
+            }
+        }
+        if let [last] = pairs.remainder() {
+            let v = field(last);
+            for (k, row) in pair3(v.borrow(), v.borrow()).iter().enumerate() {
+                let at = k * S3 + 3 * (block.len() - 1);
+                self.0[at..at + 8].copy_from_slice(row.as_array());
+            }
+        }
+    }
+
+    /// The first `n` elements of row `k`.
+    #[inline(always)]
+    fn row(&self, k: usize, n: usize) -> impl Iterator<Item = Vec3> + '_ {
+        self.0[k * S3..k * S3 + 3 * n]
+            .chunks_exact(3)
+            .map(|v| Vec3::new(v[0], v[1], v[2]))
+    }
+}
+
+impl Rows4 {
+    pub(crate) fn new() -> Rows4 {
+        Rows4([0.0; 8 * S4])
+    }
+
+    /// As [`Rows3::fill`], four floats per element.
+    #[inline(always)]
+    fn fill<'a, T, V: Borrow<Quatx8>>(&mut self, block: &'a [T], field: &impl Fn(&'a T) -> V) {
+        debug_assert!(block.len() <= BLOCK);
+        let block = &block[..block.len().min(BLOCK)];
+        let mut pairs = block.chunks_exact(2);
+        for (jp, two) in pairs.by_ref().enumerate() {
+            let (a, b) = (field(&two[0]), field(&two[1]));
+            for (k, row) in pair4(a.borrow(), b.borrow()).iter().enumerate() {
+                let at = k * S4 + 8 * jp;
+                self.0[at..at + 8].copy_from_slice(row.as_array());
+            }
+        }
+        if let [last] = pairs.remainder() {
+            let q = field(last);
+            for (k, row) in pair4(q.borrow(), q.borrow()).iter().enumerate() {
+                let at = k * S4 + 4 * (block.len() - 1);
+                self.0[at..at + 8].copy_from_slice(row.as_array());
+            }
+        }
+    }
+
+    /// The first `n` elements of row `k`, as quaternions `(w, x, y, z)`.
+    #[inline(always)]
+    fn row(&self, k: usize, n: usize) -> impl Iterator<Item = Quat> + '_ {
+        self.0[k * S4..k * S4 + 4 * n]
+            .chunks_exact(4)
+            .map(|q| Quat::new(q[0], q[1], q[2], q[3]))
+    }
+}
+
+/// The rows of one pack's joints, block by block: for each block of
+/// [`BLOCK`] joints starting at `j0` with `n` of them, `fill(rows, j0, n)`
+/// fills the scratch rows and `emit(rows, k, dst)` converts row `k` into
+/// `dst`, the `n` elements of `out` at `(k - lanes.start) * joints + j0`.
+#[inline(always)]
+fn blocks<R, O>(
+    rows: &mut R,
+    joints: usize,
+    lanes: Range<usize>,
+    out: &mut [O],
+    fill: impl Fn(&mut R, usize, usize),
+    emit: impl Fn(&R, usize, &mut [O]),
+) {
+    debug_assert!(lanes.end <= 8 && out.len() == lanes.len() * joints);
+    for j0 in (0..joints).step_by(BLOCK) {
+        let n = (joints - j0).min(BLOCK);
+        fill(rows, j0, n);
+        for (r, k) in lanes.clone().enumerate() {
+            let at = r * joints + j0;
+            emit(rows, k, &mut out[at..at + n]);
+        }
+    }
+}
+
+/// `out[(k - lanes.start) * pack.len() + j] = O::from(lane k of
+/// field(&pack[j]))` for every joint `j` of one pack and every lane `k` of
+/// `lanes` (`lanes.end <= 8`; `out` has `lanes.len() * pack.len()`
+/// elements): a pack's characters' rows, in row order.
+#[inline(always)]
+pub(crate) fn pack_rows3<'a, T, V: Borrow<Vec3x8>, O: From<Vec3>>(
+    rows: &mut Rows3,
+    pack: &'a [T],
+    lanes: Range<usize>,
+    out: &mut [O],
+    field: impl Fn(&'a T) -> V,
+) {
+    blocks(
+        rows,
+        pack.len(),
+        lanes,
+        out,
+        |rows, j0, n| rows.fill(&pack[j0..j0 + n], &field),
+        |rows, k, dst| {
+            for (d, v) in dst.iter_mut().zip(rows.row(k, BLOCK)) {
+                *d = O::from(v);
+            }
+        },
+    );
+}
+
+/// [`pack_rows3`] for a quaternion field, converted with `From<Quat>`.
+#[inline(always)]
+pub(crate) fn pack_rows4<'a, T, V: Borrow<Quatx8>, O: From<Quat>>(
+    rows: &mut Rows4,
+    pack: &'a [T],
+    lanes: Range<usize>,
+    out: &mut [O],
+    field: impl Fn(&'a T) -> V,
+) {
+    blocks(
+        rows,
+        pack.len(),
+        lanes,
+        out,
+        |rows, j0, n| rows.fill(&pack[j0..j0 + n], &field),
+        |rows, k, dst| {
+            for (d, q) in dst.iter_mut().zip(rows.row(k, BLOCK)) {
+                *d = O::from(q);
+            }
+        },
+    );
+}
+
+/// Scratch rows of a position, a rotation and a scale.
+pub(crate) struct KformRows {
+    pos: Rows3,
+    rot: Rows4,
+    scl: Rows3,
+}
+
+impl KformRows {
+    pub(crate) fn new() -> KformRows {
+        KformRows {
+            pos: Rows3::new(),
+            rot: Rows4::new(),
+            scl: Rows3::new(),
+        }
+    }
+}
+
+/// [`pack_rows3`] for whole transforms: `O::from(Kform { pos, rot, scl,
+/// ..Kform::IDENTITY })` of each lane (velocities zero), from a joint's
+/// three lane fields.
+#[inline(always)]
+pub(crate) fn pack_rows_kform<'a, T, O: From<Kform>>(
+    rows: &mut KformRows,
+    pack: &'a [T],
+    lanes: Range<usize>,
+    out: &mut [O],
+    pos: impl Fn(&'a T) -> Vec3x8,
+    rot: impl Fn(&'a T) -> Quatx8,
+    scl: impl Fn(&'a T) -> Vec3x8,
+) {
+    blocks(
+        rows,
+        pack.len(),
+        lanes,
+        out,
+        |r, j0, n| {
+            let block = &pack[j0..j0 + n];
+            r.pos.fill(block, &pos);
+            r.rot.fill(block, &rot);
+            r.scl.fill(block, &scl);
+        },
+        |r, k, dst| {
+            let elems = r
+                .pos
+                .row(k, BLOCK)
+                .zip(r.rot.row(k, BLOCK))
+                .zip(r.scl.row(k, BLOCK));
+            for (d, ((pos, rot), scl)) in dst.iter_mut().zip(elems) {
+                *d = O::from(Kform {
+                    pos,
+                    rot,
+                    scl,
+                    ..Kform::IDENTITY
+                });
+            }
+        },
+    );
+}
+
+/// `out[8 p + k] = O::from(lane k of packs[p])` for as many elements as
+/// `out` has (at most `8 * packs.len()`): a stream of [`Vec3x8`] into its
+/// elements, pack by pack (one 8x8 transpose per pack, rows stored
+/// overlapping into a run of eight elements).
+pub(crate) fn runs3<O: From<Vec3>>(packs: &[Vec3x8], out: &mut [O]) {
+    let mut run = [0.0f32; 3 * 7 + 8];
+    for (o, p) in out.chunks_mut(8).zip(packs) {
+        for (k, row) in pair3(p, p).iter().enumerate() {
+            run[3 * k..3 * k + 8].copy_from_slice(row.as_array());
+        }
+        let elems = run.chunks_exact(3).map(|v| Vec3::new(v[0], v[1], v[2]));
+        for (d, v) in o.iter_mut().zip(elems) {
+            *d = O::from(v);
+        }
+    }
+}
+
+/// [`runs3`] for a stream of [`Quatx8`] (two packs per 8x8 transpose).
+pub(crate) fn runs4<O: From<Quat>>(packs: &[Quatx8], out: &mut [O]) {
+    for (o, p) in out.chunks_mut(16).zip(packs.chunks(2)) {
+        let rows = pair4(&p[0], p.last().unwrap_or(&p[0]));
+        let (a, b) = o.split_at_mut(o.len().min(8));
+        for (k, (d, row)) in a.iter_mut().zip(&rows).enumerate() {
+            let r = row.as_array();
+            *d = O::from(Quat::new(r[0], r[1], r[2], r[3]));
+            if let Some(d) = b.get_mut(k) {
+                *d = O::from(Quat::new(r[4], r[5], r[6], r[7]));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Lanes of distinct bit patterns, NaN payloads, subnormals and signed
+    /// zeros included, so a float moved to the wrong place or through an
+    /// arithmetic instruction shows.
+    fn pattern(seed: u32) -> [F32x8; 4] {
+        core::array::from_fn(|c| {
+            F32x8::new(core::array::from_fn(|k| {
+                let i = seed.wrapping_mul(97) + (c * 8 + k) as u32;
+                match i % 11 {
+                    0 => f32::from_bits(0x7fc0_0000 | i),
+                    1 => -0.0,
+                    2 => f32::from_bits(0x0000_0001 + i),
+                    _ => i as f32 * 0.5 - 40.0,
+                }
+            }))
+        })
+    }
+
+    fn b3(v: Vec3) -> [u32; 3] {
+        [v.x, v.y, v.z].map(f32::to_bits)
+    }
+
+    fn b4(q: Quat) -> [u32; 4] {
+        [q.w, q.x, q.y, q.z].map(f32::to_bits)
+    }
+
+    fn quats(n: u32, seed: u32) -> Vec<Quatx8> {
+        (0..n)
+            .map(|j| {
+                let [w, x, y, z] = pattern(j + seed);
+                Quatx8 { w, x, y, z }
+            })
+            .collect()
+    }
+
+    /// The pair transposes put lane `k` of each input in row `k`.
+    #[test]
+    fn pairs_are_the_lanes() {
+        for seed in 0..64 {
+            let [a, b, c, d] = pattern(seed);
+            let [e, f, g, h] = pattern(seed + 100);
+            let (p, q) = (Vec3x8 { x: a, y: b, z: c }, Vec3x8 { x: d, y: e, z: f });
+            let (r, s) = (
+                Quatx8 {
+                    w: a,
+                    x: b,
+                    y: c,
+                    z: d,
+                },
+                Quatx8 {
+                    w: e,
+                    x: f,
+                    y: g,
+                    z: h,
+                },
+            );
+            let (rows3, rows4) = (pair3(&p, &q), pair4(&r, &s));
+            for k in 0..8 {
+                let (r3, r4) = (rows3[k].to_array(), rows4[k].to_array());
+                assert_eq!(b3(Vec3::new(r3[0], r3[1], r3[2])), b3(p.lane(k)));
+                assert_eq!(b3(Vec3::new(r3[3], r3[4], r3[5])), b3(q.lane(k)));
+                assert_eq!(b4(Quat::new(r4[0], r4[1], r4[2], r4[3])), b4(r.lane(k)));
+                assert_eq!(b4(Quat::new(r4[4], r4[5], r4[6], r4[7])), b4(s.lane(k)));
+            }
+        }
+    }
+
+    /// Every joint count around the block size (odd ones end on a single
+    /// joint) and every lane range: the rows are the lanes, element by
+    /// element. Catches pairs filled last first (the overlapping stores
+    /// then clobber each next pair's `x`) and a single last joint left
+    /// out.
+    #[test]
+    fn pack_rows_are_the_lanes_for_every_shape() {
+        let mut r3 = Rows3::new();
+        let mut r4 = Rows4::new();
+        for joints in [1, 2, 3, 7, BLOCK - 1, BLOCK, BLOCK + 1, 2 * BLOCK + 5] {
+            let pack = quats(joints as u32, 0);
+            let v3 = |q: &Quatx8| Vec3x8 {
+                x: q.x,
+                y: q.w,
+                z: q.z,
+            };
+            let pos: Vec<Vec3x8> = pack.iter().map(v3).collect();
+            for lo in 0..8 {
+                for hi in lo..=8 {
+                    let n = (hi - lo) * joints;
+                    let mut p3 = vec![Vec3::ZERO; n];
+                    let mut p4 = vec![Quat::IDENTITY; n];
+                    prefetch_next(&pack, |q| q);
+                    pack_rows3(&mut r3, &pos, lo..hi, &mut p3, |v| v);
+                    pack_rows4(&mut r4, &pack, lo..hi, &mut p4, |q| *q);
+                    for r in 0..hi - lo {
+                        for j in 0..joints {
+                            let i = r * joints + j;
+                            assert_eq!(b3(p3[i]), b3(pos[j].lane(lo + r)), "{joints} {lo}..{hi}");
+                            assert_eq!(b4(p4[i]), b4(pack[j].lane(lo + r)), "{joints} {lo}..{hi}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn runs_are_the_lanes() {
+        let packs4 = quats(5, 9);
+        let packs3: Vec<Vec3x8> = packs4
+            .iter()
+            .map(|q| Vec3x8 {
+                x: q.x,
+                y: q.y,
+                z: q.z,
+            })
+            .collect();
+        for len in [0, 1, 7, 8, 9, 16, 33, 40] {
+            let mut o3 = vec![Vec3::ZERO; len];
+            let mut o4 = vec![Quat::IDENTITY; len];
+            runs3(&packs3, &mut o3);
+            runs4(&packs4, &mut o4);
+            for i in 0..len {
+                assert_eq!(b3(o3[i]), b3(packs3[i / 8].lane(i % 8)), "{len}: {i}");
+                assert_eq!(b4(o4[i]), b4(packs4[i / 8].lane(i % 8)), "{len}: {i}");
+            }
+        }
+    }
+}
