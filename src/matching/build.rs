@@ -180,7 +180,7 @@ impl ClipMotion {
 }
 
 /// What one database frame's features are made of (world space): what
-/// [`super::frame_inputs`] returns per frame.
+/// [`MatchDatabase::frame_inputs`](super::MatchDatabase::frame_inputs) returns per frame.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct FrameInputs {
     /// The clip frame it is.
