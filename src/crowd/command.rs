@@ -337,10 +337,15 @@ pub(crate) fn check_roots(characters: usize, first: usize, roots: &[Root]) -> Re
     Ok(())
 }
 
-/// Commands given since the last step, in the order given.
+/// Commands given since the last step, in the order given; `keys` is room
+/// for one `(character, index)` per command, reserved with them, which
+/// [`Queue::drain_sorted`] and [`Queue::recenter`] sort in place (a
+/// step's work allocates nothing that grows with the commands given:
+/// issue 21).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Queue {
     items: Vec<(u32, Command)>,
+    keys: Vec<(u32, u32)>,
 }
 
 impl Queue {
@@ -361,15 +366,34 @@ impl Queue {
         cmd.validate_in(library, cfg)
     }
 
-    /// Makes room for `n` more commands, or refuses with nothing queued.
+    /// Makes room for `n` more commands (and their sorting keys), or
+    /// refuses with nothing queued. A queue holds at most `u32::MAX`
+    /// commands.
     pub(crate) fn reserve(&mut self, n: usize) -> Result<()> {
-        self.items.try_reserve(n).map_err(|_| Error::Size {
+        let len = self.items.len();
+        let refused = || Error::Size {
             what: "command queue",
-            reason: format!(
-                "room for {n} more commands (after {}) could not be reserved",
-                self.items.len()
-            ),
-        })
+            reason: format!("room for {n} more commands (after {len}) could not be reserved"),
+        };
+        let total = len
+            .checked_add(n)
+            .filter(|&t| t <= u32::MAX as usize)
+            .ok_or_else(refused)?;
+        self.items.try_reserve(n).map_err(|_| refused())?;
+        self.keys
+            .try_reserve(total.saturating_sub(self.keys.len()))
+            .map_err(|_| refused())
+    }
+
+    /// Makes room in `into` for every queued command, for
+    /// [`Queue::drain_sorted`], or refuses with nothing changed.
+    pub(crate) fn reserve_drain(&self, into: &mut Vec<(u32, Command)>) -> Result<()> {
+        let n = self.items.len();
+        into.try_reserve(n.saturating_sub(into.len()))
+            .map_err(|_| Error::Size {
+                what: "the step's commands",
+                reason: format!("room for {n} commands could not be reserved"),
+            })
     }
 
     /// Whether a [`Command::SetRoot`] is queued for `character`.
@@ -385,14 +409,18 @@ impl Queue {
     /// 8-lane crowd keeps only the last root given, and both crowds judge
     /// the same roots (found by the `clips_from_values` fuzz target).
     pub(crate) fn recenter(&mut self, origin: crate::reference::Vec3) -> Result<()> {
-        let mut last: Vec<(u32, usize)> = (self.items.iter().enumerate())
-            .filter(|(_, (_, cmd))| matches!(cmd, Command::SetRoot(_)))
-            .map(|(i, (c, _))| (*c, i))
-            .collect();
+        // The keys' room is reserved with the commands: no allocation.
+        let last = &mut self.keys;
+        last.clear();
+        last.extend(
+            (self.items.iter().enumerate())
+                .filter(|(_, (_, cmd))| matches!(cmd, Command::SetRoot(_)))
+                .map(|(i, (c, _))| (*c, i as u32)),
+        );
         last.sort_unstable();
         for (k, &(c, i)) in last.iter().enumerate() {
             let later = last.get(k + 1).is_some_and(|&(next, _)| next == c);
-            if let (false, Command::SetRoot(r)) = (later, &self.items[i].1) {
+            if let (false, Command::SetRoot(r)) = (later, &self.items[i as usize].1) {
                 super::state::check_recentered_root(c as usize, r, origin)?;
             }
         }
@@ -420,12 +448,34 @@ impl Queue {
     }
 
     /// The queued commands sorted by character, each character's in the
-    /// order given (a stable sort), leaving the queue empty but keeping its
-    /// memory in `into`.
+    /// order given, into `into` (cleared first), leaving the queue empty
+    /// with its memory kept. Sorts `(character, index)` keys in place
+    /// (`sort_unstable` allocates nothing; a stable sort would allocate
+    /// half the queue), and allocates nothing when `into` has room for
+    /// every command ([`Queue::reserve_drain`]).
     pub(crate) fn drain_sorted(&mut self, into: &mut Vec<(u32, Command)>) {
         into.clear();
-        into.append(&mut self.items);
-        into.sort_by_key(|(c, _)| *c);
+        let keys = &mut self.keys;
+        keys.clear();
+        keys.extend(
+            self.items
+                .iter()
+                .enumerate()
+                .map(|(i, (c, _))| (*c, i as u32)),
+        );
+        keys.sort_unstable();
+        into.extend(keys.iter().map(|&(_, i)| self.items[i as usize]));
+        keys.clear();
+        self.items.clear();
+    }
+
+    /// Number of queued transitions: at least the number of characters
+    /// that start one in the next step.
+    pub(crate) fn transitions(&self) -> usize {
+        self.items
+            .iter()
+            .filter(|(_, cmd)| matches!(cmd, Command::Transition { .. }))
+            .count()
     }
 
     /// Number of queued commands.

@@ -349,13 +349,15 @@ impl Default for CrowdConfig {
 }
 
 /// Bytes a crowd of `characters` on `joints` crowd joints needs, about:
-/// its world output, its kept transition state and its schedules. Used to
-/// refuse sizes before allocating (the CLI says how much a size needs).
+/// its world output, its kept transition state, its schedules and room
+/// for a step's events (three per character). Used to refuse sizes before
+/// allocating (the CLI says how much a size needs).
 pub fn crowd_bytes(characters: usize, joints: usize) -> Option<usize> {
     let packs = characters.div_ceil(8);
     let per_pack = joints
         .checked_mul(size_of::<Motionx8>() * 2)?
-        .checked_add(size_of::<state::Statex8>() + 8 * size_of::<Root>() + 64)?;
+        .checked_add(size_of::<state::Statex8>() + 8 * size_of::<Root>() + 64)?
+        .checked_add(24 * size_of::<Event>())?;
     packs.checked_mul(per_pack)
 }
 

@@ -4,6 +4,7 @@
 //! single values"; velocities article, "Inertialization").
 
 use super::angular::{quat_from_scaled_angle_axis_dx, quat_to_scaled_angle_axis_dx};
+use super::deadblend::extrapolation_scale_cap;
 use super::kform::Kform;
 use super::math::{Quat, Vec3, clampf, exp_vec3, log_vec3, quat_abs, quat_from_scaled_angle_axis};
 use super::math::{quat_mul, quat_mul_inv, quat_mul_vec3, quat_to_scaled_angle_axis};
@@ -273,6 +274,12 @@ pub fn op_inertialize_offset(offset: &mut Pose, lhs: &Pose, rhs: &Pose) -> Resul
 /// `pos = in + off`, `rot = off_rot in`, `ang = R(off_rot) in.ang + off_ang`,
 /// `scl = in.scl off_scl`.
 ///
+/// Deviation: the scale's velocity offset carries it by `w1 v` capped as
+/// dead blending's extrapolation is ([`extrapolation_scale_cap`]: `m c`
+/// with `m = w1 v`, at rate `w3 v c³`), so a scale velocity of a clip with
+/// tiny frames played fast moves the scale by at most a factor of 2 per
+/// axis instead of overflowing to infinity.
+///
 /// The offset rotation goes through `quat_abs` first (edge-case table).
 ///
 /// Correction of the published code: `offset.ang` is the offset's angular
@@ -326,8 +333,10 @@ pub fn kform_inertialize(
     let off_saa = w0 * off_rot_saa + w1 * off_rot_rate;
     let off_rot = quat_from_scaled_angle_axis(off_saa);
     let off_ang = quat_from_scaled_angle_axis_dx(off_saa, w2 * off_rot_saa + w3 * off_rot_rate);
-    let off_scl = exp_vec3(w0 * off_log_scl + w1 * offset.svl);
-    let off_svl = w2 * off_log_scl + w3 * offset.svl;
+    let carried = w1 * offset.svl;
+    let c = extrapolation_scale_cap(carried);
+    let off_scl = exp_vec3(w0 * off_log_scl + carried * c);
+    let off_svl = w2 * off_log_scl + w3 * offset.svl * (c * c * c);
     Kform {
         pos: input.pos + off_pos,
         vel: input.vel + off_vel,

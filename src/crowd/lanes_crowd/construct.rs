@@ -102,7 +102,12 @@ impl Crowd {
     /// current rayon pool (build the crowd inside the pool it will step
     /// in); every part is reserved with `try_reserve`, and a refusal
     /// ([`Error::Size`]) says the part and the whole. A step on a pool with
-    /// more threads reserves their scratch first, refusing likewise.
+    /// more threads reserves their scratch first, refusing likewise. A game
+    /// that runs the frame on its own threads ([`Crowd::prepare`]) needs
+    /// none of the workers' scratch beyond the one each of its threads
+    /// makes: build the crowd inside a one-thread pool
+    /// (`rayon::ThreadPoolBuilder::new().num_threads(1).build()?.install(..)`)
+    /// so that only one is reserved.
     ///
     /// With the `log` feature the first crowd of a process logs which SIMD
     /// path runs, as a warning when the CPU could run a faster build
@@ -276,7 +281,7 @@ impl Crowd {
         debug_assert!(store.is_whole());
         Ok(Crowd {
             packs: store,
-            events: Vec::new(),
+            events: events_room(cfg.characters, cfg.layers.len())?,
             tracks,
             turning,
             layout,
@@ -298,6 +303,34 @@ impl Crowd {
             cfg,
         })
     }
+}
+
+/// An empty list of events with room for the most a step can have (per
+/// character, the ends of A and B, a finished transition and each layer's
+/// clip end: [`crate::crowd::output::push_events`]), reserved with
+/// `try_reserve` so that no step allocates for its events.
+pub(crate) fn events_room(characters: usize, layers: usize) -> Result<Vec<crate::crowd::Event>> {
+    let mut events = Vec::new();
+    let per = 3 + layers;
+    characters
+        .checked_mul(per)
+        .and_then(|n| events.try_reserve_exact(n).ok())
+        .ok_or(Error::Size {
+            what: "events",
+            reason: format!(
+                "room for {per} events for each of {characters} characters could not be reserved"
+            ),
+        })?;
+    Ok(events)
+}
+
+/// The machine's hardware threads, asked once per process: how many
+/// spare scratches a crowd keeps for a caller's threads. (On Linux
+/// `available_parallelism` reads the cgroup files, allocating: not
+/// something a frame should do.)
+fn machine_threads() -> usize {
+    static THREADS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *THREADS.get_or_init(|| std::thread::available_parallelism().map_or(1, |p| p.get()))
 }
 
 /// One scratch per thread of the current rayon pool in `scratch` (those
@@ -343,18 +376,9 @@ pub(crate) fn grow_scratch(
 }
 
 impl Crowd {
-    /// What the next step needs, checked before it changes anything: a
-    /// scratch for each thread of the current pool, reserved fallibly
-    /// ([`Error::Size`]); and each root it moves along its velocity
-    /// checked to stay within ±[`crate::limits::MAX_POSITION`], the domain
-    /// a command may set ([`Error::Character`] naming the first that would
-    /// leave it: re-centre the world with [`Crowd::recenter`]).
-    pub(super) fn prepare_step(&mut self, dt: f32) -> Result<()> {
-        let n = self.cfg.characters;
-        let set = &self.packs.root_set;
-        crate::crowd::state::check_roots_after(&self.packs.states, n, dt, |c| {
-            set[c / 8] & (1 << (c % 8)) != 0
-        })?;
+    /// A scratch for each thread of the current rayon pool, reserved
+    /// fallibly ([`Error::Size`]): what [`Crowd::step`] needs, and only it.
+    pub(super) fn reserve_workers(&mut self) -> Result<()> {
         let (turning, moving) = (self.turning, self.db.moving_joints());
         let layers = self.cfg.layers.len();
         grow_scratch(
@@ -362,6 +386,34 @@ impl Crowd {
             &self.rest,
             (turning, moving, layers),
         )
+    }
+
+    /// What the next step needs, checked before it changes anything: each
+    /// root it moves along its velocity checked to stay within
+    /// ±[`crate::limits::MAX_POSITION`], the domain a command may set
+    /// ([`Error::Character`] naming the first that would leave it:
+    /// re-centre the world with [`Crowd::recenter`]); room for the frame's
+    /// sorted commands and for the shown poses of every character a queued
+    /// transition names, and, for a frame run on a caller's threads
+    /// (`own_threads`), a spare scratch for the thread that holds it, all
+    /// reserved fallibly ([`Error::Size`]).
+    pub(super) fn prepare_step(&mut self, dt: f32, own_threads: bool) -> Result<()> {
+        let n = self.cfg.characters;
+        let set = &self.packs.root_set;
+        crate::crowd::state::check_roots_after(&self.packs.states, n, dt, |c| {
+            set[c / 8] & (1 << (c % 8)) != 0
+        })?;
+        self.queue.reserve_drain(&mut self.sorted)?;
+        let movers = self.queue.transitions().min(n);
+        self.shown.reserve(movers, self.skeleton.len())?;
+        if own_threads {
+            let (rest, turning, moving) = (&self.rest, self.turning, self.db.moving_joints());
+            let layers = self.cfg.layers.len();
+            let keep = machine_threads();
+            self.scratch
+                .reserve_spare(|| PackScratch::try_new(rest, turning, moving, layers), keep)?;
+        }
+        Ok(())
     }
 
     /// Moves the world's origin to `origin`: every character's root, the

@@ -30,8 +30,30 @@ pub(crate) struct ShownPoses {
 }
 
 impl ShownPoses {
+    /// Room for up to `movers` transitioning characters' batches of poses
+    /// of `joints` joints, reserved with `try_reserve` before a frame is
+    /// planned, so that [`ShownPoses::plan`] allocates nothing: an
+    /// [`crate::Error::Size`] with nothing changed when it cannot be had.
+    pub(crate) fn reserve(&mut self, movers: usize, joints: usize) -> crate::Result<()> {
+        let batches = movers.div_ceil(8);
+        let refused = || crate::Error::Size {
+            what: "the frame's shown poses",
+            reason: format!(
+                "poses of {joints} joints for {movers} transitioning characters could not be reserved"
+            ),
+        };
+        let poses = batches.checked_mul(joints).ok_or_else(refused)?;
+        fn room<T>(v: &mut Vec<T>, n: usize) -> Result<(), std::collections::TryReserveError> {
+            v.try_reserve(n.saturating_sub(v.len()))
+        }
+        room(&mut self.movers, movers)
+            .and_then(|_| room(&mut self.poses, poses))
+            .and_then(|_| room(&mut self.done, batches))
+            .map_err(|_| refused())
+    }
+
     /// Room for the batches of this frame's `movers` (none computed yet),
-    /// poses of `rest.len()` joints.
+    /// poses of `rest.len()` joints (reserved by [`ShownPoses::reserve`]).
     pub(crate) fn plan(&mut self, rest: &[Motionx8]) {
         let batches = self.movers.len().div_ceil(8);
         while self.poses.len() < batches * rest.len() {

@@ -7,12 +7,12 @@ use std::sync::Mutex;
 use super::{RefScratch, RefState, ReferenceCrowd};
 use crate::crowd::command::Queue;
 use crate::crowd::lanes_crowd::construct::{
-    clip_rows, crowd_skeleton, stated_bytes, try_vec, with_stated,
+    clip_rows, crowd_skeleton, events_room, stated_bytes, try_vec, with_stated,
 };
 use crate::crowd::layer::Layout;
 use crate::crowd::state::{LayerLanes, Statex8};
 use crate::crowd::store::EventBits;
-use crate::crowd::{ClipLibrary, CrowdConfig, FrameStats};
+use crate::crowd::{ClipLibrary, CrowdConfig, Event, FrameStats};
 use crate::database::Database;
 use crate::error::{Error, Result};
 use crate::reference::{self as r, Pose, Vec3};
@@ -159,7 +159,11 @@ impl ReferenceCrowd {
             ),
             (
                 "schedules",
-                packs.checked_mul(size_of::<Statex8>() + size_of::<(FrameStats, EventBits)>()),
+                packs.checked_mul(
+                    size_of::<Statex8>()
+                        + size_of::<(FrameStats, EventBits)>()
+                        + 8 * (3 + nl) * size_of::<Event>(),
+                ),
             ),
             (
                 "layers",
@@ -200,7 +204,15 @@ impl ReferenceCrowd {
             queue: Queue::default(),
             sorted: Vec::new(),
             scratch,
-            events: Vec::new(),
+            events: with_stated(events_room(cfg.characters, nl), total)?,
+            pack_stats: with_stated(
+                try_vec(
+                    "each pack's figures",
+                    packs,
+                    (FrameStats::default(), [0; 4 + crate::crowd::MAX_LAYERS]),
+                ),
+                total,
+            )?,
             rows,
             skeleton,
             library: library.clone(),

@@ -24,7 +24,7 @@ use super::state::{ClipRows, LayerLanes, LayerState, Statex8};
 use super::store::EventBits;
 use super::{CharacterState, Event, VelocityCheck};
 use super::{ClipEnd, ClipLibrary, CrowdConfig, FrameStats, Root, Source};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::reference::{Kform, Pose, Vec3};
 use crate::skeleton::Skeleton;
 use frame::{Crowdwide, reference_pack};
@@ -45,8 +45,12 @@ pub struct ReferenceCrowd {
     /// One scratch per rayon worker, kept across frames (reserved before
     /// each step, fallibly).
     scratch: Vec<Mutex<RefScratch>>,
-    /// The last step's events ([`super::Crowd::events`]).
+    /// The last step's events ([`super::Crowd::events`]), with room for
+    /// the most a step can have (reserved when the crowd is built).
     events: Vec<Event>,
+    /// Each pack's figures and event bits of the last step (kept, so that
+    /// a step allocates nothing that grows with the crowd).
+    pack_stats: Vec<(FrameStats, EventBits)>,
     frames: u64,
 }
 
@@ -308,26 +312,19 @@ impl ReferenceCrowd {
         super::state::check_roots_after(&self.states, n, dt, |c| queue.sets_root(c))?;
         let shape = (self.skeleton.len(), self.cfg.layers.len());
         construct::grow_ref_scratch(&mut self.scratch, shape)?;
-        self.sorted
-            .try_reserve(self.queue.len())
-            .map_err(|_| Error::Size {
-                what: "the step's commands",
-                reason: format!(
-                    "room for {} commands could not be reserved",
-                    self.queue.len()
-                ),
-            })?;
+        self.queue.reserve_drain(&mut self.sorted)?;
         // The frame's commands, by character.
         self.queue.drain_sorted(&mut self.sorted);
         let commands = self.sorted.len() as u32;
         // The packs, each its characters' frames one at a time.
-        let stats = self.packs(dt);
+        self.packs(dt);
+        let stats = &self.pack_stats;
         self.frames += 1;
         let mut total = FrameStats {
             commands,
             ..FrameStats::default()
         };
-        for (s, _) in &stats {
+        for (s, _) in stats {
             total.transitions += s.transitions;
             total.velocity.merge(&s.velocity);
         }
@@ -348,8 +345,8 @@ impl ReferenceCrowd {
 
     /// Every pack's frame ([`reference_pack`]) on the current rayon pool,
     /// with the frame's sorted commands; each pack's figures and event
-    /// bits.
-    fn packs(&mut self, dt: f32) -> Vec<(FrameStats, EventBits)> {
+    /// bits into `pack_stats` (nothing allocated).
+    fn packs(&mut self, dt: f32) {
         let nl = self.cfg.layers.len();
         let crowd = Crowdwide {
             cfg: &self.cfg,
@@ -359,23 +356,27 @@ impl ReferenceCrowd {
         };
         let frame = (&self.sorted[..], &self.rows[..], self.frames, dt);
         let scratch = &self.scratch[..];
-        // Each pack's layers (empty without: `chunks_mut` refuses 0).
-        let layers: Vec<&mut [LayerLanes]> = match nl {
-            0 => (0..self.states.len()).map(|_| Default::default()).collect(),
-            _ => self.layers.chunks_mut(nl).collect(),
+        let run = |p: usize, state, layers: &mut [LayerLanes], chars, out: &mut _| {
+            // Each worker's own scratch (reserved by the step for every
+            // thread of this pool): the lock is never contended.
+            let t = rayon::current_thread_index().unwrap_or(0) % scratch.len();
+            let mut s = scratch[t].lock().unwrap_or_else(|e| e.into_inner());
+            *out = reference_pack(&crowd, frame, (p, state, layers, chars), &mut s);
         };
-        self.states
+        let packs = self
+            .states
             .par_iter_mut()
-            .zip(layers)
             .zip(self.chars.par_chunks_mut(8))
-            .enumerate()
-            .map(|(p, ((state, layers), chars))| {
-                // Each worker's own scratch (reserved by the step for
-                // every thread of this pool): the lock is never contended.
-                let t = rayon::current_thread_index().unwrap_or(0) % scratch.len();
-                let mut s = scratch[t].lock().unwrap_or_else(|e| e.into_inner());
-                reference_pack(&crowd, frame, (p, state, layers, chars), &mut s)
-            })
-            .collect()
+            .zip(self.pack_stats.par_iter_mut());
+        match nl {
+            // `par_chunks_mut` refuses 0: each pack's layers are empty.
+            0 => packs
+                .enumerate()
+                .for_each(|(p, ((state, chars), out))| run(p, state, &mut [], chars, out)),
+            _ => packs
+                .zip(self.layers.par_chunks_mut(nl))
+                .enumerate()
+                .for_each(|(p, (((state, chars), out), layers))| run(p, state, layers, chars, out)),
+        }
     }
 }
