@@ -32,6 +32,10 @@ use crate::skeleton::Skeleton;
 pub struct ReferenceCrowd {
     cfg: CrowdConfig,
     library: ClipLibrary,
+    /// The clips as a compact database decodes them
+    /// ([`Database::decoded_clips`]), played in place of the library's
+    /// under [`super::ClipStorage::Compact`].
+    decoded: Option<Vec<Clip>>,
     skeleton: Skeleton,
     rows: Vec<ClipRows>,
     states: Vec<Statex8>,
@@ -236,7 +240,11 @@ impl ReferenceCrowd {
                 got: 0,
             });
         }
-        let db = Database::new(library.clips())?;
+        let db = Database::with_storage(library.clips(), cfg.clip_storage)?;
+        let decoded = match cfg.clip_storage {
+            super::ClipStorage::Full => None,
+            super::ClipStorage::Compact => Some(db.decoded_clips(library.clips())),
+        };
         let skeleton = crowd_skeleton(library.skeleton())?;
         let j = skeleton.len();
         let rows = clip_rows(&db, library);
@@ -296,6 +304,7 @@ impl ReferenceCrowd {
             rows,
             skeleton,
             library: library.clone(),
+            decoded,
             frames: 0,
             cfg,
         })
@@ -495,7 +504,8 @@ impl ReferenceCrowd {
     /// with the frame's sorted commands; each pack's figures and event
     /// bits.
     fn packs(&mut self, dt: f32) -> Vec<(FrameStats, [u8; 3])> {
-        let crowd = (&self.cfg, self.library.clips(), self.skeleton.parents());
+        let clips = self.decoded.as_deref().unwrap_or(self.library.clips());
+        let crowd = (&self.cfg, clips, self.skeleton.parents());
         let frame = (&self.sorted[..], &self.rows[..], self.frames, dt);
         let scratch = &self.scratch[..];
         self.states
