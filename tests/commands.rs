@@ -9,7 +9,7 @@ use crowds::*;
 use kineform::Error;
 use kineform::crowd::command::Which;
 use kineform::crowd::{
-    ClipEnd, ClipLibrary, Command, Crowd, CrowdConfig, DeadBlendHalflives, EventKind,
+    ClipEnd, ClipLibrary, ClipStorage, Command, Crowd, CrowdConfig, DeadBlendHalflives, EventKind,
     ReferenceCrowd, Root, RootMotion, Sampling, Source, Transition,
 };
 use kineform::reference::{self as r, Quat, Vec3};
@@ -88,9 +88,10 @@ proptest! {
     /// clip ends, roots moving, a frame time that changes every frame)
     /// keep the same states and events and agree within `tests/crowd.rs`'s
     /// tolerances on every world pose; dead blending with the command's
-    /// half-life or half-lives fitted per joint and axis.
+    /// half-life or half-lives fitted per joint and axis; full or compact
+    /// clips (both crowds play the decoded motion).
     #[test]
-    fn both_crowds_agree_under_generated_commands(stream in frames(), cubic: bool, dead: bool, extract: bool, fitted: bool) {
+    fn both_crowds_agree_under_generated_commands(stream in frames(), cubic: bool, dead: bool, extract: bool, fitted: bool, compact: bool) {
         let library = two_subjects();
         let cfg = CrowdConfig {
             characters: 11,
@@ -98,6 +99,7 @@ proptest! {
             transition: if dead { Transition::DeadBlend } else { Transition::Inertialize },
             root_motion: if extract { RootMotion::Extract } else { RootMotion::Apply },
             dead_blend_halflives: if fitted { DeadBlendHalflives::FITTED } else { DeadBlendHalflives::Command },
+            clip_storage: if compact { ClipStorage::Compact } else { ClipStorage::Full },
             ..Default::default()
         };
         let mut lanes = Crowd::new(&library, cfg.clone()).unwrap();
