@@ -184,17 +184,47 @@ impl Database {
 
 /// The words at `base[i] + k` of `table` in lanes.
 ///
+/// With AVX the eight words are loaded as two vectors of four, lanes 0,
+/// 1, 4, 5 and 2, 3, 6, 7 (each 128-bit half two words), so that one
+/// `vshufps` per half takes their low and high 32 bits in lane order;
+/// built element by element instead, the vectors went through the stack
+/// (scalar stores, then a vector load that cannot be forwarded from them).
+///
 /// # Safety
 /// Every `base[i] + k` is within `table` (the caller checked the largest
 /// with [`check_rows`]).
 #[inline(always)]
 unsafe fn words8(table: &[u64], base: &[u32; 8], k: usize) -> Words8 {
     // SAFETY: the caller's promise.
-    let w: [u64; 8] =
-        core::array::from_fn(|i| unsafe { *table.get_unchecked(base[i] as usize + k) });
-    Words8 {
-        lo: I32x8::new(w.map(|x| x as i32)),
-        hi: I32x8::new(w.map(|x| (x >> 32) as i32)),
+    let w = |i: usize| unsafe { *table.get_unchecked(base[i] as usize + k) } as i64;
+    #[cfg(all(target_arch = "x86_64", target_feature = "avx"))]
+    {
+        use core::arch::x86_64::{
+            __m256, _mm256_castps_si256, _mm256_castsi256_ps, _mm256_set_epi64x, _mm256_shuffle_ps,
+        };
+        // SAFETY: these intrinsics need AVX, which this build enables
+        // (the `cfg` above); they touch no memory.
+        let (lo, hi) = unsafe {
+            let a: __m256 = _mm256_castsi256_ps(_mm256_set_epi64x(w(5), w(4), w(1), w(0)));
+            let b: __m256 = _mm256_castsi256_ps(_mm256_set_epi64x(w(7), w(6), w(3), w(2)));
+            // Per 128-bit half: [a0 a2 b0 b2] (the low halves) and [a1 a3 b1 b3].
+            (
+                _mm256_castps_si256(_mm256_shuffle_ps::<0b10_00_10_00>(a, b)),
+                _mm256_castps_si256(_mm256_shuffle_ps::<0b11_01_11_01>(a, b)),
+            )
+        };
+        Words8 {
+            lo: bytemuck::cast(lo),
+            hi: bytemuck::cast(hi),
+        }
+    }
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "avx")))]
+    {
+        let w: [i64; 8] = core::array::from_fn(w);
+        Words8 {
+            lo: I32x8::new(w.map(|x| x as i32)),
+            hi: I32x8::new(w.map(|x| (x >> 32) as i32)),
+        }
     }
 }
 
