@@ -1,10 +1,12 @@
 //! Converting motion between files by extension: `.bvh`, and with the
-//! `gltf` feature `.glb` / `.gltf` in and `.glb` out. What the `kineform
-//! convert` command runs.
+//! `gltf` feature (on by default) `.glb` / `.gltf` in and out (a `.gltf`
+//! is written with its buffer in a `.bin` file of the same name beside
+//! it). What the `kineform convert` command runs.
 //!
 //! BVH in gives one clip at the file's frame time; glTF in gives one clip
-//! per animation resampled at [`Options::rate`] (BVH out takes the one
-//! chosen by [`Options::animation`]). BVH out writes each joint's first
+//! per animation at its own key rate, or resampled at [`Options::rate`]
+//! when one is given (BVH out takes the one chosen by
+//! [`Options::animation`]). BVH out writes each joint's first
 //! frame as its OFFSET, position channels on roots and on joints whose
 //! position moves, and `Zrotation Yrotation Xrotation` on every joint; BVH
 //! has no scale, so clips with scales are refused.
@@ -26,22 +28,17 @@ use crate::error::{Error, Result};
 use crate::reference::{Kform, Vec3};
 use crate::skeleton::Skeleton;
 
-/// Choices for [`convert_file`].
-#[derive(Clone, Copy, Debug, PartialEq)]
+/// Choices for [`convert_file`] (default: each animation's own rate, the
+/// first animation).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Options {
-    /// Frames per second at which glTF animations are resampled.
-    pub rate: f32,
+    /// Frames per second at which glTF animations are resampled; `None`
+    /// (the default) keeps each animation's own key rate
+    /// ([`crate::gltf::Rate::Keys`]): a 120 Hz clip keeps its 120 frames
+    /// per second.
+    pub rate: Option<f32>,
     /// Which glTF animation goes to a BVH file (BVH holds one).
     pub animation: usize,
-}
-
-impl Default for Options {
-    fn default() -> Options {
-        Options {
-            rate: 60.0,
-            animation: 0,
-        }
-    }
 }
 
 /// What [`convert_file`] read.
@@ -129,24 +126,36 @@ pub fn convert_file(input: &Path, output: &Path, options: &Options) -> Result<Su
     let limit = match out_ext.as_str() {
         "bvh" => crate::limits::MAX_BVH_BYTES,
         #[cfg(feature = "gltf")]
-        "glb" => crate::limits::MAX_GLB_BYTES,
+        "glb" | "gltf" => crate::limits::MAX_GLB_BYTES,
         e => {
             return Err(unsupported(
                 output,
                 &format!(
                     "cannot write `.{e}` (this build writes .bvh{})",
-                    if cfg!(feature = "gltf") { ", .glb" } else { "" }
+                    if cfg!(feature = "gltf") {
+                        ", .glb, .gltf"
+                    } else {
+                        ""
+                    }
                 ),
             ));
         }
     };
-    if let Ok(m) = std::fs::symlink_metadata(output)
-        && !m.is_file()
-    {
-        return Err(unsupported(
-            output,
-            "is not a regular file: kineform writes only regular files, replacing them whole",
-        ));
+    // A `.gltf` is written with its buffer in a `.bin` of the same name.
+    let bin_path = output.with_extension("bin");
+    let outputs: &[&Path] = match out_ext.as_str() {
+        "gltf" => &[output, &bin_path],
+        _ => &[output],
+    };
+    for &out in outputs {
+        if let Ok(m) = std::fs::symlink_metadata(out)
+            && !m.is_file()
+        {
+            return Err(unsupported(
+                out,
+                "is not a regular file: kineform writes only regular files, replacing them whole",
+            ));
+        }
     }
     let (skeleton, clips, rest): (Skeleton, Vec<(String, Clip)>, Option<Vec<Kform>>) =
         match extension(input).as_str() {
@@ -156,7 +165,10 @@ pub fn convert_file(input: &Path, output: &Path, options: &Options) -> Result<Su
             }
             #[cfg(feature = "gltf")]
             "glb" | "gltf" => {
-                let d = crate::gltf::load(input, options.rate).map_err(|e| e.in_file(input))?;
+                let rate = options
+                    .rate
+                    .map_or(crate::gltf::Rate::Keys, crate::gltf::Rate::Fps);
+                let d = crate::gltf::load(input, rate).map_err(|e| e.in_file(input))?;
                 let clips = d.clips.into_iter().map(|c| (c.name, c.clip)).collect();
                 (d.skeleton, clips, Some(d.rest))
             }
@@ -167,42 +179,61 @@ pub fn convert_file(input: &Path, output: &Path, options: &Options) -> Result<Su
                 ));
             }
         };
-    let text_or_bytes: Vec<u8> = match out_ext.as_str() {
+    // The bytes of each output file, in the order of `outputs`.
+    let written: Vec<Vec<u8>> = match out_ext.as_str() {
         "bvh" => {
             let Some((_, clip)) = clips.get(options.animation) else {
-                let reason = match clips.len() {
-                    0 => "has no animation to write as BVH".to_string(),
-                    n => format!(
-                        "has {n} animation(s), numbered from 0: there is no animation {} to write as BVH",
-                        options.animation
-                    ),
-                };
-                return Err(unsupported(input, &reason));
+                return Err(no_animation(input, clips.len(), options.animation).in_file(input));
             };
             let b = bvh_for_clip(&skeleton, clip).map_err(|e| e.in_file(output))?;
-            bvh::write(&b, clip)
-                .map_err(|e| e.in_file(output))?
-                .into_bytes()
+            vec![
+                bvh::write(&b, clip)
+                    .map_err(|e| e.in_file(output))?
+                    .into_bytes(),
+            ]
         }
         #[cfg(feature = "gltf")]
         "glb" => {
             let named: Vec<(&str, &Clip)> = clips.iter().map(|(n, c)| (n.as_str(), c)).collect();
-            crate::gltf::write_glb(&skeleton, rest.as_deref(), &named)
-                .map_err(|e| e.in_file(output))?
+            vec![
+                crate::gltf::write_glb(&skeleton, rest.as_deref(), &named)
+                    .map_err(|e| e.in_file(output))?,
+            ]
+        }
+        #[cfg(feature = "gltf")]
+        "gltf" => {
+            let named: Vec<(&str, &Clip)> = clips.iter().map(|(n, c)| (n.as_str(), c)).collect();
+            let bin_name = bin_path
+                .file_name()
+                .and_then(|n| n.to_str())
+                .unwrap_or("buffer.bin");
+            let files = crate::gltf::write_gltf(&skeleton, rest.as_deref(), &named, bin_name)
+                .map_err(|e| e.in_file(output))?;
+            vec![files.gltf, files.bin]
         }
         e => return Err(unsupported(output, &format!("cannot write `.{e}`"))),
     };
     let _ = &rest;
-    if text_or_bytes.len() as u64 > limit {
-        return Err(unsupported(
-            output,
-            &format!(
-                "not written: it would be {} bytes, more than the {limit} bytes kineform reads back in a `.{out_ext}` file (kineform::limits)",
-                text_or_bytes.len()
-            ),
-        ));
+    for (&out, bytes) in outputs.iter().zip(&written) {
+        if bytes.len() as u64 > limit {
+            return Err(unsupported(
+                out,
+                &format!(
+                    "not written: it would be {} bytes, more than the {limit} bytes kineform reads back in a `.{out_ext}` file (kineform::limits)",
+                    bytes.len()
+                ),
+            ));
+        }
     }
-    crate::files::write_file(output, &text_or_bytes)?;
+    // The `.bin` before the `.gltf` that names it; both written whole
+    // before either replaces a file.
+    let set: Vec<(&Path, &[u8])> = outputs
+        .iter()
+        .zip(&written)
+        .rev()
+        .map(|(&p, b)| (p, b.as_slice()))
+        .collect();
+    crate::files::write_files(&set)?;
     let first = clips
         .get(options.animation)
         .or(clips.first())
@@ -213,6 +244,29 @@ pub fn convert_file(input: &Path, output: &Path, options: &Options) -> Result<Su
         frames: first.map_or(0, Clip::frames),
         frame_time: first.map_or(0.0, Clip::frame_time),
     })
+}
+
+/// The refusal of an animation the input does not have, in words.
+fn no_animation(input: &Path, animations: usize, asked: usize) -> Error {
+    if extension(input) == "bvh" {
+        return unsupported(
+            input,
+            &format!(
+                "has {animations} animation(s), numbered from 0: there is no animation {asked} to write as BVH"
+            ),
+        );
+    }
+    Error::Gltf {
+        file: Some(input.display().to_string()),
+        path: "animations".into(),
+        reason: match animations {
+            0 => "the file has no animations: there is no motion to write as BVH (a BVH file needs at least one frame of motion)".to_string(),
+            n => format!(
+                "animation {asked} was asked for, but the file has {n} (0 to {})",
+                n - 1
+            ),
+        },
+    }
 }
 
 fn formats() -> &'static str {

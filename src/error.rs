@@ -53,11 +53,14 @@ pub enum Error {
         /// How many there are.
         len: usize,
     },
-    /// A glTF document is malformed or not supported; `path` points into
-    /// the document (`animations[0].samplers[2].output`, `buffers[1]`,
-    /// `glb` for the binary container, empty for the JSON as a whole).
-    #[error("glTF {path}: {reason}")]
+    /// A glTF document is malformed, not supported or past a limit; `path`
+    /// points into the document (`animations[0].samplers[2].output`,
+    /// `buffers[1]`, `glb` for the binary container, empty for the document
+    /// as a whole).
+    #[error("{}glTF {path}: {reason}", file_prefix(file))]
     Gltf {
+        /// The file, when it was read with [`crate::gltf::load`].
+        file: Option<String>,
         /// Where in the document.
         path: String,
         /// What is wrong.
@@ -91,6 +94,22 @@ pub enum Error {
         character: usize,
         /// Why it was refused.
         error: Box<Error>,
+    },
+    /// A part of a crowd's configuration was refused (`layer 1`, `blend
+    /// profile 0`), and why.
+    #[error("{part}: {error}")]
+    Config {
+        /// Which part.
+        part: String,
+        /// Why it was refused.
+        error: Box<Error>,
+    },
+    /// A joint name that the skeleton has not (a layer's mask, a blend
+    /// profile).
+    #[error("no joint named {name:?} in the clips' skeleton")]
+    JointName {
+        /// The name given.
+        name: String,
     },
     /// A file could not be read or written, or was refused before it was
     /// (not a regular file, larger than its format's limit,
@@ -132,7 +151,19 @@ impl Error {
     /// [`Error::Bvh`] with its path), which is returned as it is.
     pub fn in_file(self, path: &std::path::Path) -> Error {
         match self {
-            Error::Io { .. } | Error::File { .. } | Error::Bvh { path: Some(_), .. } => self,
+            Error::Io { .. }
+            | Error::File { .. }
+            | Error::Bvh { path: Some(_), .. }
+            | Error::Gltf { file: Some(_), .. } => self,
+            Error::Gltf {
+                file: None,
+                path: at,
+                reason,
+            } => Error::Gltf {
+                file: Some(path.display().to_string()),
+                path: at,
+                reason,
+            },
             Error::Bvh {
                 path: None,
                 line,

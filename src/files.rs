@@ -151,6 +151,37 @@ pub fn read_file(path: &Path, limit: u64, format: &str, links: Links) -> Result<
 /// refused, nothing written; so is a folder where no temporary file can be
 /// made. Any failure removes the temporary file.
 pub fn write_file(path: &Path, bytes: &[u8]) -> Result<()> {
+    write_files(&[(path, bytes)])
+}
+
+/// Replaces each `(path, bytes)` whole, as [`write_file`] does one: every
+/// file is first written in full to its temporary file and flushed to the
+/// disk, and only then are the temporary files renamed over their paths,
+/// in order. A write that fails part way (a full disk, a file-size limit)
+/// leaves every existing file as it was, the other files of the set too
+/// (a `.gltf` and its `.bin`).
+pub fn write_files(files: &[(&Path, &[u8])]) -> Result<()> {
+    let mut staged = Vec::with_capacity(files.len());
+    for &(path, bytes) in files {
+        staged.push((path, stage(path, bytes)?));
+    }
+    for (path, tmp) in staged {
+        tmp.persist(path).map_err(|e| {
+            io(
+                path,
+                format!(
+                    "not written ({}); the files before it in the set were replaced",
+                    e.error
+                ),
+            )
+        })?;
+    }
+    Ok(())
+}
+
+/// `bytes` in a temporary file beside `path`, flushed to the disk, with the
+/// permissions `path` has (or a new file's), for [`write_files`] to rename.
+fn stage(path: &Path, bytes: &[u8]) -> Result<tempfile::NamedTempFile> {
     let existing = match std::fs::symlink_metadata(path) {
         Ok(m) if m.is_file() => Some(m),
         Ok(m) => {
@@ -197,6 +228,5 @@ pub fn write_file(path: &Path, bytes: &[u8]) -> Result<()> {
             .map_err(failed)?;
     }
     tmp.as_file().sync_all().map_err(failed)?;
-    tmp.persist(path).map_err(|e| failed(e.error))?;
-    Ok(())
+    Ok(tmp)
 }

@@ -20,6 +20,9 @@
 //! | samples (frames × joints) of a clip a reader builds, summed over a file's clips | [`MAX_SAMPLES`] = 2^23 | 335 MB as a [`crate::Clip`]; written back, its `.bvh` (at most [`BVH_BYTES_PER_SAMPLE`] per sample) fits [`MAX_BVH_BYTES`] and its `.glb` (at most [`GLB_BYTES_PER_SAMPLE`]) fits [`MAX_GLB_BYTES`] |
 //! | bytes of a `.bvh` file read | [`MAX_BVH_BYTES`] = 1 GiB | read whole before parsing; the writer refuses a text past it |
 //! | bytes of a `.glb` / `.gltf` file read or written | [`MAX_GLB_BYTES`] = 1 GiB | likewise |
+//! | bytes of a glTF document's buffers (BIN chunk, `.bin` files, data URIs), summed | [`MAX_BUFFER_BYTES`] = 1 GiB | what a `.glb` of [`MAX_GLB_BYTES`] can hold |
+//! | key values a glTF document decodes (f32 components; each accessor once) | [`MAX_KEY_VALUES`] = 11 × [`MAX_SAMPLES`] + 16 × [`MAX_JOINTS`] | a document kineform writes at [`MAX_SAMPLES`] holds at most 11 per joint-frame (a time, translation, rotation, scale) and 16 per joint (inverse bind matrices): 370 MB decoded at most |
+//! | a glTF animation's key rate when resampled at its own keys | at least [`MIN_KEY_RATE`] = 1 frame per second | keys further apart are sampled once a second |
 //! | frame time | [`MIN_FRAME_TIME`] = 1e-6 s to [`MAX_TIME`] | velocities divide by it |
 //! | clip length `(frames - 1) × frame_time` | [`MAX_TIME`] = 1e6 s | a command can set any time of a clip |
 //! | clip positions, bone offsets, root positions | each coordinate within ±[`MAX_POSITION`] = 1e6 | with [`MAX_REACH`], forward kinematics of every frame and its velocities stay finite |
@@ -34,9 +37,11 @@
 //! output that is not finite all the same, with or without its velocity
 //! check ([`crate::crowd::VelocityCheck::non_finite`]).
 //!
-//! glTF's reader keeps its own constants in `kineform::gltf`; they are held
-//! to these ([`MAX_SAMPLES`] summed over every animation of a document,
-//! [`MAX_GLB_BYTES`] for the file and each buffer).
+//! glTF's reader holds a document to [`MAX_SAMPLES`] summed over every
+//! animation, to [`MAX_KEY_VALUES`] decoded key values (each accessor
+//! counted once, however many channels share it), to [`MAX_GLB_BYTES`] for
+//! the file and [`MAX_BUFFER_BYTES`] for its buffers, summed; its writers
+//! refuse clips past [`MAX_SAMPLES`], so whatever kineform writes it reads.
 
 /// Most joints a [`crate::Skeleton`] may have (indices fit in 16 bits).
 pub const MAX_JOINTS: usize = 65_535;
@@ -47,6 +52,22 @@ pub const MAX_JOINTS: usize = 65_535;
 /// is read, and storage grows only as frames are read, so a header cannot
 /// make a reader allocate what the file does not contain.
 pub const MAX_SAMPLES: usize = 1 << 23;
+
+/// Most key values (f32 components: a time is one, a rotation four) that a
+/// glTF document's animations and skin may decode, each accessor counted
+/// once: a document kineform writes at [`MAX_SAMPLES`] holds at most 11 per
+/// joint-frame (a time per frame, translation, rotation and scale) and 16
+/// per joint (inverse bind matrices).
+pub const MAX_KEY_VALUES: usize = 11 * MAX_SAMPLES + 16 * MAX_JOINTS;
+
+/// Most bytes of buffers a glTF document may hold, summed (its BIN chunk,
+/// `.bin` files beside a `.gltf`, data URIs decoded): [`MAX_GLB_BYTES`].
+pub const MAX_BUFFER_BYTES: usize = MAX_GLB_BYTES as usize;
+
+/// The lowest rate (frames per second) at which glTF animations are
+/// resampled at their own keys (`gltf::Rate::Keys`): keys further apart
+/// than a second are sampled once a second.
+pub const MIN_KEY_RATE: f64 = 1.0;
 
 /// Largest `.bvh` file kineform reads (1 GiB): a file past it is refused
 /// before it is read, naming it. [`crate::bvh::write()`] refuses a text

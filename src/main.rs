@@ -9,8 +9,8 @@ use std::time::{Duration, Instant};
 use clap::{Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use kineform::crowd::{
-    ClipLibrary, ClipStorage, Crowd, CrowdConfig, DeadBlendHalflives, FrameStats, ReferenceCrowd,
-    Sampling, Transition, VelocityCheck, Wander, WanderConfig,
+    ClipLibrary, ClipStorage, Crowd, CrowdConfig, DeadBlendHalflives, FrameStats, Layer, Mask,
+    ReferenceCrowd, Sampling, Transition, VelocityCheck, Wander, WanderConfig,
 };
 use kineform::{bvh, data};
 
@@ -34,8 +34,8 @@ enum Command {
     /// Evaluate a crowd every frame: sample two sources with velocities,
     /// blend them, hide random transitions, FK to world space.
     Crowd(CrowdArgs),
-    /// Convert motion between BVH and glTF by extension (.bvh, .glb/.gltf
-    /// in, .glb out).
+    /// Convert motion between BVH and glTF by extension (.bvh, .glb, .gltf;
+    /// a .gltf is written with its .bin beside it).
     Convert(ConvertArgs),
 }
 
@@ -43,11 +43,12 @@ enum Command {
 struct ConvertArgs {
     /// The file to read (.bvh, .glb, .gltf).
     input: PathBuf,
-    /// The file to write (.bvh, .glb).
+    /// The file to write (.bvh, .glb, .gltf).
     output: PathBuf,
-    /// Frames per second at which glTF animations are resampled.
-    #[arg(long, default_value_t = 60.0)]
-    rate: f32,
+    /// Frames per second at which glTF animations are resampled (default:
+    /// each animation's own key rate).
+    #[arg(long, value_parser = parse_fps)]
+    rate: Option<f32>,
     /// Which glTF animation goes to a BVH file.
     #[arg(long, default_value_t = 0)]
     animation: usize,
@@ -139,6 +140,15 @@ struct CrowdArgs {
     /// velocity with its motion, and nothing is verified.
     #[arg(long)]
     no_check: bool,
+    /// Layers over every character's base, played by the driver, each
+    /// from a random point of a random clip with its weight moving: 1, an
+    /// override of the upper body (the chest's subtree, feathered at the
+    /// chest); 2 (`--layers` alone), that and an additive on the lower
+    /// back's subtree (relative to its clip's first frame). The clips'
+    /// skeleton must name `Chest` and `lowerback`, as CMU's do.
+    #[arg(long, num_args = 0..=1, default_value_t = 0, default_missing_value = "2",
+          allow_negative_numbers = true, value_parser = clap::value_parser!(i64).range(0..=2))]
+    layers: i64,
     /// Print one JSON object with every figure instead of text.
     #[arg(long)]
     json: bool,
@@ -314,6 +324,11 @@ fn run_crowd(a: &CrowdArgs) -> Result<(), Box<dyn std::error::Error>> {
         } else {
             ClipStorage::Full
         },
+        layers: [
+            Layer::overriding(Mask::new().feathered("Chest", 1.0, 0.5)),
+            Layer::additive(Mask::new().subtree("lowerback", 1.0), 0),
+        ][..a.layers as usize]
+            .to_vec(),
         ..CrowdConfig::default()
     };
     let dt = 1.0 / a.fps;
@@ -321,6 +336,7 @@ fn run_crowd(a: &CrowdArgs) -> Result<(), Box<dyn std::error::Error>> {
         cfg.characters,
         WanderConfig {
             seed: a.seed,
+            layers: a.layers > 0,
             ..WanderConfig::default()
         },
     );
@@ -417,6 +433,7 @@ fn run_crowd(a: &CrowdArgs) -> Result<(), Box<dyn std::error::Error>> {
             "transition": transition,
             "sampling": sampling,
             "clip_storage": if a.compact { "compact" } else { "full" },
+            "layers": cfg.layers.len(),
             "frame_ms_median": median * 1e3,
             "frame_ms_p99": p99 * 1e3,
             "frame_ms_best": best * 1e3,
@@ -450,9 +467,10 @@ fn run_crowd(a: &CrowdArgs) -> Result<(), Box<dyn std::error::Error>> {
             kineform::simd_level()
         );
         println!(
-            "crowd: {} characters x {joints} joints ({source}, {} clips), {transition}, {sampling} sampling, {frames} frames timed after {warmup} warm-up frames",
+            "crowd: {} characters x {joints} joints ({source}, {} clips), {transition}, {sampling} sampling, {} layers, {frames} frames timed after {warmup} warm-up frames",
             a.characters,
-            if a.compact { "compact" } else { "full" }
+            if a.compact { "compact" } else { "full" },
+            cfg.layers.len()
         );
         println!(
             "frame time: median {:.3} ms, p99 {:.3} ms, best {:.3} ms; {:.1} M character-joints/s ({:.2} ns each, at the median)",

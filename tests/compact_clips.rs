@@ -57,9 +57,9 @@ fn largest_errors(name: &str, db: &Database, clips: &[Clip]) -> (f64, f32) {
                 );
                 let bound = db.position_error_bound(j);
                 let e = (p - c.pos(f, j)).to_array();
-                for k in 0..3 {
+                for (k, e) in e.iter().enumerate() {
                     assert!(
-                        e[k].abs() <= bound.to_array()[k],
+                        e.abs() <= bound.to_array()[k],
                         "{name} frame {f} joint {j} axis {k}: position {p:?} against {:?}, bound {bound:?}",
                         c.pos(f, j)
                     );
@@ -141,8 +141,8 @@ fn compact_gathers_are_the_full_rows_of_the_decoded_clips() {
         let (a, b) = (compact.frames8(f), full.frames8(f));
         for j in 0..compact.joints() {
             let (x, y) = (compact.gather(&a, j), full.gather(&b, j));
-            for i in 0..8 {
-                let at = format!("frame {} joint {j}", f[i]);
+            for (i, fi) in f.iter().enumerate() {
+                let at = format!("frame {fi} joint {j}");
                 assert_eq!(x.pos.lane(i), y.pos.lane(i), "{at}");
                 let (qx, qy): (Quat, Quat) = (x.rot.lane(i), y.rot.lane(i));
                 assert_eq!(qx, qy, "{at}");

@@ -42,8 +42,8 @@ fn bvh_glb_bvh_keeps_the_motion() {
     let s = convert_file(&src, &glb, &Options::default()).unwrap();
     assert_eq!((s.joints, s.clips), (31, 1));
     let orig = bvh::load(&src).unwrap();
-    let rate = 1.0 / orig.clip.frame_time();
-    let s = convert_file(&glb, &back, &Options { rate, animation: 0 }).unwrap();
+    // No rate asked for: the animation's own key rate (120 Hz).
+    let s = convert_file(&glb, &back, &Options::default()).unwrap();
     assert_eq!(s.frames, orig.clip.frames());
     let again = bvh::load(&back).unwrap();
     assert_eq!(again.skeleton, orig.skeleton);
@@ -88,6 +88,7 @@ fn refusals_write_nothing() {
     .unwrap_err();
     // Issue 21, defect 10: said in words, naming the input.
     assert!(e.to_string().contains("has 1 animation(s)"), "{e}");
+    assert!(e.to_string().contains("cmu_102_01_max.bvh"), "{e}");
     assert!(!out.exists());
     // A clip with a scale has no BVH.
     let b = bvh::load(&src).unwrap();
@@ -169,4 +170,44 @@ fn moving_child_positions_survive_bvh() {
     for f in 0..4 {
         assert_eq!(back.clip.pos(f, 1), clip.pos(f, 1), "frame {f}");
     }
+}
+
+/// The default program (issue 22): BVH -> `.gltf` (its `.bin` beside it)
+/// -> BVH keeps every frame of a 120 Hz clip without a rate (it resampled
+/// at 60 Hz before, halving them), and `--rate` resamples.
+#[test]
+fn gltf_out_and_the_source_rate_from_the_command_line() {
+    let d = dir("rate");
+    let src = concat!(env!("CARGO_MANIFEST_DIR"), "/data/mocap/cmu_102_01_max.bvh");
+    let exe = env!("CARGO_BIN_EXE_kineform");
+    let run = |args: &[&std::ffi::OsStr]| {
+        let out = Command::new(exe)
+            .arg("convert")
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let (gltf, back, half) = (d.join("w.gltf"), d.join("w.bvh"), d.join("h.bvh"));
+    run(&[src.as_ref(), gltf.as_os_str()]);
+    assert!(d.join("w.bin").is_file());
+    let text = run(&[gltf.as_os_str(), back.as_os_str()]);
+    assert!(text.contains("277 frames at 0.0083333 s"), "{text}");
+    let orig = bvh::load(src).unwrap();
+    let again = bvh::load(&back).unwrap();
+    assert_eq!(again.clip.frames(), orig.clip.frames());
+    assert_eq!(again.clip.frame_time(), orig.clip.frame_time());
+    run(&[
+        gltf.as_os_str(),
+        half.as_os_str(),
+        "--rate".as_ref(),
+        "60".as_ref(),
+    ]);
+    assert_eq!(bvh::load(&half).unwrap().clip.frames(), 139);
+    std::fs::remove_dir_all(&d).ok();
 }

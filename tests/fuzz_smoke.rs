@@ -227,3 +227,30 @@ fn clips_from_values_open_finding_scale_extrapolation() {
         "003900000b2d2d2d2d2d2d2d35002d2d2d2d2d2d2d2d2d",
     ]));
 }
+
+/// The structure-aware glTF check on pseudo-random bytes: a fair share of
+/// documents must parse and be compared with glTF's matrices, some must
+/// fold helper nodes, some must be refused for a limit, some must be long
+/// chains, so that each defect's shape is really built.
+#[cfg(feature = "gltf")]
+#[test]
+fn gltf_doc_on_random_bytes() {
+    let seeds = std::env::var("GLTF_SEEDS").map_or(600u64, |v| v.parse().unwrap());
+    let (mut parsed, mut compared, mut helpers, mut limited, mut long) = (0, 0, 0, 0, 0);
+    for seed in 0..seeds {
+        let o = check::gltf_doc::check_doc(&bytes(seed, 200 + (seed as usize % 1200)));
+        parsed += o.parsed as u64;
+        compared += o.compared as u64;
+        helpers += (o.helpers > 0) as u64;
+        limited += o.limited as u64;
+        long += (o.nodes > 1000) as u64;
+    }
+    check::gltf_doc::check_doc(&[]);
+    eprintln!(
+        "{seeds} documents: {parsed} parsed, {compared} compared with glTF, {helpers} with helpers, {limited} refused for a limit, {long} over 1,000 nodes"
+    );
+    assert!(
+        parsed * 4 >= seeds && compared * 8 >= seeds && helpers > 0 && limited > 0 && long > 0,
+        "too few documents of some shape"
+    );
+}

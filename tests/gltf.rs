@@ -257,7 +257,7 @@ fn with(mut d: Value, pointer: &str, v: Value) -> Value {
 
 fn refused(bytes: &[u8]) -> (String, String) {
     match gltf::parse(bytes, 30.0) {
-        Err(Error::Gltf { path, reason }) => (path, reason),
+        Err(Error::Gltf { path, reason, .. }) => (path, reason),
         other => panic!("expected a glTF error, got {other:?}"),
     }
 }
@@ -409,16 +409,17 @@ fn malformed_documents_are_refused_with_a_path() {
     );
     let (p, r) = refused(&glb(&dz, &bz));
     assert!(p.contains("output[0]") && r.contains("unit"), "{p}: {r}");
-    // Not JSON at all; a data URI buffer.
+    // Not JSON at all; data URI buffers that are not base64, or too short.
     let (p, r) = refused(b"{ not json");
     assert!(p.is_empty() && r.starts_with("JSON"), "{r}");
-    let uri = with(
-        d.clone(),
-        "/buffers/0/uri",
-        json!("data:application/octet-stream;base64,AAAA"),
-    );
-    let (p, r) = refused(&glb(&uri, &b));
-    assert!(p == "buffers[0]" && r.contains("data URI"), "{p}: {r}");
+    for (uri, says) in [
+        ("data:application/octet-stream,AAAA", "not base64"),
+        ("data:application/octet-stream;base64,AA*A", "data URI"),
+        ("data:application/octet-stream;base64,AAAA", "truncated"),
+    ] {
+        let (p, r) = refused(&glb(&with(d.clone(), "/buffers/0/uri", json!(uri)), &b));
+        assert!(p == "buffers[0]" && r.contains(says), "{uri}: {p}: {r}");
+    }
     // A rate that gives no frames is a parameter error.
     assert!(matches!(
         gltf::parse(&good, 0.0),

@@ -8,6 +8,12 @@ pub mod api;
 pub mod clips;
 #[path = "crowd.rs"]
 pub mod crowd;
+#[cfg(feature = "gltf")]
+#[path = "gltf_build.rs"]
+pub mod gltf_build;
+#[cfg(feature = "gltf")]
+#[path = "gltf_doc.rs"]
+pub mod gltf_doc;
 
 use kineform::lanes::{self, F32x8, Kformx8, Quatx8, Vec3x8};
 use kineform::reference::{self as r, Kform, Quat, Vec3};

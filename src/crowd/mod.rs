@@ -64,6 +64,7 @@
 pub mod check;
 pub mod command;
 mod halflives;
+pub mod layer;
 pub mod library;
 mod motion;
 mod output;
@@ -80,11 +81,15 @@ pub use crate::database::ClipStorage;
 pub use check::{GapAt, VelocityCheck};
 pub use command::{Command, Driven, Which};
 pub use lanes_crowd::{Crowd, PackRange, PreparedStep, ShownRange};
+pub use layer::{
+    BlendProfile, JointBlend, Joints, Layer, LayerMode, MAX_BLEND_PROFILES, MAX_LAYERS, Mask,
+    MaskPart, ProfilePart,
+};
 pub use library::ClipLibrary;
 pub use motion::Motionx8;
 pub use output::{Event, EventKind};
 pub use reference::ReferenceCrowd;
-pub use state::{CharacterState, SourceState};
+pub use state::{CharacterState, LayerState, SourceState};
 #[cfg(feature = "wander")]
 pub use wander::{Wander, WanderConfig};
 
@@ -320,11 +325,23 @@ pub struct CrowdConfig {
     /// the same decoded motion.
     #[cfg_attr(feature = "serde", serde(default))]
     pub clip_storage: ClipStorage,
+    /// The layers above each character's base, in order (at most
+    /// [`MAX_LAYERS`]; none by default): override or additive, each on its
+    /// mask's joints ([`layer`]). A crowd without layers spends nothing on
+    /// them; a layer whose weight is zero for all eight characters of a
+    /// pack is skipped for that pack, its source not sampled.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub layers: Vec<Layer>,
+    /// Per-joint transition profiles (at most [`MAX_BLEND_PROFILES`];
+    /// none by default) that characters choose with
+    /// [`Command::SetBlendProfile`].
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub blend_profiles: Vec<BlendProfile>,
 }
 
 /// 10,000 characters, cubic inertialization, linear sampling, root motion
 /// applied, dead blending at the command's half-life, the velocity check
-/// off, and full clip rows.
+/// off, no layers, no blend profiles, and full clip rows.
 impl Default for CrowdConfig {
     fn default() -> CrowdConfig {
         CrowdConfig {
@@ -335,6 +352,8 @@ impl Default for CrowdConfig {
             velocity_check: false,
             dead_blend_halflives: DeadBlendHalflives::Command,
             clip_storage: ClipStorage::Full,
+            layers: Vec::new(),
+            blend_profiles: Vec::new(),
         }
     }
 }

@@ -9,6 +9,7 @@ use rayon::prelude::*;
 use super::Crowd;
 use super::Motionx8;
 use super::command::Which;
+use super::store::EventBits;
 use crate::error::{Error, Result};
 use crate::lanes::Vec3x8;
 use crate::output::Packed;
@@ -36,17 +37,27 @@ pub struct Event {
     pub kind: EventKind,
 }
 
-/// Appends the events of per-pack bits (source A ended, source B ended, a
-/// transition finished; bit `i` for character `8p + i`) to `out`, in
-/// character order, for the first `n` characters.
-pub(crate) fn push_events(bits: impl Iterator<Item = [u8; 3]>, n: usize, out: &mut Vec<Event>) {
-    let kinds = [
-        EventKind::ClipEnded(Which::A),
-        EventKind::ClipEnded(Which::B),
-        EventKind::TransitionFinished,
-    ];
+/// Appends the events of per-pack bits ([`EventBits`]: source A ended,
+/// source B ended, a transition finished, (started), each layer's source
+/// ended; bit `i` for character `8p + i`) to `out`, in character order,
+/// for the first `n` characters of a crowd of `layers` layers: a
+/// character's clip ends of A, B and its layers in order, then its
+/// transition's end.
+pub(crate) fn push_events<'b>(
+    bits: impl Iterator<Item = &'b EventBits>,
+    n: usize,
+    layers: usize,
+    out: &mut Vec<Event>,
+) {
+    let mut kinds = [(2, EventKind::TransitionFinished); 3 + super::MAX_LAYERS];
+    kinds[0] = (0, EventKind::ClipEnded(Which::A));
+    kinds[1] = (1, EventKind::ClipEnded(Which::B));
+    for k in 0..layers.min(super::MAX_LAYERS) {
+        kinds[2 + k] = (4 + k, EventKind::ClipEnded(Which::Layer(k)));
+    }
+    let kinds = &kinds[..3 + layers.min(super::MAX_LAYERS)];
     for (p, bits) in bits.enumerate() {
-        if bits.iter().all(|&b| b == 0) {
+        if kinds.iter().all(|&(i, _)| bits[i] == 0) {
             continue;
         }
         for l in 0..8 {
@@ -54,8 +65,8 @@ pub(crate) fn push_events(bits: impl Iterator<Item = [u8; 3]>, n: usize, out: &m
             if character >= n {
                 break;
             }
-            for (b, kind) in bits.iter().zip(kinds) {
-                if b & (1 << l) != 0 {
+            for &(i, kind) in kinds {
+                if bits[i] & (1 << l) != 0 {
                     out.push(Event { character, kind });
                 }
             }
@@ -68,12 +79,12 @@ impl Crowd {
     /// order (the list's memory is kept from step to step).
     pub(crate) fn collect_events(&mut self) {
         self.events.clear();
-        let bits = self.packs.events.iter().map(|b| [b[0], b[1], b[2]]);
-        push_events(bits, self.cfg.characters, &mut self.events);
+        let (n, layers) = (self.cfg.characters, self.cfg.layers.len());
+        push_events(self.packs.events.iter(), n, layers, &mut self.events);
     }
 
     /// The last step's events, in character order (a character's in the
-    /// order clip end of A, of B, transition finished). To act on them
+    /// order clip end of A, of B, of each layer, transition finished). To act on them
     /// with commands, which borrow the crowd mutably, copy them out first
     /// with [`Crowd::events_into`].
     pub fn events(&self) -> &[Event] {

@@ -139,7 +139,7 @@ pub fn encode_rotation(q: Quat) -> u64 {
     }
     let mut best = (f64::INFINITY, 0);
     for k in 0..27 {
-        let d = [k % 3, k / 3 % 3, k / 9].map(|d| d as i32 - 1);
+        let d = [k % 3, k / 3 % 3, k / 9].map(|d| d - 1);
         let small: [i32; 3] = core::array::from_fn(|i| near[i] + d[i]);
         if small.iter().any(|n| n.abs() > ROT_CODE) {
             continue;
@@ -375,9 +375,9 @@ mod tests {
             for (i, p) in chunk.iter().enumerate() {
                 let d = bx.decode(w[i]);
                 assert_eq!(lanes.lane(i), d);
-                for k in 0..3 {
+                for (k, b) in bound.iter().enumerate() {
                     let e = (d.to_array()[k] - p.to_array()[k]).abs();
-                    assert!(e <= bound[k], "{p:?} {d:?} axis {k}: {e} > {}", bound[k]);
+                    assert!(e <= *b, "{p:?} {d:?} axis {k}: {e} > {b}");
                 }
                 assert_eq!(d.y, 0.0);
             }

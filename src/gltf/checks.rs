@@ -45,6 +45,14 @@ pub(super) fn check_enums(root: &::gltf::json::Root) -> Result<()> {
         if matches!(a.type_, Invalid) {
             return err(format!("accessors[{i}].type"), "unknown type");
         }
+        if let Some(sp) = &a.sparse
+            && matches!(sp.indices.component_type, Invalid)
+        {
+            return err(
+                format!("accessors[{i}].sparse.indices.componentType"),
+                "unknown index type (UNSIGNED_BYTE, UNSIGNED_SHORT or UNSIGNED_INT)",
+            );
+        }
     }
     for (a, anim) in root.animations.iter().enumerate() {
         for (c, ch) in anim.channels.iter().enumerate() {
@@ -119,6 +127,21 @@ pub(super) fn check_indices(root: &::gltf::json::Root) -> Result<()> {
                 views,
                 "buffer views",
             );
+        }
+        if let Some(sp) = &acc.sparse {
+            for (what, v) in [
+                ("indices", sp.indices.buffer_view),
+                ("values", sp.values.buffer_view),
+            ] {
+                if v.value() >= views {
+                    return bad(
+                        format!("accessors[{i}].sparse.{what}.bufferView"),
+                        v.value(),
+                        views,
+                        "buffer views",
+                    );
+                }
+            }
         }
     }
     for (i, view) in root.buffer_views.iter().enumerate() {

@@ -1,50 +1,85 @@
-//! glTF 2.0 in and out (feature `gltf`), on the `gltf` crate.
+//! glTF 2.0 in and out (feature `gltf`, on by default), on the `gltf` crate.
 //!
 //! **In** ([`parse`], [`load`]): the first skin's joints become a
 //! [`Skeleton`] (parent-first; a joint's parent is its nearest ancestor
 //! node that is also a joint; without a skin, every node is a joint), the
 //! nodes' own transforms its rest pose, and every animation's translation,
-//! rotation and scale channels on those joints a [`Clip`] resampled at the
-//! rate the caller picks. LINEAR (rotations by shortest-path slerp, as the
-//! specification's implementation note), STEP and CUBICSPLINE (cubic
-//! Hermite with tangents scaled by the key interval, rotations normalized)
-//! are sampled as the specification defines them; times before the first
-//! key take the first value, after the last the last. A joint with no
-//! channel for a property keeps its rest value. Morph weights are ignored.
-//! The static transforms of non-joint ancestors of a root joint (an
-//! armature node) are folded into that root.
+//! rotation and scale channels on those joints a [`Clip`] resampled at a
+//! [`Rate`]: the caller's, or by default each animation's own key rate.
+//! LINEAR (rotations by shortest-path slerp, as the specification's
+//! implementation note), STEP and CUBICSPLINE (cubic Hermite with tangents
+//! scaled by the key interval, rotations normalized) are sampled as the
+//! specification defines them; times before the first key take the first
+//! value, after the last the last. A joint with no channel for a property
+//! keeps its rest value. Morph weights are ignored.
 //!
-//! Resampling: a clip of duration `d` (the last key of any channel) at
-//! `rate` frames per second has `floor(d × rate + 0.01) + 1` frames at
-//! times `k / rate`: the frame time is exactly `1 / rate`, so clips loaded
-//! at one rate can share a crowd; less than one frame of tail is dropped
-//! when `d × rate` is not whole, and a tail within 1/100 of a frame of
-//! whole counts as whole (BVH's `Frame Time: 0.0083333` is 1/120 less
-//! 4e-6 of a frame per frame). A time within a few f32 roundings of a key
-//! takes the key's value exactly.
+//! Nodes that are not joints but lie between a joint and its parent joint
+//! (a helper), or above a root joint (an armature), are folded into the
+//! joint below them, so every joint's world transform is the one glTF
+//! defines: their rest transforms into the rest pose and every frame, and
+//! their animated channels frame by frame. A uniform scale folds exactly; a
+//! non-uniform one does not (glTF composes it as a matrix, which a joint's
+//! translation, rotation and scale cannot hold once a rotation follows it),
+//! so such a node is refused, named, rather than dropped. Nodes that are
+//! not ancestors of a joint (meshes, cameras) and their channels are not
+//! part of the skeleton and are ignored.
 //!
-//! Buffers: the BIN chunk of a `.glb`, or, through [`load`], files next to
-//! a `.gltf`. Data URIs (`data:...;base64`) are refused with a typed error:
-//! base64 would be one more dependency; convert such files to `.glb`.
+//! Resampling: a clip of duration `d` (the last key of any channel it
+//! reads) at `rate` frames per second has `floor(d × rate + 0.01) + 1`
+//! frames at times `k / rate`: the frame time is exactly `1 / rate`, so
+//! clips loaded at one rate can share a crowd; less than one frame of tail
+//! is dropped when `d × rate` is not whole, and a tail within 1/100 of a
+//! frame of whole counts as whole (BVH's `Frame Time: 0.0083333` is 1/120
+//! less 4e-6 of a frame per frame). A time within a few f32 roundings of a
+//! key takes the key's value exactly. [`Rate::Keys`] (the default) is each
+//! animation's key rate (see its docs): a clip written at 120 frames per
+//! second comes back with all its frames.
 //!
-//! **Out** ([`write_glb`], [`write_world_glb`]): a `.glb` (12-byte header,
-//! JSON chunk, BIN chunk) with one node per joint, a skin whose inverse
+//! Buffers: the BIN chunk of a `.glb` (used in place, not copied), data
+//! URIs (`data:...;base64,...`, as Blender's "glTF Embedded" writes them),
+//! and, through [`load`], files next to a `.gltf`: a relative URI
+//! (percent-decoded), a regular file whose real path (links resolved) is
+//! inside the document's folder, opened without blocking (a FIFO or a
+//! device is refused, not waited on) and read no further than the buffer's
+//! `byteLength`. Only the buffers that the animations and the skin use are
+//! read. Sparse accessors are read through the `gltf` crate's accessor
+//! iterator after every view, offset, stride and index they touch has been
+//! checked.
+//!
+//! **Limits** (checked before anything proportional to them is allocated,
+//! each refusal an [`Error::Gltf`](crate::Error::Gltf) that says the limit
+//! and how much the file asks for): [`MAX_KEY_VALUES`] key values decoded
+//! in the whole document (every accessor once, however many channels and
+//! animations share it), [`MAX_SAMPLES`] resampled joint-frames summed over
+//! every animation, [`MAX_BUFFER_BYTES`] bytes of buffers read from files
+//! and data URIs, and [`MAX_JOINTS`](crate::skeleton::MAX_JOINTS) joints.
+//! Work on the node tree is linear in its size (parents, cycles, folding in
+//! single passes). Peak memory is then the input, the JSON as the `gltf`
+//! crate holds it, at most `4 × MAX_KEY_VALUES` bytes of keys and
+//! `40 × MAX_SAMPLES` bytes of clips (the figures of `tests/gltf_hostile.rs`).
+//!
+//! **Out** ([`write_glb`], [`write_gltf`], [`write_world_glb`]): a `.glb`
+//! (12-byte header, JSON chunk, BIN chunk), or a `.gltf` whose buffer is a
+//! `.bin` file beside it, with one node per joint, a skin whose inverse
 //! bind matrices come from the rest pose, and one animation per clip: a
 //! LINEAR channel per joint for translation and rotation (and scale where
-//! a joint's scale is not one), keyed at every frame. kineform's linear
-//! sampling is slerp between frames too, so a clip written and read back
-//! at its own rate gives its frames back up to f32 rounding (measured on
-//! the five CMU clips in `tests/gltf.rs`).
+//! a joint's scale is not one), keyed at every frame. Every rotation
+//! written is normalized in f64 (the Khronos validator checks unit length
+//! to 1e-6 or so). kineform's linear sampling is slerp between frames too,
+//! so a clip written and read back at its own rate gives its frames back up
+//! to f32 rounding (measured on the five CMU clips in `tests/gltf.rs`).
+//! `.ci/run` checks every kind of file written with the Khronos
+//! validator.
 //!
 //! Malformed files give [`Error::Gltf`](crate::Error::Gltf) with a path
 //! into the document (`animations[0].samplers[2].output`, `nodes[4]`,
-//! `accessors[7]`, `buffers[0]`) and the reason, never a panic: JSON
-//! errors, GLB chunk errors, the `gltf` crate's validation (indices out of
-//! range, invalid enums), truncated buffers, buffer views or accessors past
-//! the end of their data, sparse accessors, non-finite values, cycles and
-//! shared children in the node tree, animations without channels, key
-//! times that go back, output counts that do not match the input count,
-//! and sizes past the limits.
+//! `accessors[7]`, `buffers[0]`), the reason and, through [`load`], the
+//! file, never a panic: JSON errors, GLB chunk errors, the `gltf` crate's
+//! validation (indices out of range, invalid enums), truncated buffers,
+//! buffer views or accessors past the end of their data, sparse indices out
+//! of order or range, non-finite values, cycles and shared children in the
+//! node tree, animations without channels, key times that go back, output
+//! counts that do not match the input count, and sizes past the limits.
 //!
 //! ```
 //! use kineform::{data, gltf};
@@ -62,22 +97,62 @@
 //! ```
 
 mod accessor;
+mod animation;
+mod buffers;
 mod checks;
+mod nodes;
 mod read;
 mod track;
+mod world;
 mod write;
 
 pub use read::{load, parse};
-pub use write::{WorldFrames, write_glb, write_world_glb};
+pub use world::{WorldFrames, write_world_glb};
+pub use write::{GltfFiles, write_glb, write_gltf};
 
 use crate::clip::Clip;
 use crate::reference::Kform;
 use crate::skeleton::Skeleton;
 
-/// Most frames × joints a loaded clip may have (2^24 samples, 670 MB of
-/// positions, rotations and scales): a file that asks for more is refused
-/// before anything is allocated.
-pub const MAX_SAMPLES: usize = 1 << 24;
+/// The glTF reader's limits, kept with every other in [`crate::limits`]:
+/// joint-frames summed over a document's animations ([`MAX_SAMPLES`]), key
+/// values decoded ([`MAX_KEY_VALUES`]), buffer bytes ([`MAX_BUFFER_BYTES`])
+/// and the lowest key rate ([`MIN_KEY_RATE`]).
+pub use crate::limits::{MAX_BUFFER_BYTES, MAX_KEY_VALUES, MAX_SAMPLES, MIN_KEY_RATE};
+
+/// The frame rate at which animations are resampled.
+///
+/// `Rate::Keys` takes each animation's own: the rate of its densest
+/// sampler, `(keys - 1) / (last key time - first key time)` over the
+/// samplers of the channels it reads, rounded to the nearest whole number
+/// of frames per second when within 1e-6 of it (the f32 rounding of key
+/// times at `k / 30`), and at least [`MIN_KEY_RATE`]. Uniform keys are
+/// then sampled at their own times: a clip keyed at BVH's `Frame Time:
+/// 0.0083333` comes back with that frame time and its keys exactly. An
+/// animation whose samplers have one key each is one frame long and gets
+/// the frame time `1 / 60`. Animations of one document may get different
+/// rates: pass [`Rate::Fps`] where clips must share one.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub enum Rate {
+    /// Each animation's own key rate.
+    #[default]
+    Keys,
+    /// This many frames per second (finite, > 0) for every animation.
+    Fps(f32),
+}
+
+impl From<f32> for Rate {
+    fn from(fps: f32) -> Rate {
+        Rate::Fps(fps)
+    }
+}
+
+/// So that a literal (`parse(&bytes, 30.0)`) is a rate too.
+impl From<f64> for Rate {
+    fn from(fps: f64) -> Rate {
+        Rate::Fps(fps as f32)
+    }
+}
 
 /// A glTF document as kineform reads it.
 #[derive(Clone, Debug, PartialEq)]
@@ -106,9 +181,16 @@ pub struct NamedClip {
     pub clip: Clip,
 }
 
-pub(crate) fn err<T>(path: impl Into<String>, reason: impl Into<String>) -> crate::Result<T> {
-    Err(crate::Error::Gltf {
+/// An [`Error::Gltf`](crate::Error::Gltf) at `path` (no file: [`load`]
+/// adds it).
+pub(crate) fn error(path: impl Into<String>, reason: impl Into<String>) -> crate::Error {
+    crate::Error::Gltf {
+        file: None,
         path: path.into(),
         reason: reason.into(),
-    })
+    }
+}
+
+pub(crate) fn err<T>(path: impl Into<String>, reason: impl Into<String>) -> crate::Result<T> {
+    Err(error(path, reason))
 }

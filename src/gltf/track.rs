@@ -1,35 +1,67 @@
-//! Animation samplers: keys read and checked, and sampled at any time as
-//! glTF 2.0 defines LINEAR, STEP and CUBICSPLINE.
+//! Animation samplers: keys checked and sampled at any time as glTF 2.0
+//! defines LINEAR, STEP and CUBICSPLINE. A track borrows its keys from the
+//! decoded accessors, which every channel sharing them shares.
 
-use ::gltf::accessor::Dimensions;
 use ::gltf::animation::Interpolation;
 
-use super::accessor::Data;
 use super::err;
-use super::read::unit_quat;
+use super::nodes::unit_quat;
 use crate::error::Result;
 use crate::reference::{Quat, quat_slerp_shortest};
 
 /// A sampler's keys: times and, per key, one value (LINEAR, STEP) or
 /// in-tangent, value, out-tangent (CUBICSPLINE).
-pub(super) struct Track<const N: usize> {
-    pub(super) times: Vec<f32>,
-    values: Vec<[f32; N]>,
+#[derive(Clone, Copy)]
+pub(super) struct Track<'a, const N: usize> {
+    pub(super) times: &'a [f32],
+    /// `N` floats per value.
+    values: &'a [f32],
     mode: Interpolation,
 }
 
-impl<const N: usize> Track<N> {
+impl<const N: usize> Track<'_, N> {
+    /// Value `i` of the accessor (a key's value, or a cubic tangent).
+    fn element(&self, i: usize) -> [f32; N] {
+        core::array::from_fn(|c| self.values[i * N + c])
+    }
+
     fn value(&self, k: usize) -> [f32; N] {
         match self.mode {
-            Interpolation::CubicSpline => self.values[3 * k + 1],
-            _ => self.values[k],
+            Interpolation::CubicSpline => self.element(3 * k + 1),
+            _ => self.element(k),
         }
     }
 
     /// The value at `t`; `rotation` selects slerp and normalization.
-    pub(super) fn sample(&self, t: f32, rotation: bool) -> [f32; N] {
+    /// The first key after `t` (the key count when there is none),
+    /// searched from `hint` (the answer for an earlier time) by doubling
+    /// steps, then halving: a clip sampled at rising times finds each key
+    /// in O(log of the keys passed) rather than O(log of all keys).
+    fn after(&self, t: f32, hint: &mut usize) -> usize {
+        let ts = self.times;
+        let n = ts.len();
+        let mut lo = (*hint).min(n);
+        if lo > 0 && ts[lo - 1] > t {
+            lo = 0; // an earlier time than the hint's
+        }
+        // Every key before `lo` is at or before `t`; `hi` is past `t`
+        // or the end.
+        let (mut hi, mut step) = (lo, 1usize);
+        while hi < n && ts[hi] <= t {
+            lo = hi + 1;
+            hi = lo.saturating_add(step).min(n);
+            step = step.saturating_mul(2);
+        }
+        let i1 = lo + ts[lo..hi].partition_point(|&x| x <= t);
+        *hint = i1;
+        i1
+    }
+
+    /// The value at `t`; `rotation` selects slerp and normalization;
+    /// `hint` is where the last search ended (0 to begin with).
+    pub(super) fn sample(&self, t: f32, rotation: bool, hint: &mut usize) -> [f32; N] {
         let n = self.times.len();
-        let i1 = self.times.partition_point(|&x| x <= t);
+        let i1 = self.after(t, hint);
         if i1 == 0 {
             return self.value(0);
         }
@@ -66,8 +98,8 @@ impl<const N: usize> Track<N> {
                 }
             }
             Interpolation::CubicSpline => {
-                let out0 = self.values[3 * i0 + 2];
-                let in1 = self.values[3 * i1];
+                let out0 = self.element(3 * i0 + 2);
+                let in1 = self.element(3 * i1);
                 let (u2, u3) = (u * u, u * u * u);
                 let h00 = 2.0 * u3 - 3.0 * u2 + 1.0;
                 let h10 = u3 - 2.0 * u2 + u;
@@ -93,21 +125,8 @@ fn to_quat<const N: usize>(v: [f32; N]) -> Quat {
     Quat::new(v[3 % N], v[0], v[1 % N], v[2 % N])
 }
 
-pub(super) fn read_track<const N: usize>(
-    data: &Data,
-    anim: &::gltf::Animation,
-    sampler: &::gltf::animation::Sampler,
-    dims: Dimensions,
-    rotation: bool,
-) -> Result<Track<N>> {
-    let spath = format!("animations[{}].samplers[{}]", anim.index(), sampler.index());
-    let times: Vec<[f32; 1]> = data.read(
-        &sampler.input(),
-        Dimensions::Scalar,
-        false,
-        &format!("{spath}.input"),
-    )?;
-    let times: Vec<f32> = times.into_iter().map(|[t]| t).collect();
+/// Checks a sampler's key times: not going back, not negative.
+pub(super) fn check_times(times: &[f32], spath: &str) -> Result<()> {
     for (i, w) in times.windows(2).enumerate() {
         if w[1] < w[0] {
             return err(
@@ -122,40 +141,46 @@ pub(super) fn read_track<const N: usize>(
             format!("negative key time {}", times[0]),
         );
     }
-    let mode = sampler.interpolation();
-    let values: Vec<[f32; N]> = data.read(
-        &sampler.output(),
-        dims,
-        rotation,
-        &format!("{spath}.output"),
-    )?;
+    Ok(())
+}
+
+/// Checks that each key's rotation (the value, not the tangents, of a
+/// cubic key) can be normalized.
+pub(super) fn check_rotations(values: &[f32], cubic: bool, spath: &str) -> Result<()> {
+    let per_key = if cubic { 3 } else { 1 };
+    for (k, v) in values.chunks_exact(4 * per_key).enumerate() {
+        let at = if cubic { 4 } else { 0 };
+        unit_quat(
+            [v[at], v[at + 1], v[at + 2], v[at + 3]],
+            &format!("{spath}.output[{k}]"),
+        )?;
+    }
+    Ok(())
+}
+
+/// A track on checked, decoded keys: `times` (one per key) and `values`
+/// (`N` floats per value, three values per key for CUBICSPLINE), refusing
+/// value counts that do not match the key count.
+pub(super) fn track<'a, const N: usize>(
+    times: &'a [f32],
+    values: &'a [f32],
+    mode: Interpolation,
+    spath: &str,
+) -> Result<Track<'a, N>> {
     let per_key = if mode == Interpolation::CubicSpline {
         3
     } else {
         1
     };
-    if values.len() != per_key * times.len() {
+    if values.len() != N * per_key * times.len() {
         return err(
             format!("{spath}.output"),
             format!(
                 "{} values for {} keys ({mode:?} needs {per_key} per key)",
-                values.len(),
+                values.len() / N,
                 times.len()
             ),
         );
-    }
-    if rotation {
-        for k in 0..times.len() {
-            let v = if per_key == 3 {
-                values[3 * k + 1]
-            } else {
-                values[k]
-            };
-            unit_quat(
-                core::array::from_fn(|i| v[i % N]),
-                &format!("{spath}.output[{k}]"),
-            )?;
-        }
     }
     Ok(Track {
         times,

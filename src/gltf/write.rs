@@ -1,4 +1,5 @@
-//! The writer: skeletons and clips, or world-space frames, to `.glb`.
+//! The writer: skeletons and clips to `.glb`, or to `.gltf` with a `.bin`
+//! beside it.
 
 use std::borrow::Cow;
 
@@ -6,13 +7,14 @@ use ::gltf::json;
 use json::validation::Checked::Valid;
 use json::validation::USize64;
 
+use super::MAX_SAMPLES;
 use crate::clip::Clip;
 use crate::error::{Error, Result};
-use crate::reference::{Kform, Quat, Vec3, quat_inv_mul, quat_inv_mul_vec3};
-use crate::skeleton::{MAX_JOINTS, Skeleton};
+use crate::reference::{Kform, Quat, Vec3};
+use crate::skeleton::Skeleton;
 use crate::skinning::InverseBind;
 
-fn bad(name: &'static str, value: f32, reason: &'static str) -> Error {
+pub(super) fn bad(name: &'static str, value: f32, reason: &'static str) -> Error {
     Error::Parameter {
         name,
         value,
@@ -95,8 +97,17 @@ fn finite(v: Vec3) -> bool {
     v.x.is_finite() && v.y.is_finite() && v.z.is_finite()
 }
 
+/// A rotation as glTF's `(x, y, z, w)`, normalized in f64: kineform's
+/// rotations are unit to f32 rounding, and a product of them (a local
+/// rotation recovered from two world ones) drifts a few ulps further,
+/// which the Khronos validator reports (`w = 1.0000001`: `ROTATION_NON_UNIT`).
 fn xyzw(q: Quat) -> [f32; 4] {
-    [q.x, q.y, q.z, q.w]
+    let v = [q.x as f64, q.y as f64, q.z as f64, q.w as f64];
+    let n = v.iter().map(|x| x * x).sum::<f64>().sqrt();
+    if !(n > 0.0 && n.is_finite()) {
+        return [0.0, 0.0, 0.0, 1.0];
+    }
+    v.map(|x| (x / n).clamp(-1.0, 1.0) as f32)
 }
 
 /// A `.glb` of `skeleton` with one animation per clip (named as given):
@@ -104,17 +115,127 @@ fn xyzw(q: Quat) -> [f32; 4] {
 /// first frame, or the identity without clips), a skin whose inverse bind
 /// matrices are the rest pose's, and per clip a LINEAR sampler for each
 /// joint's translation and rotation, and scale where it is not one, keyed
-/// at every frame (`k × frame_time`).
+/// at every frame (`k × frame_time`). Rotations are written normalized.
 ///
 /// Refuses, writing nothing: a clip or rest pose whose joint count is not
 /// the skeleton's, non-finite values, a rest pose with a zero scale (no
-/// inverse bind matrix), and a file past glTF's 4 GiB.
+/// inverse bind matrix), clips whose frames × joints sum past
+/// [`MAX_SAMPLES`] (kineform's reader would refuse the file), and a file
+/// past glTF's 4 GiB.
 pub fn write_glb(
     skeleton: &Skeleton,
     rest: Option<&[Kform]>,
     clips: &[(&str, &Clip)],
 ) -> Result<Vec<u8>> {
+    let mut b = document(skeleton, rest, clips)?;
+    let bin = std::mem::take(&mut b.bin);
+    let text = finish(b, bin.len(), None)?;
+    let total = 12 + 8 + text.len().div_ceil(4) * 4 + 8 + bin.len().div_ceil(4) * 4;
+    if total > u32::MAX as usize {
+        return Err(Error::Length {
+            what: "glb bytes (glTF's limit is 4 GiB)",
+            expected: u32::MAX as usize,
+            got: total,
+        });
+    }
+    let glb = ::gltf::binary::Glb {
+        header: ::gltf::binary::Header {
+            magic: *b"glTF",
+            version: 2,
+            length: total as u32,
+        },
+        json: Cow::Owned(text),
+        bin: Some(Cow::Owned(bin)),
+    };
+    glb.to_vec().map_err(|e| super::error("glb", e.to_string()))
+}
+
+/// A `.gltf` and its buffer: the JSON document, whose one buffer's URI is
+/// `bin_name` (percent-encoded), and the bytes to write to that file, in
+/// the same folder.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GltfFiles {
+    /// The `.gltf` file's bytes (JSON).
+    pub gltf: Vec<u8>,
+    /// The buffer file's bytes.
+    pub bin: Vec<u8>,
+}
+
+/// The characters percent-encoded in a buffer URI: controls, and those
+/// RFC 3986 reserves or forbids in a path segment.
+const URI_ESCAPES: &percent_encoding::AsciiSet = &percent_encoding::CONTROLS
+    .add(b' ')
+    .add(b'"')
+    .add(b'#')
+    .add(b'%')
+    .add(b'<')
+    .add(b'>')
+    .add(b'?')
+    .add(b'[')
+    .add(b']')
+    .add(b'\\')
+    .add(b'^')
+    .add(b'`')
+    .add(b'{')
+    .add(b'|')
+    .add(b'}')
+    .add(b':');
+
+/// What [`write_glb`] writes, as a `.gltf` whose buffer is the file
+/// `bin_name` beside it (a plain file name: no folder). Refuses what
+/// [`write_glb`] refuses, and a `bin_name` that is empty or names a folder.
+pub fn write_gltf(
+    skeleton: &Skeleton,
+    rest: Option<&[Kform]>,
+    clips: &[(&str, &Clip)],
+    bin_name: &str,
+) -> Result<GltfFiles> {
+    if bin_name.is_empty() || bin_name.contains(['/', '\\']) || bin_name == "." || bin_name == ".."
+    {
+        return Err(super::error(
+            "buffers[0].uri",
+            format!("the buffer file name {bin_name:?} must be a plain file name"),
+        ));
+    }
+    let mut b = document(skeleton, rest, clips)?;
+    let bin = std::mem::take(&mut b.bin);
+    let uri = percent_encoding::utf8_percent_encode(bin_name, URI_ESCAPES).to_string();
+    let gltf = finish(b, bin.len(), Some(uri))?;
+    Ok(GltfFiles { gltf, bin })
+}
+
+/// The document's one buffer (`bin` bytes, in the GLB BIN chunk or at
+/// `uri`) added, and its JSON.
+fn finish(mut b: Builder, bin: usize, uri: Option<String>) -> Result<Vec<u8>> {
+    b.root.push(json::Buffer {
+        byte_length: USize64::from(bin),
+        extensions: Default::default(),
+        extras: Default::default(),
+        name: None,
+        uri,
+    });
+    json::serialize::to_vec(&b.root)
+        .map_err(|e| super::error("", format!("serializing the document: {e}")))
+}
+
+/// Everything of the document but its buffer.
+fn document(
+    skeleton: &Skeleton,
+    rest: Option<&[Kform]>,
+    clips: &[(&str, &Clip)],
+) -> Result<Builder> {
     let joints = skeleton.len();
+    let samples = clips.iter().fold(0usize, |a, (_, c)| {
+        a.saturating_add(c.frames().saturating_mul(c.joints()))
+    });
+    if samples > MAX_SAMPLES {
+        return Err(super::error(
+            "animations",
+            format!(
+                "the clips hold {samples} joint-frames; kineform's glTF reader reads at most {MAX_SAMPLES} in one document (write them to several files)"
+            ),
+        ));
+    }
     for (_, c) in clips {
         if c.joints() != joints {
             return Err(Error::Length {
@@ -258,141 +379,5 @@ pub fn write_glb(
         });
     }
 
-    b.root.push(json::Buffer {
-        byte_length: USize64::from(b.bin.len()),
-        extensions: Default::default(),
-        extras: Default::default(),
-        name: None,
-        uri: None,
-    });
-    let text = json::serialize::to_vec(&b.root).map_err(|e| Error::Gltf {
-        path: String::new(),
-        reason: format!("serializing the document: {e}"),
-    })?;
-    let total = 12 + 8 + text.len().div_ceil(4) * 4 + 8 + b.bin.len().div_ceil(4) * 4;
-    if total > u32::MAX as usize {
-        return Err(Error::Length {
-            what: "glb bytes (glTF's limit is 4 GiB)",
-            expected: u32::MAX as usize,
-            got: total,
-        });
-    }
-    let glb = ::gltf::binary::Glb {
-        header: ::gltf::binary::Header {
-            magic: *b"glTF",
-            version: 2,
-            length: total as u32,
-        },
-        json: Cow::Owned(text),
-        bin: Some(Cow::Owned(b.bin)),
-    };
-    glb.to_vec().map_err(|e| Error::Gltf {
-        path: "glb".into(),
-        reason: e.to_string(),
-    })
-}
-
-/// World-space frames of several characters that share a skeleton, as a
-/// runtime's output gives them: `positions[(f × characters + c) × joints +
-/// j]` is joint `j` of character `c` at frame `f` (so each frame is what
-/// [`crate::output::positions`] writes), rotations likewise. Unit scales.
-#[derive(Clone, Copy, Debug)]
-pub struct WorldFrames<'a> {
-    /// The characters' skeleton.
-    pub skeleton: &'a Skeleton,
-    /// Characters per frame.
-    pub characters: usize,
-    /// Seconds between frames.
-    pub frame_time: f32,
-    /// World positions, frame-major, then character, then joint.
-    pub positions: &'a [Vec3],
-    /// World rotations, in the same order.
-    pub rotations: &'a [Quat],
-}
-
-/// A `.glb` of world-space frames ([`WorldFrames`]): one copy of the
-/// skeleton per character (nodes named `c{c}/{joint}`), each joint's local
-/// transform recovered from its parent's world transform
-/// (`local = parent⁻¹ × world`), written as one animation by
-/// [`write_glb`]. Refuses, writing nothing: no character, a frame time that
-/// is not finite and positive, position and rotation counts that differ or
-/// are not whole frames, non-finite values, and more than
-/// [`MAX_JOINTS`] joints in all.
-pub fn write_world_glb(w: &WorldFrames<'_>) -> Result<Vec<u8>> {
-    let joints = w.skeleton.len();
-    if w.characters == 0 {
-        return Err(Error::Length {
-            what: "characters (at least 1)",
-            expected: 1,
-            got: 0,
-        });
-    }
-    if !(w.frame_time.is_finite() && w.frame_time > 0.0) {
-        return Err(bad("frame_time", w.frame_time, "must be finite and > 0"));
-    }
-    let all = match w.characters.checked_mul(joints) {
-        Some(n) if n <= MAX_JOINTS => n,
-        _ => {
-            return Err(Error::Length {
-                what: "characters x joints in one file",
-                expected: MAX_JOINTS,
-                got: w.characters.saturating_mul(joints),
-            });
-        }
-    };
-    if w.rotations.len() != w.positions.len() {
-        return Err(Error::Length {
-            what: "world rotations (one per position)",
-            expected: w.positions.len(),
-            got: w.rotations.len(),
-        });
-    }
-    if w.positions.is_empty() || !w.positions.len().is_multiple_of(all) {
-        return Err(Error::Length {
-            what: "world positions (frames x characters x joints)",
-            expected: all * (w.positions.len() / all).max(1),
-            got: w.positions.len(),
-        });
-    }
-    let frames = w.positions.len() / all;
-    let parents = w.skeleton.parents();
-    let mut pos = Vec::with_capacity(w.positions.len());
-    let mut rot = Vec::with_capacity(w.positions.len());
-    for f in 0..frames {
-        for c in 0..w.characters {
-            let base = (f * w.characters + c) * joints;
-            for (j, &p) in parents.iter().enumerate() {
-                let (wp, wr) = (w.positions[base + j], w.rotations[base + j]);
-                if p < 0 {
-                    pos.push(wp);
-                    rot.push(wr);
-                } else {
-                    let (pp, pr) = (
-                        w.positions[base + p as usize],
-                        w.rotations[base + p as usize],
-                    );
-                    pos.push(quat_inv_mul_vec3(pr, wp - pp));
-                    rot.push(quat_inv_mul(pr, wr));
-                }
-            }
-        }
-    }
-    let mut all_parents = Vec::with_capacity(all);
-    let mut names = Vec::with_capacity(all);
-    for c in 0..w.characters {
-        for (j, &p) in parents.iter().enumerate() {
-            all_parents.push(if p < 0 { -1 } else { (c * joints) as i32 + p });
-            names.push(format!("c{c}/{}", w.skeleton.names()[j]));
-        }
-    }
-    let skeleton = Skeleton::with_names(all_parents, names)?;
-    let clip = Clip::new(
-        frames,
-        all,
-        w.frame_time,
-        pos,
-        rot,
-        vec![Vec3::ONE; frames * all],
-    )?;
-    write_glb(&skeleton, None, &[("world", &clip)])
+    Ok(b)
 }

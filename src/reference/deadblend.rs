@@ -252,9 +252,7 @@ pub fn op_extrapolate_decayed(
 ) -> Result<()> {
     let n = output.len();
     lengths(n, &[&*output, input])?;
-    let y = LN2 / (halflife + EPS_DEADBLEND);
-    let alpha = (1.0 - fast_negexp(y * dt)) / (y + EPS_DEADBLEND);
-    let dalpha = -fast_negexp_dx(y * dt) * (y / (y + EPS_DEADBLEND));
+    let (alpha, dalpha) = extrapolate_decayed_weights(dt, halflife);
     for i in 0..n {
         if i == 0 {
             output.set(
@@ -268,16 +266,37 @@ pub fn op_extrapolate_decayed(
             );
             continue;
         }
-        let moved = input.ang[i] * alpha;
-        let s = extrapolation_turn_scale(dot(moved, moved));
-        output.pos[i] = input.pos[i] + input.vel[i] * alpha;
-        output.rot[i] = quat_mul(quat_from_scaled_angle_axis(moved * s), input.rot[i]);
-        output.scl[i] = input.scl[i] * exp_vec3(input.svl[i] * alpha);
-        output.vel[i] = input.vel[i] * dalpha;
-        output.ang[i] = input.ang[i] * (dalpha * (s * s * s));
-        output.svl[i] = input.svl[i] * dalpha;
+        output.set(i, kform_extrapolate_decayed(&input.get(i), alpha, dalpha));
     }
     Ok(())
+}
+
+/// `(alpha, dalpha)` of [`op_extrapolate_decayed`] after `dt` seconds at
+/// `halflife`: `y = ln2 / (h + 1e-8)`, `alpha = (1 - fast_negexp(y dt)) /
+/// (y + 1e-8)`, `dalpha = -fast_negexp_dx(y dt) y / (y + 1e-8)`.
+#[inline]
+pub fn extrapolate_decayed_weights(dt: f32, halflife: f32) -> (f32, f32) {
+    let y = LN2 / (halflife + EPS_DEADBLEND);
+    let alpha = (1.0 - fast_negexp(y * dt)) / (y + EPS_DEADBLEND);
+    let dalpha = -fast_negexp_dx(y * dt) * (y / (y + EPS_DEADBLEND));
+    (alpha, dalpha)
+}
+
+/// One joint (not the root) of [`op_extrapolate_decayed`] with its
+/// weights [`extrapolate_decayed_weights`] (a crowd's blend profile gives
+/// each joint its own half-life).
+#[inline]
+pub fn kform_extrapolate_decayed(k: &Kform, alpha: f32, dalpha: f32) -> Kform {
+    let moved = k.ang * alpha;
+    let s = extrapolation_turn_scale(dot(moved, moved));
+    Kform {
+        pos: k.pos + k.vel * alpha,
+        rot: quat_mul(quat_from_scaled_angle_axis(moved * s), k.rot),
+        scl: k.scl * exp_vec3(k.svl * alpha),
+        vel: k.vel * dalpha,
+        ang: k.ang * (dalpha * (s * s * s)),
+        svl: k.svl * dalpha,
+    }
 }
 
 /// Per-axis `(alpha, dalpha)` of the decayed extrapolation, one half-life

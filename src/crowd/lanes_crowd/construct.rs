@@ -8,9 +8,11 @@ use std::sync::Mutex;
 
 use super::Crowd;
 use crate::crowd::command::Queue;
+use crate::crowd::layer::Layout;
 use crate::crowd::motion::{Motionx8, RootMotionx8, ShiftOffsetx8, Track, TurnOffsetx8};
+use crate::crowd::passes::LayerPass;
 use crate::crowd::passes::{PackScratch, Scratches, ShownPoses};
-use crate::crowd::state::{ClipRows, Statex8};
+use crate::crowd::state::{ClipRows, LayerLanes, Statex8};
 use crate::crowd::store::{PackPlan, PackResult, PackStore, Rows};
 use crate::crowd::{ClipLibrary, CrowdConfig, Root, Transition};
 use crate::database::Database;
@@ -142,15 +144,21 @@ impl Crowd {
                 .and_then(|b| b.checked_mul(packs)),
             false => Some(0),
         };
+        let layout = Layout::new(&cfg.layers, &cfg.blend_profiles, library.skeleton())?;
+        let layers = cfg.layers.len();
+        let layer_bytes = (size_of::<LayerLanes>() + j)
+            .checked_mul(layers)
+            .and_then(|b| b.checked_mul(packs));
         let threads = rayon::current_num_threads();
         let scratch_bytes =
-            PackScratch::bytes(j, turning, moving).and_then(|b| b.checked_mul(threads));
+            PackScratch::bytes(j, turning, moving, layers).and_then(|b| b.checked_mul(threads));
         let total = stated_bytes(&[
             (
                 "world output, kept state and schedules",
                 crate::crowd::crowd_bytes(cfg.characters, j),
             ),
             ("fitted half-lives", fit_bytes),
+            ("layers", layer_bytes),
             ("workers' scratch", scratch_bytes),
         ])?;
         let rest: Vec<Motionx8> = (0..j)
@@ -166,7 +174,8 @@ impl Crowd {
             })
             .collect();
         let n = |per: usize| packs.checked_mul(per).ok_or(too_big.clone());
-        with_stated(Crowd::build(library, cfg, db, skeleton, rest, n), total)
+        let shape = (skeleton, rest, layout);
+        with_stated(Crowd::build(library, cfg, db, shape, n), total)
     }
 
     /// [`Crowd::new`]'s allocations, each reserved with `try_reserve`.
@@ -174,19 +183,24 @@ impl Crowd {
         library: &ClipLibrary,
         cfg: CrowdConfig,
         db: Database,
-        skeleton: Skeleton,
-        rest: Vec<Motionx8>,
+        (skeleton, rest, layout): (Skeleton, Vec<Motionx8>, Layout),
         n: impl Fn(usize) -> Result<usize>,
     ) -> Result<Crowd> {
         let j = skeleton.len();
         let packs = cfg.characters.div_ceil(8);
         let (turning, moving) = (db.turning_joints(), db.moving_joints());
+        let layers = cfg.layers.len();
         let inert = cfg.transition == Transition::Inertialize;
         let fitted = cfg.fit().is_some();
         let rows = clip_rows(&db, library);
         let tracks = Track::of(&db);
+        let layer_passes = layout
+            .layers
+            .iter()
+            .map(|l| LayerPass::of(l, &tracks))
+            .collect();
         let mut scratch = Vec::new();
-        grow_scratch(&mut scratch, &rest, (turning, moving))?;
+        grow_scratch(&mut scratch, &rest, (turning, moving, layers))?;
         let transition = if inert {
             Vec::new()
         } else {
@@ -201,7 +215,7 @@ impl Crowd {
             states: try_vec("character states", packs, Statex8::new(rows[0]))?,
             root_motion: try_vec("root motion", packs, RootMotionx8::ZERO)?,
             root_set: try_vec("roots given", packs, 0)?,
-            events: try_vec("events", packs, [0; 4])?,
+            events: try_vec("events", packs, Default::default())?,
             plan: try_vec("the frame's plan", packs, PackPlan::default())?,
             result: try_vec("the frame's figures", packs, PackResult::default())?,
             ab_flips: Rows::new(try_vec("blend paths", n(j)?, 0)?, packs),
@@ -244,6 +258,11 @@ impl Crowd {
                 )?,
                 packs,
             ),
+            layers: Rows::new(
+                try_vec("layers", n(layers)?, LayerLanes::new(rows[0]))?,
+                packs,
+            ),
+            layer_flips: Rows::new(try_vec("layer paths", n(layers * j)?, 0)?, packs),
             roots: Rows::new(
                 try_vec(
                     "roots given",
@@ -260,6 +279,8 @@ impl Crowd {
             events: Vec::new(),
             tracks,
             turning,
+            layout,
+            layer_passes,
             rest,
             scratch: Scratches {
                 workers: scratch,
@@ -285,7 +306,7 @@ impl Crowd {
 pub(crate) fn grow_scratch(
     scratch: &mut Vec<Mutex<PackScratch>>,
     rest: &[Motionx8],
-    (turning, moving): (usize, usize),
+    (turning, moving, layers): (usize, usize, usize),
 ) -> Result<()> {
     let threads = rayon::current_num_threads();
     if scratch.len() >= threads {
@@ -300,12 +321,17 @@ pub(crate) fn grow_scratch(
         })?;
     for _ in scratch.len()..threads {
         more.push(Mutex::new(
-            PackScratch::try_new(rest, turning, moving).map_err(|e| match e {
+            PackScratch::try_new(rest, turning, moving, layers).map_err(|e| match e {
                 Error::Size { reason, .. } => Error::Size {
                     what: "workers' scratch",
                     reason: format!(
                         "{reason}: one scratch of {} for each of the pool's {threads} threads",
-                        crate::error::bytes_text(PackScratch::bytes(rest.len(), turning, moving))
+                        crate::error::bytes_text(PackScratch::bytes(
+                            rest.len(),
+                            turning,
+                            moving,
+                            layers
+                        ))
                     ),
                 },
                 e => e,
@@ -330,7 +356,12 @@ impl Crowd {
             set[c / 8] & (1 << (c % 8)) != 0
         })?;
         let (turning, moving) = (self.turning, self.db.moving_joints());
-        grow_scratch(&mut self.scratch.workers, &self.rest, (turning, moving))
+        let layers = self.cfg.layers.len();
+        grow_scratch(
+            &mut self.scratch.workers,
+            &self.rest,
+            (turning, moving, layers),
+        )
     }
 
     /// Moves the world's origin to `origin`: every character's root, the

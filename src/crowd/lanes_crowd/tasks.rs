@@ -109,7 +109,10 @@ impl Crowd {
             let (from, first_mover) = (next, movers.len());
             while next < sorted.len() && (sorted[next].0 as usize) < (p + 1) * 8 {
                 let c = sorted[next].0;
-                let moving = matches!(sorted[next].1, Command::Transition { .. });
+                let moving = matches!(
+                    sorted[next].1,
+                    Command::Transition { .. } | Command::TransitionLayer { .. }
+                );
                 if moving && movers.last() != Some(&c) {
                     movers.push(c);
                 }
@@ -144,6 +147,8 @@ impl Crowd {
             sorted,
             shown,
             frames,
+            layout,
+            layer_passes,
             ..
         } = self;
         let sh = Shared {
@@ -162,6 +167,8 @@ impl Crowd {
             check: cfg.velocity_check,
             extract: cfg.root_motion == RootMotion::Extract,
             fit: cfg.fit().map(Fit::new),
+            layers: layer_passes,
+            layout,
             db,
         };
         let kit = Kit {
@@ -169,6 +176,7 @@ impl Crowd {
             rest,
             turning: *turning,
             moving: sh.db.moving_joints(),
+            layers: cfg.layers.len(),
             cubic: cfg.sampling == Sampling::Cubic,
             inert: cfg.transition == Transition::Inertialize,
         };
@@ -217,6 +225,7 @@ struct Kit<'a> {
     rest: &'a [Motionx8],
     turning: usize,
     moving: usize,
+    layers: usize,
     cubic: bool,
     inert: bool,
 }
@@ -224,7 +233,7 @@ struct Kit<'a> {
 impl Kit<'_> {
     /// Runs `f` with the calling thread's scratch ([`Scratches::with`]).
     fn with<R>(&self, f: impl FnOnce(&mut PackScratch) -> R) -> R {
-        let make = || PackScratch::new(self.rest, self.turning, self.moving);
+        let make = || PackScratch::new(self.rest, self.turning, self.moving, self.layers);
         self.scratch.with(make, f)
     }
 }

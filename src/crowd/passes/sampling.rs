@@ -11,10 +11,21 @@ use crate::lanes::{F32x8, splat};
 
 /// What a pack's sampling reads besides the rows: the database's full or
 /// compact rows (`G`), chosen once per pass.
-struct Sampler<'a, G: Gather> {
+pub(super) struct Sampler<'a, G: Gather> {
     db: G,
     tracks: &'a [Track],
     inv_frame: F32x8,
+}
+
+impl<'a, G: Gather> Sampler<'a, G> {
+    /// The frame's clips, from the rows `g` of its database.
+    pub(super) fn new(g: G, sh: &Shared<'a>) -> Sampler<'a, G> {
+        Sampler {
+            db: g,
+            tracks: sh.tracks,
+            inv_frame: splat(1.0 / sh.db.frame_time()),
+        }
+    }
 }
 
 impl<G: Gather> Sampler<'_, G> {
@@ -127,7 +138,7 @@ impl<G: Gather> Sampler<'_, G> {
 
     /// Clip joint `cj` of one source.
     #[inline(always)]
-    fn joint<const CUBIC: bool>(&self, rows: &SampleRows, cj: usize) -> Motionx8 {
+    pub(super) fn joint<const CUBIC: bool>(&self, rows: &SampleRows, cj: usize) -> Motionx8 {
         let ang_scale = (self.inv_frame + self.inv_frame) * rows.speed;
         let vel_scale = self.inv_frame * rows.speed;
         if CUBIC {
@@ -186,11 +197,7 @@ fn input_from<const CUBIC: bool, G: Gather>(
     ahead: [&[Ahead]; 2],
 ) {
     let dt = sh.db.frame_time();
-    let sampler = Sampler {
-        db: g,
-        tracks: sh.tracks,
-        inv_frame: splat(1.0 / dt),
-    };
+    let sampler = Sampler::new(g, sh);
     let (ra, rb) = (
         SampleRows::new::<CUBIC, _>(&g, dt, &st.a),
         SampleRows::new::<CUBIC, _>(&g, dt, &st.b),

@@ -5,6 +5,7 @@
 use std::sync::Mutex;
 
 use crate::crowd::motion::{Motionx8, ShiftOffsetx8, TurnOffsetx8};
+use crate::crowd::state::LayerLanes;
 use crate::lanes::Vec3x8;
 
 /// Scratch of one worker, about 13 KB per pose for the CMU skeleton, so a
@@ -28,18 +29,26 @@ pub(crate) struct PackScratch {
     pub(super) kept_ab_flips: Vec<u8>,
     pub(super) kept_fit_rot: Vec<Vec3x8>,
     pub(super) kept_fit_pos: Vec<Vec3x8>,
+    pub(super) kept_layers: Vec<LayerLanes>,
+    pub(super) kept_layer_flips: Vec<u8>,
 }
 
 impl PackScratch {
     /// Bytes of one scratch for `joints` crowd joints, `turning` turn
     /// offsets and `moving` shift offsets per pack (what
     /// [`PackScratch::try_new`] reserves), `None` when it overflows.
-    pub(crate) fn bytes(joints: usize, turning: usize, moving: usize) -> Option<usize> {
+    pub(crate) fn bytes(
+        joints: usize,
+        turning: usize,
+        moving: usize,
+        layers: usize,
+    ) -> Option<usize> {
         let poses = joints.checked_mul(5 * size_of::<Motionx8>() + 2)?;
         let offsets = turning
             .checked_mul(size_of::<TurnOffsetx8>() + size_of::<Vec3x8>())?
             .checked_add(moving.checked_mul(size_of::<ShiftOffsetx8>() + size_of::<Vec3x8>())?)?;
-        poses.checked_add(offsets)
+        let layers = layers.checked_mul(size_of::<LayerLanes>() + joints)?;
+        poses.checked_add(offsets)?.checked_add(layers)
     }
 
     /// [`PackScratch::new`], every vector reserved with `try_reserve`: an
@@ -48,6 +57,7 @@ impl PackScratch {
         rest: &[Motionx8],
         turning: usize,
         moving: usize,
+        layers: usize,
     ) -> crate::Result<PackScratch> {
         use crate::error::try_vec;
         let v = || -> crate::Result<Vec<Motionx8>> {
@@ -67,14 +77,22 @@ impl PackScratch {
             kept_ab_flips: try_vec("a worker's scratch", rest.len(), 0)?,
             kept_fit_rot: try_vec("a worker's scratch", turning, Vec3x8::ZERO)?,
             kept_fit_pos: try_vec("a worker's scratch", moving, Vec3x8::ZERO)?,
+            kept_layers: try_vec("a worker's scratch", layers, bytemuck::Zeroable::zeroed())?,
+            kept_layer_flips: try_vec("a worker's scratch", layers * rest.len(), 0)?,
         })
     }
 
-    /// For `turning` turn offsets and `moving` shift offsets per pack (the
-    /// fallback of [`with_scratch`] for a thread outside the pool the
+    /// For `turning` turn offsets, `moving` shift offsets and `layers`
+    /// layers per pack (the
+    /// fallback of `Kit::with` of the step's tasks for a thread outside the pool the
     /// crowd reserved for, which a step never meets: it reserves one
     /// scratch per worker of the pool it runs on, fallibly, first).
-    pub(crate) fn new(rest: &[Motionx8], turning: usize, moving: usize) -> PackScratch {
+    pub(crate) fn new(
+        rest: &[Motionx8],
+        turning: usize,
+        moving: usize,
+        layers: usize,
+    ) -> PackScratch {
         let v = || rest.to_vec();
         PackScratch {
             a: v(),
@@ -88,6 +106,8 @@ impl PackScratch {
             kept_ab_flips: vec![0; rest.len()],
             kept_fit_rot: vec![Vec3x8::ZERO; turning],
             kept_fit_pos: vec![Vec3x8::ZERO; moving],
+            kept_layers: vec![bytemuck::Zeroable::zeroed(); layers],
+            kept_layer_flips: vec![0; layers * rest.len()],
         }
     }
 }

@@ -3,8 +3,10 @@
 //! poses, the step and the crowd's settings.
 
 use super::ahead::Ahead;
+use super::layers::LayerPass;
 use crate::crowd::command::Command;
 use crate::crowd::halflives::Fit;
+use crate::crowd::layer::Layout;
 use crate::crowd::motion::{Motionx8, Track};
 use crate::crowd::state::ClipRows;
 use crate::database::Database;
@@ -39,4 +41,8 @@ pub(crate) struct Shared<'a> {
     /// Dead blending's half-lives fitted per joint and axis, with the
     /// fit's parameters; `None` for one half-life per transition.
     pub fit: Option<Fit>,
+    /// The crowd's layers, as the passes walk them (empty without).
+    pub layers: &'a [LayerPass],
+    /// The crowd's layers and blend profiles resolved per joint.
+    pub layout: &'a Layout,
 }
