@@ -175,7 +175,7 @@ pub fn decode_rotation(word: u64) -> Quat {
 }
 
 /// A joint's position box: per axis the center and the step of
-/// [`encode_position`].
+/// [`PositionBox::encode`].
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct PositionBox {
     /// Per axis, the center of the joint's coordinates over the database.
