@@ -39,6 +39,10 @@
 //!   split among the threads or computed on one before the packs run.
 //!   Only the step is timed (the commands are given untimed).
 //!
+//! - `crowd/clips/*`: full against compact clips (`CrowdConfig::clip_storage`)
+//!   on the embedded clip and on every shipped clip repeated to 102,685
+//!   frames, a database beyond L3 in full rows (see [`clips`]).
+//!
 //! Throughput is in character-joints (clip joints, 31 per character).
 //! Frames run inside the thread pool, one `install` per criterion sample,
 //! as the main job and an engine's frame loop run them.
@@ -49,7 +53,7 @@ use common::*;
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use kineform::crowd::command::Which;
 use kineform::crowd::{
-    ClipEnd, ClipLibrary, Command, Crowd, CrowdConfig, DeadBlendHalflives, PackRange,
+    ClipEnd, ClipLibrary, ClipStorage, Command, Crowd, CrowdConfig, DeadBlendHalflives, PackRange,
     ReferenceCrowd, Root, Sampling, ShownRange, Source, Transition, Wander, WanderConfig,
 };
 use kineform::data;
@@ -468,5 +472,84 @@ fn tasks(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, crowd, tasks);
+/// All shipped clips (the embedded one and `data/mocap`'s five, joined
+/// through the CMU joint maps) repeated until the database holds at least
+/// `frames` frames.
+fn shipped_clips_repeated(frames: usize) -> ClipLibrary {
+    let mut library = ClipLibrary::from_bvh(&data::default_clip()).expect("library");
+    let dir = format!("{}/data/mocap", env!("CARGO_MANIFEST_DIR"));
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .expect("data/mocap")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "bvh"))
+        .collect();
+    files.sort();
+    for f in files {
+        library
+            .add_cmu(&kineform::bvh::load(f).expect("bvh"))
+            .expect("cmu clip");
+    }
+    let once = library.clips().to_vec();
+    let skeleton = library.skeleton().clone();
+    let total = |l: &ClipLibrary| l.clips().iter().map(|c| c.frames()).sum::<usize>();
+    while total(&library) < frames {
+        for c in &once {
+            library.add(&skeleton, c).expect("the same clip again");
+        }
+    }
+    library
+}
+
+/// Full against compact clips (issue 27, item 3): the demo's frame
+/// (linear sampling, inertialization, velocity check off as a game runs)
+/// of 10,000 characters on the embedded clip (277 frames: 213 KB full,
+/// 53 KB compact, both in L2) and on every shipped clip repeated to
+/// 102,685 frames (92 MB full, beyond the 32 MiB L3; 23 MB compact), on
+/// 1 and all threads. Run the group more than once and compare rounds
+/// (the two storages of a size run back to back).
+fn clips(c: &mut Criterion) {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let sizes = [
+        (
+            "cmu_277_frames",
+            ClipLibrary::from_bvh(&data::default_clip()).expect("library"),
+        ),
+        ("shipped_100k_frames", shipped_clips_repeated(100_000)),
+    ];
+    for (name, library) in &sizes {
+        let joints = library.skeleton().len();
+        let mut group = c.benchmark_group(format!("crowd/clips/{name}"));
+        group.throughput(Throughput::Elements((10_000 * joints) as u64));
+        group
+            .sample_size(20)
+            .measurement_time(Duration::from_secs(5));
+        let mut ts = vec![1];
+        if threads > 1 {
+            ts.push(threads);
+        }
+        for t in ts {
+            let p = pool(t);
+            for storage in [ClipStorage::Full, ClipStorage::Compact] {
+                let cfg = CrowdConfig {
+                    characters: 10_000,
+                    clip_storage: storage,
+                    ..Default::default()
+                };
+                let (mut crowd, mut wander) = driven(library, cfg, &p);
+                let id = format!("{}_{t}t", format!("{storage:?}").to_lowercase());
+                group.bench_function(id, |bch| {
+                    bch.iter_custom(|iters| {
+                        in_pool(&p, iters, || {
+                            wander.update(&mut crowd, DT).expect("driver");
+                            std::hint::black_box(crowd.step(DT).expect("step"));
+                        })
+                    })
+                });
+            }
+        }
+        group.finish();
+    }
+}
+
+criterion_group!(benches, crowd, tasks, clips);
 criterion_main!(benches);

@@ -145,6 +145,22 @@ impl Clip {
         c
     }
 
+    /// This clip with its positions and rotations replaced by `pos` and
+    /// `rot` (each `frames × joints` long), unchecked: for motion derived
+    /// from a valid clip (a compact database's decoded frames, within its
+    /// stated error of this clip's).
+    pub(crate) fn with_motion(&self, pos: Vec<Vec3>, rot: Vec<Quat>) -> Clip {
+        debug_assert!(pos.len() == self.pos.len() && rot.len() == self.rot.len());
+        Clip {
+            frames: self.frames,
+            joints: self.joints,
+            frame_time: self.frame_time,
+            pos,
+            rot,
+            scl: self.scl.clone(),
+        }
+    }
+
     /// Frames `frames` of this clip as a clip of their own (a walk cut out
     /// of a longer take, say). Refuses an empty range or one past the last
     /// frame, naming it, with nothing built.

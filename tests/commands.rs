@@ -9,7 +9,7 @@ use crowds::*;
 use kineform::Error;
 use kineform::crowd::command::Which;
 use kineform::crowd::{
-    ClipEnd, ClipLibrary, Command, Crowd, CrowdConfig, DeadBlendHalflives, EventKind,
+    ClipEnd, ClipLibrary, ClipStorage, Command, Crowd, CrowdConfig, DeadBlendHalflives, EventKind,
     ReferenceCrowd, Root, RootMotion, Sampling, Source, Transition,
 };
 use kineform::reference::{self as r, Quat, Vec3};
@@ -147,9 +147,10 @@ proptest! {
     /// crowd ([`layered`]), its layers' states, sources (jumping with and
     /// without transitions, wrapping, holding, reporting their ends),
     /// weights (set, moving, settling at zero, so whole packs skip a
-    /// layer) and the blend profiles its transitions take.
+    /// layer) and the blend profiles its transitions take; full or compact
+    /// clips (both crowds play the decoded motion).
     #[test]
-    fn both_crowds_agree_under_generated_commands(stream in frames(), cubic: bool, dead: bool, extract: bool, fitted: bool, with_layers: bool) {
+    fn both_crowds_agree_under_generated_commands(stream in frames(), cubic: bool, dead: bool, extract: bool, fitted: bool, with_layers: bool, compact: bool) {
         let library = two_subjects();
         let cfg = CrowdConfig {
             characters: 11,
@@ -157,6 +158,7 @@ proptest! {
             transition: if dead { Transition::DeadBlend } else { Transition::Inertialize },
             root_motion: if extract { RootMotion::Extract } else { RootMotion::Apply },
             dead_blend_halflives: if fitted { DeadBlendHalflives::FITTED } else { DeadBlendHalflives::Command },
+            clip_storage: if compact { ClipStorage::Compact } else { ClipStorage::Full },
             ..Default::default()
         };
         let cfg = if with_layers { layered(cfg) } else { cfg };

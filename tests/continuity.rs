@@ -54,8 +54,8 @@ mod crowds;
 use crowds::*;
 
 use kineform::crowd::{
-    CharacterState, ClipLibrary, Crowd, CrowdConfig, DeadBlendHalflives, Driven, ReferenceCrowd,
-    Root, Sampling, Transition, Wander, WanderConfig,
+    CharacterState, ClipLibrary, ClipStorage, Crowd, CrowdConfig, DeadBlendHalflives, Driven,
+    ReferenceCrowd, Root, Sampling, Transition, Wander, WanderConfig,
 };
 use kineform::reference::{self as r, Kform, Vec3};
 
@@ -268,6 +268,7 @@ fn run_one(
     (sampling, transition, halflives): (Sampling, Transition, DeadBlendHalflives),
     set: usize,
     (scalar, walk): (bool, bool),
+    clip_storage: ClipStorage,
 ) {
     let library = library(set);
     let ft = library.clips()[0].frame_time();
@@ -277,6 +278,7 @@ fn run_one(
             sampling,
             transition,
             dead_blend_halflives: halflives,
+            clip_storage,
             ..Default::default()
         };
         let mut wander = Wander::new(
@@ -302,9 +304,13 @@ fn run_one(
         DeadBlendHalflives::Command => "",
         DeadBlendHalflives::Fitted { .. } => " fitted",
     };
+    let compact = match clip_storage {
+        ClipStorage::Full => "",
+        ClipStorage::Compact => " compact",
+    };
     check(
         &format!(
-            "{kind} {sampling:?} {transition:?}{fitted} clips {}{roots}",
+            "{kind} {sampling:?} {transition:?}{fitted} clips {}{roots}{compact}",
             library.len()
         ),
         sampling,
@@ -327,30 +333,43 @@ macro_rules! continuity {
                 use super::*;
                 #[test]
                 fn lanes() {
-                    run_one(MODE, 0, (false, false));
+                    run_one(MODE, 0, (false, false), ClipStorage::Full);
                 }
                 #[test]
                 fn reference() {
-                    run_one(MODE, 0, (true, false));
+                    run_one(MODE, 0, (true, false), ClipStorage::Full);
                 }
                 #[test]
                 fn lanes_roots_walking() {
-                    run_one(MODE, 0, (false, true));
+                    run_one(MODE, 0, (false, true), ClipStorage::Full);
                 }
             }
             mod two_subjects {
                 use super::*;
                 #[test]
                 fn lanes() {
-                    run_one(MODE, 1, (false, false));
+                    run_one(MODE, 1, (false, false), ClipStorage::Full);
                 }
                 #[test]
                 fn reference() {
-                    run_one(MODE, 1, (true, false));
+                    run_one(MODE, 1, (true, false), ClipStorage::Full);
                 }
                 #[test]
                 fn lanes_roots_walking() {
-                    run_one(MODE, 1, (false, true));
+                    run_one(MODE, 1, (false, true), ClipStorage::Full);
+                }
+            }
+            /// Compact clips: the velocities derived from the decoded
+            /// frames are the decoded motion's, so every check holds.
+            mod compact {
+                use super::*;
+                #[test]
+                fn lanes() {
+                    run_one(MODE, 1, (false, false), ClipStorage::Compact);
+                }
+                #[test]
+                fn reference() {
+                    run_one(MODE, 1, (true, false), ClipStorage::Compact);
                 }
             }
         }

@@ -26,8 +26,8 @@ use crowds::*;
 
 use kineform::Error;
 use kineform::crowd::{
-    ClipLibrary, Crowd, CrowdConfig, DeadBlendHalflives, ReferenceCrowd, Sampling, Transition,
-    Wander, WanderConfig,
+    ClipLibrary, ClipStorage, Crowd, CrowdConfig, DeadBlendHalflives, ReferenceCrowd, Sampling,
+    Transition, Wander, WanderConfig,
 };
 
 const MODES: [(Sampling, Transition); 4] = [
@@ -80,12 +80,16 @@ fn run_both(
 #[test]
 fn lanes_crowd_equals_reference_crowd() {
     let library = embedded();
-    for (sampling, transition) in MODES {
+    let storages = [ClipStorage::Full, ClipStorage::Compact];
+    for ((sampling, transition), clip_storage) in
+        MODES.into_iter().flat_map(|m| storages.map(|s| (m, s)))
+    {
         // 9 characters: one full pack and a partial one.
         let cfg = CrowdConfig {
             characters: 9,
             sampling,
             transition,
+            clip_storage,
             ..Default::default()
         };
         let wander = WanderConfig {
@@ -98,10 +102,13 @@ fn lanes_crowd_equals_reference_crowd() {
             ..
         } = run_both(&library, cfg, wander, 300, 1.0 / 60.0);
         println!(
-            "{sampling:?} {transition:?}: {transitions} transitions, worst diff / tolerance {d:?}"
+            "{sampling:?} {transition:?} {clip_storage:?}: {transitions} transitions, worst diff / tolerance {d:?}"
         );
         assert!(transitions >= 9, "few transitions ({transitions})");
-        assert!(d.within(), "{sampling:?} {transition:?}: {d:?}");
+        assert!(
+            d.within(),
+            "{sampling:?} {transition:?} {clip_storage:?}: {d:?}"
+        );
     }
 }
 

@@ -42,8 +42,9 @@
 use std::sync::OnceLock;
 
 use kineform::crowd::{
-    BlendProfile, ClipEnd, ClipLibrary, Command, Crowd, CrowdConfig, DeadBlendHalflives, Joints,
-    Layer, Mask, ReferenceCrowd, Root, RootMotion, Sampling, Source, Transition, Which,
+    BlendProfile, ClipEnd, ClipLibrary, ClipStorage, Command, Crowd, CrowdConfig,
+    DeadBlendHalflives, Joints, Layer, Mask, ReferenceCrowd, Root, RootMotion, Sampling, Source,
+    Transition, Which,
 };
 use kineform::reference::{self as r, Kform, Quat, Vec3};
 
@@ -430,6 +431,10 @@ pub fn check_crowd(data: &[u8]) -> (usize, usize) {
         blend_profiles: match flags & 32 != 0 {
             true => profiles(),
             false => Vec::new(),
+        },
+        clip_storage: match flags & 64 != 0 {
+            true => ClipStorage::Compact,
+            false => ClipStorage::Full,
         },
     };
     let lanes = Crowd::new(&library, cfg.clone());

@@ -77,6 +77,7 @@ pub mod wander;
 
 mod lanes_crowd;
 
+pub use crate::database::ClipStorage;
 pub use check::{GapAt, VelocityCheck};
 pub use command::{Command, Driven, Which};
 pub use lanes_crowd::{Crowd, PackRange, PreparedStep, ShownRange};
@@ -316,6 +317,14 @@ pub struct CrowdConfig {
     /// worker's scratch keeps room for one pack's, about 2 KB).
     #[cfg_attr(feature = "serde", serde(default))]
     pub dead_blend_halflives: DeadBlendHalflives,
+    /// How the clips' frames are stored: full rows (the source's values,
+    /// 32 bytes per turning joint and frame) or compact words (a quarter of
+    /// the bytes; rotations within 5e-6 rad and positions within their
+    /// joint's stated bound of the source's, velocities those of the
+    /// decoded motion; [`crate::database::ClipStorage`]). Both crowds play
+    /// the same decoded motion.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub clip_storage: ClipStorage,
     /// The layers above each character's base, in order (at most
     /// [`MAX_LAYERS`]; none by default): override or additive, each on its
     /// mask's joints ([`layer`]). A crowd without layers spends nothing on
@@ -332,7 +341,7 @@ pub struct CrowdConfig {
 
 /// 10,000 characters, cubic inertialization, linear sampling, root motion
 /// applied, dead blending at the command's half-life, the velocity check
-/// off, no layers and no blend profiles.
+/// off, no layers, no blend profiles, and full clip rows.
 impl Default for CrowdConfig {
     fn default() -> CrowdConfig {
         CrowdConfig {
@@ -342,6 +351,7 @@ impl Default for CrowdConfig {
             root_motion: RootMotion::Apply,
             velocity_check: false,
             dead_blend_halflives: DeadBlendHalflives::Command,
+            clip_storage: ClipStorage::Full,
             layers: Vec::new(),
             blend_profiles: Vec::new(),
         }

@@ -122,7 +122,7 @@ impl Crowd {
                 got: 0,
             });
         }
-        let db = Database::new(library.clips())?;
+        let db = Database::with_storage(library.clips(), cfg.clip_storage)?;
         if !db.unit_scales() {
             return Err(Error::Parameter {
                 name: "clip scales",

@@ -3,7 +3,7 @@
 //! with velocities, one joint or two at a time.
 
 use super::*;
-use crate::database::{Database, Frames8, Rowx8};
+use crate::database::{Frames8, Gather, Rowx8};
 use crate::lanes::{self, F32x8, I32x8, Vec3x8, splat};
 
 /// Per-lane sampling rows of one source for a pack: the first database
@@ -26,13 +26,14 @@ impl SampleRows {
     /// and last frame in lanes); for linear sampling only `at` is read
     /// (the others repeat it).
     #[inline(always)]
-    pub(crate) fn new<const CUBIC: bool>(
-        db: &Database,
+    pub(crate) fn new<const CUBIC: bool, G: Gather>(
+        db: &G,
+        frame_time: f32,
         s: &crate::crowd::state::SampleAt,
     ) -> SampleRows {
         let (start, last) = (s.start, s.last);
-        let (st, alpha) = lanes::sample_frame(s.time, db.frame_time());
-        let row = |k: I32x8| db.frames8_lanes(k.max(I32x8::ZERO).min(last) + start);
+        let (st, alpha) = lanes::sample_frame(s.time, frame_time);
+        let row = |k: I32x8| db.frames(k.max(I32x8::ZERO).min(last), start, last);
         let one = I32x8::splat(1);
         let at = row(st);
         SampleRows {

@@ -10,6 +10,7 @@ use super::shared::Shared;
 use crate::crowd::layer::LayerPlan;
 use crate::crowd::motion::*;
 use crate::crowd::state::{LayerStep, Stepx8};
+use crate::database::{Gather, Rows};
 use crate::lanes::{F32x8, I32x8, splat};
 
 /// One layer of a crowd as the passes walk it: the crowd joints its mask
@@ -50,13 +51,29 @@ impl LayerPass {
         sh: &Shared,
         ls: &LayerStep,
         a: &mut [Motionx8],
+        flips: (&mut [u8], F32x8),
+    ) {
+        match sh.db.rows() {
+            Rows::Full(g) => self.apply_from::<CUBIC, _>(g, sh, ls, a, flips),
+            Rows::Compact(g) => self.apply_from::<CUBIC, _>(g, sh, ls, a, flips),
+        }
+    }
+
+    /// [`LayerPass::apply`] from the rows `g` (full or compact).
+    #[inline(always)]
+    fn apply_from<const CUBIC: bool, G: Gather>(
+        &self,
+        g: G,
+        sh: &Shared,
+        ls: &LayerStep,
+        a: &mut [Motionx8],
         (flips, fresh): (&mut [u8], F32x8),
     ) {
-        let sampler = Sampler::new(sh);
-        let rows = SampleRows::new::<CUBIC>(sh.db, &ls.at);
+        let sampler = Sampler::new(g, sh);
+        let rows = SampleRows::new::<CUBIC, _>(&g, sh.db.frame_time(), &ls.at);
         let refs = self.reference.map(|f| {
-            let frame = I32x8::splat(f).min(ls.at.last) + ls.at.start;
-            sh.db.frames8_lanes(frame)
+            let k = I32x8::splat(f).min(ls.at.last);
+            g.frames(k, ls.at.start, ls.at.last)
         });
         for &(j, m) in &self.joints {
             let (alpha, rate) = (m * ls.w, m * ls.rate);
@@ -65,7 +82,7 @@ impl LayerPass {
             let out = match &refs {
                 None => blend_kept(&a[j], &y, flip, alpha, rate),
                 Some(r) => {
-                    let frame = sh.db.gather(r, j - 1);
+                    let frame = g.gather(r, j - 1);
                     additive_kept(&a[j], &y, (frame.rot, frame.pos), flip, alpha, rate)
                 }
             };

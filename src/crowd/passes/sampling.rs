@@ -6,28 +6,29 @@ use super::ahead::{Ahead, prefetch_part};
 use super::shared::Shared;
 use crate::crowd::motion::*;
 use crate::crowd::state::Stepx8;
-use crate::database::Database;
+use crate::database::{Gather, Rows};
 use crate::lanes::{F32x8, splat};
 
-/// What a pack's sampling reads besides the rows.
-pub(super) struct Sampler<'a> {
-    db: &'a Database,
+/// What a pack's sampling reads besides the rows: the database's full or
+/// compact rows (`G`), chosen once per pass.
+pub(super) struct Sampler<'a, G: Gather> {
+    db: G,
     tracks: &'a [Track],
     inv_frame: F32x8,
 }
 
-impl<'a> Sampler<'a> {
-    /// The frame's clips.
-    pub(super) fn new(sh: &Shared<'a>) -> Sampler<'a> {
+impl<'a, G: Gather> Sampler<'a, G> {
+    /// The frame's clips, from the rows `g` of its database.
+    pub(super) fn new(g: G, sh: &Shared<'a>) -> Sampler<'a, G> {
         Sampler {
-            db: sh.db,
+            db: g,
             tracks: sh.tracks,
             inv_frame: splat(1.0 / sh.db.frame_time()),
         }
     }
 }
 
-impl Sampler<'_> {
+impl<G: Gather> Sampler<'_, G> {
     /// Samples every clip joint of one source into `out[1..]`, velocities
     /// scaled by its playback rate ([`crate::reference::op_timescale`]).
     /// Turning joints go two at a time (see [`Sampler::sample_blend`]).
@@ -179,10 +180,27 @@ pub(super) fn input<const CUBIC: bool>(
     flips: (&mut [u8], F32x8),
     ahead: [&[Ahead]; 2],
 ) {
-    let sampler = Sampler::new(sh);
+    match sh.db.rows() {
+        Rows::Full(g) => input_from::<CUBIC, _>(g, sh, st, a, flips, ahead),
+        Rows::Compact(g) => input_from::<CUBIC, _>(g, sh, st, a, flips, ahead),
+    }
+}
+
+/// [`input`] from the rows `g`.
+#[inline(always)]
+fn input_from<const CUBIC: bool, G: Gather>(
+    g: G,
+    sh: &Shared,
+    st: &Stepx8,
+    a: &mut [Motionx8],
+    flips: (&mut [u8], F32x8),
+    ahead: [&[Ahead]; 2],
+) {
+    let dt = sh.db.frame_time();
+    let sampler = Sampler::new(g, sh);
     let (ra, rb) = (
-        SampleRows::new::<CUBIC>(sh.db, &st.a),
-        SampleRows::new::<CUBIC>(sh.db, &st.b),
+        SampleRows::new::<CUBIC, _>(&g, dt, &st.a),
+        SampleRows::new::<CUBIC, _>(&g, dt, &st.b),
     );
     sampler.sample::<CUBIC>(&ra, a, ahead[0]);
     sampler.sample_blend::<CUBIC>(&rb, a, flips, (st.w, st.w_rate), ahead[1]);
@@ -195,14 +213,24 @@ mod tests {
     use super::*;
     use crate::crowd::passes::testing::{close, lanes};
     use crate::crowd::state::SampleAt;
+    use crate::database::{ClipStorage, Database};
     use crate::lanes::I32x8;
     use rand::{Rng, SeedableRng};
 
     #[test]
     fn sampling_passes_give_each_joint_its_own_sample_and_blend() {
         let clip = crate::data::default_clip().clip.with_continuous_rotations();
-        let db = Database::new(core::slice::from_ref(&clip)).unwrap();
-        let real = Track::of(&db);
+        for storage in [ClipStorage::Full, ClipStorage::Compact] {
+            let db = Database::with_storage(core::slice::from_ref(&clip), storage).unwrap();
+            match db.rows() {
+                Rows::Full(g) => each_joint_its_own(g, &db, &clip),
+                Rows::Compact(g) => each_joint_its_own(g, &db, &clip),
+            }
+        }
+    }
+
+    fn each_joint_its_own<G: Gather>(g: G, db: &Database, clip: &crate::Clip) {
+        let real = Track::of(db);
         // The clip's own layout (an even number of turning joints after the
         // one moving joint), and one with an odd number of turning joints
         // and a moving joint between two that would pair: each joint still
@@ -220,7 +248,7 @@ mod tests {
         let mut r = rand_pcg::Pcg32::seed_from_u64(5);
         for (round, tracks) in (0..40).map(|k| (k, if k % 2 == 0 { &real } else { &odd })) {
             let sampler = Sampler {
-                db: &db,
+                db: g,
                 tracks,
                 inv_frame: splat(1.0 / db.frame_time()),
             };
@@ -233,8 +261,8 @@ mod tests {
                 last,
             };
             let (ra, rb) = (
-                SampleRows::new::<false>(&db, &at(&mut r)),
-                SampleRows::new::<false>(&db, &at(&mut r)),
+                SampleRows::new::<false, _>(&g, db.frame_time(), &at(&mut r)),
+                SampleRows::new::<false, _>(&g, db.frame_time(), &at(&mut r)),
             );
             let rest = Motionx8::REST;
             let mut a = vec![rest; tracks.len()];

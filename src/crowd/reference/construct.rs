@@ -132,7 +132,11 @@ impl ReferenceCrowd {
                 got: 0,
             });
         }
-        let db = Database::new(library.clips())?;
+        let db = Database::with_storage(library.clips(), cfg.clip_storage)?;
+        let decoded = match cfg.clip_storage {
+            crate::crowd::ClipStorage::Full => None,
+            crate::crowd::ClipStorage::Compact => Some(db.decoded_clips(library.clips())),
+        };
         let skeleton = crowd_skeleton(library.skeleton())?;
         let layout = Layout::new(&cfg.layers, &cfg.blend_profiles, library.skeleton())?;
         let (j, nl) = (skeleton.len(), cfg.layers.len());
@@ -216,6 +220,7 @@ impl ReferenceCrowd {
             rows,
             skeleton,
             library: library.clone(),
+            decoded,
             frames: 0,
             cfg,
         })

@@ -33,6 +33,10 @@ use frame::{Crowdwide, reference_pack};
 pub struct ReferenceCrowd {
     cfg: CrowdConfig,
     library: ClipLibrary,
+    /// The clips as a compact database decodes them
+    /// ([`crate::database::Database::decoded_clips`]), played in place of
+    /// the library's under [`crate::crowd::ClipStorage::Compact`].
+    decoded: Option<Vec<crate::Clip>>,
     skeleton: Skeleton,
     rows: Vec<ClipRows>,
     states: Vec<Statex8>,
@@ -350,7 +354,7 @@ impl ReferenceCrowd {
         let nl = self.cfg.layers.len();
         let crowd = Crowdwide {
             cfg: &self.cfg,
-            clips: self.library.clips(),
+            clips: self.decoded.as_deref().unwrap_or(self.library.clips()),
             parents: self.skeleton.parents(),
             layout: &self.layout,
         };

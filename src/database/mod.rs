@@ -16,6 +16,14 @@
 //! Scales are stored apart, and only when some clip has a scale other
 //! than one. Rotations are taken as unit quaternions (BVH clips are): the
 //! crowd's short-domain exponential and logarithm rely on it.
+//!
+//! **Compact clips** ([`ClipStorage::Compact`], [`compact`]): the same
+//! layout with each rotation row an 8-byte word (the three smallest
+//! components in 20 bits each, [`codec`]) and each moving joint's position
+//! row an 8-byte word (21 bits per axis over the joint's box), a quarter
+//! of the bytes; the steps to the next frame are not stored but derived
+//! at sampling from the two decoded frames, as [`Database::new`] derives
+//! them from the source's, so velocities are the decoded motion's own.
 
 use bytemuck::{Pod, Zeroable};
 
@@ -23,6 +31,27 @@ use crate::clip::Clip;
 use crate::error::{Error, Result};
 use crate::lanes::{F32x8, I32x8, Quatx8, Vec3x8};
 use crate::reference::{self as r, Quat, Vec3};
+
+pub mod codec;
+pub mod compact;
+
+pub use compact::CompactRows;
+
+/// How a [`Database`] stores its clips' frames (a crowd setting,
+/// [`crate::crowd::CrowdConfig::clip_storage`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum ClipStorage {
+    /// 32-byte rows of floats, each with its step to the next frame: the
+    /// source's values exactly (see the module docs).
+    #[default]
+    Full,
+    /// 8-byte words, a quarter of the bytes: rotations within
+    /// [`codec::ROTATION_ERROR_BOUND`] of the source's, positions within
+    /// [`codec::position_error_bound`] of their joint's box; the steps
+    /// derived from the decoded frames at sampling ([`compact`]).
+    Compact,
+}
 
 /// Eight floats, 32-byte aligned: a rotation or position row (see the
 /// module docs).
@@ -49,20 +78,78 @@ pub struct Rowx8 {
 }
 
 /// Eight global frames, as the first row of each in the rotation and the
-/// position tables ([`Database::frames8`]).
+/// position tables ([`Database::frames8`]), and of the frame after each
+/// (the same frame at a clip's last; read by compact tables only).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Frames8 {
     rot: [u32; 8],
     pos: [u32; 8],
-    /// The largest of `rot` and of `pos`: one bounds check per gather.
+    rot_next: [u32; 8],
+    pos_next: [u32; 8],
+    /// The largest of `rot` and `rot_next`, and of `pos` and `pos_next`:
+    /// one bounds check per gather.
     max: [u32; 2],
+}
+
+impl Frames8 {
+    /// The rows of frames `f` and, after each, `g` in tables of rows
+    /// `width` wide (`f`, `g` within the database's frames).
+    #[inline(always)]
+    fn rows(f: I32x8, g: I32x8, widths: [usize; 2]) -> Frames8 {
+        let rows =
+            |f: I32x8, width: usize| -> [u32; 8] { bytemuck::cast(f * I32x8::splat(width as i32)) };
+        let (rot, pos) = (rows(f, widths[0]), rows(f, widths[1]));
+        let (rot_next, pos_next) = (rows(g, widths[0]), rows(g, widths[1]));
+        let most = |a: [u32; 8], b: [u32; 8]| a.into_iter().chain(b).fold(0, u32::max);
+        Frames8 {
+            rot,
+            pos,
+            rot_next,
+            pos_next,
+            max: [most(rot, rot_next), most(pos, pos_next)],
+        }
+    }
+}
+
+/// The rows a crowd samples, full or compact: eight frames' rows
+/// prepared once per source ([`Gather::frames`]), then each joint of them
+/// gathered into lanes ([`Gather::gather`]).
+pub trait Gather: Copy {
+    /// The rows of clip frames `k` (already within `0..=last`) of clips
+    /// whose first global frame is `start` and last frame `last`.
+    fn frames(&self, k: I32x8, start: I32x8, last: I32x8) -> Frames8;
+    /// Joint `j` of the frames `f`, with its steps to the next frames.
+    fn gather(&self, f: &Frames8, j: usize) -> Rowx8;
+}
+
+/// A database's full rows ([`ClipStorage::Full`]), for sampling.
+#[derive(Clone, Copy, Debug)]
+pub struct FullRows<'a> {
+    db: &'a Database,
+    rot: &'a [Row],
+    pos: &'a [Row],
+}
+
+/// A database's tables: full rows or compact words.
+#[derive(Clone, Debug)]
+enum Tables {
+    Full { rot: Vec<Row>, pos: Vec<Row> },
+    Compact(compact::Compact),
+}
+
+/// A database's rows, for sampling: full or compact.
+#[derive(Clone, Copy, Debug)]
+pub enum Rows<'a> {
+    /// [`ClipStorage::Full`].
+    Full(FullRows<'a>),
+    /// [`ClipStorage::Compact`].
+    Compact(CompactRows<'a>),
 }
 
 /// Clips of one skeleton, concatenated and packed.
 #[derive(Clone, Debug)]
 pub struct Database {
-    rot: Vec<Row>,
-    pos: Vec<Row>,
+    tables: Tables,
     /// Per joint, its index among the joints whose position moves.
     moving: Vec<Option<usize>>,
     /// Per joint, its position where it does not move.
@@ -87,8 +174,13 @@ pub struct Database {
 
 impl Database {
     /// Packs `clips`, which must be non-empty and share joint count and
-    /// frame time.
+    /// frame time, in full rows ([`ClipStorage::Full`]).
     pub fn new(clips: &[Clip]) -> Result<Database> {
+        Database::with_storage(clips, ClipStorage::Full)
+    }
+
+    /// Packs `clips` as [`Database::new`] does, in full or compact rows.
+    pub fn with_storage(clips: &[Clip], storage: ClipStorage) -> Result<Database> {
         let first = clips.first().ok_or(Error::Length {
             what: "clips",
             expected: 1,
@@ -165,10 +257,6 @@ impl Database {
                 got: total.saturating_mul(joints),
             });
         }
-        // Reserved before anything is written: Error::Size, not an abort,
-        // when the rows do not fit in memory.
-        let mut rot: Vec<Row> = reserve(total * turning_count, "database rotation rows")?;
-        let mut pos: Vec<Row> = reserve(total * count, "database position rows")?;
         let mut scales = match unit {
             true => None,
             false => Some(reserve::<(Vec3, Vec3)>(
@@ -181,32 +269,30 @@ impl Database {
         for c in &clips {
             spans.push((first_frame, c.frames()));
             first_frame += c.frames();
-            for f in 0..c.frames() {
-                let g = (f + 1).min(c.frames() - 1);
-                for (j, moves) in moving.iter().enumerate() {
-                    if turning[j].is_some() {
-                        let (q0, q1) = (c.rot(f, j), c.rot(g, j));
-                        let w = r::quat_log(r::quat_abs(r::quat_mul_inv(q1, q0)));
-                        rot.push(Row {
-                            v: [q0.w, q0.x, q0.y, q0.z, w.x, w.y, w.z, r::dot(w, w)],
-                        });
-                    }
-                    if moves.is_some() {
-                        let (p0, p1) = (c.pos(f, j), c.pos(g, j));
-                        let d = p1 - p0;
-                        pos.push(Row {
-                            v: [p0.x, p0.y, p0.z, d.x, d.y, d.z, 0.0, 0.0],
-                        });
-                    }
-                    if let Some(s) = scales.as_mut() {
+        }
+        if let Some(s) = scales.as_mut() {
+            for c in &clips {
+                for f in 0..c.frames() {
+                    let g = (f + 1).min(c.frames() - 1);
+                    for j in 0..joints {
                         s.push((c.scl(f, j), r::log_vec3(c.scl(g, j) / c.scl(f, j))));
                     }
                 }
             }
         }
+        let tables = match storage {
+            ClipStorage::Full => {
+                full_tables(&clips, total, (&turning, turning_count), (&moving, count))?
+            }
+            ClipStorage::Compact => Tables::Compact(compact::Compact::new(
+                &clips,
+                total,
+                (&turning, turning_count),
+                (&moving, count),
+            )?),
+        };
         Ok(Database {
-            rot,
-            pos,
+            tables,
             moving,
             fixed,
             still,
@@ -219,6 +305,37 @@ impl Database {
             clips: spans,
             scales,
         })
+    }
+
+    /// How the frames are stored.
+    pub fn storage(&self) -> ClipStorage {
+        match self.tables {
+            Tables::Full { .. } => ClipStorage::Full,
+            Tables::Compact(_) => ClipStorage::Compact,
+        }
+    }
+
+    /// Bytes of the rotation and position tables (the frames' storage;
+    /// scales, still rotations and fixed positions apart).
+    pub fn table_bytes(&self) -> usize {
+        match &self.tables {
+            Tables::Full { rot, pos } => size_of_val(&rot[..]) + size_of_val(&pos[..]),
+            Tables::Compact(c) => c.bytes(),
+        }
+    }
+
+    /// The rows for sampling, full or compact.
+    #[inline(always)]
+    pub fn rows(&self) -> Rows<'_> {
+        match &self.tables {
+            Tables::Full { rot, pos } => Rows::Full(FullRows { db: self, rot, pos }),
+            Tables::Compact(c) => Rows::Compact(c.rows(self)),
+        }
+    }
+
+    /// Total frames of all clips.
+    pub fn frames(&self) -> usize {
+        self.frames
     }
 
     /// Joints per frame.
@@ -286,48 +403,84 @@ impl Database {
             .map_or((Vec3::ONE, Vec3::ZERO), |s| s[f * self.joints + j])
     }
 
-    /// Eight global frames prepared for [`Database::gather`].
+    /// Eight global frames prepared for [`Database::gather`] (each
+    /// clamped to the database's frames; the frame after each is the next
+    /// within its clip).
     pub fn frames8(&self, f: [usize; 8]) -> Frames8 {
-        let lane = |f: usize| i32::try_from(f).unwrap_or(i32::MAX);
-        self.frames8_lanes(I32x8::new(f.map(lane)))
+        let f = f.map(|f| f.min(self.frames - 1));
+        let next = f.map(|f| {
+            let clip = self.clips.partition_point(|&(s, _)| s <= f) - 1;
+            let (s, n) = self.clips[clip];
+            (f + 1).min(s + n - 1)
+        });
+        // In range: frames x joints fits in i32 (checked in `new`).
+        let lane = |f: [usize; 8]| I32x8::new(f.map(|x| x as i32));
+        Frames8::rows(lane(f), lane(next), self.widths())
     }
 
-    /// [`Database::frames8`] of frames in lanes, each clamped to the
-    /// database's frames.
-    #[inline(always)]
-    pub fn frames8_lanes(&self, f: I32x8) -> Frames8 {
-        // In range: frames x joints fits in i32 (checked in `new`).
-        let last = I32x8::splat(self.frames as i32 - 1);
-        let f = f.max(I32x8::ZERO).min(last);
-        let rows = |width: usize| -> [u32; 8] { bytemuck::cast(f * I32x8::splat(width as i32)) };
-        let (rot, pos) = (rows(self.turning_count), rows(self.moving_count));
-        let most = |r: [u32; 8]| r.into_iter().fold(0, u32::max);
-        Frames8 {
-            rot,
-            pos,
-            max: [most(rot), most(pos)],
+    /// The rotation and position tables' row widths.
+    fn widths(&self) -> [usize; 2] {
+        [self.turning_count, self.moving_count]
+    }
+
+    /// Joint `j` of eight frames, transposed (or decoded) into lanes, with
+    /// the steps to the next frames ([`Gather::gather`] of
+    /// [`Database::rows`]).
+    ///
+    /// Panics if `f` was prepared by a database with more frames or wider
+    /// rows than this one.
+    pub fn gather(&self, f: &Frames8, j: usize) -> Rowx8 {
+        match self.rows() {
+            Rows::Full(g) => g.gather(f, j),
+            Rows::Compact(g) => g.gather(f, j),
         }
     }
 
-    /// Joint `j` of eight frames, transposed into lanes.
-    ///
-    /// Panics if `f` was prepared by a database with more frames or wider
-    /// rows than this one (one check for the eight rows, then unchecked
-    /// loads: 2.6% of the crowd frame's instructions, 1.7% of its time).
+    /// The still or fixed parts of joint `j`'s row where it has no rows
+    /// in a table: its rotation (with zero steps) where it is still, its
+    /// position (with a zero step) where it does not move.
     #[inline(always)]
-    pub fn gather(&self, f: &Frames8, j: usize) -> Rowx8 {
+    fn still_parts(&self, j: usize) -> ((Quatx8, Vec3x8, F32x8), (Vec3x8, Vec3x8)) {
+        (
+            (
+                Quatx8::splat(self.still[j].unwrap_or(Quat::IDENTITY)),
+                Vec3x8::ZERO,
+                F32x8::ZERO,
+            ),
+            (Vec3x8::splat(self.fixed[j]), Vec3x8::ZERO),
+        )
+    }
+}
+
+/// One check for the eight rows of a gather: each `base[i] <= max` with
+/// `max + k` within `len` rows. Frames this database prepared always pass
+/// ([`Gather::frames`] and [`Database::frames8`] clamp to its frames, `k`
+/// is below its row width); only frames of a larger database can fail it
+/// (the gathers' Panics).
+#[inline(always)]
+fn check_rows(max: u32, k: usize, len: usize) {
+    let ok = (max as usize).checked_add(k).is_some_and(|m| m < len);
+    assert!(
+        ok,
+        "frames of another database: a row past this one's tables"
+    );
+}
+
+impl Gather for FullRows<'_> {
+    #[inline(always)]
+    fn frames(&self, k: I32x8, start: I32x8, _last: I32x8) -> Frames8 {
+        // The next frames are read by compact tables only.
+        let f = k + start;
+        Frames8::rows(f, f, self.db.widths())
+    }
+
+    /// Joint `j` of eight frames, transposed into lanes: one check for
+    /// the eight rows, then unchecked loads (2.6% of the crowd frame's
+    /// instructions, 1.7% of its time).
+    #[inline(always)]
+    fn gather(&self, f: &Frames8, j: usize) -> Rowx8 {
         let load = |rows: &[Row], base: &[u32; 8], max: u32, k: usize| -> [F32x8; 8] {
-            // One check for the eight rows: each `base[i] <= max`. Frames
-            // this database prepared always pass (`frames8_lanes` clamps to
-            // its frames, `k` is below its row width); only frames of a
-            // larger database can fail it (the docs' Panics).
-            let ok = (max as usize)
-                .checked_add(k)
-                .is_some_and(|m| m < rows.len());
-            assert!(
-                ok,
-                "frames of another database: a row past this one's tables"
-            );
+            check_rows(max, k, rows.len());
             F32x8::transpose(core::array::from_fn(|i| {
                 // SAFETY: `base[i] <= max` (`Frames8::max` is the largest
                 // of the fields it is built with, which are private and
@@ -336,27 +489,22 @@ impl Database {
                 F32x8::new(unsafe { rows.get_unchecked(base[i] as usize + k) }.v)
             }))
         };
-        let (rot, step_rot, step_h2) = match self.turning[j] {
+        let db = self.db;
+        let (still, fixed) = db.still_parts(j);
+        let (rot, step_rot, step_h2) = match db.turning[j] {
             Some(k) => {
-                let a = load(&self.rot, &f.rot, f.max[0], k);
+                let a = load(self.rot, &f.rot, f.max[0], k);
                 let q = Quatx8::new(a[0], a[1], a[2], a[3]);
                 (q, Vec3x8::new(a[4], a[5], a[6]), a[7])
             }
-            None => (
-                Quatx8::splat(self.still[j].unwrap_or(Quat::IDENTITY)),
-                Vec3x8::ZERO,
-                F32x8::ZERO,
-            ),
+            None => still,
         };
-        let (pos, step_pos) = match self.moving[j] {
+        let (pos, step_pos) = match db.moving[j] {
             Some(k) => {
-                let b = load(&self.pos, &f.pos, f.max[1], k);
+                let b = load(self.pos, &f.pos, f.max[1], k);
                 (Vec3x8::new(b[0], b[1], b[2]), Vec3x8::new(b[3], b[4], b[5]))
             }
-            None => {
-                let p = self.fixed[j];
-                (Vec3x8::splat(p), Vec3x8::ZERO)
-            }
+            None => fixed,
         };
         Rowx8 {
             pos,
@@ -368,9 +516,45 @@ impl Database {
     }
 }
 
+/// The full tables of `clips` (with continuous rotations): per frame, a
+/// rotation row per turning joint and a position row per moving joint.
+fn full_tables(
+    clips: &[Clip],
+    total: usize,
+    (turning, turning_count): (&[Option<usize>], usize),
+    (moving, count): (&[Option<usize>], usize),
+) -> Result<Tables> {
+    // Reserved before anything is written: Error::Size, not an abort,
+    // when the rows do not fit in memory.
+    let mut rot: Vec<Row> = reserve(total * turning_count, "database rotation rows")?;
+    let mut pos: Vec<Row> = reserve(total * count, "database position rows")?;
+    for c in clips {
+        for f in 0..c.frames() {
+            let g = (f + 1).min(c.frames() - 1);
+            for (j, moves) in moving.iter().enumerate() {
+                if turning[j].is_some() {
+                    let (q0, q1) = (c.rot(f, j), c.rot(g, j));
+                    let w = r::quat_log(r::quat_abs(r::quat_mul_inv(q1, q0)));
+                    rot.push(Row {
+                        v: [q0.w, q0.x, q0.y, q0.z, w.x, w.y, w.z, r::dot(w, w)],
+                    });
+                }
+                if moves.is_some() {
+                    let (p0, p1) = (c.pos(f, j), c.pos(g, j));
+                    let d = p1 - p0;
+                    pos.push(Row {
+                        v: [p0.x, p0.y, p0.z, d.x, d.y, d.z, 0.0, 0.0],
+                    });
+                }
+            }
+        }
+    }
+    Ok(Tables::Full { rot, pos })
+}
+
 /// An empty vector with room for `n` elements, or [`Error::Size`] (nothing
 /// allocated) when they do not fit in memory.
-fn reserve<T>(n: usize, what: &'static str) -> Result<Vec<T>> {
+pub(crate) fn reserve<T>(n: usize, what: &'static str) -> Result<Vec<T>> {
     let mut v = Vec::new();
     v.try_reserve_exact(n).map_err(|_| Error::Size {
         what,
