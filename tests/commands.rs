@@ -529,7 +529,7 @@ fn events_taken_into_the_games_buffer_and_acted_on() {
                     ends += 1;
                 }
                 EventKind::TransitionFinished => finished += 1,
-                EventKind::ClipEnded(Which::B) => panic!("source B loops: {e:?}"),
+                other => panic!("source B loops, no clip has markers: {other:?}"),
             }
         }
     }

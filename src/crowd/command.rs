@@ -15,9 +15,11 @@ use super::library::ClipLibrary;
 use super::{ClipEnd, Crowd, ReferenceCrowd, Root, Source};
 use crate::error::{Error, Result};
 
-/// Which of a character's two sources.
+/// Which of a character's sources (a command's, an event's). More may
+/// come (layers' sources): match with a wildcard arm.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[non_exhaustive]
 pub enum Which {
     /// Source A (weight `1 - w`).
     A,

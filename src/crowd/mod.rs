@@ -65,6 +65,7 @@ pub mod check;
 pub mod command;
 mod halflives;
 pub mod library;
+mod markers;
 mod motion;
 mod output;
 mod passes;
@@ -80,6 +81,7 @@ pub use check::{GapAt, VelocityCheck};
 pub use command::{Command, Driven, Which};
 pub use lanes_crowd::{Crowd, PackRange, PreparedStep, ShownRange};
 pub use library::ClipLibrary;
+pub use markers::MarkerHit;
 pub use motion::Motionx8;
 pub use output::{Event, EventKind};
 pub use reference::ReferenceCrowd;
@@ -311,11 +313,16 @@ pub struct CrowdConfig {
     /// worker's scratch keeps room for one pack's, about 2 KB).
     #[cfg_attr(feature = "serde", serde(default))]
     pub dead_blend_halflives: DeadBlendHalflives,
+    /// The weight a source must exceed for its markers to be reported
+    /// ([`MarkerHit`]): within `[0, 1)`; 0 (the default) reports every
+    /// source that shows at all, and leaves out source B at weight 0.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub marker_weight: f32,
 }
 
 /// 10,000 characters, cubic inertialization, linear sampling, root motion
-/// applied, dead blending at the command's half-life, and the velocity
-/// check off.
+/// applied, dead blending at the command's half-life, the velocity check
+/// off, and markers of every source that shows.
 impl Default for CrowdConfig {
     fn default() -> CrowdConfig {
         CrowdConfig {
@@ -325,6 +332,7 @@ impl Default for CrowdConfig {
             root_motion: RootMotion::Apply,
             velocity_check: false,
             dead_blend_halflives: DeadBlendHalflives::Command,
+            marker_weight: 0.0,
         }
     }
 }
@@ -347,6 +355,13 @@ impl CrowdConfig {
                 what: "characters",
                 expected: 1,
                 got: 0,
+            });
+        }
+        if !(0.0..1.0).contains(&self.marker_weight) {
+            return Err(Error::Parameter {
+                name: "marker_weight",
+                value: self.marker_weight,
+                reason: "must be within [0, 1)",
             });
         }
         self.dead_blend_halflives.check()

@@ -9,25 +9,31 @@ use rayon::prelude::*;
 use super::Crowd;
 use super::Motionx8;
 use super::command::Which;
+use super::markers::MarkerHit;
 use crate::error::{Error, Result};
 use crate::lanes::Vec3x8;
 use crate::output::Packed;
 use crate::reference::{Kform, Quat, Vec3};
 use crate::rows::{self, Rows3, Rows4};
 
-/// What happened to a character in a step.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// What happened to a character in a step (more kinds may come: match
+/// with a wildcard arm).
+#[derive(Clone, Copy, Debug, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[non_exhaustive]
 pub enum EventKind {
     /// A source whose clip end is [`super::ClipEnd::Event`] reached an end
     /// of its clip (and holds there).
     ClipEnded(Which),
     /// A transition ran its full duration.
     TransitionFinished,
+    /// A source's playhead crossed a marker of its clip (the crossing
+    /// rules: [`MarkerHit`]).
+    Marker(MarkerHit),
 }
 
 /// An event of the last step.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Event {
     /// The character.
@@ -37,18 +43,27 @@ pub struct Event {
 }
 
 /// Appends the events of per-pack bits (source A ended, source B ended, a
-/// transition finished; bit `i` for character `8p + i`) to `out`, in
-/// character order, for the first `n` characters.
-pub(crate) fn push_events(bits: impl Iterator<Item = [u8; 3]>, n: usize, out: &mut Vec<Event>) {
+/// transition finished; bit `i` for character `8p + i`) and each pack's
+/// markers (by character, [`super::markers`]) to `out`, in character
+/// order (a character's bits first, then its markers), for the first `n`
+/// characters. `out` has room for them all (reserved when the crowd was
+/// built), so nothing is allocated.
+pub(crate) fn push_events<'a>(
+    packs: impl Iterator<Item = ([u8; 3], &'a [Event])>,
+    n: usize,
+    out: &mut Vec<Event>,
+) {
     let kinds = [
         EventKind::ClipEnded(Which::A),
         EventKind::ClipEnded(Which::B),
         EventKind::TransitionFinished,
     ];
-    for (p, bits) in bits.enumerate() {
+    for (p, (bits, marks)) in packs.enumerate() {
         if bits.iter().all(|&b| b == 0) {
+            out.extend_from_slice(marks);
             continue;
         }
+        let mut marks = marks;
         for l in 0..8 {
             let character = p * 8 + l;
             if character >= n {
@@ -59,6 +74,9 @@ pub(crate) fn push_events(bits: impl Iterator<Item = [u8; 3]>, n: usize, out: &m
                     out.push(Event { character, kind });
                 }
             }
+            let mine = marks.partition_point(|e| e.character == character);
+            out.extend_from_slice(&marks[..mine]);
+            marks = &marks[mine..];
         }
     }
 }
@@ -68,8 +86,12 @@ impl Crowd {
     /// order (the list's memory is kept from step to step).
     pub(crate) fn collect_events(&mut self) {
         self.events.clear();
-        let bits = self.packs.events.iter().map(|b| [b[0], b[1], b[2]]);
-        push_events(bits, self.cfg.characters, &mut self.events);
+        let store = &self.packs;
+        let packs = store.events.iter().enumerate().map(|(p, b)| {
+            let marks = &store.marks.pack(p)[..store.mark_count[p] as usize];
+            ([b[0], b[1], b[2]], marks)
+        });
+        push_events(packs, self.cfg.characters, &mut self.events);
     }
 
     /// The last step's events, in character order (a character's in the

@@ -14,11 +14,13 @@ use super::Transition;
 use super::check::GapAt;
 use super::command::{self, Command, Queue, Which};
 use super::lanes_crowd::check_dt;
+use super::lanes_crowd::construct::{NO_EVENT, marker_bytes, too_big_events};
 use super::lanes_crowd::construct::{
     clip_rows, crowd_skeleton, stated_bytes, try_vec, with_stated,
 };
+use super::markers::{MarkerTable, pack_markers};
 use super::output::push_events;
-use super::state::{ClipRows, Statex8, Stepx8};
+use super::state::{ClipRows, Spanx8, Statex8, Stepx8};
 use super::{CharacterState, Event, VelocityCheck};
 use super::{ClipEnd, ClipLibrary, CrowdConfig, FrameStats, Root, RootMotion, Sampling, Source};
 use crate::clip::Clip;
@@ -41,8 +43,13 @@ pub struct ReferenceCrowd {
     /// One scratch per rayon worker, kept across frames (reserved before
     /// each step, fallibly).
     scratch: Vec<Mutex<RefScratch>>,
-    /// The last step's events ([`super::Crowd::events`]).
+    /// The last step's events ([`super::Crowd::events`]), with room for
+    /// a step's most.
     events: Vec<Event>,
+    /// Every clip's markers, sorted, and each pack's room for the markers
+    /// its sources cross in a step ([`MarkerTable::per_pack`], at least 1).
+    markers: MarkerTable,
+    marks: Vec<Event>,
     frames: u64,
 }
 
@@ -262,13 +269,32 @@ impl ReferenceCrowd {
             ),
             (
                 "schedules",
-                packs.checked_mul(size_of::<Statex8>() + size_of::<(FrameStats, [u8; 3])>()),
+                packs.checked_mul(size_of::<Statex8>() + size_of::<(FrameStats, [u8; 3], usize)>()),
             ),
             (
                 "workers' scratch",
                 RefScratch::bytes(j).and_then(|b| b.checked_mul(threads)),
             ),
+            (
+                "events and markers crossed",
+                marker_bytes(library, cfg.characters),
+            ),
         ])?;
+        let markers = with_stated(MarkerTable::new(library.clips()), total)?;
+        let per = markers.per_pack().max(1);
+        let marks = with_stated(
+            packs
+                .checked_mul(per)
+                .ok_or_else(too_big_events)
+                .and_then(|n| try_vec("markers crossed", n, NO_EVENT)),
+            total,
+        )?;
+        let mut events = Vec::new();
+        cfg.characters
+            .checked_mul(3)
+            .and_then(|e| e.checked_add(packs * markers.per_pack()))
+            .and_then(|e| events.try_reserve_exact(e).ok())
+            .ok_or_else(too_big_events)?;
         let built = (|| -> Result<(Vec<RefState>, Vec<Mutex<RefScratch>>)> {
             let mut chars = Vec::new();
             chars.try_reserve_exact(slots).map_err(|_| Error::Size {
@@ -292,7 +318,9 @@ impl ReferenceCrowd {
             queue: Queue::default(),
             sorted: Vec::new(),
             scratch,
-            events: Vec::new(),
+            events,
+            markers,
+            marks,
             rows,
             skeleton,
             library: library.clone(),
@@ -472,14 +500,19 @@ impl ReferenceCrowd {
             commands,
             ..FrameStats::default()
         };
-        for (s, _) in &stats {
+        for (s, _, _) in &stats {
             total.transitions += s.transitions;
             total.velocity.merge(&s.velocity);
         }
         // The events.
         self.events.clear();
         let n = self.cfg.characters;
-        push_events(stats.iter().map(|s| s.1), n, &mut self.events);
+        let per = self.markers.per_pack().max(1);
+        let packs = stats
+            .iter()
+            .zip(self.marks.chunks(per))
+            .map(|(s, m)| (s.1, &m[..s.2]));
+        push_events(packs, n, &mut self.events);
         if !self.cfg.velocity_check {
             // The check's figures are empty; output that is not finite is
             // counted all the same (issue 21).
@@ -492,22 +525,32 @@ impl ReferenceCrowd {
     }
 
     /// Every pack's frame ([`reference_pack`]) on the current rayon pool,
-    /// with the frame's sorted commands; each pack's figures and event
-    /// bits.
-    fn packs(&mut self, dt: f32) -> Vec<(FrameStats, [u8; 3])> {
+    /// with the frame's sorted commands; each pack's figures, event bits
+    /// and number of markers crossed (in its chunk of `marks`).
+    fn packs(&mut self, dt: f32) -> Vec<(FrameStats, [u8; 3], usize)> {
         let crowd = (&self.cfg, self.library.clips(), self.skeleton.parents());
         let frame = (&self.sorted[..], &self.rows[..], self.frames, dt);
         let scratch = &self.scratch[..];
+        let markers = &self.markers;
+        let per = markers.per_pack().max(1);
         self.states
             .par_iter_mut()
             .zip(self.chars.par_chunks_mut(8))
+            .zip(self.marks.par_chunks_mut(per))
             .enumerate()
-            .map(|(p, (state, chars))| {
+            .map(|(p, ((state, chars), marks))| {
+                // The markers the pack's sources cross, found with the
+                // 8-lane crowd's code from the same state.
+                let crossed = |state: &Statex8, spans: &[Spanx8; 2]| {
+                    let at = (p, crowd.0.characters);
+                    let settings = (dt, crowd.0.marker_weight);
+                    pack_markers(markers, (state, spans), at, settings, marks)
+                };
                 // Each worker's own scratch (reserved by the step for
                 // every thread of this pool): the lock is never contended.
                 let t = rayon::current_thread_index().unwrap_or(0) % scratch.len();
                 let mut s = scratch[t].lock().unwrap_or_else(|e| e.into_inner());
-                reference_pack(crowd, frame, (p, state, chars), &mut s)
+                reference_pack(crowd, frame, (p, state, chars), &mut s, crossed)
             })
             .collect()
     }
@@ -519,15 +562,17 @@ impl ReferenceCrowd {
 /// through the reference ([`reference_frame`]), where it transitions from
 /// the pose it would have shown without its commands; the pack's figures
 /// and its events (bits per lane: source A ended, source B ended, a
-/// transition finished).
+/// transition finished), and the number of markers `crossed` found.
 fn reference_pack(
     (cfg, clips, parents): (&CrowdConfig, &[Clip], &[i32]),
     (sorted, rows, frame, dt): (&[(u32, Command)], &[ClipRows], u64, f32),
     (p, state, chars): (usize, &mut Statex8, &mut [RefState]),
     s: &mut RefScratch,
-) -> (FrameStats, [u8; 3]) {
+    crossed: impl FnOnce(&Statex8, &[Spanx8; 2]) -> usize,
+) -> (FrameStats, [u8; 3], usize) {
     let before = *state;
     let happened = state.advance(F32x8::splat(dt));
+    let marks = crossed(state, &happened.spans);
     let lo = sorted.partition_point(|(c, _)| (*c as usize) < p * 8);
     let hi = sorted.partition_point(|(c, _)| (*c as usize) < (p + 1) * 8);
     let (mut trans, mut played) = (0u8, 0u8);
@@ -565,7 +610,7 @@ fn reference_pack(
         total.transitions += moving as u32;
         total.velocity.merge(&check);
     }
-    (total, events)
+    (total, events, marks)
 }
 
 /// Samples clip `src` at `time` played at `rate` into crowd pose `out`

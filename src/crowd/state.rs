@@ -39,6 +39,9 @@ pub(crate) struct SourceLanes {
     pub end: I32x8,
     /// All bits where the end was reported since the source was set.
     pub ended: I32x8,
+    /// All bits where a command set the source since the last advance
+    /// (its first advance crosses a marker at its start time).
+    pub fresh: I32x8,
 }
 
 /// Eight characters' state.
@@ -113,13 +116,31 @@ pub(crate) struct Stepx8 {
     pub wrapped: u8,
 }
 
-/// What advancing eight characters did (bits per lane).
+/// What advancing eight characters did (bits per lane), and where their
+/// sources' playheads went.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct Happened {
     pub ended_a: u8,
     pub ended_b: u8,
     pub finished: u8,
     pub wrapped: u8,
+    /// Source A's and B's moves ([`super::markers`]).
+    pub spans: [Spanx8; 2],
+}
+
+/// Where one source's playheads went in an advance: from `from` to `to`
+/// (the new time, in the clip), having wrapped `laps` times (looping
+/// sources: `floor(moved / len)`, so the move's end unwrapped is `to +
+/// laps len`; 0 otherwise), `moved` the time before wrapping or clamping
+/// (`from + rate dt`), and `fresh` the lanes a command had set since the
+/// advance before.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Spanx8 {
+    pub from: F32x8,
+    pub to: F32x8,
+    pub laps: F32x8,
+    pub moved: F32x8,
+    pub fresh: u8,
 }
 
 /// Where one source samples: time, effective rate, clip rows.
@@ -149,16 +170,19 @@ fn at_i(x: I32x8, l: usize) -> i32 {
 
 /// A time moved into its clip: wrapped into `[0, len]` when looping
 /// (`t - len floor(t / len)`, 0 for a one-frame clip), else clamped.
-/// Returns the time and where it was held at an end.
+/// Returns the time, where it was held at an end, and the laps wrapped
+/// (`floor(t / len)` where looping, else 0).
 #[inline(always)]
-fn place(t: F32x8, len: F32x8, looping: F32x8) -> (F32x8, F32x8) {
-    let wrapped = t - len * (t / len).floor();
+fn place(t: F32x8, len: F32x8, looping: F32x8) -> (F32x8, F32x8, F32x8) {
+    let laps = (t / len).floor();
+    let wrapped = t - len * laps;
     let wrapped = len
         .simd_gt(F32x8::ZERO)
         .select(wrapped.max(F32x8::ZERO).min(len), F32x8::ZERO);
     let clamped = t.max(F32x8::ZERO).min(len);
     let held = !looping & (t.simd_lt(F32x8::ZERO) | t.simd_gt(len));
-    (looping.select(wrapped, clamped), held)
+    let laps = (looping & len.simd_gt(F32x8::ZERO)).select(laps, F32x8::ZERO);
+    (looping.select(wrapped, clamped), held, laps)
 }
 
 impl SourceLanes {
@@ -171,22 +195,33 @@ impl SourceLanes {
         clip: I32x8::ZERO,
         end: I32x8::ZERO,
         ended: I32x8::ZERO,
+        fresh: I32x8::ZERO,
     };
 
     /// Advances by `dt`; returns the lanes that reached a reporting end for
-    /// the first time, and the lanes that wrapped around (bits).
+    /// the first time, the lanes that wrapped around (bits), and the move.
     #[inline(always)]
-    fn advance(&mut self, dt: F32x8) -> (u8, u8) {
+    fn advance(&mut self, dt: F32x8) -> (u8, u8, Spanx8) {
         let looping: F32x8 = bytemuck::cast(self.end.simd_eq(I32x8::ZERO));
+        let from = self.time;
         let moved = self.time + self.rate * dt;
-        let (t, held) = place(moved, self.len, looping);
+        let (t, held, laps) = place(moved, self.len, looping);
+        let fresh: F32x8 = bytemuck::cast(self.fresh);
+        self.fresh = I32x8::ZERO;
+        let span = Spanx8 {
+            from,
+            to: t,
+            laps,
+            moved,
+            fresh: fresh.to_bitmask() as u8,
+        };
         let reports: F32x8 = bytemuck::cast(self.end.simd_eq(I32x8::splat(2)));
         let ended: F32x8 = bytemuck::cast(self.ended);
         let now = held & reports & !ended;
         self.ended = bytemuck::cast(ended | now);
         self.time = t;
         let wrapped = looping & (moved.simd_lt(F32x8::ZERO) | moved.simd_gt(self.len));
-        (now.to_bitmask() as u8, wrapped.to_bitmask() as u8)
+        (now.to_bitmask() as u8, wrapped.to_bitmask() as u8, span)
     }
 
     /// Where it samples: its time, and its rate where it moves (0 where a
@@ -214,6 +249,7 @@ impl SourceLanes {
         lane_f(&mut self.rate, l, s.rate);
         self.set_end(l, s.end);
         lane_f(&mut self.time, l, s.time);
+        lane_i(&mut self.fresh, l, -1);
         self.replace(l);
     }
 
@@ -230,7 +266,7 @@ impl SourceLanes {
     /// Lane `l`'s time moved into its clip ([`place`]).
     fn replace(&mut self, l: usize) {
         let looping: F32x8 = bytemuck::cast(self.end.simd_eq(I32x8::ZERO));
-        let (t, _) = place(self.time, self.len, looping);
+        let (t, _, _) = place(self.time, self.len, looping);
         lane_f(&mut self.time, l, at_f(t, l));
     }
 
@@ -284,8 +320,8 @@ impl Statex8 {
     /// happened, for [`Statex8::step`].
     #[inline(always)]
     pub(crate) fn advance(&mut self, dt: F32x8) -> Happened {
-        let (ended_a, wrapped_a) = self.a.advance(dt);
-        let (ended_b, wrapped_b) = self.b.advance(dt);
+        let (ended_a, wrapped_a, span_a) = self.a.advance(dt);
+        let (ended_b, wrapped_b, span_b) = self.b.advance(dt);
         // The weight: a critically damped spring toward its target where a
         // half-life is set (simple_spring_damper_exact with exp).
         let springs = self.w_halflife.simd_gt(F32x8::ZERO);
@@ -313,6 +349,7 @@ impl Statex8 {
             ended_b,
             finished,
             wrapped: wrapped_a | wrapped_b,
+            spans: [span_a, span_b],
         }
     }
 

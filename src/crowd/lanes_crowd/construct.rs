@@ -8,11 +8,13 @@ use std::sync::Mutex;
 
 use super::Crowd;
 use crate::crowd::command::Queue;
+use crate::crowd::markers::MarkerTable;
 use crate::crowd::motion::{Motionx8, RootMotionx8, ShiftOffsetx8, Track, TurnOffsetx8};
 use crate::crowd::passes::{PackScratch, Scratches, ShownPoses};
 use crate::crowd::state::{ClipRows, Statex8};
 use crate::crowd::store::{PackPlan, PackResult, PackStore, Rows};
 use crate::crowd::{ClipLibrary, CrowdConfig, Root, Transition};
+use crate::crowd::{Event, EventKind};
 use crate::database::Database;
 use crate::error::{Error, Result};
 use crate::lanes::{Quatx8, Vec3x8};
@@ -152,6 +154,10 @@ impl Crowd {
             ),
             ("fitted half-lives", fit_bytes),
             ("workers' scratch", scratch_bytes),
+            (
+                "events and markers crossed",
+                marker_bytes(library, cfg.characters),
+            ),
         ])?;
         let rest: Vec<Motionx8> = (0..j)
             .map(|cj| match cj.checked_sub(1) {
@@ -184,6 +190,7 @@ impl Crowd {
         let inert = cfg.transition == Transition::Inertialize;
         let fitted = cfg.fit().is_some();
         let rows = clip_rows(&db, library);
+        let markers = MarkerTable::new(library.clips())?;
         let tracks = Track::of(&db);
         let mut scratch = Vec::new();
         grow_scratch(&mut scratch, &rest, (turning, moving))?;
@@ -253,11 +260,26 @@ impl Crowd {
                 packs,
             ),
             world: Rows::new(try_vec("world output", n(j)?, Motionx8::REST)?, packs),
+            mark_count: try_vec("markers crossed", packs, 0)?,
+            marks: Rows::new(
+                try_vec("markers crossed", n(markers.per_pack())?, NO_EVENT)?,
+                packs,
+            ),
         };
+        let mut events = Vec::new();
+        let most_events = cfg
+            .characters
+            .checked_mul(3)
+            .and_then(|e| e.checked_add(store.marks.len()))
+            .ok_or(too_big_events())?;
+        events
+            .try_reserve_exact(most_events)
+            .map_err(|_| too_big_events())?;
         debug_assert!(store.is_whole());
         Ok(Crowd {
             packs: store,
-            events: Vec::new(),
+            events,
+            markers,
             tracks,
             turning,
             rest,
@@ -276,6 +298,33 @@ impl Crowd {
             frames: 0,
             cfg,
         })
+    }
+}
+
+/// Bytes of a crowd's room for a step's events and the markers its
+/// packs' sources may cross ([`MarkerTable::per_pack`] per pack, and once
+/// more in the events).
+pub(crate) fn marker_bytes(library: &ClipLibrary, characters: usize) -> Option<usize> {
+    let most = library.clips().iter().map(|c| c.markers().len()).max()?;
+    let marks = characters.div_ceil(8).checked_mul(16)?.checked_mul(most)?;
+    marks
+        .checked_mul(2)?
+        .checked_add(characters.checked_mul(3)?)?
+        .checked_mul(size_of::<Event>())
+}
+
+/// A filler for the rows of markers crossed (overwritten before it is
+/// read).
+pub(crate) const NO_EVENT: Event = Event {
+    character: 0,
+    kind: EventKind::TransitionFinished,
+};
+
+/// The refusal of room for a step's events.
+pub(crate) fn too_big_events() -> Error {
+    Error::Size {
+        what: "events",
+        reason: "room for a step's events (3 per character and the markers crossed) could not be reserved".to_string(),
     }
 }
 

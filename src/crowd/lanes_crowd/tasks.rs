@@ -144,6 +144,7 @@ impl Crowd {
             sorted,
             shown,
             frames,
+            markers,
             ..
         } = self;
         let sh = Shared {
@@ -162,6 +163,8 @@ impl Crowd {
             check: cfg.velocity_check,
             extract: cfg.root_motion == RootMotion::Extract,
             fit: cfg.fit().map(Fit::new),
+            markers,
+            marker_weight: cfg.marker_weight,
             db,
         };
         let kit = Kit {
