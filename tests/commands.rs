@@ -88,18 +88,22 @@ proptest! {
     /// clip ends, roots moving, a frame time that changes every frame)
     /// keep the same states and events and agree within `tests/crowd.rs`'s
     /// tolerances on every world pose; dead blending with the command's
-    /// half-life or half-lives fitted per joint and axis.
+    /// half-life or half-lives fitted per joint and axis; markers on both
+    /// clips (at the ends, on a frame, between frames, two at one time)
+    /// reported the same, every source's or only those above a weight.
     #[test]
-    fn both_crowds_agree_under_generated_commands(stream in frames(), cubic: bool, dead: bool, extract: bool, fitted: bool) {
-        let library = two_subjects();
+    fn both_crowds_agree_under_generated_commands(stream in frames(), cubic: bool, dead: bool, extract: bool, fitted: bool, heavy: bool) {
+        let library = with_markers(two_subjects());
         let cfg = CrowdConfig {
             characters: 11,
             sampling: if cubic { Sampling::Cubic } else { Sampling::Linear },
             transition: if dead { Transition::DeadBlend } else { Transition::Inertialize },
             root_motion: if extract { RootMotion::Extract } else { RootMotion::Apply },
             dead_blend_halflives: if fitted { DeadBlendHalflives::FITTED } else { DeadBlendHalflives::Command },
+            marker_weight: if heavy { 0.4 } else { 0.0 },
             ..Default::default()
         };
+        let mut markers = 0;
         let mut lanes = Crowd::new(&library, cfg.clone()).unwrap();
         let mut reference = ReferenceCrowd::new(&library, cfg).unwrap();
         let mut run = Run::default();
@@ -113,6 +117,7 @@ proptest! {
                 prop_assert_eq!(sl.transitions, sr.transitions);
                 prop_assert_eq!(sl.commands, sr.commands);
                 prop_assert_eq!(lanes.events(), reference.events());
+                markers += lanes.events().iter().filter(|e| matches!(e.kind, EventKind::Marker(_))).count();
                 for c in 0..11 {
                     prop_assert_eq!(lanes.state(c), reference.state(c));
                     run.compare_character(&lanes, &reference, c);
@@ -123,7 +128,28 @@ proptest! {
             Ok(())
         })?;
         prop_assert!(run.diffs.within(), "{:?}", run.diffs);
+        // Every character starts on clip 0's marker at 0.
+        prop_assert!(markers >= 11, "{} markers", markers);
     }
+}
+
+/// `library` with markers on each clip: at both ends, on a frame, between
+/// frames, and two at one time.
+fn with_markers(mut library: ClipLibrary) -> ClipLibrary {
+    for clip in 0..library.len() {
+        let last = library.clips()[clip].last_time();
+        let ft = library.clips()[clip].frame_time();
+        for (name, t) in [
+            ("start", 0.0),
+            ("end", last),
+            ("frame", 40.0 * ft),
+            ("between", 0.37 * last),
+            ("twin", 0.37 * last),
+        ] {
+            library.add_marker(clip, name, t).unwrap();
+        }
+    }
+    library
 }
 
 fn crowd(n: usize) -> Crowd {
