@@ -44,6 +44,9 @@
 //!   at each transition ([`DeadBlendHalflives::Fitted`]): the fit from the
 //!   shown pose to the new input, kept per character and joint, and the
 //!   extrapolation that decays at them.
+//! - `markers`: the markers of the clips a step's playheads crossed
+//!   ([`MarkerHit`], reported as [`EventKind::Marker`]), found from each
+//!   source's move as the state advanced it, with the crossing rules.
 //! - [`check`]: the live velocity check and its verdict.
 //! - `output`: world poses copied into the caller's memory, and the frame's
 //!   events.

@@ -95,7 +95,10 @@ impl Crowd {
     }
 
     /// The last step's events, in character order (a character's in the
-    /// order clip end of A, of B, transition finished). To act on them
+    /// order clip end of A, of B, transition finished, then the markers
+    /// its sources crossed, [`MarkerHit`]: source A's, then B's, each by
+    /// the time it was first crossed). Room for a step's most events is
+    /// reserved when the crowd is built, so a step allocates none. To act on them
     /// with commands, which borrow the crowd mutably, copy them out first
     /// with [`Crowd::events_into`].
     pub fn events(&self) -> &[Event] {
