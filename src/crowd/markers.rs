@@ -24,8 +24,8 @@ use crate::lanes::F32x8;
 /// (on a frame boundary) is reported by that step and not again by the
 /// next, which starts there. A source a command set (a
 /// [`super::Command::Play`] or [`super::Command::Transition`]) also
-/// crosses a marker exactly at its start time, on its first step (`at` 0),
-/// even at rate 0. Otherwise a source at rate 0, or held at an end its
+/// crosses a marker exactly at its start time (on a loop, one at the
+/// seam's other end too), on its first step (`at` 0), even at rate 0. Otherwise a source at rate 0, or held at an end its
 /// rate pushes against ([`super::ClipEnd::Hold`], [`super::ClipEnd::Event`]),
 /// crosses nothing.
 ///
@@ -156,7 +156,10 @@ fn crossings(m: &Move, entries: &[(f32, u32)], dt: f32, mut hit: impl FnMut(u32,
     };
     if b == a || (m.looping && len == 0.0) {
         if m.fresh {
-            for &(_, i) in entries.iter().filter(|e| f64::from(e.0) == a) {
+            // Where it stands; on a loop, the seam's other end is the same
+            // instant.
+            let here = |t: f64| t == a || (m.looping && (t - a).abs() == len);
+            for &(_, i) in entries.iter().filter(|e| here(f64::from(e.0))) {
                 hit(i, 0.0, 1);
             }
         }
@@ -211,8 +214,8 @@ fn lane_move(s: &SourceLanes, sp: &Spanx8, l: usize) -> Move {
 }
 
 /// Whether move `m` may cross one of `chunks` (sorted times, +inf
-/// padded): always where it wrapped, left a clip's range or is fresh (the
-/// exact rules decide); else where a time lies within its span, closed.
+/// padded): always where it wrapped or is fresh (the exact rules decide);
+/// else where a time lies within its span, closed.
 #[inline(always)]
 fn may_cross(m: &Move, chunks: &[F32x8]) -> bool {
     if m.fresh || m.laps != 0.0 {
@@ -223,6 +226,22 @@ fn may_cross(m: &Move, chunks: &[F32x8]) -> bool {
         F32x8::splat(m.from.max(m.to)),
     );
     chunks.iter().any(|c| (c.simd_ge(lo) & c.simd_le(hi)).any())
+}
+
+/// The entries (sorted by time) move `m` may cross: all where it wrapped
+/// or is fresh; else only those within its span, closed, found by binary
+/// search (a move that does not wrap stays within `[0, len]` and meets
+/// each marker at most once, at its own time), so that a clip with many
+/// markers costs a crossing source only the few it passes.
+#[inline(always)]
+fn candidates<'e>(m: &Move, entries: &'e [(f32, u32)]) -> &'e [(f32, u32)] {
+    if m.fresh || m.laps != 0.0 {
+        return entries;
+    }
+    let (lo, hi) = (m.from.min(m.to), m.from.max(m.to));
+    let first = entries.partition_point(|e| e.0 < lo);
+    let end = first + entries[first..].partition_point(|e| e.0 <= hi);
+    &entries[first..end]
 }
 
 /// The markers pack `p`'s characters' sources crossed in a step of `dt`
@@ -266,6 +285,7 @@ pub(crate) fn pack_markers(
                 continue;
             }
             let entries = &table.entries[marks.entries.0 as usize..marks.entries.1 as usize];
+            let entries = candidates(&m, entries);
             let first = n;
             crossings(&m, entries, dt, |marker, at, count| {
                 if let Some(e) = out.get_mut(n) {
