@@ -199,17 +199,45 @@ fn crossings(m: &Move, entries: &[(f32, u32)], dt: f32, mut hit: impl FnMut(u32,
     }
 }
 
-/// Lane `l` of source lanes `s` and their move `sp`.
-#[inline(always)]
-fn lane_move(s: &SourceLanes, sp: &Spanx8, l: usize) -> Move {
-    Move {
-        from: sp.from.to_array()[l],
-        to: sp.to.to_array()[l],
-        laps: sp.laps.to_array()[l],
-        moved: sp.moved.to_array()[l],
-        len: s.len.to_array()[l],
-        looping: s.end.to_array()[l] == 0,
-        fresh: sp.fresh & (1 << l) != 0,
+/// One source's lanes of a pack as arrays, converted once per pack.
+struct SourceArrays {
+    from: [f32; 8],
+    to: [f32; 8],
+    laps: [f32; 8],
+    moved: [f32; 8],
+    len: [f32; 8],
+    end: [i32; 8],
+    clip: [i32; 8],
+    fresh: u8,
+}
+
+impl SourceArrays {
+    #[inline(always)]
+    fn new(s: &SourceLanes, sp: &Spanx8) -> SourceArrays {
+        SourceArrays {
+            from: sp.from.to_array(),
+            to: sp.to.to_array(),
+            laps: sp.laps.to_array(),
+            moved: sp.moved.to_array(),
+            len: s.len.to_array(),
+            end: s.end.to_array(),
+            clip: s.clip.to_array(),
+            fresh: sp.fresh,
+        }
+    }
+
+    /// Lane `l`'s move.
+    #[inline(always)]
+    fn lane(&self, l: usize) -> Move {
+        Move {
+            from: self.from[l],
+            to: self.to[l],
+            laps: self.laps[l],
+            moved: self.moved[l],
+            len: self.len[l],
+            looping: self.end[l] == 0,
+            fresh: self.fresh & (1 << l) != 0,
+        }
     }
 }
 
@@ -258,28 +286,29 @@ pub(crate) fn pack_markers(
     out: &mut [Event],
 ) -> usize {
     let w = state.w.to_array();
+    let (a, b) = (
+        SourceArrays::new(&state.a, &spans[0]),
+        SourceArrays::new(&state.b, &spans[1]),
+    );
     let mut n = 0;
     for (l, &w) in w.iter().enumerate() {
         let character = p * 8 + l;
         if character >= characters {
             break;
         }
-        let sources = [
-            (Which::A, &state.a, &spans[0], 1.0 - w),
-            (Which::B, &state.b, &spans[1], w),
-        ];
-        for (source, s, sp, weight) in sources {
+        let sources = [(Which::A, &a, 1.0 - w), (Which::B, &b, w)];
+        for (source, s, weight) in sources {
             if weight <= threshold {
                 continue;
             }
-            let clip = s.clip.to_array()[l] as usize;
+            let clip = s.clip[l] as usize;
             let Some(marks) = table.clips.get(clip) else {
                 continue;
             };
             if marks.entries.0 == marks.entries.1 {
                 continue;
             }
-            let m = lane_move(s, sp, l);
+            let m = s.lane(l);
             let chunks = &table.chunks[marks.chunks.0 as usize..marks.chunks.1 as usize];
             if !may_cross(&m, chunks) {
                 continue;
