@@ -95,6 +95,22 @@ pub enum Error {
         /// Why it was refused.
         error: Box<Error>,
     },
+    /// A part of a crowd's configuration was refused (`layer 1`, `blend
+    /// profile 0`), and why.
+    #[error("{part}: {error}")]
+    Config {
+        /// Which part.
+        part: String,
+        /// Why it was refused.
+        error: Box<Error>,
+    },
+    /// A joint name that the skeleton has not (a layer's mask, a blend
+    /// profile).
+    #[error("no joint named {name:?} in the clips' skeleton")]
+    JointName {
+        /// The name given.
+        name: String,
+    },
     /// A file could not be read or written, or was refused before it was
     /// (not a regular file, larger than its format's limit,
     /// [`crate::files`]).

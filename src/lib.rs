@@ -175,6 +175,7 @@ pub mod joint_map;
 pub mod lanes;
 pub mod limits;
 pub mod markers;
+pub mod matching;
 pub mod output;
 pub mod pose_stream;
 mod prefetch;

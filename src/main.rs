@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use clap::{Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use kineform::crowd::{
-    ClipLibrary, Crowd, CrowdConfig, DeadBlendHalflives, Event, EventKind, FrameStats,
+    ClipLibrary, Crowd, CrowdConfig, DeadBlendHalflives, Event, EventKind, FrameStats, Layer, Mask,
     ReferenceCrowd, Sampling, Transition, VelocityCheck, Wander, WanderConfig,
 };
 use kineform::markers::FootContact;
@@ -136,6 +136,15 @@ struct CrowdArgs {
     /// velocity with its motion, and nothing is verified.
     #[arg(long)]
     no_check: bool,
+    /// Layers over every character's base, played by the driver, each
+    /// from a random point of a random clip with its weight moving: 1, an
+    /// override of the upper body (the chest's subtree, feathered at the
+    /// chest); 2 (`--layers` alone), that and an additive on the lower
+    /// back's subtree (relative to its clip's first frame). The clips'
+    /// skeleton must name `Chest` and `lowerback`, as CMU's do.
+    #[arg(long, num_args = 0..=1, default_value_t = 0, default_missing_value = "2",
+          allow_negative_numbers = true, value_parser = clap::value_parser!(i64).range(0..=2))]
+    layers: i64,
     /// Print one JSON object with every figure instead of text.
     #[arg(long)]
     json: bool,
@@ -355,6 +364,11 @@ fn run_crowd(a: &CrowdArgs) -> Result<(), Box<dyn std::error::Error>> {
         },
         velocity_check: !a.no_check,
         marker_weight: a.marker_weight,
+        layers: [
+            Layer::overriding(Mask::new().feathered("Chest", 1.0, 0.5)),
+            Layer::additive(Mask::new().subtree("lowerback", 1.0), 0),
+        ][..a.layers as usize]
+            .to_vec(),
         ..CrowdConfig::default()
     };
     let dt = 1.0 / a.fps;
@@ -362,6 +376,7 @@ fn run_crowd(a: &CrowdArgs) -> Result<(), Box<dyn std::error::Error>> {
         cfg.characters,
         WanderConfig {
             seed: a.seed,
+            layers: a.layers > 0,
             ..WanderConfig::default()
         },
     );
@@ -467,6 +482,7 @@ fn run_crowd(a: &CrowdArgs) -> Result<(), Box<dyn std::error::Error>> {
             "clips": source,
             "transition": transition,
             "sampling": sampling,
+            "layers": cfg.layers.len(),
             "frame_ms_median": median * 1e3,
             "frame_ms_p99": p99 * 1e3,
             "frame_ms_best": best * 1e3,
@@ -504,8 +520,9 @@ fn run_crowd(a: &CrowdArgs) -> Result<(), Box<dyn std::error::Error>> {
             kineform::simd_level()
         );
         println!(
-            "crowd: {} characters x {joints} joints ({source}), {transition}, {sampling} sampling, {frames} frames timed after {warmup} warm-up frames",
-            a.characters
+            "crowd: {} characters x {joints} joints ({source}), {transition}, {sampling} sampling, {} layers, {frames} frames timed after {warmup} warm-up frames",
+            a.characters,
+            cfg.layers.len()
         );
         println!(
             "frame time: median {:.3} ms, p99 {:.3} ms, best {:.3} ms; {:.1} M character-joints/s ({:.2} ns each, at the median)",

@@ -194,6 +194,48 @@ fn every_shipped_clip_plays_in_one_crowd() {
     }
 }
 
+/// Issue 23, item 6: `--layers` gives every character an upper-body
+/// override and an additive (`--layers 1` the override alone), played by
+/// the driver with their weights moving, in both crowds; `--json`
+/// reports the layer count and the
+/// velocity check passes. A clip set whose skeleton has no `Chest` is
+/// refused with the layer and the joint named.
+#[test]
+fn layers_play_in_the_main_job() {
+    let run = |extra: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_kineform"))
+            .args(["crowd", "--characters", "24", "--frames", "20"])
+            .args(["--warmup", "100", "--threads", "1", "--json"])
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    for (extra, layers) in [
+        (&["--layers"][..], 2),
+        (&["--layers", "--scalar"], 2),
+        (&["--layers", "1"], 1),
+        (&[], 0),
+    ] {
+        let out = run(extra);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["layers"], layers, "{v}");
+        assert_eq!(v["velocity_check_passed"], true, "{v}");
+    }
+    let mb = format!("{}/data/mocap/cmu_01_01_mb.bvh", env!("CARGO_MANIFEST_DIR"));
+    let out = run(&["--layers", "--clip", &mb]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("layer 0") && err.contains("\"Chest\""),
+        "{err}"
+    );
+}
+
 /// Issue 24, item 3: the crowd job puts footstep markers on the clips
 /// (foot contacts of LeftFoot and RightFoot) and reports how many its
 /// characters cross: on the CMU walk (8 contacts in 4.4 s, 1.84 a second)

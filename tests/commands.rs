@@ -61,7 +61,62 @@ fn command() -> impl Strategy<Value = Command> {
                 ..Root::standing(pos, yaw)
             })
         ),
+        layer_command(),
+        layer_command(),
     ]
+}
+
+/// Commands to a layered crowd's two layers, and blend profiles chosen.
+fn layer_command() -> impl Strategy<Value = Command> {
+    prop_oneof![
+        (0usize..2, source()).prop_map(|(layer, source)| Command::PlayLayer { layer, source }),
+        (0usize..2, source(), 0.05f32..0.6, 0.05f32..0.5).prop_map(
+            |(layer, source, duration, halflife)| Command::TransitionLayer {
+                layer,
+                source,
+                duration,
+                halflife,
+            }
+        ),
+        (
+            0usize..2,
+            prop_oneof![Just(0.0f32), Just(1.0f32), 0.0f32..=1.0]
+        )
+            .prop_map(|(layer, weight)| Command::SetLayerWeight { layer, weight }),
+        (
+            0usize..2,
+            prop_oneof![Just(0.0f32), 0.0f32..=1.0],
+            0.02f32..0.5
+        )
+            .prop_map(|(layer, target, halflife)| Command::LayerWeightToward {
+                layer,
+                target,
+                halflife,
+            }),
+        (0usize..2, prop_oneof![Just(0.0f32), -2.0f32..2.0]).prop_map(|(k, rate)| {
+            Command::SetRate {
+                source: Which::Layer(k),
+                rate,
+            }
+        }),
+        proptest::option::of(0usize..2).prop_map(|profile| Command::SetBlendProfile { profile }),
+    ]
+}
+
+/// Whether `cmd` needs a crowd with layers and blend profiles.
+fn layered_only(cmd: &Command) -> bool {
+    matches!(
+        cmd,
+        Command::PlayLayer { .. }
+            | Command::TransitionLayer { .. }
+            | Command::SetLayerWeight { .. }
+            | Command::LayerWeightToward { .. }
+            | Command::SetBlendProfile { .. }
+            | Command::SetRate {
+                source: Which::Layer(_),
+                ..
+            }
+    )
 }
 
 fn vec3_in(r: f32) -> impl Strategy<Value = Vec3> {
@@ -90,9 +145,13 @@ proptest! {
     /// tolerances on every world pose; dead blending with the command's
     /// half-life or half-lives fitted per joint and axis; markers on both
     /// clips (at the ends, on a frame, between frames, two at one time)
-    /// reported the same, every source's or only those above a weight.
+    /// reported the same, every source's or only those above a weight;
+    /// and, in a layered crowd ([`layered`]), its layers' states, sources
+    /// (jumping with and without transitions, wrapping, holding, reporting
+    /// their ends), weights (set, moving, settling at zero, so whole packs
+    /// skip a layer) and the blend profiles its transitions take.
     #[test]
-    fn both_crowds_agree_under_generated_commands(stream in frames(), cubic: bool, dead: bool, extract: bool, fitted: bool, heavy: bool) {
+    fn both_crowds_agree_under_generated_commands(stream in frames(), cubic: bool, dead: bool, extract: bool, fitted: bool, heavy: bool, with_layers: bool) {
         let library = with_markers(two_subjects());
         let cfg = CrowdConfig {
             characters: 11,
@@ -103,13 +162,14 @@ proptest! {
             marker_weight: if heavy { 0.4 } else { 0.0 },
             ..Default::default()
         };
+        let cfg = if with_layers { layered(cfg) } else { cfg };
         let mut markers = 0;
         let mut lanes = Crowd::new(&library, cfg.clone()).unwrap();
         let mut reference = ReferenceCrowd::new(&library, cfg).unwrap();
         let mut run = Run::default();
         pool(2).install(|| -> Result<(), TestCaseError> {
             for (dt, cmds) in &stream {
-                for (c, cmd) in cmds {
+                for (c, cmd) in cmds.iter().filter(|(_, cmd)| with_layers || !layered_only(cmd)) {
                     lanes.command(*c, *cmd).unwrap();
                     reference.command(*c, *cmd).unwrap();
                 }
@@ -120,6 +180,9 @@ proptest! {
                 markers += lanes.events().iter().filter(|e| matches!(e.kind, EventKind::Marker(_))).count();
                 for c in 0..11 {
                     prop_assert_eq!(lanes.state(c), reference.state(c));
+                    for k in 0..3 {
+                        prop_assert_eq!(lanes.layer_state(c, k), reference.layer_state(c, k));
+                    }
                     run.compare_character(&lanes, &reference, c);
                     let (a, b) = (lanes.root_motion(c).unwrap(), reference.root_motion(c).unwrap());
                     prop_assert!(r::length(a.0 - b.0) <= 1e-3 + 1e-4 * r::length(b.0), "{a:?} {b:?}");
@@ -555,7 +618,7 @@ fn events_taken_into_the_games_buffer_and_acted_on() {
                     ends += 1;
                 }
                 EventKind::TransitionFinished => finished += 1,
-                other => panic!("source B loops, no clip has markers: {other:?}"),
+                other => panic!("source B loops, no layers, no clip has markers: {other:?}"),
             }
         }
     }

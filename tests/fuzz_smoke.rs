@@ -201,16 +201,15 @@ fn clips_from_values_findings_stay_fixed() {
     ]));
 }
 
-/// The second campaign's finding, open: the reference crowd extrapolates a
-/// clip's scales at their velocity (a log-scale step over the shortest
-/// frame time, played at a high rate), the exponential overflows, and the
-/// world scale and velocity become NaN (character 1, joint 6). The 8-lane
-/// crowd plays unit scales only. Left for the reference kernels' owner:
-/// bound the log-scale extrapolation, or the scale velocities the domain
-/// admits.
+/// The third campaign's finding: the reference crowd extrapolated a clip's
+/// scales at their velocity (a log-scale step over the shortest frame
+/// time, played at a high rate), the exponential overflowed, and the world
+/// scale and velocity became NaN (character 1, joint 6). The 8-lane crowd
+/// plays unit scales only. Fixed by capping the log-scale move a
+/// transition gives a scale velocity, in the reference and lane kernels
+/// alike (`reference::extrapolation_scale_cap`).
 #[test]
-#[ignore = "open finding of issue 21's clips_from_values campaign (reference scale extrapolation overflows)"]
-fn clips_from_values_open_finding_scale_extrapolation() {
+fn clips_from_values_scale_extrapolation_stays_finite() {
     check::clips::check_clips(&unhex(&[
         "021b170fffe4019b9b9b9b9b9b9b9b9bffffffffffffff099b9b9b9b9b9b9b9b9b9b9b9b9b9b9b9b",
         "9b9b9b9b9b9b9b9b9b9b9b9b9b9b9b9b9b9b9b9b9b9b9b9b9b9b9b9b9b9b9b9b9b9b9b9b9b9b9b9b",
@@ -253,4 +252,32 @@ fn gltf_doc_on_random_bytes() {
         parsed * 4 >= seeds && compared * 8 >= seeds && helpers > 0 && limited > 0 && long > 0,
         "too few documents of some shape"
     );
+}
+
+/// The `gltf_doc` campaign's open finding (2026-11-25, the merge of main
+/// into `hardening`, 36,185 runs in): a document whose joint 27 (node 755)
+/// kineform places at (80, 0, 0) at frame 0 of its first animation where
+/// glTF's node matrices put it at (0, 0, 8). The document: a 2,049-node
+/// chain, a skin of 73 joints listed out of the chain's order (1386, 256,
+/// 1306, 1, 30, 59...), one translation sampler shared by joint 755 and the
+/// seven animated helper nodes 748 to 754 between it and joint 726 (the
+/// folding of animated helpers into the joint below, defect 6, is the
+/// suspect). Not yet understood or fixed;
+/// ignored so that `cargo test` stays green, run with `--ignored` to
+/// reproduce.
+#[cfg(feature = "gltf")]
+#[test]
+#[ignore = "open gltf_doc finding: a joint's world position at frame 0 differs from glTF's"]
+fn gltf_doc_open_finding_frame_0_position() {
+    check::gltf_doc::check_doc(&unhex(&[
+        "2effff1d211d1d1d1d1d6d1d4100011d1d1d00001d1d1d1d1d1d1d1d1d9d1d1d1d1d1d1d1d1d1d1d",
+        "1d1d1d1d1d1d1d1d1d1d1d1d1d1d050200001d1d6e1d1d1d1d1d1d1d1d1d021d1d1d1d1d1d1d1d1d",
+        "1dffff0000000000000103ffffffffffff331d1d1d00001d1d1d1d1d1d1d1d1d9d1d1d1d1d1d1d1d",
+        "1d1d1d1d1d1d1d1d1d1d40ff326f6d709191ea8a9a9101ab0000001d1d1d1d1d1d1d1d1d1d021d1d",
+        "1d1d1d1d1d1d1d1dffff0000000000000103ffffffffffff331d1d1d00001d1d1d1d1d1d1d1d1d9d",
+        "1d1d1d1d1d1d1d1de91d1d1d1d1d1d1d1d1d1d1d1d1d1d1d050200001d1d1d1d1d1d1d1d1d1d1d02",
+        "1d1d1d1d1d1d1d1d050200001d1d1d1d1d1d1d1d1d1d1d021d1d1d1d1d1d1d1d1d1dffff00000000",
+        "0000010300000000f200ca00ffffff7e7e7effffffffffff7e7e7efffffffffe7e7e7eff7e87ff5b",
+        "ffff41",
+    ]));
 }

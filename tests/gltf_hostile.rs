@@ -554,3 +554,47 @@ fn defect10_gltf_errors_name_the_file_and_say_what_is_wrong() {
     );
     std::fs::remove_dir_all(&d).ok();
 }
+
+/// Defect 6's kin, found by `tools/convert_bound.sh`'s crafted inputs: the
+/// `gltf` crate reads an index as a `u64` and keeps `as u32`, so a channel
+/// on node 2^32 animated node 0 and the file converted, exit 0, with
+/// another joint's motion. Every integer past `u32::MAX` outside `extras`
+/// is refused, naming where it is; the same document with the index in
+/// range, or with a large integer among a node's `extras`, reads.
+#[test]
+fn defect6_gltf_indices_past_32_bits_are_refused_not_wrapped() {
+    let doc = |node: u64, extras: Value| {
+        let mut b = Builder::new();
+        for _ in 0..3 {
+            b.node(json!({ "extras": extras.clone() }));
+        }
+        let t = b.floats(&[0.0, 1.0], "SCALAR");
+        let v = b.floats(&[1.0, 2.0, 3.0, 4.0, 5.0, 6.0], "VEC3");
+        b.channels(0, t, v, "LINEAR", &[(1, "translation")]);
+        let channel = json!({"sampler": 0, "target": {"node": node, "path": "translation"}});
+        b.doc["animations"][0]["channels"]
+            .as_array_mut()
+            .unwrap()
+            .push(channel);
+        b.glb()
+    };
+    for node in [1u64 << 32, (1 << 40) + 2, u64::MAX] {
+        let (path, reason) = refusal(gltf::parse(&doc(node, json!({})), 1.0));
+        assert_eq!(path, "animations[0].channels[1].target.node", "{reason}");
+        assert!(
+            reason.contains(&node.to_string()) && reason.contains("32-bit"),
+            "{reason}"
+        );
+    }
+    let mut b = Builder::new();
+    b.node(json!({"children": [1]}));
+    b.node(json!({"children": [(1u64 << 32) + 2]}));
+    b.node(json!({}));
+    let (path, _) = refusal(gltf::parse(&b.glb(), 1.0));
+    assert_eq!(path, "nodes[1].children[0]");
+    let big_extras = json!({"timestamp": 1u64 << 50});
+    for d in [doc(0, json!({})), doc(2, big_extras)] {
+        let read = gltf::parse(&d, 1.0).unwrap();
+        assert_eq!(read.skeleton.len(), 3);
+    }
+}

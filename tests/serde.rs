@@ -1,7 +1,11 @@
 //! serde (feature `serde`): skeletons and clips round-trip bit for bit,
-//! deserializing validates as the constructors do, and a crowd's saved
-//! commands replay bit for bit.
+//! deserializing validates as the constructors do, a crowd's saved
+//! commands replay bit for bit, and a motion-matching database reads back
+//! as the same database (same parts, same search results).
 #![cfg(feature = "serde")]
+
+#[path = "common/matching.rs"]
+mod shipped;
 
 use kineform::{Clip, Skeleton, data};
 
@@ -193,4 +197,40 @@ fn a_saved_session_replays_bit_for_bit() {
             assert!(bits(&replay) == recorded[f], "frame {f} differs");
         }
     });
+}
+
+#[test]
+fn a_matching_database_round_trips_and_searches_the_same() {
+    use kineform::matching::{FootFeatures, Match, MatchDatabase, QueryBatch, search};
+    for feet in shipped::FEATURE_SETS {
+        let db = shipped::shipped(feet);
+        let text = serde_json::to_string(&db).unwrap();
+        let back: MatchDatabase = serde_json::from_str(&text).unwrap();
+        assert_eq!(back.to_parts(), db.to_parts());
+        assert_eq!(back.memory(), db.memory());
+        // Queries from every 97th frame, searched in both.
+        let mut batch = QueryBatch::new(&db);
+        for f in (0..db.frames()).step_by(97) {
+            let mut q = db.features(f).unwrap();
+            q.resize(db.layout().padded(), 0.0);
+            batch.push(&q, None).unwrap();
+        }
+        let none = Match {
+            frame: 0,
+            distance: 0.0,
+        };
+        let (mut a, mut b) = (vec![none; batch.len()], vec![none; batch.len()]);
+        search::accelerated(&db, &batch, &mut a).unwrap();
+        search::accelerated(&back, &batch, &mut b).unwrap();
+        assert_eq!(a, b);
+        if feet == FootFeatures::DEMO {
+            // Deserializing checks as from_parts does: a database whose
+            // feature rows do not match its frames is refused by name.
+            let mut parts = db.to_parts();
+            parts.searchable.push(true);
+            let bad = serde_json::to_string(&parts).unwrap();
+            let e = serde_json::from_str::<MatchDatabase>(&bad).unwrap_err();
+            assert!(e.to_string().contains("features"), "{e}");
+        }
+    }
 }

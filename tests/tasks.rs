@@ -83,12 +83,36 @@ fn give_commands(crowd: &mut Crowd, r: &mut Rng) {
             }
         }
     }
+    if !crowd.config().layers.is_empty() {
+        layer_commands(crowd, r, &source);
+    }
     if r.below(4) == 0 {
         let first = r.below(n);
         let roots: Vec<Root> = (first..n.min(first + 20))
             .map(|c| Root::standing(Vec3::new(c as f32, 0.0, 1.0), 0.1 * c as f32))
             .collect();
         crowd.set_roots(first, &roots).unwrap();
+    }
+}
+
+/// A layered crowd's share of a frame's commands: layers' sources played
+/// and transitioned, weights set and moving, blend profiles chosen.
+fn layer_commands(crowd: &mut Crowd, r: &mut Rng, source: &dyn Fn(&mut Rng) -> Source) {
+    let (n, layers) = (crowd.characters(), crowd.config().layers.len());
+    for _ in 0..n.div_ceil(6) {
+        let (c, k) = (r.below(n), r.below(layers));
+        match r.below(5) {
+            0 => crowd.play_layer(c, k, source(r)).unwrap(),
+            1 => crowd
+                .transition_layer(c, k, source(r), 0.1 + 0.3 * r.unit(), 0.1)
+                .unwrap(),
+            2 => crowd.set_layer_weight(c, k, r.unit()).unwrap(),
+            3 => crowd.layer_weight_toward(c, k, r.unit(), 0.1).unwrap(),
+            _ => {
+                let p = r.below(3);
+                crowd.set_blend_profile(c, (p < 2).then_some(p)).unwrap()
+            }
+        }
     }
 }
 
@@ -209,6 +233,13 @@ fn assert_same(a: &Crowd, b: &Crowd, what: &str) {
             format!("{:?}", b.state(c)),
             "{what}: state of {c}"
         );
+        for k in 0..a.config().layers.len() {
+            assert_eq!(
+                format!("{:?}", a.layer_state(c, k)),
+                format!("{:?}", b.layer_state(c, k)),
+                "{what}: layer {k} of {c}"
+            );
+        }
     }
 }
 
@@ -237,8 +268,19 @@ fn configs() -> Vec<CrowdConfig> {
             root_motion: RootMotion::Extract,
             velocity_check: false,
             characters: 1,
-            ..base
+            ..base.clone()
         },
+        layered(CrowdConfig {
+            characters: 77,
+            ..base.clone()
+        }),
+        layered(CrowdConfig {
+            transition: Transition::DeadBlend,
+            dead_blend_halflives: DeadBlendHalflives::FITTED,
+            sampling: Sampling::Cubic,
+            characters: 40,
+            ..base
+        }),
     ]
 }
 

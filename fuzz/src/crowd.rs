@@ -28,6 +28,12 @@
 //!   positions 2e-4 + 2e-6 relative, rotations `1 - |dot| <= 1e-5`,
 //!   velocities 2e-3 + 1e-5 relative, angular velocities 2e-4 + 1e-5
 //!   relative, root motion 1e-3 + 1e-4 relative;
+//! - layers (an upper-body override and an additive, now and then a
+//!   mask naming a joint the skeleton has not, which both constructors
+//!   refuse) and blend profiles (legs scaled, hands snapping) in some
+//!   configurations, with layer commands and profile choices among the
+//!   fuzzed commands (layers and profiles out of range too): the same
+//!   promises hold for them;
 //! - the 8-lane crowd's step is now and then run as tasks
 //!   ([`Crowd::prepare`], the shown poses and the packs split at chosen
 //!   points, some runs on scoped threads, some left for `finish`): every
@@ -36,8 +42,8 @@
 use std::sync::OnceLock;
 
 use kineform::crowd::{
-    ClipEnd, ClipLibrary, Command, Crowd, CrowdConfig, DeadBlendHalflives, ReferenceCrowd, Root,
-    RootMotion, Sampling, Source, Transition, Which,
+    BlendProfile, ClipEnd, ClipLibrary, Command, Crowd, CrowdConfig, DeadBlendHalflives, Joints,
+    Layer, Mask, ReferenceCrowd, Root, RootMotion, Sampling, Source, Transition, Which,
 };
 use kineform::reference::{self as r, Kform, Quat, Vec3};
 
@@ -105,10 +111,17 @@ impl Bytes<'_> {
         [ClipEnd::Loop, ClipEnd::Hold, ClipEnd::Event][self.u8() as usize % 3]
     }
     fn which(&mut self) -> Which {
-        if self.u8() & 1 == 0 {
-            Which::A
-        } else {
-            Which::B
+        match self.u8() % 4 {
+            0 | 1 => Which::A,
+            2 => Which::B,
+            _ => Which::Layer(self.u8() as usize % 4),
+        }
+    }
+    /// A layer index: mostly one of a crowd's two, sometimes past them.
+    fn layer(&mut self) -> usize {
+        match self.u8() {
+            0..=219 => self.u8() as usize % 3,
+            _ => usize::MAX,
         }
     }
     /// A root: a yaw about +y (a unit rotation) or four chosen components.
@@ -131,6 +144,30 @@ impl Bytes<'_> {
             ang: self.vec3(2.0),
         }
     }
+}
+
+/// An upper-body override and an additive on the lower back (its
+/// reference frame chosen), now and then a mask naming no joint.
+fn layers(b: &mut Bytes) -> Vec<Layer> {
+    let upper = match b.u8() % 16 {
+        0 => Mask::new().subtree("Spine9", 1.0),
+        _ => Mask::new().feathered("Chest", 1.0, 0.5),
+    };
+    let frame = b.u16() as usize;
+    vec![
+        Layer::overriding(upper),
+        Layer::additive(Mask::new().subtree("lowerback", 1.0), frame),
+    ]
+}
+
+/// Legs a third of the way, hands snapping.
+fn profiles() -> Vec<BlendProfile> {
+    vec![
+        BlendProfile::new()
+            .scale(Joints::subtree("LHipJoint"), 0.3)
+            .scale(Joints::subtree("RHipJoint"), 0.3)
+            .snap(Joints::named(&["lhand", "rhand"])),
+    ]
 }
 
 /// The embedded CMU clip, parsed once.
@@ -174,7 +211,16 @@ fn tame_command(cmd: &Command) -> bool {
             halflife,
         } => source(a) && source(b) && within(*duration, 0.05, 1.0) && within(*halflife, 0.05, 1.0),
         Command::SetWeight { .. } | Command::SetEnd { .. } => true,
+        Command::SetLayerWeight { .. } | Command::SetBlendProfile { .. } => true,
         Command::WeightToward { halflife, .. } => within(*halflife, 0.05, 1.0),
+        Command::LayerWeightToward { halflife, .. } => within(*halflife, 0.05, 1.0),
+        Command::PlayLayer { source: s, .. } => source(s),
+        Command::TransitionLayer {
+            source: s,
+            duration,
+            halflife,
+            ..
+        } => source(s) && within(*duration, 0.05, 1.0) && within(*halflife, 0.05, 1.0),
         Command::SetRate { rate, .. } => within(*rate, -2.0, 2.0),
         Command::SetRoot(root) => tame_root(root),
     }
@@ -252,6 +298,14 @@ fn check_outputs(lanes: &Crowd, reference: &ReferenceCrowd, tame: bool, ctx: &dy
             "character {c}: states differ\n{}",
             ctx()
         );
+        for k in 0..=lanes.config().layers.len() {
+            assert_eq!(
+                lanes.layer_state(c, k),
+                reference.layer_state(c, k),
+                "character {c}: layer {k}'s states differ\n{}",
+                ctx()
+            );
+        }
         let (ld, lv) = lanes.root_motion(c).unwrap();
         let (rd, rv) = reference.root_motion(c).unwrap();
         assert!(
@@ -378,7 +432,15 @@ pub fn check_crowd(data: &[u8]) -> (usize, usize) {
         },
         velocity_check: flags & 8 == 0,
         dead_blend_halflives,
-        marker_weight: if flags & 16 == 0 { 0.0 } else { 0.5 },
+        marker_weight: if flags & 64 == 0 { 0.0 } else { 0.5 },
+        layers: match flags & 16 != 0 {
+            true => layers(&mut b),
+            false => Vec::new(),
+        },
+        blend_profiles: match flags & 32 != 0 {
+            true => profiles(),
+            false => Vec::new(),
+        },
     };
     let lanes = Crowd::new(&library, cfg.clone());
     let reference = ReferenceCrowd::new(&library, cfg.clone());
@@ -513,6 +575,35 @@ fn step_as_tasks(
     Ok(frame.finish())
 }
 
+/// A layer command, or a blend profile chosen (one past the crowd's now
+/// and then).
+fn layer_command(b: &mut Bytes, clips: usize) -> Command {
+    match b.u8() % 5 {
+        0 => Command::PlayLayer {
+            layer: b.layer(),
+            source: b.source(clips),
+        },
+        1 => Command::TransitionLayer {
+            layer: b.layer(),
+            source: b.source(clips),
+            duration: b.f32(0.05, 1.0),
+            halflife: b.f32(0.05, 1.0),
+        },
+        2 => Command::SetLayerWeight {
+            layer: b.layer(),
+            weight: b.f32(0.0, 1.0),
+        },
+        3 => Command::LayerWeightToward {
+            layer: b.layer(),
+            target: b.f32(0.0, 1.0),
+            halflife: b.f32(0.05, 1.0),
+        },
+        _ => Command::SetBlendProfile {
+            profile: (!b.u8().is_multiple_of(3)).then(|| b.u8() as usize % 2),
+        },
+    }
+}
+
 /// One fuzzed command (or `set_roots` range) to both crowds.
 fn command(
     b: &mut Bytes,
@@ -523,7 +614,7 @@ fn command(
     log: &mut Vec<String>,
 ) {
     let n = lanes.characters();
-    let kind = b.u8() % 8;
+    let kind = b.u8() % 9;
     let c = b.character(n);
     let queued = lanes.queued();
     if kind == 7 {
@@ -595,6 +686,7 @@ fn command(
             source: b.which(),
             end: b.end(),
         },
+        8 => layer_command(b, clips),
         _ => Command::SetRoot(b.root()),
     };
     // The lanes crowd through its named methods, the reference through
@@ -612,10 +704,24 @@ fn command(
         Command::SetRate { source, rate } => lanes.set_rate(c, source, rate),
         Command::SetEnd { source, end } => lanes.set_end(c, source, end),
         Command::SetRoot(root) => lanes.set_root(c, root),
+        Command::PlayLayer { layer, source } => lanes.play_layer(c, layer, source),
+        Command::TransitionLayer {
+            layer,
+            source,
+            duration,
+            halflife,
+        } => lanes.transition_layer(c, layer, source, duration, halflife),
+        Command::SetLayerWeight { layer, weight } => lanes.set_layer_weight(c, layer, weight),
+        Command::LayerWeightToward {
+            layer,
+            target,
+            halflife,
+        } => lanes.layer_weight_toward(c, layer, target, halflife),
+        Command::SetBlendProfile { profile } => lanes.set_blend_profile(c, profile),
     };
     let res_ref = reference.command(c, cmd);
     log.push(format!("command({c}, {cmd:?}) -> {res:?}"));
-    let valid = c < n && cmd.validate(lanes.library()).is_ok();
+    let valid = c < n && cmd.validate_in(lanes.library(), lanes.config()).is_ok();
     match (res, res_ref) {
         (Ok(()), Ok(())) => {
             assert!(valid, "accepted\n{}", log.join("\n"));

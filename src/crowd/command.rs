@@ -15,8 +15,8 @@ use super::library::ClipLibrary;
 use super::{ClipEnd, Crowd, ReferenceCrowd, Root, Source};
 use crate::error::{Error, Result};
 
-/// Which of a character's sources (a command's, an event's). More may
-/// come (layers' sources): match with a wildcard arm.
+/// Which of a character's sources (a command's, an event's): its base's
+/// two, or a layer's.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[non_exhaustive]
@@ -25,6 +25,8 @@ pub enum Which {
     A,
     /// Source B (weight `w`).
     B,
+    /// Layer `k`'s source ([`super::CrowdConfig::layers`]).
+    Layer(usize),
 }
 
 /// A command to one character.
@@ -83,6 +85,55 @@ pub enum Command {
     },
     /// Sets the character's root in the world.
     SetRoot(Root),
+    /// Plays `source` on layer `layer` from this frame, the change not
+    /// hidden.
+    PlayLayer {
+        /// The layer ([`super::CrowdConfig::layers`]).
+        layer: usize,
+        /// Its new source.
+        source: Source,
+    },
+    /// Plays `source` on layer `layer` from this frame, the change hidden
+    /// by the crowd's transition as [`Command::Transition`] hides the
+    /// base's (the character's one transition: from whatever is
+    /// displayed, over `duration`, with the character's blend profile).
+    TransitionLayer {
+        /// The layer.
+        layer: usize,
+        /// Its new source.
+        source: Source,
+        /// Seconds the transition lasts.
+        duration: f32,
+        /// Dead blending's extrapolation half-life, seconds.
+        halflife: f32,
+    },
+    /// Sets layer `layer`'s weight now (still from then on).
+    SetLayerWeight {
+        /// The layer.
+        layer: usize,
+        /// The weight, in `[0, 1]`.
+        weight: f32,
+    },
+    /// Moves layer `layer`'s weight toward `target` with a critically
+    /// damped spring of `halflife` seconds, as [`Command::WeightToward`]
+    /// moves the base's; within 1e-6 of the target and slower than 1e-5
+    /// per second it stops there (so a layer faded to 0 is skipped).
+    LayerWeightToward {
+        /// The layer.
+        layer: usize,
+        /// The weight to reach, in `[0, 1]`.
+        target: f32,
+        /// Seconds for half the remaining distance.
+        halflife: f32,
+    },
+    /// The blend profile of the character's transitions from this
+    /// command on ([`super::CrowdConfig::blend_profiles`]; `None`: every
+    /// joint over the whole duration). Each transition keeps the profile
+    /// it started with.
+    SetBlendProfile {
+        /// The profile's index, or none.
+        profile: Option<usize>,
+    },
 }
 
 pub use crate::limits::COMMAND_MAX;
@@ -111,22 +162,28 @@ fn positive(name: &'static str, v: f32) -> Result<()> {
     }
 }
 
-fn source(which: &'static str, s: &Source, library: &ClipLibrary) -> Result<()> {
+/// Checks a source against the crowd's clips; `names` are the clip's,
+/// the time's and the rate's names in errors.
+fn source(names: [&'static str; 3], s: &Source, library: &ClipLibrary) -> Result<()> {
     if s.clip >= library.len() {
         return Err(Error::Index {
-            what: which,
+            what: names[0],
             index: s.clip,
             len: library.len(),
         });
     }
-    let (time, rate) = match which {
-        "source A clip" => ("source A time", "source A rate"),
-        _ => ("source B time", "source B rate"),
-    };
     let reason = "must be finite and within ±1e6";
-    finite_in(time, s.time, -COMMAND_MAX, COMMAND_MAX, reason)?;
-    finite_in(rate, s.rate, -COMMAND_MAX, COMMAND_MAX, reason)
+    finite_in(names[1], s.time, -COMMAND_MAX, COMMAND_MAX, reason)?;
+    finite_in(names[2], s.rate, -COMMAND_MAX, COMMAND_MAX, reason)
 }
+
+const SOURCE_A: [&str; 3] = ["source A clip", "source A time", "source A rate"];
+const SOURCE_B: [&str; 3] = ["source B clip", "source B time", "source B rate"];
+const LAYER_SOURCE: [&str; 3] = [
+    "layer source clip",
+    "layer source time",
+    "layer source rate",
+];
 
 fn vec3(name: &'static str, v: crate::reference::Vec3) -> Result<()> {
     for x in v.to_array() {
@@ -146,12 +203,15 @@ impl Command {
     /// range; times, rates, positions and velocities finite (within
     /// [`COMMAND_MAX`]); weights in `[0, 1]`; durations and half-lives
     /// finite and positive; a root rotation of unit length (within 1e-3).
-    /// The error names the argument.
+    /// The error names the argument. Layer and blend profile indices are
+    /// checked against a crowd's configuration by [`Command::validate_in`]
+    /// (which the crowds' commands call).
     pub fn validate(&self, library: &ClipLibrary) -> Result<()> {
+        let unit = |name, v: f32| finite_in(name, v, 0.0, 1.0, "must be in [0, 1]");
         match self {
             Command::Play { a, b } => {
-                source("source A clip", a, library)?;
-                source("source B clip", b, library)
+                source(SOURCE_A, a, library)?;
+                source(SOURCE_B, b, library)
             }
             Command::Transition {
                 a,
@@ -159,17 +219,33 @@ impl Command {
                 duration,
                 halflife,
             } => {
-                source("source A clip", a, library)?;
-                source("source B clip", b, library)?;
+                source(SOURCE_A, a, library)?;
+                source(SOURCE_B, b, library)?;
                 positive("transition duration", *duration)?;
                 positive("transition halflife", *halflife)
             }
-            Command::SetWeight { weight } => {
-                finite_in("weight", *weight, 0.0, 1.0, "must be in [0, 1]")
+            Command::PlayLayer { source: s, .. } => source(LAYER_SOURCE, s, library),
+            Command::TransitionLayer {
+                source: s,
+                duration,
+                halflife,
+                ..
+            } => {
+                source(LAYER_SOURCE, s, library)?;
+                positive("transition duration", *duration)?;
+                positive("transition halflife", *halflife)
             }
+            Command::SetWeight { weight } => unit("weight", *weight),
+            Command::SetLayerWeight { weight, .. } => unit("layer weight", *weight),
             Command::WeightToward { target, halflife } => {
-                finite_in("weight target", *target, 0.0, 1.0, "must be in [0, 1]")?;
+                unit("weight target", *target)?;
                 positive("weight halflife", *halflife)
+            }
+            Command::LayerWeightToward {
+                target, halflife, ..
+            } => {
+                unit("layer weight target", *target)?;
+                positive("layer weight halflife", *halflife)
             }
             Command::SetRate { rate, .. } => finite_in(
                 "rate",
@@ -178,8 +254,37 @@ impl Command {
                 COMMAND_MAX,
                 "must be finite and within ±1e6",
             ),
-            Command::SetEnd { .. } => Ok(()),
+            Command::SetEnd { .. } | Command::SetBlendProfile { .. } => Ok(()),
             Command::SetRoot(r) => check_root(r),
+        }
+    }
+
+    /// [`Command::validate`], and its layer ([`Error::Index`], `layer`)
+    /// and blend profile (`blend profile`) among a crowd's `cfg`'s.
+    pub fn validate_in(&self, library: &ClipLibrary, cfg: &super::CrowdConfig) -> Result<()> {
+        self.validate(library)?;
+        let in_range = |what, index: usize, len: usize| match index < len {
+            true => Ok(()),
+            false => Err(Error::Index { what, index, len }),
+        };
+        let layers = cfg.layers.len();
+        match *self {
+            Command::PlayLayer { layer, .. }
+            | Command::TransitionLayer { layer, .. }
+            | Command::SetLayerWeight { layer, .. }
+            | Command::LayerWeightToward { layer, .. }
+            | Command::SetRate {
+                source: Which::Layer(layer),
+                ..
+            }
+            | Command::SetEnd {
+                source: Which::Layer(layer),
+                ..
+            } => in_range("layer", layer, layers),
+            Command::SetBlendProfile { profile: Some(p) } => {
+                in_range("blend profile", p, cfg.blend_profiles.len())
+            }
+            _ => Ok(()),
         }
     }
 }
@@ -234,39 +339,63 @@ pub(crate) fn check_roots(characters: usize, first: usize, roots: &[Root]) -> Re
     Ok(())
 }
 
-/// Commands given since the last step, in the order given.
+/// Commands given since the last step, in the order given; `keys` is room
+/// for one `(character, index)` per command, reserved with them, which
+/// [`Queue::drain_sorted`] and [`Queue::recenter`] sort in place (a
+/// step's work allocates nothing that grows with the commands given:
+/// issue 21).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Queue {
     items: Vec<(u32, Command)>,
+    keys: Vec<(u32, u32)>,
 }
 
 impl Queue {
-    /// Checks a command for `character` of a crowd of `characters`.
+    /// Checks a command for `character` of a crowd of `cfg`.
     pub(crate) fn check(
-        characters: usize,
+        cfg: &super::CrowdConfig,
         library: &ClipLibrary,
         character: usize,
         cmd: &Command,
     ) -> Result<()> {
-        if character >= characters {
+        if character >= cfg.characters {
             return Err(Error::Index {
                 what: "character",
                 index: character,
-                len: characters,
+                len: cfg.characters,
             });
         }
-        cmd.validate(library)
+        cmd.validate_in(library, cfg)
     }
 
-    /// Makes room for `n` more commands, or refuses with nothing queued.
+    /// Makes room for `n` more commands (and their sorting keys), or
+    /// refuses with nothing queued. A queue holds at most `u32::MAX`
+    /// commands.
     pub(crate) fn reserve(&mut self, n: usize) -> Result<()> {
-        self.items.try_reserve(n).map_err(|_| Error::Size {
+        let len = self.items.len();
+        let refused = || Error::Size {
             what: "command queue",
-            reason: format!(
-                "room for {n} more commands (after {}) could not be reserved",
-                self.items.len()
-            ),
-        })
+            reason: format!("room for {n} more commands (after {len}) could not be reserved"),
+        };
+        let total = len
+            .checked_add(n)
+            .filter(|&t| t <= u32::MAX as usize)
+            .ok_or_else(refused)?;
+        self.items.try_reserve(n).map_err(|_| refused())?;
+        self.keys
+            .try_reserve(total.saturating_sub(self.keys.len()))
+            .map_err(|_| refused())
+    }
+
+    /// Makes room in `into` for every queued command, for
+    /// [`Queue::drain_sorted`], or refuses with nothing changed.
+    pub(crate) fn reserve_drain(&self, into: &mut Vec<(u32, Command)>) -> Result<()> {
+        let n = self.items.len();
+        into.try_reserve(n.saturating_sub(into.len()))
+            .map_err(|_| Error::Size {
+                what: "the step's commands",
+                reason: format!("room for {n} commands could not be reserved"),
+            })
     }
 
     /// Whether a [`Command::SetRoot`] is queued for `character`.
@@ -282,14 +411,18 @@ impl Queue {
     /// 8-lane crowd keeps only the last root given, and both crowds judge
     /// the same roots (found by the `clips_from_values` fuzz target).
     pub(crate) fn recenter(&mut self, origin: crate::reference::Vec3) -> Result<()> {
-        let mut last: Vec<(u32, usize)> = (self.items.iter().enumerate())
-            .filter(|(_, (_, cmd))| matches!(cmd, Command::SetRoot(_)))
-            .map(|(i, (c, _))| (*c, i))
-            .collect();
+        // The keys' room is reserved with the commands: no allocation.
+        let last = &mut self.keys;
+        last.clear();
+        last.extend(
+            (self.items.iter().enumerate())
+                .filter(|(_, (_, cmd))| matches!(cmd, Command::SetRoot(_)))
+                .map(|(i, (c, _))| (*c, i as u32)),
+        );
         last.sort_unstable();
         for (k, &(c, i)) in last.iter().enumerate() {
             let later = last.get(k + 1).is_some_and(|&(next, _)| next == c);
-            if let (false, Command::SetRoot(r)) = (later, &self.items[i].1) {
+            if let (false, Command::SetRoot(r)) = (later, &self.items[i as usize].1) {
                 super::state::check_recentered_root(c as usize, r, origin)?;
             }
         }
@@ -305,24 +438,46 @@ impl Queue {
     /// when either is refused.
     pub(crate) fn push(
         &mut self,
-        characters: usize,
+        cfg: &super::CrowdConfig,
         library: &ClipLibrary,
         character: usize,
         cmd: Command,
     ) -> Result<()> {
-        Queue::check(characters, library, character, &cmd)?;
+        Queue::check(cfg, library, character, &cmd)?;
         self.reserve(1)?;
         self.items.push((character as u32, cmd));
         Ok(())
     }
 
     /// The queued commands sorted by character, each character's in the
-    /// order given (a stable sort), leaving the queue empty but keeping its
-    /// memory in `into`.
+    /// order given, into `into` (cleared first), leaving the queue empty
+    /// with its memory kept. Sorts `(character, index)` keys in place
+    /// (`sort_unstable` allocates nothing; a stable sort would allocate
+    /// half the queue), and allocates nothing when `into` has room for
+    /// every command ([`Queue::reserve_drain`]).
     pub(crate) fn drain_sorted(&mut self, into: &mut Vec<(u32, Command)>) {
         into.clear();
-        into.append(&mut self.items);
-        into.sort_by_key(|(c, _)| *c);
+        let keys = &mut self.keys;
+        keys.clear();
+        keys.extend(
+            self.items
+                .iter()
+                .enumerate()
+                .map(|(i, (c, _))| (*c, i as u32)),
+        );
+        keys.sort_unstable();
+        into.extend(keys.iter().map(|&(_, i)| self.items[i as usize]));
+        keys.clear();
+        self.items.clear();
+    }
+
+    /// Number of queued transitions: at least the number of characters
+    /// that start one in the next step.
+    pub(crate) fn transitions(&self) -> usize {
+        self.items
+            .iter()
+            .filter(|(_, cmd)| matches!(cmd, Command::Transition { .. }))
+            .count()
     }
 
     /// Number of queued commands.
@@ -340,6 +495,15 @@ pub trait Driven {
     fn library(&self) -> &ClipLibrary;
     /// Queues a command.
     fn command(&mut self, c: usize, cmd: Command) -> Result<()>;
+    /// The crowd's layers ([`super::CrowdConfig::layers`]; none unless a
+    /// crowd says so).
+    fn layers(&self) -> &[super::Layer] {
+        &[]
+    }
+    /// Number of the crowd's blend profiles.
+    fn blend_profiles(&self) -> usize {
+        0
+    }
 }
 
 impl Driven for Crowd {
@@ -352,6 +516,12 @@ impl Driven for Crowd {
     fn command(&mut self, c: usize, cmd: Command) -> Result<()> {
         Crowd::command(self, c, cmd)
     }
+    fn layers(&self) -> &[super::Layer] {
+        &Crowd::config(self).layers
+    }
+    fn blend_profiles(&self) -> usize {
+        Crowd::config(self).blend_profiles.len()
+    }
 }
 
 impl Driven for ReferenceCrowd {
@@ -363,5 +533,11 @@ impl Driven for ReferenceCrowd {
     }
     fn command(&mut self, c: usize, cmd: Command) -> Result<()> {
         ReferenceCrowd::command(self, c, cmd)
+    }
+    fn layers(&self) -> &[super::Layer] {
+        &ReferenceCrowd::config(self).layers
+    }
+    fn blend_profiles(&self) -> usize {
+        ReferenceCrowd::config(self).blend_profiles.len()
     }
 }

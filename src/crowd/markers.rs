@@ -17,6 +17,11 @@ use crate::lanes::F32x8;
 
 /// A marker crossed in a step by a character's source.
 ///
+/// **Which sources.** Only the base's two sources ([`Which::A`] and
+/// [`Which::B`]) report markers for now: a layer's source
+/// ([`Which::Layer`], [`super::CrowdConfig::layers`]) crosses its clip's
+/// markers without reporting them.
+///
 /// **What is crossed.** A source's playhead moves each step from where the
 /// last step left it by `rate × dt` (before the step's commands, which set
 /// playheads without crossing anything). Forward, it crosses the markers
@@ -44,7 +49,8 @@ use crate::lanes::F32x8;
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct MarkerHit {
-    /// The source whose playhead crossed it.
+    /// The source whose playhead crossed it ([`Which::A`] or [`Which::B`]:
+    /// layers' sources do not report markers yet).
     pub source: Which,
     /// The clip (index in the crowd's [`super::ClipLibrary`]).
     pub clip: u32,
@@ -285,7 +291,7 @@ pub(crate) fn pack_markers(
     (dt, threshold): (f32, f32),
     out: &mut [Event],
 ) -> usize {
-    let w = state.w.to_array();
+    let w = state.weight.w.to_array();
     let (a, b) = (
         SourceArrays::new(&state.a, &spans[0]),
         SourceArrays::new(&state.b, &spans[1]),

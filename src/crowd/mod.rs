@@ -67,6 +67,7 @@
 pub mod check;
 pub mod command;
 mod halflives;
+pub mod layer;
 pub mod library;
 mod markers;
 mod motion;
@@ -83,12 +84,16 @@ mod lanes_crowd;
 pub use check::{GapAt, VelocityCheck};
 pub use command::{Command, Driven, Which};
 pub use lanes_crowd::{Crowd, PackRange, PreparedStep, ShownRange};
+pub use layer::{
+    BlendProfile, JointBlend, Joints, Layer, LayerMode, MAX_BLEND_PROFILES, MAX_LAYERS, Mask,
+    MaskPart, ProfilePart,
+};
 pub use library::ClipLibrary;
 pub use markers::MarkerHit;
 pub use motion::Motionx8;
 pub use output::{Event, EventKind};
 pub use reference::ReferenceCrowd;
-pub use state::{CharacterState, SourceState};
+pub use state::{CharacterState, LayerState, SourceState};
 #[cfg(feature = "wander")]
 pub use wander::{Wander, WanderConfig};
 
@@ -321,11 +326,24 @@ pub struct CrowdConfig {
     /// source that shows at all, and leaves out source B at weight 0.
     #[cfg_attr(feature = "serde", serde(default))]
     pub marker_weight: f32,
+    /// The layers above each character's base, in order (at most
+    /// [`MAX_LAYERS`]; none by default): override or additive, each on its
+    /// mask's joints ([`layer`]). A crowd without layers spends nothing on
+    /// them; a layer whose weight is zero for all eight characters of a
+    /// pack is skipped for that pack, its source not sampled.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub layers: Vec<Layer>,
+    /// Per-joint transition profiles (at most [`MAX_BLEND_PROFILES`];
+    /// none by default) that characters choose with
+    /// [`Command::SetBlendProfile`].
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub blend_profiles: Vec<BlendProfile>,
 }
 
 /// 10,000 characters, cubic inertialization, linear sampling, root motion
 /// applied, dead blending at the command's half-life, the velocity check
-/// off, and markers of every source that shows.
+/// off, markers of every source that shows, no layers and no blend
+/// profiles.
 impl Default for CrowdConfig {
     fn default() -> CrowdConfig {
         CrowdConfig {
@@ -336,18 +354,22 @@ impl Default for CrowdConfig {
             velocity_check: false,
             dead_blend_halflives: DeadBlendHalflives::Command,
             marker_weight: 0.0,
+            layers: Vec::new(),
+            blend_profiles: Vec::new(),
         }
     }
 }
 
 /// Bytes a crowd of `characters` on `joints` crowd joints needs, about:
-/// its world output, its kept transition state and its schedules. Used to
-/// refuse sizes before allocating (the CLI says how much a size needs).
+/// its world output, its kept transition state, its schedules and room
+/// for a step's events (three per character). Used to refuse sizes before
+/// allocating (the CLI says how much a size needs).
 pub fn crowd_bytes(characters: usize, joints: usize) -> Option<usize> {
     let packs = characters.div_ceil(8);
     let per_pack = joints
         .checked_mul(size_of::<Motionx8>() * 2)?
-        .checked_add(size_of::<state::Statex8>() + 8 * size_of::<Root>() + 64)?;
+        .checked_add(size_of::<state::Statex8>() + 8 * size_of::<Root>() + 64)?
+        .checked_add(24 * size_of::<Event>())?;
     packs.checked_mul(per_pack)
 }
 

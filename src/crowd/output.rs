@@ -10,6 +10,7 @@ use super::Crowd;
 use super::Motionx8;
 use super::command::Which;
 use super::markers::MarkerHit;
+use super::store::EventBits;
 use crate::error::{Error, Result};
 use crate::lanes::Vec3x8;
 use crate::output::Packed;
@@ -42,24 +43,29 @@ pub struct Event {
     pub kind: EventKind,
 }
 
-/// Appends the events of per-pack bits (source A ended, source B ended, a
-/// transition finished; bit `i` for character `8p + i`) and each pack's
-/// markers (by character, [`super::markers`]) to `out`, in character
-/// order (a character's bits first, then its markers), for the first `n`
-/// characters. `out` has room for them all (reserved when the crowd was
+/// Appends the events of per-pack bits ([`EventBits`]: source A ended,
+/// source B ended, a transition finished, (started), each layer's source
+/// ended; bit `i` for character `8p + i`) and each pack's markers (by
+/// character, [`super::markers`]) to `out`, in character order, for the
+/// first `n` characters of a crowd of `layers` layers: a character's clip
+/// ends of A, B and its layers in order, then its transition's end, then
+/// its markers. `out` has room for them all (reserved when the crowd was
 /// built), so nothing is allocated.
-pub(crate) fn push_events<'a>(
-    packs: impl Iterator<Item = ([u8; 3], &'a [Event])>,
+pub(crate) fn push_events<'b>(
+    packs: impl Iterator<Item = (&'b EventBits, &'b [Event])>,
     n: usize,
+    layers: usize,
     out: &mut Vec<Event>,
 ) {
-    let kinds = [
-        EventKind::ClipEnded(Which::A),
-        EventKind::ClipEnded(Which::B),
-        EventKind::TransitionFinished,
-    ];
+    let mut kinds = [(2, EventKind::TransitionFinished); 3 + super::MAX_LAYERS];
+    kinds[0] = (0, EventKind::ClipEnded(Which::A));
+    kinds[1] = (1, EventKind::ClipEnded(Which::B));
+    for k in 0..layers.min(super::MAX_LAYERS) {
+        kinds[2 + k] = (4 + k, EventKind::ClipEnded(Which::Layer(k)));
+    }
+    let kinds = &kinds[..3 + layers.min(super::MAX_LAYERS)];
     for (p, (bits, marks)) in packs.enumerate() {
-        if bits.iter().all(|&b| b == 0) {
+        if kinds.iter().all(|&(i, _)| bits[i] == 0) {
             out.extend_from_slice(marks);
             continue;
         }
@@ -69,8 +75,8 @@ pub(crate) fn push_events<'a>(
             if character >= n {
                 break;
             }
-            for (b, kind) in bits.iter().zip(kinds) {
-                if b & (1 << l) != 0 {
+            for &(i, kind) in kinds {
+                if bits[i] & (1 << l) != 0 {
                     out.push(Event { character, kind });
                 }
             }
@@ -86,19 +92,21 @@ impl Crowd {
     /// order (the list's memory is kept from step to step).
     pub(crate) fn collect_events(&mut self) {
         self.events.clear();
+        let (n, layers) = (self.cfg.characters, self.cfg.layers.len());
         let store = &self.packs;
         let packs = store.events.iter().enumerate().map(|(p, b)| {
             let marks = &store.marks.pack(p)[..store.mark_count[p] as usize];
-            ([b[0], b[1], b[2]], marks)
+            (b, marks)
         });
-        push_events(packs, self.cfg.characters, &mut self.events);
+        push_events(packs, n, layers, &mut self.events);
     }
 
     /// The last step's events, in character order (a character's in the
-    /// order clip end of A, of B, transition finished, then the markers
-    /// its sources crossed, [`MarkerHit`]: source A's, then B's, each by
-    /// the time it was first crossed). Room for a step's most events is
-    /// reserved when the crowd is built, so a step allocates none. To act on them
+    /// order clip end of A, of B, of each layer, transition finished, then
+    /// the markers its sources crossed, [`MarkerHit`]: source A's, then
+    /// B's, each by the time it was first crossed). Room for a step's most
+    /// events is reserved when the crowd is built, so a step allocates
+    /// none. To act on them
     /// with commands, which borrow the crowd mutably, copy them out first
     /// with [`Crowd::events_into`].
     pub fn events(&self) -> &[Event] {

@@ -21,7 +21,7 @@
 use super::Root;
 use super::command::Command;
 use super::motion::{Motionx8, RootMotionx8, ShiftOffsetx8, TurnOffsetx8};
-use super::state::Statex8;
+use super::state::{LayerLanes, Statex8};
 use crate::lanes::Vec3x8;
 
 /// `per` items for each pack, pack-major, in one allocation; `per` is
@@ -198,6 +198,11 @@ impl Packs<'_> {
     }
 }
 
+/// What happened to a pack's characters in a step, bits per lane: source
+/// A ended, source B ended, a transition finished, a transition started,
+/// then each layer's source ended.
+pub(crate) type EventBits = [u8; 4 + super::MAX_LAYERS];
+
 /// What a pack's step is to do this frame, set before the packs run.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct PackPlan {
@@ -238,9 +243,8 @@ pack_store! {
         /// Which characters were given a root since the last step (bit
         /// `i` for character `8p + i`; the roots are in `roots`).
         root_set: u8,
-        /// What happened last step, bits per lane: source A ended, source
-        /// B ended, a transition finished, a transition started.
-        events: [u8; 4],
+        /// What happened last step, bits per lane ([`EventBits`]).
+        events: EventBits,
         /// This frame's work: the pack's commands and shown poses.
         plan: PackPlan,
         /// What the pack's step did this frame (and whether it ran).
@@ -277,6 +281,14 @@ pack_store! {
         /// ... and positions: one per joint whose position moves, the rows
         /// of `shifts`.
         fit_pos: Vec3x8,
+        /// Each layer's source and weight, one per layer of the crowd
+        /// (none without layers).
+        layers: LayerLanes,
+        /// Per layer and joint (row `k j + joint`), which characters'
+        /// relative rotations the layer takes negated (bits): chosen the
+        /// short way round where the sources jump or the layer is idle,
+        /// kept elsewhere, as `ab_flips` are for the base.
+        layer_flips: u8,
         /// Roots given since the last step ([`super::Command::SetRoot`]),
         /// eight per pack, valid where `root_set` says.
         roots: Root,

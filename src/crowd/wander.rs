@@ -5,6 +5,12 @@
 //! blend weight toward random targets, and every few seconds, or before a
 //! source would run off its clip, transitions to a new random point.
 //!
+//! With [`WanderConfig::layers`] it plays the crowd's layers too
+//! ([`super::CrowdConfig::layers`]): each layer a random point of a random
+//! clip, transitioned to a new one every few seconds or before it would
+//! run off its clip ([`Command::TransitionLayer`]), its weight moving
+//! toward random targets ([`Command::LayerWeightToward`]).
+//!
 //! It reads nothing back from the crowd: a source's time after each step
 //! is its time plus its rate times the step (the crowd's own arithmetic,
 //! so the two agree to the bit), which the driver follows itself from the
@@ -35,6 +41,12 @@ pub struct WanderConfig {
     pub extrapolation_halflife: f32,
     /// Distance between neighbouring characters on the grid.
     pub spacing: f32,
+    /// Whether the driver plays the crowd's layers too (module docs):
+    /// every layer of every character from the first update, its weight
+    /// set in `[0.3, 1]` then moving toward a target in `[0.2, 1]` every
+    /// 1 to 3 s (so no layer goes idle). Off: the crowd's layers are left
+    /// to the caller.
+    pub layers: bool,
 }
 
 impl Default for WanderConfig {
@@ -46,6 +58,7 @@ impl Default for WanderConfig {
             blend_duration: 0.3,
             extrapolation_halflife: 0.2,
             spacing: 60.0,
+            layers: false,
         }
     }
 }
@@ -62,6 +75,19 @@ struct Walker {
     times: [f32; 2],
     rate: f32,
     len: f32,
+    /// Its layers, when the driver plays them.
+    layers: Vec<LayerWalk>,
+}
+
+/// One layer of a character, as the driver follows it.
+#[derive(Clone, Copy, Debug, Default)]
+struct LayerWalk {
+    /// The source's time after the last step, its rate and clip length.
+    time: f32,
+    rate: f32,
+    len: f32,
+    countdown: f32,
+    weight_countdown: f32,
 }
 
 impl Walker {
@@ -92,6 +118,7 @@ impl Wander {
                     lag: rng.random_range(0.05..0.3),
                     countdown: 0.0,
                     weight_countdown: 0.0,
+                    layers: Vec::new(),
                     times: [0.0; 2],
                     rate: 0.0,
                     len: 0.0,
@@ -132,6 +159,114 @@ impl Wander {
         (src(time), src((time + w.lag).min(len)))
     }
 
+    /// A random source for a layer: a random point of a random clip at
+    /// least 0.5 s before its end, at a random rate, held at its ends;
+    /// `l` follows it.
+    fn layer_source(
+        cfg: &WanderConfig,
+        rng: &mut Pcg32,
+        l: &mut LayerWalk,
+        lengths: &[f32],
+    ) -> Source {
+        let clip = rng.random_range(0..lengths.len());
+        let len = lengths[clip];
+        let time = match len > 0.5 {
+            true => rng.random_range(0.0..len - 0.5),
+            false => 0.0,
+        };
+        let (lo, hi) = cfg.playback_rate;
+        let rate = if hi > lo {
+            rng.random_range(lo..hi)
+        } else {
+            lo
+        };
+        *l = LayerWalk {
+            time,
+            rate,
+            len,
+            ..*l
+        };
+        Source {
+            clip,
+            time,
+            rate,
+            end: ClipEnd::Hold,
+        }
+    }
+
+    /// Walker `w`'s layer commands for character `c` of a crowd with
+    /// `layers` layers (module docs): on its first update every layer's
+    /// source and weight; then a weight target every 1 to 3 s, and a
+    /// transition to a new source on the transition timer or a step
+    /// before the source would reach its clip's end (as for the base).
+    /// Returns how many were given.
+    fn layers(
+        cfg: &WanderConfig,
+        w: &mut Walker,
+        (c, layers): (usize, usize),
+        crowd: &mut impl Driven,
+        lengths: &[f32],
+        dt: f32,
+    ) -> Result<u32> {
+        let mut issued = 0;
+        if w.layers.len() < layers {
+            w.layers.resize(layers, LayerWalk::default());
+            for layer in 0..layers {
+                let mut l = w.layers[layer];
+                let source = Self::layer_source(cfg, &mut w.rng, &mut l, lengths);
+                let weight = w.rng.random_range(0.3..=1.0);
+                crowd.command(c, Command::PlayLayer { layer, source })?;
+                crowd.command(c, Command::SetLayerWeight { layer, weight })?;
+                l.countdown = w
+                    .rng
+                    .random_range(cfg.transition_every.0..=cfg.transition_every.1);
+                l.weight_countdown = w.rng.random_range(1.0..3.0);
+                w.layers[layer] = l;
+                issued += 2;
+            }
+            return Ok(issued);
+        }
+        for layer in 0..layers {
+            let mut l = w.layers[layer];
+            let past = |t: f32| {
+                let t = t + 2.0 * l.rate * dt;
+                t > l.len || t < 0.0
+            };
+            l.countdown -= dt;
+            if l.countdown <= 0.0 || past(l.time) {
+                let source = Self::layer_source(cfg, &mut w.rng, &mut l, lengths);
+                let cmd = Command::TransitionLayer {
+                    layer,
+                    source,
+                    duration: cfg.blend_duration,
+                    halflife: cfg.extrapolation_halflife,
+                };
+                crowd.command(c, cmd)?;
+                l.countdown = w
+                    .rng
+                    .random_range(cfg.transition_every.0..=cfg.transition_every.1);
+                issued += 1;
+            } else {
+                l.time += l.rate * dt;
+            }
+            l.weight_countdown -= dt;
+            if l.weight_countdown <= 0.0 {
+                let target = w.rng.random_range(0.2..=1.0);
+                let halflife = w.rng.random_range(0.3..1.0);
+                let cmd = Command::LayerWeightToward {
+                    layer,
+                    target,
+                    halflife,
+                };
+                crowd.command(c, cmd)?;
+                l.weight_countdown = w.rng.random_range(1.0..3.0);
+                issued += 1;
+            }
+            w.layers[layer] = l;
+        }
+        Ok(issued)
+    }
+
     /// Issues this frame's commands to `crowd` for a step of `dt` about to
     /// be taken; returns how many. Refuses a `dt` the crowd's step would
     /// refuse ([`super::Crowd::step`]), with nothing issued.
@@ -150,6 +285,11 @@ impl Wander {
             .map(|c| c.last_time())
             .collect();
         let n = crowd.characters().min(self.walkers.len());
+        let layers = if self.cfg.layers {
+            crowd.layers().len()
+        } else {
+            0
+        };
         let cols = (n as f32).sqrt().ceil().max(1.0) as usize;
         let mut issued = 0;
         let cfg = &self.cfg;
@@ -168,7 +308,7 @@ impl Wander {
                 w.countdown = w
                     .rng
                     .random_range(cfg.transition_every.0..=cfg.transition_every.1);
-                issued += 2;
+                issued += 2 + Self::layers(cfg, w, (c, layers), crowd, &lengths, dt)?;
                 continue;
             }
             // A transition applies after the step advances the old sources,
@@ -208,6 +348,7 @@ impl Wander {
                 w.weight_countdown = w.rng.random_range(1.0..3.0);
                 issued += 1;
             }
+            issued += Self::layers(cfg, w, (c, layers), crowd, &lengths, dt)?;
         }
         self.started = true;
         Ok(issued)
@@ -268,5 +409,58 @@ mod tests {
             }
         }
         assert!(transitions > 2 * n as u32, "{transitions} transitions");
+    }
+
+    /// With [`WanderConfig::layers`], the layers' times the driver follows
+    /// are the crowd's to the bit too, through its layer transitions, and
+    /// every layer's weight stays above zero once set.
+    #[test]
+    fn followed_layer_times_are_the_crowds_to_the_bit() {
+        use crate::crowd::{Layer, Mask};
+        let library = ClipLibrary::from_bvh(&crate::data::default_clip()).unwrap();
+        let n = 16;
+        let cfg = super::super::CrowdConfig {
+            characters: n,
+            layers: vec![
+                Layer::overriding(Mask::new().feathered("Chest", 1.0, 0.5)),
+                Layer::additive(Mask::new().subtree("lowerback", 1.0), 0),
+            ],
+            ..Default::default()
+        };
+        let mut crowd = Crowd::new(&library, cfg).unwrap();
+        let mut wander = Wander::new(
+            n,
+            WanderConfig {
+                transition_every: (0.5, 2.0),
+                layers: true,
+                ..WanderConfig::default()
+            },
+        );
+        let (mut transitions, mut moved) = (0, 0);
+        for frame in 0..600 {
+            let dt = [1.0 / 30.0, 1.0 / 144.0, 0.021][frame % 3];
+            wander.update(&mut crowd, dt).unwrap();
+            transitions += crowd.step(dt).unwrap().transitions;
+            for (c, w) in wander.walkers.iter().enumerate() {
+                assert_eq!(w.layers.len(), 2);
+                for (k, l) in w.layers.iter().enumerate() {
+                    let s = crowd.layer_state(c, k).unwrap();
+                    assert_eq!(
+                        l.time.to_bits(),
+                        s.source.source.time.to_bits(),
+                        "frame {frame} character {c} layer {k}"
+                    );
+                    assert_eq!(l.rate, s.source.source.rate);
+                    assert!(
+                        s.weight > 0.19,
+                        "frame {frame} character {c} layer {k}: {}",
+                        s.weight
+                    );
+                    moved += (s.weight_velocity != 0.0) as u32;
+                }
+            }
+        }
+        assert!(transitions > 4 * n as u32, "{transitions} transitions");
+        assert!(moved > 0);
     }
 }

@@ -190,3 +190,146 @@ pub(super) fn check_indices(root: &::gltf::json::Root) -> Result<()> {
     }
     Ok(())
 }
+
+/// Refuses an integer past `u32::MAX` anywhere in the JSON but under
+/// `extras` (a user's own data), naming where it is. The `gltf` crate
+/// reads every index (a node, an accessor, a sampler, a child, a joint)
+/// as a `u64` and keeps `value as u32`, so a channel on node 2^32 would
+/// animate node 0 and a file would convert, exit 0, with another
+/// skeleton's motion; every count and length glTF has is 32-bit or
+/// refused by the file limits anyway. One pass over the text, keeping only
+/// the path (no tree is built); text that is not JSON is left to the
+/// crate's parser to report.
+pub(super) fn check_json_integers(json: &[u8]) -> Result<()> {
+    use serde::de::DeserializeSeed;
+    let mut path = Vec::new();
+    let mut found = None;
+    let mut de = serde_json::Deserializer::from_slice(json);
+    let walk = Walk {
+        path: &mut path,
+        found: &mut found,
+    };
+    let _ = walk.deserialize(&mut de);
+    match found {
+        Some((at, value)) => err(
+            &at,
+            format!(
+                "{value} is past {}: glTF's indices and counts are 32-bit",
+                u32::MAX
+            ),
+        ),
+        None => Ok(()),
+    }
+}
+
+/// A step of a JSON path: a key or a list index.
+enum Part {
+    Key(String),
+    Index(usize),
+}
+
+/// `path` as glTF errors write it: `animations[0].channels[1].target.node`.
+fn path_text(path: &[Part]) -> String {
+    let mut s = String::new();
+    for p in path {
+        match p {
+            Part::Key(k) if s.is_empty() => s.push_str(k),
+            Part::Key(k) => {
+                s.push('.');
+                s.push_str(k);
+            }
+            Part::Index(i) => s.push_str(&format!("[{i}]")),
+        }
+    }
+    s
+}
+
+/// The walk of [`check_json_integers`]: a value at `path`; the first
+/// integer past `u32::MAX` goes into `found` and stops the walk.
+struct Walk<'a> {
+    path: &'a mut Vec<Part>,
+    found: &'a mut Option<(String, u64)>,
+}
+
+impl Walk<'_> {
+    fn deeper(&mut self) -> Walk<'_> {
+        Walk {
+            path: self.path,
+            found: self.found,
+        }
+    }
+}
+
+impl<'de> serde::de::DeserializeSeed<'de> for Walk<'_> {
+    type Value = ();
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> core::result::Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for Walk<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut core::fmt::Formatter) -> core::fmt::Result {
+        f.write_str("JSON")
+    }
+
+    fn visit_u64<E: serde::de::Error>(self, v: u64) -> core::result::Result<(), E> {
+        if v > u64::from(u32::MAX) {
+            *self.found = Some((path_text(self.path), v));
+            return Err(E::custom("an integer past u32::MAX"));
+        }
+        Ok(())
+    }
+
+    fn visit_i64<E>(self, _: i64) -> core::result::Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_f64<E>(self, _: f64) -> core::result::Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_bool<E>(self, _: bool) -> core::result::Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_str<E>(self, _: &str) -> core::result::Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_unit<E>(self) -> core::result::Result<(), E> {
+        Ok(())
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(
+        mut self,
+        mut seq: A,
+    ) -> core::result::Result<(), A::Error> {
+        for i in 0.. {
+            self.path.push(Part::Index(i));
+            let more = seq.next_element_seed(self.deeper())?;
+            self.path.pop();
+            if more.is_none() {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(
+        mut self,
+        mut map: A,
+    ) -> core::result::Result<(), A::Error> {
+        while let Some(key) = map.next_key::<String>()? {
+            if key == "extras" {
+                map.next_value::<serde::de::IgnoredAny>()?;
+                continue;
+            }
+            self.path.push(Part::Key(key));
+            map.next_value_seed(self.deeper())?;
+            self.path.pop();
+        }
+        Ok(())
+    }
+}

@@ -8,7 +8,7 @@ use ::gltf::accessor::Dimensions;
 use super::accessor::{Data, buffers_of};
 use super::animation::{Keys, decode, plan, sample, timing};
 use super::buffers::buffers;
-use super::checks::{check_enums, check_glb_header, check_indices};
+use super::checks::{check_enums, check_glb_header, check_indices, check_json_integers};
 use super::nodes::{Joints, joints, node_rest, tree};
 use super::{Document, NamedClip, Rate, err, error};
 use crate::clip::MIN_FRAME_TIME;
@@ -90,6 +90,7 @@ fn chunks(bytes: &[u8]) -> Result<(&[u8], Option<&[u8]>)> {
 fn read(bytes: &[u8], rate: Rate, dir: Option<&Path>) -> Result<Document> {
     check_rate(rate)?;
     let (json, bin) = chunks(bytes)?;
+    check_json_integers(json)?;
     let root = ::gltf::json::Root::from_slice(json).map_err(|e| error("", format!("JSON: {e}")))?;
     let doc = ::gltf::Document::from_json(root).map_err(gltf_error)?;
     check_enums(doc.as_json())?;

@@ -165,3 +165,18 @@ pub fn quat_exp_sinc(v: Vec3x8) -> (Quatx8, F32x8) {
         .select(splat(1.0), dot(q.xyz(), v) / v2.max(splat(TINY2)));
     (q, sigma)
 }
+
+/// [`crate::reference::quat_additive_dx`] per lane: the slerp's angular
+/// velocity toward `p = rel q`, whose angular velocity is
+/// `ω_rel + R(rel) ω_q` ([`quat_slerp_dx`]).
+#[inline(always)]
+pub fn quat_additive_dx(
+    rel: Quatx8,
+    alpha: F32x8,
+    alpha_rate: F32x8,
+    q_ang: Vec3x8,
+    rel_ang: Vec3x8,
+) -> Vec3x8 {
+    let p_ang = super::math::Rotor::new(rel).apply_add(q_ang, rel_ang);
+    quat_slerp_dx(rel, alpha, alpha_rate, q_ang, p_ang)
+}

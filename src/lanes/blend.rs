@@ -1,7 +1,7 @@
 //! Blends and additives with velocities for eight characters
 //! ([`crate::reference::blend`] per lane; weights are lane vectors).
 
-use super::angular::{quat_slerp_parts, slerp_dx_parts};
+use super::angular::{quat_additive_dx, quat_slerp_parts, slerp_dx_parts};
 use super::kform::Kformx8;
 use super::math::{F32x8, Quatx8, Rotor, Vec3x8, clampf, exp_vec3, lerp_vec3, log_vec3, splat};
 use super::math::{
@@ -119,10 +119,30 @@ pub fn op_blend(
     }
 }
 
-/// The additive in scaled angle axis, `quat_to_scaled_angle_axis(quat_abs(add.rot))`.
+/// [`crate::reference::kform_additive_along`] per lane: the additive `add`
+/// applied on the left of `base` at weight `alpha` changing at `rate`, its
+/// rotation taken along `rel` (`±add.rot`), the angular velocity exact
+/// ([`quat_additive_dx`]).
 #[inline(always)]
-fn additive_saa(a: &Kformx8) -> Vec3x8 {
-    quat_to_scaled_angle_axis(quat_abs(a.rot))
+pub fn kform_additive_along(
+    base: &Kformx8,
+    add: &Kformx8,
+    rel: Quatx8,
+    alpha: F32x8,
+    rate: F32x8,
+) -> Kformx8 {
+    let log_scl = log_vec3(add.scl);
+    Kformx8 {
+        pos: alpha * add.pos + base.pos,
+        rot: quat_mul(
+            quat_from_scaled_angle_axis(alpha * quat_to_scaled_angle_axis(rel)),
+            base.rot,
+        ),
+        scl: exp_vec3(alpha * log_scl) * base.scl,
+        vel: base.vel + alpha * add.vel + add.pos * rate,
+        ang: quat_additive_dx(rel, alpha, rate, base.ang, add.ang),
+        svl: base.svl + alpha * add.svl + log_scl * rate,
+    }
 }
 
 /// Additive on the left with fixed weights, eight characters.
@@ -140,7 +160,8 @@ pub fn op_additive_local_inplace_static(output: &mut [Kformx8], add: &[Kformx8],
     op_additive_local_inplace(output, add, alpha, F32x8::ZERO, F32x8::ZERO)
 }
 
-/// Additive on the left with changing weights, eight characters.
+/// Additive on the left with changing weights, eight characters (with the
+/// reference's correction: the exact angular velocity).
 pub fn op_additive_inplace(
     output: &mut [Kformx8],
     add: &[Kformx8],
@@ -151,21 +172,14 @@ pub fn op_additive_inplace(
     assert!(add.len() >= output.len(), "pose lengths differ");
     let rate = weight_rate(alpha_vel, dt);
     for (o, a) in output.iter_mut().zip(add) {
-        let saa = additive_saa(a);
-        let add_rot = quat_from_scaled_angle_axis(alpha * saa);
-        let log_scl = log_vec3(a.scl);
-        o.pos = alpha * a.pos + o.pos;
-        o.rot = quat_mul(add_rot, o.rot);
-        o.scl = exp_vec3(alpha * log_scl) * o.scl;
-        o.vel = o.vel + alpha * a.vel + a.pos * rate;
-        o.ang = Rotor::new(add_rot).apply(o.ang) + alpha * a.ang + saa * rate;
-        o.svl = o.svl + alpha * a.svl + log_scl * rate;
+        *o = kform_additive_along(o, a, quat_abs(a.rot), alpha, rate);
     }
 }
 
 /// Additive on the right with changing weights, eight characters (with the
-/// reference's correction: the weight's angular contribution is rotated by
-/// the current rotation).
+/// reference's corrections: the weight's angular contribution is rotated
+/// by the current rotation, and the additive's angular velocity is the
+/// exact one).
 pub fn op_additive_local_inplace(
     output: &mut [Kformx8],
     add: &[Kformx8],
@@ -176,15 +190,16 @@ pub fn op_additive_local_inplace(
     assert!(add.len() >= output.len(), "pose lengths differ");
     let rate = weight_rate(alpha_vel, dt);
     for (o, a) in output.iter_mut().zip(add) {
-        let saa = additive_saa(a);
-        let add_rot = quat_from_scaled_angle_axis(alpha * saa);
+        let rel = quat_abs(a.rot);
+        let add_rot = quat_from_scaled_angle_axis(alpha * quat_to_scaled_angle_axis(rel));
         let log_scl = log_vec3(a.scl);
         let cur_rot = o.rot;
+        let own = quat_additive_dx(rel, alpha, rate, Vec3x8::ZERO, a.ang);
         o.pos += alpha * a.pos;
         o.rot = quat_mul(cur_rot, add_rot);
         o.scl = o.scl * exp_vec3(alpha * log_scl);
         o.vel = o.vel + alpha * a.vel + a.pos * rate;
-        o.ang += Rotor::new(cur_rot).apply(alpha * a.ang + saa * rate);
+        o.ang += Rotor::new(cur_rot).apply(own);
         o.svl = o.svl + alpha * a.svl + log_scl * rate;
     }
 }

@@ -9,7 +9,9 @@ use super::math::{
 };
 use super::math::{quat_abs, quat_to_scaled_angle_axis};
 use super::spring::{fast_negexp, fast_negexp_dx};
-use crate::reference::deadblend::{EPS_DEADBLEND, EXTRAPOLATION_MAX_ANGLE};
+use crate::reference::deadblend::{
+    EPS_DEADBLEND, EXTRAPOLATION_MAX_ANGLE, EXTRAPOLATION_MAX_LOG_SCALE,
+};
 use crate::reference::math::LN2;
 
 /// [`crate::reference::max_mag`] per lane (the sign of zero respected).
@@ -175,19 +177,29 @@ pub fn extrapolation_turn_scale(z2: F32x8) -> F32x8 {
     splat(1.0) / z2.mul_add(splat(INV_MAX2), splat(1.0)).sqrt()
 }
 
+/// [`crate::reference::extrapolation_scale_cap`] per lane and component.
+#[inline(always)]
+pub fn extrapolation_scale_cap(m: Vec3x8) -> Vec3x8 {
+    const INV_MAX2: f32 = 1.0 / (EXTRAPOLATION_MAX_LOG_SCALE * EXTRAPOLATION_MAX_LOG_SCALE);
+    let c = |m: F32x8| splat(1.0) / (m * m).mul_add(splat(INV_MAX2), splat(1.0)).sqrt();
+    Vec3x8::new(c(m.x), c(m.y), c(m.z))
+}
+
 /// One joint of [`op_extrapolate_decayed`] with `alpha` and `dalpha`
 /// precomputed.
 #[inline(always)]
 pub fn kform_extrapolate_decayed(k: &Kformx8, alpha: F32x8, dalpha: F32x8) -> Kformx8 {
     let moved = k.ang * alpha;
     let s = extrapolation_turn_scale(dot(moved, moved));
+    let grown = k.svl * alpha;
+    let c = extrapolation_scale_cap(grown);
     Kformx8 {
         pos: k.pos + k.vel * alpha,
         rot: quat_mul(quat_from_scaled_angle_axis(moved * s), k.rot),
-        scl: k.scl * exp_vec3(k.svl * alpha),
+        scl: k.scl * exp_vec3(grown * c),
         vel: k.vel * dalpha,
         ang: k.ang * (dalpha * (s * s * s)),
-        svl: k.svl * dalpha,
+        svl: k.svl * dalpha * (c * c * c),
     }
 }
 
@@ -277,13 +289,15 @@ pub fn kform_extrapolate_decayed_axes(
     rot_weights: (Vec3x8, Vec3x8),
 ) -> Kformx8 {
     let (rot, ang) = extrapolate_decayed_rotation_axes(k.rot, k.ang, rot_weights);
+    let grown = k.svl * pa;
+    let c = extrapolation_scale_cap(grown);
     Kformx8 {
         pos: k.pos + k.vel * pa,
         rot,
-        scl: k.scl * exp_vec3(k.svl * pa),
+        scl: k.scl * exp_vec3(grown * c),
         vel: k.vel * pd,
         ang,
-        svl: k.svl * pd,
+        svl: k.svl * pd * (c * c * c),
     }
 }
 

@@ -263,13 +263,15 @@ pub fn kform_inertialize(offset: Kformx8, input: Kformx8, w: &CubicWeights) -> K
     let off_saa = w.offset(off_rot_saa, off_rot_rate);
     let off_rot = quat_from_scaled_angle_axis(off_saa);
     let off_ang = quat_from_scaled_angle_axis_dx(off_saa, w.velocity(off_rot_saa, off_rot_rate));
+    let carried = w.w1 * offset.svl;
+    let c = super::deadblend::extrapolation_scale_cap(carried);
     Kformx8 {
         pos: input.pos + w.offset(offset.pos, offset.vel),
         vel: input.vel + w.velocity(offset.pos, offset.vel),
         rot: quat_mul(off_rot, input.rot),
         ang: Rotor::new(off_rot).apply_add(input.ang, off_ang),
-        scl: input.scl * exp_vec3(w.offset(off_log_scl, offset.svl)),
-        svl: input.svl + w.velocity(off_log_scl, offset.svl),
+        scl: input.scl * exp_vec3(w.w0 * off_log_scl + carried * c),
+        svl: input.svl + w.w2 * off_log_scl + w.w3 * offset.svl * (c * c * c),
     }
 }
 

@@ -107,3 +107,32 @@ pub fn quat_slerp_dx(rel: Quat, alpha: f32, alpha_rate: f32, q_ang: Vec3, p_ang:
     quat_from_scaled_angle_axis_dx(part, alpha_rate * w + alpha * w_rate)
         + quat_mul_vec3(quat_from_scaled_angle_axis(part), q_ang)
 }
+
+/// The exact angular velocity of an additive rotation applied on the left,
+/// `exp(alpha log(rel)) q`, when the additive `rel` turns at `rel_ang`
+/// (its angular velocity, in the frame it is applied from), `q` turns at
+/// `q_ang` and the weight changes at `alpha_rate` per second:
+///
+/// `ω = J(α w) (α̇ w + α J(w)⁻¹ ω_rel) + R(α w) ω_q`, with `w` the scaled
+/// angle axis of `rel` (in `rel`'s own hemisphere).
+///
+/// It is [`quat_slerp_dx`] toward `p = rel q` (whose angular velocity is
+/// `ω_rel + R(rel) ω_q`). The published additives take
+/// `R(α w) ω_q + α ω_rel + α̇ w`, its limit for small `w`; the two differ
+/// by about `α |w| |ω_rel| / 2` (a correction of the published code, as
+/// the blends' in issue 11: `tests/catalogue_velocities.rs`,
+/// `additives_with_a_changing_weight`).
+#[inline]
+pub fn quat_additive_dx(
+    rel: Quat,
+    alpha: f32,
+    alpha_rate: f32,
+    q_ang: Vec3,
+    rel_ang: Vec3,
+) -> Vec3 {
+    let w = quat_to_scaled_angle_axis(rel);
+    let w_rate = quat_to_scaled_angle_axis_dx(rel, rel_ang);
+    let part = alpha * w;
+    quat_from_scaled_angle_axis_dx(part, alpha_rate * w + alpha * w_rate)
+        + quat_mul_vec3(quat_from_scaled_angle_axis(part), q_ang)
+}

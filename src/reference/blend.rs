@@ -3,7 +3,7 @@
 
 #![allow(clippy::assign_op_pattern)] // `x = x + ...` as the article writes it
 
-use super::angular::quat_slerp_dx;
+use super::angular::{quat_additive_dx, quat_slerp_dx};
 use super::kform::Kform;
 use super::math::Quat;
 use super::math::{clampf, eerp_vec3, exp_vec3, lerp_vec3, log_vec3};
@@ -132,56 +132,66 @@ pub fn kform_blend_along(l: &Kform, r: &Kform, rel: Quat, alpha: f32, rate: f32)
     }
 }
 
-/// The additive rotation scaled by `alpha` in scaled-angle-axis space.
+/// One joint of an additive applied on the left (in the parent's frame)
+/// at weight `alpha` changing at `rate` per second, its rotation taken
+/// along `rel` (`add.rot` or its negation: the hemisphere to turn along;
+/// [`op_additive_inplace`] takes the short way, `quat_abs(add.rot)`, a
+/// crowd keeps one from step to step): `pos = base.pos + alpha add.pos`,
+/// `rot = exp(alpha log rel) base.rot`, `scl = exp(alpha log add.scl)
+/// base.scl`, `vel = base.vel + alpha add.vel + add.pos rate`, the
+/// angular velocity the exact one ([`quat_additive_dx`]) and the scale
+/// velocity `base.svl + alpha add.svl + log(add.scl) rate`. `add`'s
+/// velocities are its own (`add.ang` the angular velocity of `add.rot`).
 #[inline]
-fn scaled_additive(add: super::math::Quat, alpha: f32) -> super::math::Quat {
-    quat_from_scaled_angle_axis(alpha * quat_to_scaled_angle_axis(quat_abs(add)))
+pub fn kform_additive_along(base: &Kform, add: &Kform, rel: Quat, alpha: f32, rate: f32) -> Kform {
+    let log_scl = log_vec3(add.scl);
+    Kform {
+        pos: alpha * add.pos + base.pos,
+        rot: quat_mul(
+            quat_from_scaled_angle_axis(alpha * quat_to_scaled_angle_axis(rel)),
+            base.rot,
+        ),
+        scl: exp_vec3(alpha * log_scl) * base.scl,
+        vel: base.vel + alpha * add.vel + add.pos * rate,
+        ang: quat_additive_dx(rel, alpha, rate, base.ang, add.ang),
+        svl: base.svl + alpha * add.svl + log_scl * rate,
+    }
 }
 
 /// Applies `add` with a fixed weight `alpha` on the left (in the parent's
 /// frame): `pos += alpha add.pos`, `rot = add_rot rot`,
-/// `scl = exp(alpha log add.scl) scl`, `ang = R(add_rot) ang + alpha add.ang`.
+/// `scl = exp(alpha log add.scl) scl`, `ang = R(add_rot) ang + alpha add.ang`
+/// to first order ([`kform_additive_along`] at rate 0 along the short way).
 /// `_dt` is unused, as in the published signature.
+///
+/// Correction of the published code: the angular velocity is the exact
+/// one ([`quat_additive_dx`]), not `R(add_rot) ang + alpha add.ang`.
 pub fn op_additive_inplace_static(
     output: &mut Pose,
     add: &Pose,
     alpha: f32,
     _dt: f32,
 ) -> Result<()> {
-    let n = output.len();
-    lengths(n, &[&*output, add])?;
-    for i in 0..n {
-        let add_rot = scaled_additive(add.rot[i], alpha);
-        output.pos[i] = alpha * add.pos[i] + output.pos[i];
-        output.rot[i] = quat_mul(add_rot, output.rot[i]);
-        output.scl[i] = exp_vec3(alpha * log_vec3(add.scl[i])) * output.scl[i];
-        output.vel[i] = output.vel[i] + alpha * add.vel[i];
-        output.ang[i] = quat_mul_vec3(add_rot, output.ang[i]) + alpha * add.ang[i];
-        output.svl[i] = output.svl[i] + alpha * add.svl[i];
-    }
-    Ok(())
+    op_additive_inplace(output, add, alpha, 0.0, 0.0)
 }
 
 /// Applies `add` with a fixed weight on the right (in the joint's own
-/// frame): `rot = rot add_rot`, `ang += R(rot) (alpha add.ang)`.
+/// frame): `rot = rot add_rot`, `ang += R(rot) (alpha add.ang)` to first
+/// order ([`op_additive_local_inplace`] at rate 0).
 pub fn op_additive_local_inplace_static(output: &mut Pose, add: &Pose, alpha: f32) -> Result<()> {
-    let n = output.len();
-    lengths(n, &[&*output, add])?;
-    for i in 0..n {
-        let add_rot = scaled_additive(add.rot[i], alpha);
-        let cur_rot = output.rot[i];
-        output.pos[i] = alpha * add.pos[i] + output.pos[i];
-        output.rot[i] = quat_mul(cur_rot, add_rot);
-        output.scl[i] = exp_vec3(alpha * log_vec3(add.scl[i])) * output.scl[i];
-        output.vel[i] = output.vel[i] + alpha * add.vel[i];
-        output.ang[i] = output.ang[i] + quat_mul_vec3(cur_rot, alpha * add.ang[i]);
-        output.svl[i] = output.svl[i] + alpha * add.svl[i];
-    }
-    Ok(())
+    op_additive_local_inplace(output, add, alpha, 0.0, 0.0)
 }
 
 /// [`op_additive_inplace_static`] with a changing weight: adds the additive
 /// itself times `alpha_vel / dt` to the velocities (0 when `dt == 0`).
+///
+/// Correction of the published code, which takes the angular velocity
+/// `R(add_rot) ang + alpha add.ang + add_saa alpha_vel / dt`, the exact
+/// one's limit for small additives: here it is the derivative of the
+/// output rotation, [`quat_additive_dx`] (off by about
+/// `alpha |add_saa| |add.ang| / 2` otherwise; tested against finite
+/// differences in `tests/catalogue_velocities.rs`,
+/// `additives_with_a_changing_weight`, listed in `tests/corrections.rs`).
 pub fn op_additive_inplace(
     output: &mut Pose,
     add: &Pose,
@@ -193,25 +203,23 @@ pub fn op_additive_inplace(
     lengths(n, &[&*output, add])?;
     let rate = weight_rate(alpha_vel, dt);
     for i in 0..n {
-        let add_saa = quat_to_scaled_angle_axis(quat_abs(add.rot[i]));
-        let add_rot = quat_from_scaled_angle_axis(alpha * add_saa);
-        output.pos[i] = alpha * add.pos[i] + output.pos[i];
-        output.rot[i] = quat_mul(add_rot, output.rot[i]);
-        output.scl[i] = exp_vec3(alpha * log_vec3(add.scl[i])) * output.scl[i];
-        output.vel[i] = output.vel[i] + alpha * add.vel[i] + add.pos[i] * rate;
-        output.ang[i] = quat_mul_vec3(add_rot, output.ang[i]) + alpha * add.ang[i] + add_saa * rate;
-        output.svl[i] = output.svl[i] + alpha * add.svl[i] + log_vec3(add.scl[i]) * rate;
+        let a = add.get(i);
+        let out = kform_additive_along(&output.get(i), &a, quat_abs(a.rot), alpha, rate);
+        output.set(i, out);
     }
     Ok(())
 }
 
 /// [`op_additive_local_inplace_static`] with a changing weight.
 ///
-/// Deviation: the weight's own contribution to the angular velocity,
+/// Deviations: the weight's own contribution to the angular velocity,
 /// `add_saa alpha_vel / dt`, is rotated into the parent's frame by the
 /// current rotation (`R(rot) add_saa`), as the additive's angular velocity
 /// is; the published code adds it unrotated, which disagrees with the
-/// finite difference whenever `rot` is not the identity (tested in
+/// finite difference whenever `rot` is not the identity. And the
+/// additive's angular velocity in its own frame is the exact one,
+/// `J(α w) (α̇ w + α J(w)⁻¹ add.ang)` ([`quat_additive_dx`] about a still
+/// base), not `alpha add.ang + add_saa rate` (tested in
 /// `tests/catalogue_velocities.rs`, `additives_with_a_changing_weight`;
 /// the corrections are listed in `tests/corrections.rs`).
 pub fn op_additive_local_inplace(
@@ -225,15 +233,17 @@ pub fn op_additive_local_inplace(
     lengths(n, &[&*output, add])?;
     let rate = weight_rate(alpha_vel, dt);
     for i in 0..n {
-        let add_saa = quat_to_scaled_angle_axis(quat_abs(add.rot[i]));
-        let add_rot = quat_from_scaled_angle_axis(alpha * add_saa);
+        let rel = quat_abs(add.rot[i]);
+        let add_rot = quat_from_scaled_angle_axis(alpha * quat_to_scaled_angle_axis(rel));
+        let log_scl = log_vec3(add.scl[i]);
         let cur_rot = output.rot[i];
+        let own = quat_additive_dx(rel, alpha, rate, super::math::Vec3::ZERO, add.ang[i]);
         output.pos[i] = output.pos[i] + alpha * add.pos[i];
         output.rot[i] = quat_mul(cur_rot, add_rot);
-        output.scl[i] = output.scl[i] * exp_vec3(alpha * log_vec3(add.scl[i]));
+        output.scl[i] = output.scl[i] * exp_vec3(alpha * log_scl);
         output.vel[i] = output.vel[i] + alpha * add.vel[i] + add.pos[i] * rate;
-        output.ang[i] = output.ang[i] + quat_mul_vec3(cur_rot, alpha * add.ang[i] + add_saa * rate);
-        output.svl[i] = output.svl[i] + alpha * add.svl[i] + log_vec3(add.scl[i]) * rate;
+        output.ang[i] = output.ang[i] + quat_mul_vec3(cur_rot, own);
+        output.svl[i] = output.svl[i] + alpha * add.svl[i] + log_scl * rate;
     }
     Ok(())
 }

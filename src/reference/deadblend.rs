@@ -39,6 +39,38 @@ pub fn extrapolation_turn_scale(z2: f32) -> f32 {
     1.0 / (1.0 + z2 / (EXTRAPOLATION_MAX_ANGLE * EXTRAPOLATION_MAX_ANGLE)).sqrt()
 }
 
+/// The most a transition moves a scale along its scale velocity alone, in
+/// log space per axis (ln 2: at most twice or half the scale it starts
+/// from): see [`extrapolation_scale_cap`].
+pub const EXTRAPOLATION_MAX_LOG_SCALE: f32 = LN2;
+
+/// How a transition shortens the move `m` its scale velocity gives a
+/// scale in log space (per component): dead blending's extrapolation
+/// `svl alpha` ([`op_extrapolate_decayed`],
+/// [`kform_extrapolate_decayed_axes`]) and inertialization's velocity
+/// offset `w1 svl` ([`super::op_inertialize`]). Returns
+/// `s = 1 / sqrt(1 + (m / λ)²)` per component, `λ =`
+/// [`EXTRAPOLATION_MAX_LOG_SCALE`], applied as `m s`, which grows like `m`
+/// at first (slope 1 at 0) and never reaches `λ`; its rate is the
+/// published one times `s³` (exact: `d(m s)/dt = ṁ s³`).
+///
+/// Deviation: the published code moves the scale by `exp(m)` unbounded. A
+/// clip's scale velocity is a log step over its frame time (2.8e7 per
+/// second for 1e-6 s frames within [`crate::limits::MIN_SCALE`] to
+/// [`crate::limits::MAX_SCALE`]), times the playback rate (up to
+/// [`crate::limits::COMMAND_MAX`]), carried for up to a half-life or a
+/// blend duration: `exp(m)` overflows to infinity and the world scale and
+/// velocity become NaN (the `clips_from_values` campaign's finding,
+/// `tests/fuzz_smoke.rs`). With the cap every joint's transition scale
+/// stays within a factor of 2 per axis of where the scale velocity starts
+/// from, and a scale moving by 0.1 in log space moves 0.7% less than
+/// published.
+#[inline]
+pub fn extrapolation_scale_cap(m: Vec3) -> Vec3 {
+    const INV_MAX2: f32 = 1.0 / (EXTRAPOLATION_MAX_LOG_SCALE * EXTRAPOLATION_MAX_LOG_SCALE);
+    m.map(|m| 1.0 / (1.0 + m * m * INV_MAX2).sqrt())
+}
+
 /// `x` pushed away from zero to at least `eps` in magnitude, keeping its
 /// sign: `x >= 0 && x < eps ? eps : x < 0 && x > -eps ? -eps : x`.
 ///
@@ -218,8 +250,9 @@ pub fn extrapolate_decay_position(x: Vec3, v: Vec3, halflife: Vec3, dt: f32) -> 
 /// The pose at a transition extrapolated `dt` seconds forward with
 /// velocities decaying at `halflife`: `y = ln2 / (halflife + 1e-8)`,
 /// `alpha = (1 - fast_negexp(y dt)) / (y + 1e-8)`; positions move by
-/// `vel alpha`, rotations by `exp(ang alpha / 2)`, scales by `exp(svl alpha)`,
-/// and velocities are scaled by `dalpha`, the rate of `alpha`. Joint 0 (the
+/// `vel alpha`, rotations by `exp(ang alpha / 2)`, scales by `exp(svl alpha)`
+/// (capped, [`extrapolation_scale_cap`]), and velocities are scaled by
+/// `dalpha`, the rate of `alpha`. Joint 0 (the
 /// root) is held where it is, not extrapolated, as in the article.
 ///
 /// Deviation: `dalpha = -fast_negexp_dx(y dt) y / (y + 1e-8)`, the
@@ -252,9 +285,7 @@ pub fn op_extrapolate_decayed(
 ) -> Result<()> {
     let n = output.len();
     lengths(n, &[&*output, input])?;
-    let y = LN2 / (halflife + EPS_DEADBLEND);
-    let alpha = (1.0 - fast_negexp(y * dt)) / (y + EPS_DEADBLEND);
-    let dalpha = -fast_negexp_dx(y * dt) * (y / (y + EPS_DEADBLEND));
+    let (alpha, dalpha) = extrapolate_decayed_weights(dt, halflife);
     for i in 0..n {
         if i == 0 {
             output.set(
@@ -268,16 +299,39 @@ pub fn op_extrapolate_decayed(
             );
             continue;
         }
-        let moved = input.ang[i] * alpha;
-        let s = extrapolation_turn_scale(dot(moved, moved));
-        output.pos[i] = input.pos[i] + input.vel[i] * alpha;
-        output.rot[i] = quat_mul(quat_from_scaled_angle_axis(moved * s), input.rot[i]);
-        output.scl[i] = input.scl[i] * exp_vec3(input.svl[i] * alpha);
-        output.vel[i] = input.vel[i] * dalpha;
-        output.ang[i] = input.ang[i] * (dalpha * (s * s * s));
-        output.svl[i] = input.svl[i] * dalpha;
+        output.set(i, kform_extrapolate_decayed(&input.get(i), alpha, dalpha));
     }
     Ok(())
+}
+
+/// `(alpha, dalpha)` of [`op_extrapolate_decayed`] after `dt` seconds at
+/// `halflife`: `y = ln2 / (h + 1e-8)`, `alpha = (1 - fast_negexp(y dt)) /
+/// (y + 1e-8)`, `dalpha = -fast_negexp_dx(y dt) y / (y + 1e-8)`.
+#[inline]
+pub fn extrapolate_decayed_weights(dt: f32, halflife: f32) -> (f32, f32) {
+    let y = LN2 / (halflife + EPS_DEADBLEND);
+    let alpha = (1.0 - fast_negexp(y * dt)) / (y + EPS_DEADBLEND);
+    let dalpha = -fast_negexp_dx(y * dt) * (y / (y + EPS_DEADBLEND));
+    (alpha, dalpha)
+}
+
+/// One joint (not the root) of [`op_extrapolate_decayed`] with its
+/// weights [`extrapolate_decayed_weights`] (a crowd's blend profile gives
+/// each joint its own half-life).
+#[inline]
+pub fn kform_extrapolate_decayed(k: &Kform, alpha: f32, dalpha: f32) -> Kform {
+    let moved = k.ang * alpha;
+    let s = extrapolation_turn_scale(dot(moved, moved));
+    let grown = k.svl * alpha;
+    let c = extrapolation_scale_cap(grown);
+    Kform {
+        pos: k.pos + k.vel * alpha,
+        rot: quat_mul(quat_from_scaled_angle_axis(moved * s), k.rot),
+        scl: k.scl * exp_vec3(grown * c),
+        vel: k.vel * dalpha,
+        ang: k.ang * (dalpha * (s * s * s)),
+        svl: k.svl * dalpha * (c * c * c),
+    }
 }
 
 /// Per-axis `(alpha, dalpha)` of the decayed extrapolation, one half-life
@@ -331,8 +385,9 @@ pub fn extrapolate_decayed_rotation_axes(
 
 /// One joint of [`op_extrapolate_decayed_axes`], given the position and
 /// rotation weights ([`extrapolate_decayed_axis_weights`]): positions move
-/// by `vel alpha_pos` at `vel dalpha_pos`, scales by `exp(svl alpha_pos)`
-/// at `svl dalpha_pos` (per component), rotations as
+/// by `vel alpha_pos` at `vel dalpha_pos`, scales by `exp(m c)` at
+/// `svl dalpha_pos c³` (per component, `m = svl alpha_pos` capped by
+/// `c =` [`extrapolation_scale_cap`]`(m)`), rotations as
 /// [`extrapolate_decayed_rotation_axes`].
 #[inline]
 pub fn kform_extrapolate_decayed_axes(
@@ -341,13 +396,15 @@ pub fn kform_extrapolate_decayed_axes(
     rot_weights: (Vec3, Vec3),
 ) -> Kform {
     let (rot, ang) = extrapolate_decayed_rotation_axes(k.rot, k.ang, rot_weights);
+    let grown = k.svl * pa;
+    let c = extrapolation_scale_cap(grown);
     Kform {
         pos: k.pos + k.vel * pa,
         rot,
-        scl: k.scl * exp_vec3(k.svl * pa),
+        scl: k.scl * exp_vec3(grown * c),
         vel: k.vel * pd,
         ang,
-        svl: k.svl * pd,
+        svl: k.svl * pd * (c * c * c),
     }
 }
 

@@ -4,6 +4,8 @@
 //! single values"; velocities article, "Inertialization").
 
 use super::angular::{quat_from_scaled_angle_axis_dx, quat_to_scaled_angle_axis_dx};
+use super::deadblend::extrapolation_scale_cap;
+use super::kform::Kform;
 use super::math::{Quat, Vec3, clampf, exp_vec3, log_vec3, quat_abs, quat_from_scaled_angle_axis};
 use super::math::{quat_mul, quat_mul_inv, quat_mul_vec3, quat_to_scaled_angle_axis};
 use super::pose::{Pose, lengths};
@@ -272,6 +274,12 @@ pub fn op_inertialize_offset(offset: &mut Pose, lhs: &Pose, rhs: &Pose) -> Resul
 /// `pos = in + off`, `rot = off_rot in`, `ang = R(off_rot) in.ang + off_ang`,
 /// `scl = in.scl off_scl`.
 ///
+/// Deviation: the scale's velocity offset carries it by `w1 v` capped as
+/// dead blending's extrapolation is ([`extrapolation_scale_cap`]: `m c`
+/// with `m = w1 v`, at rate `w3 v c³`), so a scale velocity of a clip with
+/// tiny frames played fast moves the scale by at most a factor of 2 per
+/// axis instead of overflowing to infinity.
+///
 /// The offset rotation goes through `quat_abs` first (edge-case table).
 ///
 /// Correction of the published code: `offset.ang` is the offset's angular
@@ -294,30 +302,47 @@ pub fn op_inertialize(
 ) -> Result<()> {
     let n = output.len();
     lengths(n, &[&*output, offset, input])?;
+    for i in 0..n {
+        let k = kform_inertialize(&offset.get(i), &input.get(i), blend_time, blend_duration);
+        output.set(i, k);
+    }
+    Ok(())
+}
+
+/// One joint of [`op_inertialize`]: the offset `offset` decayed at
+/// `blend_time` of `blend_duration` and applied to `input` (a crowd's
+/// blend profile gives each joint its own duration).
+#[inline]
+pub fn kform_inertialize(
+    offset: &Kform,
+    input: &Kform,
+    blend_time: f32,
+    blend_duration: f32,
+) -> Kform {
     let t = clampf(blend_time / (blend_duration + EPS_BLEND), 0.0, 1.0);
     let w0 = 2.0 * t * t * t - 3.0 * t * t + 1.0;
     let w1 = (t * t * t - 2.0 * t * t + t) * blend_duration;
     let w2 = (6.0 * t * t - 6.0 * t) / (blend_duration + EPS_BLEND);
     let w3 = 3.0 * t * t - 4.0 * t + 1.0;
-    for i in 0..n {
-        let off_rot_abs = quat_abs(offset.rot[i]);
-        let off_rot_saa = quat_to_scaled_angle_axis(off_rot_abs);
-        let off_rot_rate = quat_to_scaled_angle_axis_dx(off_rot_abs, offset.ang[i]);
-        let off_log_scl = log_vec3(offset.scl[i]);
-        let off_pos = w0 * offset.pos[i] + w1 * offset.vel[i];
-        let off_vel = w2 * offset.pos[i] + w3 * offset.vel[i];
-        let off_saa = w0 * off_rot_saa + w1 * off_rot_rate;
-        let off_rot = quat_from_scaled_angle_axis(off_saa);
-        let off_ang = quat_from_scaled_angle_axis_dx(off_saa, w2 * off_rot_saa + w3 * off_rot_rate);
-        let off_scl = exp_vec3(w0 * off_log_scl + w1 * offset.svl[i]);
-        let off_svl = w2 * off_log_scl + w3 * offset.svl[i];
-
-        output.pos[i] = input.pos[i] + off_pos;
-        output.vel[i] = input.vel[i] + off_vel;
-        output.rot[i] = quat_mul(off_rot, input.rot[i]);
-        output.ang[i] = quat_mul_vec3(off_rot, input.ang[i]) + off_ang;
-        output.scl[i] = input.scl[i] * off_scl;
-        output.svl[i] = input.svl[i] + off_svl;
+    let off_rot_abs = quat_abs(offset.rot);
+    let off_rot_saa = quat_to_scaled_angle_axis(off_rot_abs);
+    let off_rot_rate = quat_to_scaled_angle_axis_dx(off_rot_abs, offset.ang);
+    let off_log_scl = log_vec3(offset.scl);
+    let off_pos = w0 * offset.pos + w1 * offset.vel;
+    let off_vel = w2 * offset.pos + w3 * offset.vel;
+    let off_saa = w0 * off_rot_saa + w1 * off_rot_rate;
+    let off_rot = quat_from_scaled_angle_axis(off_saa);
+    let off_ang = quat_from_scaled_angle_axis_dx(off_saa, w2 * off_rot_saa + w3 * off_rot_rate);
+    let carried = w1 * offset.svl;
+    let c = extrapolation_scale_cap(carried);
+    let off_scl = exp_vec3(w0 * off_log_scl + carried * c);
+    let off_svl = w2 * off_log_scl + w3 * offset.svl * (c * c * c);
+    Kform {
+        pos: input.pos + off_pos,
+        vel: input.vel + off_vel,
+        rot: quat_mul(off_rot, input.rot),
+        ang: quat_mul_vec3(off_rot, input.ang) + off_ang,
+        scl: input.scl * off_scl,
+        svl: input.svl + off_svl,
     }
-    Ok(())
 }

@@ -16,7 +16,9 @@ use super::math::{
 use crate::error::{Error, Result};
 
 /// A pose: one entry per joint in each field (the article's `struct pose`).
-#[derive(Clone, Debug, PartialEq, Default)]
+/// `clone_from` reuses the target's memory (a derived `Clone` would
+/// allocate six vectors anew each time).
+#[derive(Debug, PartialEq, Default)]
 pub struct Pose {
     /// Positions.
     pub pos: Vec<Vec3>,
@@ -30,6 +32,29 @@ pub struct Pose {
     pub ang: Vec<Vec3>,
     /// Scalar velocities.
     pub svl: Vec<Vec3>,
+}
+
+impl Clone for Pose {
+    fn clone(&self) -> Pose {
+        Pose {
+            pos: self.pos.clone(),
+            rot: self.rot.clone(),
+            scl: self.scl.clone(),
+            vel: self.vel.clone(),
+            ang: self.ang.clone(),
+            svl: self.svl.clone(),
+        }
+    }
+
+    /// Field by field, each vector keeping its memory where it has room.
+    fn clone_from(&mut self, source: &Pose) {
+        self.pos.clone_from(&source.pos);
+        self.rot.clone_from(&source.rot);
+        self.scl.clone_from(&source.scl);
+        self.vel.clone_from(&source.vel);
+        self.ang.clone_from(&source.ang);
+        self.svl.clone_from(&source.svl);
+    }
 }
 
 impl Pose {

@@ -2,7 +2,9 @@
 //! the 8-lane crowd's world poses with the reference crowd's.
 #![allow(dead_code)] // each test file uses its own share
 
-use kineform::crowd::{ClipLibrary, Crowd, ReferenceCrowd};
+use kineform::crowd::{
+    BlendProfile, ClipLibrary, Crowd, CrowdConfig, Joints, Layer, Mask, ReferenceCrowd,
+};
 use kineform::reference::{self as r, Kform};
 
 /// The embedded CMU clip as a library.
@@ -112,5 +114,30 @@ impl Run {
                 &mut self.diffs,
             );
         }
+    }
+}
+
+/// Two layers on the CMU skeleton of the 3dsMax files (an upper-body
+/// override feathered at the chest, an additive on the lower back's
+/// subtree relative to frame 10) and two blend profiles (legs over a
+/// third of the duration, hands snapping; the head snapping, the arms at
+/// half).
+pub fn layered(cfg: CrowdConfig) -> CrowdConfig {
+    CrowdConfig {
+        layers: vec![
+            Layer::overriding(Mask::new().feathered("Chest", 1.0, 0.5)),
+            Layer::additive(Mask::new().subtree("lowerback", 1.0), 10),
+        ],
+        blend_profiles: vec![
+            BlendProfile::new()
+                .scale(Joints::subtree("LHipJoint"), 0.3)
+                .scale(Joints::subtree("RHipJoint"), 0.3)
+                .snap(Joints::named(&["lhand", "rhand"])),
+            BlendProfile::new()
+                .snap(Joints::subtree("Neck"))
+                .scale(Joints::subtree("LeftCollar"), 0.5)
+                .scale(Joints::subtree("RightCollar"), 0.5),
+        ],
+        ..cfg
     }
 }

@@ -8,10 +8,12 @@ use std::sync::Mutex;
 
 use super::Crowd;
 use crate::crowd::command::Queue;
+use crate::crowd::layer::Layout;
 use crate::crowd::markers::MarkerTable;
 use crate::crowd::motion::{Motionx8, RootMotionx8, ShiftOffsetx8, Track, TurnOffsetx8};
+use crate::crowd::passes::LayerPass;
 use crate::crowd::passes::{PackScratch, Scratches, ShownPoses};
-use crate::crowd::state::{ClipRows, Statex8};
+use crate::crowd::state::{ClipRows, LayerLanes, Statex8};
 use crate::crowd::store::{PackPlan, PackResult, PackStore, Rows};
 use crate::crowd::{ClipLibrary, CrowdConfig, Root, Transition};
 use crate::crowd::{Event, EventKind};
@@ -102,7 +104,12 @@ impl Crowd {
     /// current rayon pool (build the crowd inside the pool it will step
     /// in); every part is reserved with `try_reserve`, and a refusal
     /// ([`Error::Size`]) says the part and the whole. A step on a pool with
-    /// more threads reserves their scratch first, refusing likewise.
+    /// more threads reserves their scratch first, refusing likewise. A game
+    /// that runs the frame on its own threads ([`Crowd::prepare`]) needs
+    /// none of the workers' scratch beyond the one each of its threads
+    /// makes: build the crowd inside a one-thread pool
+    /// (`rayon::ThreadPoolBuilder::new().num_threads(1).build()?.install(..)`)
+    /// so that only one is reserved.
     ///
     /// With the `log` feature the first crowd of a process logs which SIMD
     /// path runs, as a warning when the CPU could run a faster build
@@ -144,15 +151,21 @@ impl Crowd {
                 .and_then(|b| b.checked_mul(packs)),
             false => Some(0),
         };
+        let layout = Layout::new(&cfg.layers, &cfg.blend_profiles, library.skeleton())?;
+        let layers = cfg.layers.len();
+        let layer_bytes = (size_of::<LayerLanes>() + j)
+            .checked_mul(layers)
+            .and_then(|b| b.checked_mul(packs));
         let threads = rayon::current_num_threads();
         let scratch_bytes =
-            PackScratch::bytes(j, turning, moving).and_then(|b| b.checked_mul(threads));
+            PackScratch::bytes(j, turning, moving, layers).and_then(|b| b.checked_mul(threads));
         let total = stated_bytes(&[
             (
                 "world output, kept state and schedules",
                 crate::crowd::crowd_bytes(cfg.characters, j),
             ),
             ("fitted half-lives", fit_bytes),
+            ("layers", layer_bytes),
             ("workers' scratch", scratch_bytes),
             (
                 "events and markers crossed",
@@ -172,7 +185,8 @@ impl Crowd {
             })
             .collect();
         let n = |per: usize| packs.checked_mul(per).ok_or(too_big.clone());
-        with_stated(Crowd::build(library, cfg, db, skeleton, rest, n), total)
+        let shape = (skeleton, rest, layout);
+        with_stated(Crowd::build(library, cfg, db, shape, n), total)
     }
 
     /// [`Crowd::new`]'s allocations, each reserved with `try_reserve`.
@@ -180,20 +194,25 @@ impl Crowd {
         library: &ClipLibrary,
         cfg: CrowdConfig,
         db: Database,
-        skeleton: Skeleton,
-        rest: Vec<Motionx8>,
+        (skeleton, rest, layout): (Skeleton, Vec<Motionx8>, Layout),
         n: impl Fn(usize) -> Result<usize>,
     ) -> Result<Crowd> {
         let j = skeleton.len();
         let packs = cfg.characters.div_ceil(8);
         let (turning, moving) = (db.turning_joints(), db.moving_joints());
+        let layers = cfg.layers.len();
         let inert = cfg.transition == Transition::Inertialize;
         let fitted = cfg.fit().is_some();
         let rows = clip_rows(&db, library);
         let markers = MarkerTable::new(library.clips())?;
         let tracks = Track::of(&db);
+        let layer_passes = layout
+            .layers
+            .iter()
+            .map(|l| LayerPass::of(l, &tracks))
+            .collect();
         let mut scratch = Vec::new();
-        grow_scratch(&mut scratch, &rest, (turning, moving))?;
+        grow_scratch(&mut scratch, &rest, (turning, moving, layers))?;
         let transition = if inert {
             Vec::new()
         } else {
@@ -208,7 +227,7 @@ impl Crowd {
             states: try_vec("character states", packs, Statex8::new(rows[0]))?,
             root_motion: try_vec("root motion", packs, RootMotionx8::ZERO)?,
             root_set: try_vec("roots given", packs, 0)?,
-            events: try_vec("events", packs, [0; 4])?,
+            events: try_vec("events", packs, Default::default())?,
             plan: try_vec("the frame's plan", packs, PackPlan::default())?,
             result: try_vec("the frame's figures", packs, PackResult::default())?,
             ab_flips: Rows::new(try_vec("blend paths", n(j)?, 0)?, packs),
@@ -251,6 +270,11 @@ impl Crowd {
                 )?,
                 packs,
             ),
+            layers: Rows::new(
+                try_vec("layers", n(layers)?, LayerLanes::new(rows[0]))?,
+                packs,
+            ),
+            layer_flips: Rows::new(try_vec("layer paths", n(layers * j)?, 0)?, packs),
             roots: Rows::new(
                 try_vec(
                     "roots given",
@@ -266,15 +290,7 @@ impl Crowd {
                 packs,
             ),
         };
-        let mut events = Vec::new();
-        let most_events = cfg
-            .characters
-            .checked_mul(3)
-            .and_then(|e| e.checked_add(store.marks.len()))
-            .ok_or(too_big_events())?;
-        events
-            .try_reserve_exact(most_events)
-            .map_err(|_| too_big_events())?;
+        let events = events_room(cfg.characters, cfg.layers.len(), store.marks.len())?;
         debug_assert!(store.is_whole());
         Ok(Crowd {
             packs: store,
@@ -282,6 +298,8 @@ impl Crowd {
             markers,
             tracks,
             turning,
+            layout,
+            layer_passes,
             rest,
             scratch: Scratches {
                 workers: scratch,
@@ -301,16 +319,14 @@ impl Crowd {
     }
 }
 
-/// Bytes of a crowd's room for a step's events and the markers its
-/// packs' sources may cross ([`MarkerTable::per_pack`] per pack, and once
-/// more in the events).
+/// Bytes of a crowd's room for the markers its packs' sources may cross
+/// in a step ([`MarkerTable::per_pack`] per pack, and once more in the
+/// events; the events' room for clip ends and transitions is counted
+/// apart).
 pub(crate) fn marker_bytes(library: &ClipLibrary, characters: usize) -> Option<usize> {
     let most = library.clips().iter().map(|c| c.markers().len()).max()?;
     let marks = characters.div_ceil(8).checked_mul(16)?.checked_mul(most)?;
-    marks
-        .checked_mul(2)?
-        .checked_add(characters.checked_mul(3)?)?
-        .checked_mul(size_of::<Event>())
+    marks.checked_mul(2)?.checked_mul(size_of::<Event>())
 }
 
 /// A filler for the rows of markers crossed (overwritten before it is
@@ -320,12 +336,39 @@ pub(crate) const NO_EVENT: Event = Event {
     kind: EventKind::TransitionFinished,
 };
 
-/// The refusal of room for a step's events.
-pub(crate) fn too_big_events() -> Error {
-    Error::Size {
-        what: "events",
-        reason: "room for a step's events (3 per character and the markers crossed) could not be reserved".to_string(),
-    }
+/// An empty list of events with room for the most a step can have (per
+/// character, the ends of A and B, a finished transition and each layer's
+/// clip end: [`crate::crowd::output::push_events`]; and the `marks`
+/// markers the packs' sources may cross, [`MarkerTable::per_pack`] per
+/// pack), reserved with `try_reserve` so that no step allocates for its
+/// events.
+pub(crate) fn events_room(
+    characters: usize,
+    layers: usize,
+    marks: usize,
+) -> Result<Vec<crate::crowd::Event>> {
+    let mut events = Vec::new();
+    let per = 3 + layers;
+    characters
+        .checked_mul(per)
+        .and_then(|n| n.checked_add(marks))
+        .and_then(|n| events.try_reserve_exact(n).ok())
+        .ok_or(Error::Size {
+            what: "events",
+            reason: format!(
+                "room for {per} events for each of {characters} characters and {marks} markers crossed could not be reserved"
+            ),
+        })?;
+    Ok(events)
+}
+
+/// The machine's hardware threads, asked once per process: how many
+/// spare scratches a crowd keeps for a caller's threads. (On Linux
+/// `available_parallelism` reads the cgroup files, allocating: not
+/// something a frame should do.)
+fn machine_threads() -> usize {
+    static THREADS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *THREADS.get_or_init(|| std::thread::available_parallelism().map_or(1, |p| p.get()))
 }
 
 /// One scratch per thread of the current rayon pool in `scratch` (those
@@ -334,7 +377,7 @@ pub(crate) fn too_big_events() -> Error {
 pub(crate) fn grow_scratch(
     scratch: &mut Vec<Mutex<PackScratch>>,
     rest: &[Motionx8],
-    (turning, moving): (usize, usize),
+    (turning, moving, layers): (usize, usize, usize),
 ) -> Result<()> {
     let threads = rayon::current_num_threads();
     if scratch.len() >= threads {
@@ -349,12 +392,17 @@ pub(crate) fn grow_scratch(
         })?;
     for _ in scratch.len()..threads {
         more.push(Mutex::new(
-            PackScratch::try_new(rest, turning, moving).map_err(|e| match e {
+            PackScratch::try_new(rest, turning, moving, layers).map_err(|e| match e {
                 Error::Size { reason, .. } => Error::Size {
                     what: "workers' scratch",
                     reason: format!(
                         "{reason}: one scratch of {} for each of the pool's {threads} threads",
-                        crate::error::bytes_text(PackScratch::bytes(rest.len(), turning, moving))
+                        crate::error::bytes_text(PackScratch::bytes(
+                            rest.len(),
+                            turning,
+                            moving,
+                            layers
+                        ))
                     ),
                 },
                 e => e,
@@ -366,20 +414,44 @@ pub(crate) fn grow_scratch(
 }
 
 impl Crowd {
-    /// What the next step needs, checked before it changes anything: a
-    /// scratch for each thread of the current pool, reserved fallibly
-    /// ([`Error::Size`]); and each root it moves along its velocity
-    /// checked to stay within ±[`crate::limits::MAX_POSITION`], the domain
-    /// a command may set ([`Error::Character`] naming the first that would
-    /// leave it: re-centre the world with [`Crowd::recenter`]).
-    pub(super) fn prepare_step(&mut self, dt: f32) -> Result<()> {
+    /// A scratch for each thread of the current rayon pool, reserved
+    /// fallibly ([`Error::Size`]): what [`Crowd::step`] needs, and only it.
+    pub(super) fn reserve_workers(&mut self) -> Result<()> {
+        let (turning, moving) = (self.turning, self.db.moving_joints());
+        let layers = self.cfg.layers.len();
+        grow_scratch(
+            &mut self.scratch.workers,
+            &self.rest,
+            (turning, moving, layers),
+        )
+    }
+
+    /// What the next step needs, checked before it changes anything: each
+    /// root it moves along its velocity checked to stay within
+    /// ±[`crate::limits::MAX_POSITION`], the domain a command may set
+    /// ([`Error::Character`] naming the first that would leave it:
+    /// re-centre the world with [`Crowd::recenter`]); room for the frame's
+    /// sorted commands and for the shown poses of every character a queued
+    /// transition names, and, for a frame run on a caller's threads
+    /// (`own_threads`), a spare scratch for the thread that holds it, all
+    /// reserved fallibly ([`Error::Size`]).
+    pub(super) fn prepare_step(&mut self, dt: f32, own_threads: bool) -> Result<()> {
         let n = self.cfg.characters;
         let set = &self.packs.root_set;
         crate::crowd::state::check_roots_after(&self.packs.states, n, dt, |c| {
             set[c / 8] & (1 << (c % 8)) != 0
         })?;
-        let (turning, moving) = (self.turning, self.db.moving_joints());
-        grow_scratch(&mut self.scratch.workers, &self.rest, (turning, moving))
+        self.queue.reserve_drain(&mut self.sorted)?;
+        let movers = self.queue.transitions().min(n);
+        self.shown.reserve(movers, self.skeleton.len())?;
+        if own_threads {
+            let (rest, turning, moving) = (&self.rest, self.turning, self.db.moving_joints());
+            let layers = self.cfg.layers.len();
+            let keep = machine_threads();
+            self.scratch
+                .reserve_spare(|| PackScratch::try_new(rest, turning, moving, layers), keep)?;
+        }
+        Ok(())
     }
 
     /// Moves the world's origin to `origin`: every character's root, the

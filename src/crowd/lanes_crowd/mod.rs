@@ -14,9 +14,10 @@ mod tasks;
 pub use tasks::{PackRange, PreparedStep, ShownRange};
 
 use super::command::{self, Command, Queue, Which};
+use super::layer::Layout;
 use super::motion::{Motionx8, Track};
-use super::passes::{Scratches, ShownPoses};
-use super::state::{CharacterState, ClipRows};
+use super::passes::{LayerPass, Scratches, ShownPoses};
+use super::state::{CharacterState, ClipRows, LayerState};
 use super::store::PackStore;
 use super::{ClipEnd, ClipLibrary, CrowdConfig, Root, Source};
 use crate::database::Database;
@@ -42,6 +43,10 @@ pub struct Crowd {
     rows: Vec<ClipRows>,
     tracks: Vec<Track>,
     turning: usize,
+    /// The layers and blend profiles resolved on the skeleton, and the
+    /// layers as the passes walk them.
+    layout: Layout,
+    layer_passes: Vec<LayerPass>,
     /// A local pose at rest: joints with a fixed position at it, still
     /// joints at their constant pose.
     rest: Vec<Motionx8>,
@@ -120,17 +125,31 @@ impl Crowd {
         (c < self.cfg.characters).then(|| self.packs.states[c / 8].get(c % 8))
     }
 
+    /// Character `c`'s layer `layer` as the last step left it (queued
+    /// commands not yet applied); `None` past the characters or the
+    /// layers.
+    pub fn layer_state(&self, c: usize, layer: usize) -> Option<LayerState> {
+        if c >= self.cfg.characters {
+            return None;
+        }
+        self.packs
+            .layers
+            .pack(c / 8)
+            .get(layer)
+            .map(|l| l.get(c % 8))
+    }
+
     /// Queues `cmd` for character `c`, applied at the next step (see
     /// [`super::command`] for the order). Refused, with nothing queued,
     /// when `c` or anything in the command is out of range.
     pub fn command(&mut self, c: usize, cmd: Command) -> Result<()> {
         match cmd {
             Command::SetRoot(root) => {
-                Queue::check(self.cfg.characters, &self.library, c, &cmd)?;
+                Queue::check(&self.cfg, &self.library, c, &cmd)?;
                 self.stage_root(c, &root);
                 Ok(())
             }
-            _ => self.queue.push(self.cfg.characters, &self.library, c, cmd),
+            _ => self.queue.push(&self.cfg, &self.library, c, cmd),
         }
     }
 
@@ -208,6 +227,55 @@ impl Crowd {
     /// [`Command::SetRoot`].
     pub fn set_root(&mut self, c: usize, root: Root) -> Result<()> {
         self.command(c, Command::SetRoot(root))
+    }
+
+    /// [`Command::PlayLayer`].
+    pub fn play_layer(&mut self, c: usize, layer: usize, source: Source) -> Result<()> {
+        self.command(c, Command::PlayLayer { layer, source })
+    }
+
+    /// [`Command::TransitionLayer`].
+    pub fn transition_layer(
+        &mut self,
+        c: usize,
+        layer: usize,
+        source: Source,
+        duration: f32,
+        halflife: f32,
+    ) -> Result<()> {
+        let cmd = Command::TransitionLayer {
+            layer,
+            source,
+            duration,
+            halflife,
+        };
+        self.command(c, cmd)
+    }
+
+    /// [`Command::SetLayerWeight`].
+    pub fn set_layer_weight(&mut self, c: usize, layer: usize, weight: f32) -> Result<()> {
+        self.command(c, Command::SetLayerWeight { layer, weight })
+    }
+
+    /// [`Command::LayerWeightToward`].
+    pub fn layer_weight_toward(
+        &mut self,
+        c: usize,
+        layer: usize,
+        target: f32,
+        halflife: f32,
+    ) -> Result<()> {
+        let cmd = Command::LayerWeightToward {
+            layer,
+            target,
+            halflife,
+        };
+        self.command(c, cmd)
+    }
+
+    /// [`Command::SetBlendProfile`].
+    pub fn set_blend_profile(&mut self, c: usize, profile: Option<usize>) -> Result<()> {
+        self.command(c, Command::SetBlendProfile { profile })
     }
 
     /// Commands queued for the next step.

@@ -33,11 +33,20 @@ impl Crowd {
     /// changing nothing; so is a step that would move a root (one not
     /// given a root for this step) out of ±[`crate::limits::MAX_POSITION`]
     /// ([`crate::Error::Character`]; re-centre the world with
-    /// [`Crowd::recenter`]), and scratch for the pool's threads that cannot
-    /// be had ([`crate::Error::Size`]).
+    /// [`Crowd::recenter`]), and a step whose memory cannot be had
+    /// ([`crate::Error::Size`]): scratch for each thread of the pool, room
+    /// for the frame's commands and shown poses.
     pub fn step(&mut self, dt: f32) -> Result<FrameStats> {
         check_dt(dt)?;
-        let mut frame = self.prepare(dt)?;
+        self.reserve_workers()?;
+        self.prepare_step(dt, false)?;
+        let commands = self.plan();
+        let mut frame = PreparedStep {
+            crowd: self,
+            dt,
+            commands,
+            finished: false,
+        };
         frame.shown().run_on_rayon();
         frame.packs().run_on_rayon();
         Ok(frame.finish())
@@ -48,7 +57,14 @@ impl Crowd {
     /// planned per pack, and nothing else changes until the frame's parts
     /// run.
     /// Refuses a `dt` that is not finite and in `(0, 1000]`, changing
-    /// nothing. The frame borrows the crowd until it is finished (or
+    /// nothing; so is a step that would move a root out of
+    /// ±[`crate::limits::MAX_POSITION`], as [`Crowd::step`], or whose
+    /// memory cannot be had ([`crate::Error::Size`]: room for the frame's
+    /// commands and shown poses, and one scratch for the thread that holds
+    /// the frame). Nothing is reserved for rayon's workers: each thread of
+    /// the caller's that runs a part makes its scratch the first time
+    /// (fallibly: a thread whose scratch cannot be had leaves its run to
+    /// the frame's next part) and the crowd keeps it for the next frame. The frame borrows the crowd until it is finished (or
     /// dropped, which finishes it). Each part is a run of work that splits
     /// into runs for as many threads or tasks as the caller likes:
     ///
@@ -80,9 +96,9 @@ impl Crowd {
     /// about 4 ms on one thread), a batch of shown poses less.
     pub fn prepare(&mut self, dt: f32) -> Result<PreparedStep<'_>> {
         check_dt(dt)?;
-        // Issue 21: the root domain, and the workers' scratch reserved
+        // Issue 21: the root domain, and the frame's memory reserved
         // fallibly, before anything changes.
-        self.prepare_step(dt)?;
+        self.prepare_step(dt, true)?;
         let commands = self.plan();
         Ok(PreparedStep {
             crowd: self,
@@ -109,7 +125,10 @@ impl Crowd {
             let (from, first_mover) = (next, movers.len());
             while next < sorted.len() && (sorted[next].0 as usize) < (p + 1) * 8 {
                 let c = sorted[next].0;
-                let moving = matches!(sorted[next].1, Command::Transition { .. });
+                let moving = matches!(
+                    sorted[next].1,
+                    Command::Transition { .. } | Command::TransitionLayer { .. }
+                );
                 if moving && movers.last() != Some(&c) {
                     movers.push(c);
                 }
@@ -145,6 +164,8 @@ impl Crowd {
             shown,
             frames,
             markers,
+            layout,
+            layer_passes,
             ..
         } = self;
         let sh = Shared {
@@ -165,6 +186,8 @@ impl Crowd {
             fit: cfg.fit().map(Fit::new),
             markers,
             marker_weight: cfg.marker_weight,
+            layers: layer_passes,
+            layout,
             db,
         };
         let kit = Kit {
@@ -172,6 +195,7 @@ impl Crowd {
             rest,
             turning: *turning,
             moving: sh.db.moving_joints(),
+            layers: cfg.layers.len(),
             cubic: cfg.sampling == Sampling::Cubic,
             inert: cfg.transition == Transition::Inertialize,
         };
@@ -220,14 +244,16 @@ struct Kit<'a> {
     rest: &'a [Motionx8],
     turning: usize,
     moving: usize,
+    layers: usize,
     cubic: bool,
     inert: bool,
 }
 
 impl Kit<'_> {
-    /// Runs `f` with the calling thread's scratch ([`Scratches::with`]).
-    fn with<R>(&self, f: impl FnOnce(&mut PackScratch) -> R) -> R {
-        let make = || PackScratch::new(self.rest, self.turning, self.moving);
+    /// Runs `f` with the calling thread's scratch ([`Scratches::with`]);
+    /// `None`, not run, when none can be had.
+    fn with<R>(&self, f: impl FnOnce(&mut PackScratch) -> R) -> Option<R> {
+        let make = || PackScratch::try_new(self.rest, self.turning, self.moving, self.layers);
         self.scratch.with(make, f)
     }
 }
@@ -262,8 +288,11 @@ macro_rules! dispatch {
 /// finishes the frame on the dropping thread (unless that thread is
 /// panicking), so the crowd never keeps half a step. Each thread that
 /// runs a part uses a scratch of about 75 KB for the CMU skeleton: a
-/// rayon worker its own, any other thread one the crowd keeps for it
-/// (made the first time it is needed).
+/// rayon worker its own (reserved by [`Crowd::step`]), any other thread
+/// one the crowd keeps for it (made the first time it is needed, with
+/// `try_reserve`; a thread whose scratch cannot be had runs nothing, and
+/// its run is left to the next part, which runs on the thread holding the
+/// frame with the scratch [`Crowd::prepare`] reserved for it).
 pub struct PreparedStep<'c> {
     crowd: &'c mut Crowd,
     dt: f32,
@@ -318,6 +347,10 @@ impl PreparedStep<'_> {
 
     fn complete(&mut self) -> FrameStats {
         self.packs().run();
+        debug_assert!(
+            self.crowd.packs.result.iter().all(|r| r.ran),
+            "the frame's holder always has a scratch"
+        );
         self.finished = true;
         let crowd = &mut *self.crowd;
         crowd.frames += 1;
@@ -423,7 +456,8 @@ impl<'f> ShownRange<'f> {
     }
 
     /// Computes the run's batches (those not computed yet), on this
-    /// thread.
+    /// thread (or leaves them to the next part when this thread's scratch
+    /// cannot be had, [`PreparedStep`]).
     pub fn run(self) {
         if self.is_empty() {
             return;
@@ -434,7 +468,8 @@ impl<'f> ShownRange<'f> {
             batches,
             kit,
         } = self;
-        kit.with(|s| dispatch!(kit, run_shown(batches, &sh, store, s)));
+        // None: no scratch for this thread, the next part computes them.
+        let _ = kit.with(|s| dispatch!(kit, run_shown(batches, &sh, store, s)));
     }
 
     /// Runs the batches on the current rayon pool.
@@ -505,13 +540,15 @@ impl<'f> PackRange<'f> {
     }
 
     /// Steps the run's packs (those not stepped yet), in order, on this
-    /// thread.
+    /// thread (or leaves them to the next part when this thread's scratch
+    /// cannot be had, [`PreparedStep`]).
     pub fn run(self) {
         if self.is_empty() {
             return;
         }
         let PackRange { sh, packs, kit } = self;
-        kit.with(|s| dispatch!(kit, run_packs(packs, &sh, s)));
+        // None: no scratch for this thread, the next part steps them.
+        let _ = kit.with(|s| dispatch!(kit, run_packs(packs, &sh, s)));
     }
 
     /// Runs the packs on the current rayon pool.

@@ -52,8 +52,14 @@ pub(crate) fn blend_kept2(
 /// The relative rotation `d = ±(b a⁻¹)` of [`blend_kept`], its hemisphere
 /// chosen anew in the `fresh` lanes, kept in `flip` elsewhere (updated).
 #[inline(always)]
-fn kept_rel(a: &Motionx8, b: &Motionx8, (flip, fresh): (&mut u8, F32x8)) -> Quatx8 {
-    let raw = lanes::quat_mul_inv(b.rot, a.rot);
+fn kept_rel(a: &Motionx8, b: &Motionx8, flip: (&mut u8, F32x8)) -> Quatx8 {
+    kept_sign(lanes::quat_mul_inv(b.rot, a.rot), flip)
+}
+
+/// `±raw`: the short way round (`w >= 0`) in the `fresh` lanes, the sign
+/// kept in `flip` elsewhere (bit per lane; updated).
+#[inline(always)]
+fn kept_sign(raw: Quatx8, (flip, fresh): (&mut u8, F32x8)) -> Quatx8 {
     let m = fresh.bitselect(raw.w.simd_lt(F32x8::ZERO), lane_mask(*flip));
     *flip = m.to_bitmask() as u8;
     let sign = m & splat(-0.0);
@@ -101,6 +107,33 @@ fn blend_rel_in<const SHORT: bool>(
         let (ca, kb, k) = lanes::quat_slerp_parts(d, alpha);
         blend_along(a, b, (v, d.w, ca, kb, k), alpha, rate)
     }
+}
+
+/// An additive layer's joint: the layer's sample `s` against its clip's
+/// reference frame (`r_rot`, `r_pos`) gives the delta `D = ±(s r⁻¹)`
+/// (positions `s - r`), applied on the left of `a` at weight `alpha`
+/// changing at `rate` ([`crate::reference::kform_additive_along`]): the
+/// slerp toward `D a`, whose velocity is `a.vel + s.vel` and angular
+/// velocity `s.ang + R(D) a.ang` (the delta turns as `s` does, the
+/// reference frame is still), so [`blend_rel`]'s exact angular velocity is
+/// the additive's. `D`'s hemisphere is kept in `flip` as [`blend_kept`]'s.
+#[inline(always)]
+pub(crate) fn additive_kept(
+    a: &Motionx8,
+    s: &Motionx8,
+    (r_rot, r_pos): (Quatx8, Vec3x8),
+    flip: (&mut u8, F32x8),
+    alpha: F32x8,
+    rate: F32x8,
+) -> Motionx8 {
+    let d = kept_sign(lanes::quat_mul_inv(s.rot, r_rot), flip);
+    let full = Motionx8 {
+        pos: a.pos + (s.pos - r_pos),
+        rot: a.rot,
+        vel: a.vel + s.vel,
+        ang: lanes::Rotor::new(d).apply_add(a.ang, s.ang),
+    };
+    blend_rel(a, &full, d, alpha, rate)
 }
 
 /// The lanes whose bit is set in `bits`, as a mask.

@@ -242,7 +242,7 @@ pub(crate) fn motion_mul<const VEL: bool, const ANG: bool>(p: &Motionx8, l: &Mot
 
 /// `*o = m` for a joint whose local position is fixed: only the rotation and
 /// angular velocity are stored. Every local pose of such a joint holds the
-/// fixed position and zero velocity from the start ([`PackScratch::new`](super::passes::PackScratch::new)),
+/// fixed position and zero velocity from the start ([`PackScratch::try_new`](super::passes::PackScratch::try_new)),
 /// which is what `m.pos` and `m.vel` would be, and the compiler drops the
 /// arithmetic behind them.
 #[inline(always)]

@@ -19,6 +19,11 @@
 //! - `pack_step`: one pack's frame ([`step_pack`]); it runs the passes
 //!   below in order.
 //! - `sampling`: source A sampled, source B sampled and blended in.
+//! - `layers`: each layer of the crowd on the pose below it, override or
+//!   additive, on its mask's joints (skipped where its weight is zero in
+//!   the whole pack).
+//! - `profile`: blend profiles, per-joint durations and snaps, for the
+//!   transitions that run with one.
 //! - `transition`: inertialization, or dead blending, while a transition
 //!   runs.
 //! - `root_motion`: the clips' root translation taken out of the pose
@@ -32,7 +37,9 @@
 
 mod ahead;
 mod fk;
+mod layers;
 mod pack_step;
+mod profile;
 mod root_motion;
 mod sampling;
 mod scratch;
@@ -43,6 +50,7 @@ mod testing;
 mod transition;
 
 pub(crate) use ahead::Ahead;
+pub(crate) use layers::LayerPass;
 pub(crate) use pack_step::step_pack;
 pub(crate) use scratch::{PackScratch, Scratches};
 pub(crate) use shared::Shared;

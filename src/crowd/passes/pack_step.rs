@@ -1,24 +1,27 @@
 //! One pack's frame, the driver of the passes, run for every pack once
 //! the shown poses are known: [`step_pack`] takes the pack's share of the
 //! store ([`Pack`]) and runs, in order, its commands, the input (two
-//! sources sampled and blended), the start of its new transitions, the
-//! transitions under way, root motion, and forward kinematics into the
-//! world output; what it did goes to the pack's [`PackResult`].
+//! sources sampled and blended, then the layers), the start of its new
+//! transitions, the transitions under way, root motion, and forward
+//! kinematics into the world output; what it did goes to the pack's
+//! [`PackResult`].
 
 use super::ahead::Ahead;
 use super::fk::fk_pass;
+use super::layers::layers;
+use super::profile::inertialize_profiled;
+use super::profile::{DeadTiming, Profiles, clear_snapped, dead_blend_profiled};
 use super::root_motion::extract_root;
 use super::sampling::input;
 use super::scratch::PackScratch;
 use super::shared::Shared;
 use super::transition::{dead_blend_pass, fade, inertialize_pass};
-use crate::crowd::command::Command;
 use crate::crowd::halflives::Decay;
 use crate::crowd::markers::pack_markers;
 use crate::crowd::motion::*;
-use crate::crowd::state::Stepx8;
+use crate::crowd::state::{Applied, Stepx8};
 use crate::crowd::store::{Pack, PackResult};
-use crate::lanes::{self, CubicWeights, splat};
+use crate::lanes::{self, CubicWeights, F32x8, splat};
 use crate::prefetch;
 
 /// Which of a pack's characters the frame's commands moved at once
@@ -52,14 +55,14 @@ pub(crate) fn step_pack<const CUBIC: bool, const INERT: bool>(
     *pack.result = world_pass(sh, &mut pack, &step, local, given.trans);
 }
 
-/// The pack's state advanced by the step, the markers its sources crossed
-/// kept, the roots given since the last step set (before the queued
-/// commands, which never touch the root), and the pack's commands applied
-/// in order; the step's events kept.
+/// The pack's state advanced by the step (its layers too), the markers
+/// its base sources crossed kept, the roots given since the last step set
+/// (before the queued commands, which never touch the root), and the
+/// pack's commands applied in order; the step's events kept.
 #[inline(always)]
 fn commands(sh: &Shared, pack: &mut Pack) -> (Stepx8, Given) {
-    let state = &mut *pack.states;
-    let happened = state.advance(splat(sh.dt));
+    let (state, layers) = (&mut *pack.states, &mut *pack.layers);
+    let happened = state.advance(splat(sh.dt), layers);
     if sh.markers.most > 0 {
         let n = pack_markers(
             sh.markers,
@@ -77,14 +80,17 @@ fn commands(sh: &Shared, pack: &mut Pack) -> (Stepx8, Given) {
     let (mut trans, mut played) = (0u8, 0u8);
     for (c, cmd) in pack.plan.commands(sh.commands) {
         let l = *c as usize % 8;
-        if state.apply(l, cmd, sh.rows) {
-            trans |= 1 << l;
-        } else if matches!(cmd, Command::Play { .. }) {
-            played |= 1 << l;
+        match state.apply(l, cmd, sh.rows, layers) {
+            Applied::Transition => trans |= 1 << l,
+            Applied::Jump => played |= 1 << l,
+            Applied::Other => {}
         }
     }
-    let step = state.step(happened);
-    *pack.events = [step.ended_a, step.ended_b, step.finished & !trans, trans];
+    let step = state.step(happened, layers);
+    let e = &mut *pack.events;
+    *e = Default::default();
+    e[..4].copy_from_slice(&[step.ended_a, step.ended_b, step.finished & !trans, trans]);
+    e[4..][..step.layers.len].copy_from_slice(&step.layers.ended[..step.layers.len]);
     (step, Given { trans, played })
 }
 
@@ -123,6 +129,11 @@ fn input_pass<const CUBIC: bool, const INERT: bool>(
     let fresh = mask(core::array::from_fn(|l| sh.first || anew & (1 << l) != 0));
     let flips = (&mut *pack.ab_flips, fresh);
     input::<CUBIC>(sh, step, a, flips, [&[head], &[tail, kept_next]]);
+    let fresh = match sh.first {
+        true => 0xff,
+        false => anew,
+    };
+    layers::<CUBIC>(sh, step, a, (&mut *pack.layer_flips, fresh));
 }
 
 /// Transitions started: the pose that would have been shown, computed for
@@ -157,6 +168,23 @@ fn start_transitions<const INERT: bool>(
         s.x = m_trans.select(to.x, s.x);
         s.z = m_trans.select(to.z, s.z);
     }
+    new_offsets::<INERT>(sh, pack, m_trans, (a, shown));
+    if let (true, Some(p)) = (INERT, Profiles::of(sh.layout, pack.states.profile, m_trans)) {
+        let kept = (&mut *pack.turns, &mut *pack.shifts);
+        clear_snapped(m_trans, &p, sh.tracks, kept);
+    }
+}
+
+/// The `m_trans` lanes' new inertialization offsets from the `shown` pose
+/// to the input `a` (or dead blending's transition poses, and its fitted
+/// half-lives).
+#[inline(always)]
+fn new_offsets<const INERT: bool>(
+    sh: &Shared,
+    pack: &mut Pack,
+    m_trans: F32x8,
+    (a, shown): (&[Motionx8], &[Motionx8]),
+) {
     for (j, t) in sh.tracks.iter().enumerate().skip(1) {
         match (*t, INERT) {
             (Track::Still, _) => {}
@@ -182,7 +210,8 @@ fn start_transitions<const INERT: bool>(
 
 /// The local pose: the input `a` where no transition runs in the pack,
 /// else `b`, the input inertialized or dead-blended (lanes past their
-/// transition pass through).
+/// transition pass through), each joint over its own duration where a
+/// running transition has a blend profile.
 #[inline(always)]
 fn transitions<'s, const INERT: bool>(
     sh: &Shared,
@@ -196,26 +225,41 @@ fn transitions<'s, const INERT: bool>(
     if !active.any() {
         return a;
     }
+    let profiles = Profiles::of(sh.layout, step.profile, active);
     if INERT {
         let kept = (&*pack.turns, &*pack.shifts);
-        inertialize_pass(b, a, kept, sh.tracks, &CubicWeights::new(bt, dur));
-    } else {
-        let fresh = mask(core::array::from_fn(|l| trans & (1 << l) != 0));
-        let decay = match sh.fit {
-            Some(_) => Decay::Fitted {
-                t: bt,
-                rot: &*pack.fit_rot,
-                pos: &*pack.fit_pos,
-            },
-            None => {
-                let (alpha, dalpha) = lanes::extrapolate_decayed_weights(bt, step.halflife);
-                Decay::One(alpha, dalpha)
-            }
-        };
-        let kept = (&*pack.transition, (&mut *pack.dead_flips, fresh));
-        let fade = fade(bt, dur, splat(sh.dt));
-        dead_blend_pass(b, a, kept, sh.tracks, decay, fade, opaque(active));
+        match &profiles {
+            None => inertialize_pass(b, a, kept, sh.tracks, &CubicWeights::new(bt, dur)),
+            Some(p) => inertialize_profiled(b, a, kept, sh.tracks, (bt, dur), p),
+        }
+        return b;
     }
+    let fresh = mask(core::array::from_fn(|l| trans & (1 << l) != 0));
+    let kept = (&*pack.transition, (&mut *pack.dead_flips, fresh));
+    if let Some(p) = &profiles {
+        let tm = DeadTiming {
+            t: bt,
+            duration: dur,
+            dt: splat(sh.dt),
+            halflife: step.halflife,
+            fitted: sh.fit.map(|_| (&*pack.fit_rot, &*pack.fit_pos)),
+        };
+        dead_blend_profiled(b, a, kept, sh.tracks, tm, p, opaque(active));
+        return b;
+    }
+    let decay = match sh.fit {
+        Some(_) => Decay::Fitted {
+            t: bt,
+            rot: &*pack.fit_rot,
+            pos: &*pack.fit_pos,
+        },
+        None => {
+            let (alpha, dalpha) = lanes::extrapolate_decayed_weights(bt, step.halflife);
+            Decay::One(alpha, dalpha)
+        }
+    };
+    let fade = fade(bt, dur, splat(sh.dt));
+    dead_blend_pass(b, a, kept, sh.tracks, decay, fade, opaque(active));
     b
 }
 

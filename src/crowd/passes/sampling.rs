@@ -10,10 +10,21 @@ use crate::database::Database;
 use crate::lanes::{F32x8, splat};
 
 /// What a pack's sampling reads besides the rows.
-struct Sampler<'a> {
+pub(super) struct Sampler<'a> {
     db: &'a Database,
     tracks: &'a [Track],
     inv_frame: F32x8,
+}
+
+impl<'a> Sampler<'a> {
+    /// The frame's clips.
+    pub(super) fn new(sh: &Shared<'a>) -> Sampler<'a> {
+        Sampler {
+            db: sh.db,
+            tracks: sh.tracks,
+            inv_frame: splat(1.0 / sh.db.frame_time()),
+        }
+    }
 }
 
 impl Sampler<'_> {
@@ -126,7 +137,7 @@ impl Sampler<'_> {
 
     /// Clip joint `cj` of one source.
     #[inline(always)]
-    fn joint<const CUBIC: bool>(&self, rows: &SampleRows, cj: usize) -> Motionx8 {
+    pub(super) fn joint<const CUBIC: bool>(&self, rows: &SampleRows, cj: usize) -> Motionx8 {
         let ang_scale = (self.inv_frame + self.inv_frame) * rows.speed;
         let vel_scale = self.inv_frame * rows.speed;
         if CUBIC {
@@ -168,11 +179,7 @@ pub(super) fn input<const CUBIC: bool>(
     flips: (&mut [u8], F32x8),
     ahead: [&[Ahead]; 2],
 ) {
-    let sampler = Sampler {
-        db: sh.db,
-        tracks: sh.tracks,
-        inv_frame: splat(1.0 / sh.db.frame_time()),
-    };
+    let sampler = Sampler::new(sh);
     let (ra, rb) = (
         SampleRows::new::<CUBIC>(sh.db, &st.a),
         SampleRows::new::<CUBIC>(sh.db, &st.b),

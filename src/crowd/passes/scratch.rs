@@ -5,6 +5,7 @@
 use std::sync::Mutex;
 
 use crate::crowd::motion::{Motionx8, ShiftOffsetx8, TurnOffsetx8};
+use crate::crowd::state::LayerLanes;
 use crate::lanes::Vec3x8;
 
 /// Scratch of one worker, about 13 KB per pose for the CMU skeleton, so a
@@ -28,26 +29,35 @@ pub(crate) struct PackScratch {
     pub(super) kept_ab_flips: Vec<u8>,
     pub(super) kept_fit_rot: Vec<Vec3x8>,
     pub(super) kept_fit_pos: Vec<Vec3x8>,
+    pub(super) kept_layers: Vec<LayerLanes>,
+    pub(super) kept_layer_flips: Vec<u8>,
 }
 
 impl PackScratch {
     /// Bytes of one scratch for `joints` crowd joints, `turning` turn
     /// offsets and `moving` shift offsets per pack (what
     /// [`PackScratch::try_new`] reserves), `None` when it overflows.
-    pub(crate) fn bytes(joints: usize, turning: usize, moving: usize) -> Option<usize> {
+    pub(crate) fn bytes(
+        joints: usize,
+        turning: usize,
+        moving: usize,
+        layers: usize,
+    ) -> Option<usize> {
         let poses = joints.checked_mul(5 * size_of::<Motionx8>() + 2)?;
         let offsets = turning
             .checked_mul(size_of::<TurnOffsetx8>() + size_of::<Vec3x8>())?
             .checked_add(moving.checked_mul(size_of::<ShiftOffsetx8>() + size_of::<Vec3x8>())?)?;
-        poses.checked_add(offsets)
+        let layers = layers.checked_mul(size_of::<LayerLanes>() + joints)?;
+        poses.checked_add(offsets)?.checked_add(layers)
     }
 
-    /// [`PackScratch::new`], every vector reserved with `try_reserve`: an
+    /// A worker's scratch, every vector reserved with `try_reserve`: an
     /// [`crate::Error::Size`] (nothing kept) when the memory cannot be had.
     pub(crate) fn try_new(
         rest: &[Motionx8],
         turning: usize,
         moving: usize,
+        layers: usize,
     ) -> crate::Result<PackScratch> {
         use crate::error::try_vec;
         let v = || -> crate::Result<Vec<Motionx8>> {
@@ -67,28 +77,9 @@ impl PackScratch {
             kept_ab_flips: try_vec("a worker's scratch", rest.len(), 0)?,
             kept_fit_rot: try_vec("a worker's scratch", turning, Vec3x8::ZERO)?,
             kept_fit_pos: try_vec("a worker's scratch", moving, Vec3x8::ZERO)?,
+            kept_layers: try_vec("a worker's scratch", layers, bytemuck::Zeroable::zeroed())?,
+            kept_layer_flips: try_vec("a worker's scratch", layers * rest.len(), 0)?,
         })
-    }
-
-    /// For `turning` turn offsets and `moving` shift offsets per pack (the
-    /// fallback of `Kit::with` of the step's tasks for a thread outside the pool the
-    /// crowd reserved for, which a step never meets: it reserves one
-    /// scratch per worker of the pool it runs on, fallibly, first).
-    pub(crate) fn new(rest: &[Motionx8], turning: usize, moving: usize) -> PackScratch {
-        let v = || rest.to_vec();
-        PackScratch {
-            a: v(),
-            b: v(),
-            shown: v(),
-            old_a: v(),
-            kept_turns: vec![TurnOffsetx8::ZERO; turning],
-            kept_shifts: vec![ShiftOffsetx8::ZERO; moving],
-            kept_poses: v(),
-            kept_dead_flips: vec![0; rest.len()],
-            kept_ab_flips: vec![0; rest.len()],
-            kept_fit_rot: vec![Vec3x8::ZERO; turning],
-            kept_fit_pos: vec![Vec3x8::ZERO; moving],
-        }
     }
 }
 
@@ -105,20 +96,54 @@ pub(crate) struct Scratches {
 
 impl Scratches {
     /// Runs `f` with the calling thread's scratch: a rayon worker's own;
-    /// for any other thread a spare one, made by `make` when none is
-    /// free.
+    /// for any other thread a spare one, made by `make` (fallibly,
+    /// [`PackScratch::try_new`]) when none is free. `None`, with `f` not
+    /// run, when no scratch is free and none can be made: the caller's
+    /// run is left to the frame's next part, which runs on the thread
+    /// that holds the frame with the spare that [`Scratches::reserve_spare`]
+    /// keeps for it (issue 21: nothing a caller's threads allocate aborts).
     pub(crate) fn with<R>(
         &self,
-        make: impl Fn() -> PackScratch,
+        make: impl Fn() -> crate::Result<PackScratch>,
         f: impl FnOnce(&mut PackScratch) -> R,
-    ) -> R {
+    ) -> Option<R> {
         if let Some(m) = rayon::current_thread_index().and_then(|t| self.workers.get(t)) {
-            return f(&mut lock(m));
+            return Some(f(&mut lock(m)));
         }
-        let mut s = lock(&self.spare).pop().unwrap_or_else(make);
+        let spare = lock(&self.spare).pop();
+        let mut s = match spare {
+            Some(s) => s,
+            None => make().ok()?,
+        };
         let r = f(&mut s);
-        lock(&self.spare).push(s);
-        r
+        let mut spare = lock(&self.spare);
+        // The room was reserved when the spare was made or kept.
+        if spare.len() < spare.capacity() {
+            spare.push(s);
+        }
+        Some(r)
+    }
+
+    /// At least one spare scratch (for the thread that holds a prepared
+    /// frame, and room to keep it), made with `make` when there is none:
+    /// an [`crate::Error::Size`] with nothing changed when it cannot be
+    /// had. Also makes room to keep up to `keep` spares made later for a
+    /// caller's threads (those past the room are dropped after their run).
+    pub(crate) fn reserve_spare(
+        &mut self,
+        make: impl Fn() -> crate::Result<PackScratch>,
+        keep: usize,
+    ) -> crate::Result<()> {
+        let spare = self.spare.get_mut().unwrap_or_else(|e| e.into_inner());
+        let room = keep.max(1).saturating_sub(spare.len());
+        spare.try_reserve(room).map_err(|_| crate::Error::Size {
+            what: "a caller's thread's scratch",
+            reason: "room to keep a spare scratch could not be reserved".into(),
+        })?;
+        if spare.is_empty() {
+            spare.push(make()?);
+        }
+        Ok(())
     }
 }
 

@@ -3,8 +3,10 @@
 //! poses, the step and the crowd's settings.
 
 use super::ahead::Ahead;
+use super::layers::LayerPass;
 use crate::crowd::command::Command;
 use crate::crowd::halflives::Fit;
+use crate::crowd::layer::Layout;
 use crate::crowd::markers::MarkerTable;
 use crate::crowd::motion::{Motionx8, Track};
 use crate::crowd::state::ClipRows;
@@ -44,4 +46,8 @@ pub(crate) struct Shared<'a> {
     /// markers to be reported.
     pub markers: &'a MarkerTable,
     pub marker_weight: f32,
+    /// The crowd's layers, as the passes walk them (empty without).
+    pub layers: &'a [LayerPass],
+    /// The crowd's layers and blend profiles resolved per joint.
+    pub layout: &'a Layout,
 }

@@ -5,6 +5,8 @@
 //! they are for; [`ShownBatches`] is a run of batches to compute, which
 //! splits into disjoint runs for threads.
 
+use super::layers::layers;
+use super::profile::{DeadTiming, Profiles, dead_blend_profiled, inertialize_profiled};
 use super::sampling::input;
 use super::scratch::PackScratch;
 use super::shared::Shared;
@@ -28,8 +30,30 @@ pub(crate) struct ShownPoses {
 }
 
 impl ShownPoses {
+    /// Room for up to `movers` transitioning characters' batches of poses
+    /// of `joints` joints, reserved with `try_reserve` before a frame is
+    /// planned, so that [`ShownPoses::plan`] allocates nothing: an
+    /// [`crate::Error::Size`] with nothing changed when it cannot be had.
+    pub(crate) fn reserve(&mut self, movers: usize, joints: usize) -> crate::Result<()> {
+        let batches = movers.div_ceil(8);
+        let refused = || crate::Error::Size {
+            what: "the frame's shown poses",
+            reason: format!(
+                "poses of {joints} joints for {movers} transitioning characters could not be reserved"
+            ),
+        };
+        let poses = batches.checked_mul(joints).ok_or_else(refused)?;
+        fn room<T>(v: &mut Vec<T>, n: usize) -> Result<(), std::collections::TryReserveError> {
+            v.try_reserve(n.saturating_sub(v.len()))
+        }
+        room(&mut self.movers, movers)
+            .and_then(|_| room(&mut self.poses, poses))
+            .and_then(|_| room(&mut self.done, batches))
+            .map_err(|_| refused())
+    }
+
     /// Room for the batches of this frame's `movers` (none computed yet),
-    /// poses of `rest.len()` joints.
+    /// poses of `rest.len()` joints (reserved by [`ShownPoses::reserve`]).
     pub(crate) fn plan(&mut self, rest: &[Motionx8]) {
         let batches = self.movers.len().div_ceil(8);
         while self.poses.len() < batches * rest.len() {
@@ -106,10 +130,11 @@ impl<'a> ShownBatches<'a> {
 
 /// The poses that up to eight transitioning characters (`movers`, from any
 /// packs) would have shown this frame without their commands, into `out`:
-/// their states advanced, their sources sampled and blended, then
-/// inertialized or dead-blended with their packs' kept state gathered into
-/// lanes. Lanes past `movers.len()` repeat its last character. `out` holds
-/// the rest pose where nothing moves (see [`PackScratch`]).
+/// their states advanced (their layers' too), their sources sampled and
+/// blended and their layers applied, then inertialized or dead-blended
+/// with their packs' kept state gathered into lanes. Lanes past
+/// `movers.len()` repeat its last character. `out` holds the rest pose
+/// where nothing moves (see [`PackScratch`]).
 pub(crate) fn shown_batch<const CUBIC: bool, const INERT: bool>(
     sh: &Shared,
     store: &PackStore,
@@ -120,23 +145,30 @@ pub(crate) fn shown_batch<const CUBIC: bool, const INERT: bool>(
     let j = out.len();
     let at: [usize; 8] = core::array::from_fn(|i| movers[i.min(movers.len() - 1)] as usize);
     let mut batch: Statex8 = store.states[at[0] / 8];
+    let kl = &mut scratch.kept_layers;
     for (l, &c) in at.iter().enumerate() {
         batch.copy_lane(l, &store.states[c / 8], c % 8);
+        let rows = kl.iter_mut().zip(store.layers.pack(c / 8));
+        rows.for_each(|(k, t)| copy_lane(k, l, t, c % 8));
     }
-    let events = batch.advance(splat(sh.dt));
-    let st = batch.step(events);
+    let events = batch.advance(splat(sh.dt), kl);
+    let st = batch.step(events, kl);
     let active = st.blend_time.simd_lt(st.duration);
     // The old sources' blend keeps each character's hemispheres (anew
-    // where a source wraps around).
+    // where a source wraps around), its layers' too.
     let ab = &mut scratch.kept_ab_flips;
     gather_bits(ab, &store.ab_flips, j, &at);
+    let lf = &mut scratch.kept_layer_flips;
+    gather_bits(lf, &store.layer_flips, store.layer_flips.per(), &at);
     let fresh = mask(core::array::from_fn(|l| st.wrapped & (1 << l) != 0));
     if !active.any() {
         input::<CUBIC>(sh, &st, out, (ab, fresh), [&[], &[]]);
+        layers::<CUBIC>(sh, &st, out, (lf, st.wrapped));
         return;
     }
     let old_a = &mut scratch.old_a;
     input::<CUBIC>(sh, &st, old_a, (ab, fresh), [&[], &[]]);
+    layers::<CUBIC>(sh, &st, old_a, (lf, st.wrapped));
     if INERT {
         shown_inertialized(sh, store, &at, &st, out, scratch);
     } else {
@@ -166,8 +198,17 @@ fn shown_inertialized(
             .zip(store.shifts.pack(p))
             .for_each(|(k, t)| copy_lane(k, l, t, cl));
     }
-    let w = CubicWeights::new(st.blend_time, st.duration);
-    inertialize_pass(out, &scratch.old_a, (kt, ks), sh.tracks, &w);
+    let (bt, dur) = (st.blend_time, st.duration);
+    match Profiles::of(sh.layout, st.profile, bt.simd_lt(dur)) {
+        None => inertialize_pass(
+            out,
+            &scratch.old_a,
+            (kt, ks),
+            sh.tracks,
+            &CubicWeights::new(bt, dur),
+        ),
+        Some(p) => inertialize_profiled(out, &scratch.old_a, (kt, ks), sh.tracks, (bt, dur), &p),
+    }
 }
 
 /// The shown poses of [`shown_batch`] while a transition runs, by dead
@@ -198,6 +239,19 @@ fn shown_dead_blended(
         }
     }
     gather_bits(kq, &store.dead_flips, j, at);
+    let active = st.blend_time.simd_lt(st.duration);
+    if let Some(p) = Profiles::of(sh.layout, st.profile, active) {
+        let tm = DeadTiming {
+            t: st.blend_time,
+            duration: st.duration,
+            dt: splat(sh.dt),
+            halflife: st.halflife,
+            fitted: fitted.then_some((&kr[..], &ks[..])),
+        };
+        let kept = (&kp[..], (&mut kq[..], F32x8::ZERO));
+        dead_blend_profiled(out, &scratch.old_a, kept, sh.tracks, tm, &p, opaque(active));
+        return;
+    }
     let decay = match fitted {
         true => Decay::Fitted {
             t: st.blend_time,
@@ -209,7 +263,6 @@ fn shown_dead_blended(
             Decay::One(alpha, dalpha)
         }
     };
-    let active = st.blend_time.simd_lt(st.duration);
     dead_blend_pass(
         out,
         &scratch.old_a,

@@ -1,0 +1,413 @@
+//! [`ReferenceCrowd`]: the same frame through [`crate::reference`], one
+//! character at a time (`kineform crowd --scalar`). It keeps its
+//! characters' state and applies their commands with the 8-lane crowd's
+//! code ([`super::state`]), so the same commands give the same schedule bit
+//! for bit; every pose is then computed by the scalar reference
+//! (`frame`): sampling, blending, the layers (`layers`), inertialization
+//! or dead blending (each joint over its own duration under a blend
+//! profile), root motion, forward kinematics with velocities, and the
+//! velocity check.
+
+mod construct;
+mod frame;
+mod layers;
+
+use std::sync::Mutex;
+
+use rayon::prelude::*;
+
+use super::command::{self, Command, Queue, Which};
+use super::lanes_crowd::check_dt;
+use super::layer::Layout;
+use super::markers::{MarkerTable, pack_markers};
+use super::output::push_events;
+use super::state::{ClipRows, LayerLanes, LayerState, Spanx8, Statex8};
+use super::store::EventBits;
+use super::{CharacterState, Event, VelocityCheck};
+use super::{ClipEnd, ClipLibrary, CrowdConfig, FrameStats, Root, Source};
+use crate::error::Result;
+use crate::reference::{Kform, Pose, Vec3};
+use crate::skeleton::Skeleton;
+use frame::{Crowdwide, reference_pack};
+
+/// The same crowd through the scalar reference, one character at a time.
+pub struct ReferenceCrowd {
+    cfg: CrowdConfig,
+    library: ClipLibrary,
+    skeleton: Skeleton,
+    rows: Vec<ClipRows>,
+    states: Vec<Statex8>,
+    /// Each pack's layers (`cfg.layers.len()` per pack).
+    layers: Vec<LayerLanes>,
+    layout: Layout,
+    chars: Vec<RefState>,
+    queue: Queue,
+    sorted: Vec<(u32, Command)>,
+    /// One scratch per rayon worker, kept across frames (reserved before
+    /// each step, fallibly).
+    scratch: Vec<Mutex<RefScratch>>,
+    /// The last step's events ([`super::Crowd::events`]), with room for
+    /// the most a step can have (reserved when the crowd is built).
+    events: Vec<Event>,
+    /// Each pack's figures, event bits and number of markers crossed (in
+    /// its chunk of `marks`) of the last step (kept, so that a step
+    /// allocates nothing that grows with the crowd).
+    pack_stats: Vec<(FrameStats, EventBits, usize)>,
+    /// Every clip's markers, sorted, and each pack's room for the markers
+    /// its sources cross in a step ([`MarkerTable::per_pack`], at least 1).
+    markers: MarkerTable,
+    marks: Vec<Event>,
+    frames: u64,
+}
+
+/// Every pose of a reference crowd has the crowd skeleton's joints (made
+/// so in [`ReferenceCrowd::new`] and never resized), so the reference
+/// operators' length checks cannot refuse them.
+const SIZED: &str = "reference crowd poses all have the crowd skeleton's joints";
+
+/// One character's kept poses.
+#[derive(Clone)]
+struct RefState {
+    offset: Pose,
+    transition: Pose,
+    /// Per joint, whether dead blending's relative rotation is taken
+    /// negated: chosen the short way round at a transition and kept until
+    /// the next, so that it moves continuously (see
+    /// [`crate::Clip::with_continuous_rotations`]).
+    dead_flip: Vec<bool>,
+    /// Per joint, whether the two-source blend's relative rotation is taken
+    /// negated: chosen the short way round when the sources change at once
+    /// (a command, a wrap around a clip) and kept until then.
+    ab_flip: Vec<bool>,
+    /// The same for each layer's relative rotations (row `k j + joint`),
+    /// also chosen anew where the layer is idle.
+    layer_flip: Vec<bool>,
+    /// Dead blending's half-lives per joint and axis, positions and
+    /// rotations, fitted at the last transition (empty unless the crowd
+    /// fits them, [`super::DeadBlendHalflives::Fitted`]).
+    fit_pos: Vec<Vec3>,
+    fit_rot: Vec<Vec3>,
+    world: Pose,
+    /// Root motion taken out last step (x, z in the root's frame), and this
+    /// step's world displacement and velocity.
+    removed: (f32, f32),
+    root_motion: (Vec3, Vec3),
+}
+
+/// Scratch poses of one reference worker.
+struct RefScratch {
+    a: Pose,
+    b: Pose,
+    input: Pose,
+    old: Pose,
+    shown: Pose,
+    local: Pose,
+    extrapolated: Pose,
+    global: Pose,
+    sample: Pose,
+    /// A layer's source sampled.
+    layer: Pose,
+    /// A copy of a character's blend hemispheres and its layers', for the
+    /// pose it would have shown.
+    flips: Vec<bool>,
+    layer_flips: Vec<bool>,
+}
+
+impl ReferenceCrowd {
+    /// The crowd skeleton.
+    pub fn skeleton(&self) -> &Skeleton {
+        &self.skeleton
+    }
+
+    /// Number of characters.
+    pub fn characters(&self) -> usize {
+        self.cfg.characters
+    }
+
+    /// The clips.
+    pub fn library(&self) -> &ClipLibrary {
+        &self.library
+    }
+
+    /// Joint `j` of character `c` in world space.
+    pub fn world_kform(&self, c: usize, j: usize) -> Option<Kform> {
+        (c < self.cfg.characters && j < self.skeleton.len()).then(|| self.chars[c].world.get(j))
+    }
+
+    /// Character `c`'s state ([`super::Crowd::state`]).
+    pub fn state(&self, c: usize) -> Option<CharacterState> {
+        (c < self.cfg.characters).then(|| self.states[c / 8].get(c % 8))
+    }
+
+    /// Character `c`'s layer `layer` ([`super::Crowd::layer_state`]).
+    pub fn layer_state(&self, c: usize, layer: usize) -> Option<LayerState> {
+        let n = self.cfg.layers.len();
+        (c < self.cfg.characters && layer < n).then(|| self.layers[(c / 8) * n + layer].get(c % 8))
+    }
+
+    /// The root motion taken out of character `c` in the last step
+    /// ([`super::Crowd::root_motion`]).
+    pub fn root_motion(&self, c: usize) -> Option<(Vec3, Vec3)> {
+        (c < self.cfg.characters).then(|| self.chars[c].root_motion)
+    }
+
+    /// The last step's events ([`super::Crowd::events`]).
+    pub fn events(&self) -> &[Event] {
+        &self.events
+    }
+
+    /// Copies the last step's events into `out`, cleared first
+    /// ([`super::Crowd::events_into`]).
+    pub fn events_into(&self, out: &mut Vec<Event>) {
+        out.clear();
+        out.extend_from_slice(&self.events);
+    }
+
+    /// Queues a command ([`super::Crowd::command`]).
+    pub fn command(&mut self, c: usize, cmd: Command) -> Result<()> {
+        self.queue.push(&self.cfg, &self.library, c, cmd)
+    }
+
+    /// [`Command::Play`] ([`super::Crowd::play`]).
+    pub fn play(&mut self, c: usize, a: Source, b: Source) -> Result<()> {
+        self.command(c, Command::Play { a, b })
+    }
+
+    /// [`Command::Transition`] ([`super::Crowd::transition`]).
+    pub fn transition(
+        &mut self,
+        c: usize,
+        a: Source,
+        b: Source,
+        duration: f32,
+        halflife: f32,
+    ) -> Result<()> {
+        self.command(
+            c,
+            Command::Transition {
+                a,
+                b,
+                duration,
+                halflife,
+            },
+        )
+    }
+
+    /// [`Command::SetWeight`] ([`super::Crowd::set_weight`]).
+    pub fn set_weight(&mut self, c: usize, weight: f32) -> Result<()> {
+        self.command(c, Command::SetWeight { weight })
+    }
+
+    /// [`Command::WeightToward`] ([`super::Crowd::weight_toward`]).
+    pub fn weight_toward(&mut self, c: usize, target: f32, halflife: f32) -> Result<()> {
+        self.command(c, Command::WeightToward { target, halflife })
+    }
+
+    /// [`Command::SetRate`] ([`super::Crowd::set_rate`]).
+    pub fn set_rate(&mut self, c: usize, source: Which, rate: f32) -> Result<()> {
+        self.command(c, Command::SetRate { source, rate })
+    }
+
+    /// [`Command::SetEnd`] ([`super::Crowd::set_end`]).
+    pub fn set_end(&mut self, c: usize, source: Which, end: ClipEnd) -> Result<()> {
+        self.command(c, Command::SetEnd { source, end })
+    }
+
+    /// [`Command::SetRoot`] ([`super::Crowd::set_root`]).
+    pub fn set_root(&mut self, c: usize, root: Root) -> Result<()> {
+        self.command(c, Command::SetRoot(root))
+    }
+
+    /// [`Command::PlayLayer`] ([`super::Crowd::play_layer`]).
+    pub fn play_layer(&mut self, c: usize, layer: usize, source: Source) -> Result<()> {
+        self.command(c, Command::PlayLayer { layer, source })
+    }
+
+    /// [`Command::TransitionLayer`] ([`super::Crowd::transition_layer`]).
+    pub fn transition_layer(
+        &mut self,
+        c: usize,
+        layer: usize,
+        source: Source,
+        duration: f32,
+        halflife: f32,
+    ) -> Result<()> {
+        let cmd = Command::TransitionLayer {
+            layer,
+            source,
+            duration,
+            halflife,
+        };
+        self.command(c, cmd)
+    }
+
+    /// [`Command::SetLayerWeight`] ([`super::Crowd::set_layer_weight`]).
+    pub fn set_layer_weight(&mut self, c: usize, layer: usize, weight: f32) -> Result<()> {
+        self.command(c, Command::SetLayerWeight { layer, weight })
+    }
+
+    /// [`Command::LayerWeightToward`] ([`super::Crowd::layer_weight_toward`]).
+    pub fn layer_weight_toward(
+        &mut self,
+        c: usize,
+        layer: usize,
+        target: f32,
+        halflife: f32,
+    ) -> Result<()> {
+        let cmd = Command::LayerWeightToward {
+            layer,
+            target,
+            halflife,
+        };
+        self.command(c, cmd)
+    }
+
+    /// [`Command::SetBlendProfile`] ([`super::Crowd::set_blend_profile`]).
+    pub fn set_blend_profile(&mut self, c: usize, profile: Option<usize>) -> Result<()> {
+        self.command(c, Command::SetBlendProfile { profile })
+    }
+
+    /// The roots of characters `first .. first + roots.len()`, all checked
+    /// before any is queued ([`super::Crowd::set_roots`]).
+    pub fn set_roots(&mut self, first: usize, roots: &[Root]) -> Result<()> {
+        command::check_roots(self.cfg.characters, first, roots)?;
+        self.queue.reserve(roots.len())?;
+        for (k, root) in roots.iter().enumerate() {
+            self.queue
+                .push(&self.cfg, &self.library, first + k, Command::SetRoot(*root))?;
+        }
+        Ok(())
+    }
+
+    /// Commands queued for the next step ([`super::Crowd::queued`]).
+    pub fn queued(&self) -> usize {
+        self.queue.len()
+    }
+
+    /// The configuration ([`super::Crowd::config`]).
+    pub fn config(&self) -> &CrowdConfig {
+        &self.cfg
+    }
+
+    /// Moves the world's origin to `origin` ([`super::Crowd::recenter`]):
+    /// every root, the roots queued for the next step and the world poses
+    /// shifted by `-origin`; refused, changing nothing, as there.
+    pub fn recenter(&mut self, origin: Vec3) -> Result<()> {
+        super::state::check_origin(origin)?;
+        let n = self.cfg.characters;
+        super::state::check_recentered(&self.states, n, origin)?;
+        self.queue.recenter(origin)?;
+        let shift = crate::lanes::Vec3x8::splat(origin);
+        for s in &mut self.states {
+            s.root.pos -= shift;
+        }
+        for ch in &mut self.chars {
+            for p in &mut ch.world.pos {
+                *p -= origin;
+            }
+        }
+        Ok(())
+    }
+
+    /// Runs one step of `dt` seconds on the current rayon pool
+    /// ([`super::Crowd::step`], refusing what it refuses).
+    pub fn step(&mut self, dt: f32) -> Result<FrameStats> {
+        check_dt(dt)?;
+        let n = self.cfg.characters;
+        let queue = &self.queue;
+        super::state::check_roots_after(&self.states, n, dt, |c| queue.sets_root(c))?;
+        let shape = (self.skeleton.len(), self.cfg.layers.len());
+        construct::grow_ref_scratch(&mut self.scratch, shape)?;
+        self.queue.reserve_drain(&mut self.sorted)?;
+        // The frame's commands, by character.
+        self.queue.drain_sorted(&mut self.sorted);
+        let commands = self.sorted.len() as u32;
+        // The packs, each its characters' frames one at a time.
+        self.packs(dt);
+        let stats = &self.pack_stats;
+        self.frames += 1;
+        let mut total = FrameStats {
+            commands,
+            ..FrameStats::default()
+        };
+        for (s, _, _) in stats {
+            total.transitions += s.transitions;
+            total.velocity.merge(&s.velocity);
+        }
+        // The events.
+        self.events.clear();
+        let (n, layers) = (self.cfg.characters, self.cfg.layers.len());
+        let per = self.markers.per_pack().max(1);
+        let packs = stats
+            .iter()
+            .zip(self.marks.chunks(per))
+            .map(|(s, m)| (&s.1, &m[..s.2]));
+        push_events(packs, n, layers, &mut self.events);
+        if !self.cfg.velocity_check {
+            // The check's figures are empty; output that is not finite is
+            // counted all the same (issue 21).
+            total.velocity = VelocityCheck {
+                non_finite: total.velocity.non_finite,
+                ..VelocityCheck::default()
+            };
+        }
+        Ok(total)
+    }
+
+    /// Every pack's frame ([`reference_pack`]) on the current rayon pool,
+    /// with the frame's sorted commands; each pack's figures, event bits
+    /// and markers crossed into `pack_stats` and `marks` (nothing
+    /// allocated).
+    fn packs(&mut self, dt: f32) {
+        let nl = self.cfg.layers.len();
+        let crowd = Crowdwide {
+            cfg: &self.cfg,
+            clips: self.library.clips(),
+            parents: self.skeleton.parents(),
+            layout: &self.layout,
+        };
+        let frame = (&self.sorted[..], &self.rows[..], self.frames, dt);
+        let scratch = &self.scratch[..];
+        let markers = &self.markers;
+        let per = markers.per_pack().max(1);
+        let (characters, weight) = (self.cfg.characters, self.cfg.marker_weight);
+        let run = |p: usize, state, layers: &mut [LayerLanes], chars, out: &mut _, marks| {
+            // The markers the pack's base sources cross, found with the
+            // 8-lane crowd's code from the same state.
+            let crossed = |state: &Statex8, spans: &[Spanx8; 2]| {
+                pack_markers(
+                    markers,
+                    (state, spans),
+                    (p, characters),
+                    (dt, weight),
+                    marks,
+                )
+            };
+            // Each worker's own scratch (reserved by the step for every
+            // thread of this pool): the lock is never contended.
+            let t = rayon::current_thread_index().unwrap_or(0) % scratch.len();
+            let mut s = scratch[t].lock().unwrap_or_else(|e| e.into_inner());
+            *out = reference_pack(&crowd, frame, (p, state, layers, chars), &mut s, crossed);
+        };
+        let packs = self
+            .states
+            .par_iter_mut()
+            .zip(self.chars.par_chunks_mut(8))
+            .zip(self.pack_stats.par_iter_mut())
+            .zip(self.marks.par_chunks_mut(per));
+        match nl {
+            // `par_chunks_mut` refuses 0: each pack's layers are empty.
+            0 => packs
+                .enumerate()
+                .for_each(|(p, (((state, chars), out), marks))| {
+                    run(p, state, &mut [], chars, out, marks)
+                }),
+            _ => packs
+                .zip(self.layers.par_chunks_mut(nl))
+                .enumerate()
+                .for_each(|(p, ((((state, chars), out), marks), layers))| {
+                    run(p, state, layers, chars, out, marks)
+                }),
+        }
+    }
+}

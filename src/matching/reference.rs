@@ -1,0 +1,120 @@
+//! The scalar reference search: plain f32 code that defines what every
+//! search returns, frame by frame in order.
+//!
+//! **The distance.** Between a query `q` and a frame's features `f`, both
+//! padded with zeros to `n` features (a multiple of 4), in exactly this
+//! order, each operation rounded to f32:
+//!
+//! ```text
+//! a[k] = 0                                 k = 0..4
+//! for d in 0..n:  t = q[d] - f[d];  a[d % 4] = add_square(a[d % 4], t)
+//! distance = (a[0] + a[1]) + (a[2] + a[3])
+//! ```
+//!
+//! where [`add_square`] is `a + t t` rounded once (a fused multiply-add)
+//! in a build for a CPU with FMA (`target_feature = "fma"`, as the repo's
+//! x86-64-v3 builds), and rounded twice (`t t`, then the sum) otherwise,
+//! in this reference and in the 8-lane kernels alike. Four running sums
+//! let the 8-lane searches keep four independent dependency chains; the
+//! padding adds `+0.0`, which changes nothing. Every search path of a
+//! build computes this same sequence of roundings, so a frame's distance
+//! is the same bits in all of them and ties are exact (builds for
+//! different CPUs may differ in the last bits, as the crate's other
+//! kernels do).
+//!
+//! **The box bound.** The same sequence with `t = q[d] - clamp(q[d], lo[d],
+//! hi[d])`. For a frame inside the box, each `|t|` is at most the frame's,
+//! and rounding is monotonic (a larger exact value never rounds to a
+//! smaller float; `a + t t` grows with `|t|` and `a`, fused or not), so
+//! each running sum and the total are at most the frame's: the bound never
+//! exceeds a frame's distance in floating point, not only in exact
+//! arithmetic. Partial sums grow the
+//! same way, so a search may stop a frame's sum early once it passes the
+//! best.
+//!
+//! **The best frame.** The lowest distance, ties broken by the lowest
+//! frame: frame `i` at distance `d` is better than the best `(b, j)` when
+//! `d < b`, or `d == b` and `i < j` ([`better`]). Excluded frames never
+//! win; an infinite distance (an overflowing query) still ranks, by frame.
+
+use super::database::MatchDatabase;
+use super::search::Match;
+
+/// `a + t t`: one rounding (fused multiply-add) where the build targets
+/// FMA, two otherwise (module docs).
+#[inline(always)]
+pub fn add_square(a: f32, t: f32) -> f32 {
+    #[cfg(target_feature = "fma")]
+    {
+        t.mul_add(t, a)
+    }
+    #[cfg(not(target_feature = "fma"))]
+    {
+        a + t * t
+    }
+}
+
+/// The distance between `q` and `f` (module docs), over the shorter
+/// length.
+pub fn distance(q: &[f32], f: &[f32]) -> f32 {
+    let mut a = [0.0f32; 4];
+    for (d, (&x, &y)) in q.iter().zip(f).enumerate() {
+        let t = x - y;
+        a[d % 4] = add_square(a[d % 4], t);
+    }
+    (a[0] + a[1]) + (a[2] + a[3])
+}
+
+/// `q` clamped to `[lo, hi]`: `max(q, lo)` then `min(·, hi)` (an empty
+/// box, `lo = +inf`, `hi = -inf`, gives `-inf`).
+pub fn clamp(q: f32, lo: f32, hi: f32) -> f32 {
+    q.max(lo).min(hi)
+}
+
+/// The lower bound of the distance between `q` and any frame in the box
+/// `[lo, hi]` (module docs).
+pub fn bound(q: &[f32], lo: &[f32], hi: &[f32]) -> f32 {
+    let mut a = [0.0f32; 4];
+    for (d, ((&x, &l), &h)) in q.iter().zip(lo).zip(hi).enumerate() {
+        let t = x - clamp(x, l, h);
+        a[d % 4] = add_square(a[d % 4], t);
+    }
+    (a[0] + a[1]) + (a[2] + a[3])
+}
+
+/// Whether frame `frame` at `distance` is better than `best` (module
+/// docs).
+pub fn better(distance: f32, frame: usize, best: Match) -> bool {
+    distance < best.distance || (distance == best.distance && frame < best.frame)
+}
+
+/// No frame yet: infinitely far, past every frame.
+pub const NONE: Match = Match {
+    frame: usize::MAX,
+    distance: f32::INFINITY,
+};
+
+/// The best searched frame of `db` for the normalized, padded query `q`
+/// ([`MatchDatabase::query`]): every searched frame in order, [`distance`]
+/// and [`better`]. Panics when `q`'s length is not the database's padded
+/// feature count.
+pub fn search(db: &MatchDatabase, q: &[f32]) -> Match {
+    assert_eq!(q.len(), db.layout().padded(), "query length");
+    let mut best = NONE;
+    let mut f = vec![0.0f32; q.len()];
+    for i in 0..db.frames() {
+        if !db.searchable(i) {
+            continue;
+        }
+        let own = db.index.features(i);
+        f[..own.len()].copy_from_slice(&own);
+        let d = distance(q, &f);
+        if better(d, i, best) {
+            best = Match {
+                frame: i,
+                distance: d,
+            };
+        }
+    }
+    best
+}

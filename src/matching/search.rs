@@ -1,0 +1,243 @@
+//! The 8-lane searches: brute force over every frame, and the accelerated
+//! search through the bounding boxes; both batched over many queries on
+//! rayon, both returning what [`super::reference::search`] returns, bit
+//! for bit (its module docs define the distance, the bound and the tie
+//! rule every path computes).
+//!
+//! **Brute force** passes over the frame packs once per block of
+//! [`BRUTE_BLOCK`] queries: each pack's features are loaded once and
+//! compared with every query of the block, each lane keeping its best by
+//! [`super::reference::better`] (distance, then frame number), the lanes
+//! merged the same way at the end.
+//!
+//! **Accelerated** is a branch and bound per query: the bounds of the top
+//! level's boxes, visited lowest bound first; in a box, its eight
+//! children's bounds in one pass, visited lowest first, a child entered
+//! only when its bound could still win (`bound < best`, or equal with a
+//! lower first frame); in a level-0 box, its two frame packs, each
+//! abandoned once every lane's partial distance exceeds the best. A
+//! `seed` frame (the one a character plays) is evaluated first to start
+//! with a good best; it changes the speed, never the result.
+
+use rayon::prelude::*;
+
+use super::database::{MatchDatabase, QUERY_NOT_FINITE, check_finite};
+use super::features::{TrajectoryPoint, WorldPose};
+use super::frame::CharacterFrame;
+use super::kernels::{brute_block, search_one, with_width};
+use crate::error::{Error, Result};
+
+/// The best frame for a query and its distance.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Match {
+    /// The database frame.
+    pub frame: usize,
+    /// Its distance to the query ([`super::reference::distance`]).
+    pub distance: f32,
+}
+
+/// The most padded features a layout has (27 rounded up to 28).
+pub const MAX_PADDED: usize = 28;
+
+/// Queries per pass of the brute-force search.
+pub const BRUTE_BLOCK: usize = 8;
+
+/// Queries per rayon task of the accelerated search.
+pub const ACCEL_BLOCK: usize = 16;
+
+/// Normalized queries for one database, each with an optional seed frame
+/// ([`MatchDatabase::query`] fills one).
+#[derive(Clone, Debug, PartialEq)]
+pub struct QueryBatch {
+    padded: usize,
+    q: Vec<f32>,
+    seeds: Vec<u32>,
+}
+
+const NO_SEED: u32 = u32::MAX;
+
+impl QueryBatch {
+    /// An empty batch for `db`'s queries.
+    pub fn new(db: &MatchDatabase) -> QueryBatch {
+        QueryBatch {
+            padded: db.layout().padded(),
+            q: Vec::new(),
+            seeds: Vec::new(),
+        }
+    }
+
+    /// Adds a normalized, padded query (its `seed`: a frame to evaluate
+    /// first, the one the character plays). Refuses, adding nothing, a
+    /// query of the wrong length or with a non-finite feature.
+    pub fn push(&mut self, q: &[f32], seed: Option<usize>) -> Result<()> {
+        if q.len() != self.padded {
+            return Err(Error::Length {
+                what: "query features (FeatureLayout::padded)",
+                expected: self.padded,
+                got: q.len(),
+            });
+        }
+        check_finite(QUERY_NOT_FINITE, q)?;
+        self.q.extend_from_slice(q);
+        self.seeds
+            .push(seed.map_or(NO_SEED, |s| s.min(NO_SEED as usize - 1) as u32));
+        Ok(())
+    }
+
+    /// Adds [`MatchDatabase::query`]'s query for a character's world pose
+    /// and desired trajectory.
+    pub fn push_pose(
+        &mut self,
+        db: &MatchDatabase,
+        pose: &WorldPose,
+        trajectory: &[TrajectoryPoint; 3],
+        seed: Option<usize>,
+    ) -> Result<()> {
+        let mut q = [0.0f32; MAX_PADDED];
+        let q = &mut q[..db.layout().padded()];
+        db.query(pose, trajectory, q)?;
+        self.push(q, seed)
+    }
+
+    /// Adds [`MatchDatabase::query_from_frame`]'s query (the demo's: the
+    /// playing frame's pose features, the desired trajectory), seeded with
+    /// that frame.
+    pub fn push_frame(
+        &mut self,
+        db: &MatchDatabase,
+        playing: usize,
+        frame: &CharacterFrame,
+        trajectory: &[TrajectoryPoint; 3],
+    ) -> Result<()> {
+        let mut q = [0.0f32; MAX_PADDED];
+        let q = &mut q[..db.layout().padded()];
+        db.query_from_frame(playing, frame, trajectory, q)?;
+        self.push(q, Some(playing))
+    }
+
+    /// Number of queries.
+    pub fn len(&self) -> usize {
+        self.seeds.len()
+    }
+
+    /// True when it holds none.
+    pub fn is_empty(&self) -> bool {
+        self.seeds.is_empty()
+    }
+
+    /// Removes every query (keeping the memory).
+    pub fn clear(&mut self) {
+        self.q.clear();
+        self.seeds.clear();
+    }
+
+    /// Query `i`'s features.
+    pub fn get(&self, i: usize) -> Option<&[f32]> {
+        self.q.get(i * self.padded..(i + 1) * self.padded)
+    }
+
+    /// Query `i`'s seed.
+    pub fn seed(&self, i: usize) -> Option<usize> {
+        self.seeds
+            .get(i)
+            .and_then(|&s| (s != NO_SEED).then_some(s as usize))
+    }
+
+    fn check(&self, db: &MatchDatabase, out: &[Match]) -> Result<()> {
+        if self.padded != db.layout().padded() {
+            return Err(Error::Length {
+                what: "query features (the batch was made for another layout)",
+                expected: db.layout().padded(),
+                got: self.padded,
+            });
+        }
+        if out.len() != self.len() {
+            return Err(Error::Length {
+                what: "matches (one per query)",
+                expected: self.len(),
+                got: out.len(),
+            });
+        }
+        Ok(())
+    }
+}
+
+/// Brute force over every frame for each query of `queries`, into `out`
+/// (module docs). Refuses a batch made for another layout and an `out` of
+/// another length.
+pub fn brute_force(db: &MatchDatabase, queries: &QueryBatch, out: &mut [Match]) -> Result<()> {
+    queries.check(db, out)?;
+    let ix = &db.index;
+    let work = queries.len().saturating_mul(ix.frames);
+    let run = |(k, out): (usize, &mut [Match])| {
+        with_width!(ix.padded, brute_block(ix, queries, k * BRUTE_BLOCK, out));
+    };
+    if work < 1 << 20 {
+        out.chunks_mut(BRUTE_BLOCK).enumerate().for_each(run);
+    } else {
+        out.par_chunks_mut(BRUTE_BLOCK).enumerate().for_each(run);
+    }
+    Ok(())
+}
+
+/// What one accelerated search did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SearchStats {
+    /// Box packs whose eight bounds were computed.
+    pub box_packs: usize,
+    /// Frame packs whose distances were begun.
+    pub frame_packs: usize,
+    /// Frame packs abandoned half way.
+    pub abandoned: usize,
+}
+
+/// The accelerated search for one normalized, padded query `q` (module
+/// docs), with what it did. Refuses a query of the wrong length or with a
+/// non-finite feature.
+pub fn accelerated_one(
+    db: &MatchDatabase,
+    q: &[f32],
+    seed: Option<usize>,
+) -> Result<(Match, SearchStats)> {
+    if q.len() != db.layout().padded() {
+        return Err(Error::Length {
+            what: "query features (FeatureLayout::padded)",
+            expected: db.layout().padded(),
+            got: q.len(),
+        });
+    }
+    check_finite(QUERY_NOT_FINITE, q)?;
+    let ix = &db.index;
+    Ok(with_width!(ix.padded, search_one(ix, q, seed)))
+}
+
+/// The accelerated search for each query of `queries`, into `out`, on
+/// rayon ([`ACCEL_BLOCK`] queries a task). Refuses a batch made for
+/// another layout and an `out` of another length.
+pub fn accelerated(db: &MatchDatabase, queries: &QueryBatch, out: &mut [Match]) -> Result<()> {
+    queries.check(db, out)?;
+    let ix = &db.index;
+    let run = |(k, out): (usize, &mut [Match])| {
+        for (i, o) in out.iter_mut().enumerate() {
+            let qi = k * ACCEL_BLOCK + i;
+            let q = queries.get(qi).expect("query in batch");
+            *o = with_width!(ix.padded, search_one(ix, q, queries.seed(qi))).0;
+        }
+    };
+    if out.len() <= ACCEL_BLOCK {
+        out.chunks_mut(ACCEL_BLOCK).enumerate().for_each(run);
+    } else {
+        out.par_chunks_mut(ACCEL_BLOCK).enumerate().for_each(run);
+    }
+    Ok(())
+}
+
+/// The scalar reference for each query of `queries`, into `out`, on
+/// rayon (one query a task): [`super::reference::search`].
+pub fn reference(db: &MatchDatabase, queries: &QueryBatch, out: &mut [Match]) -> Result<()> {
+    queries.check(db, out)?;
+    out.par_iter_mut().enumerate().for_each(|(i, o)| {
+        *o = super::reference::search(db, queries.get(i).expect("query in batch"));
+    });
+    Ok(())
+}

@@ -1,0 +1,192 @@
+//! Every search path agrees with the scalar reference on generated
+//! databases: frame and distance bit for bit, with ties (values from a
+//! small set of exact binary fractions, duplicated frames, queries that
+//! are frames), excluded frames, seeds, and queries so far that every
+//! distance overflows to infinity (ranked by frame alone). Sizes cover one,
+//! two and three levels of boxes.
+
+use kineform::matching::{
+    ClipSpan, DatabaseParts, FeatureJoints, FootFeatures, Match, MatchConfig, MatchDatabase,
+    QueryBatch, reference, search,
+};
+use kineform::reference::Vec3;
+use proptest::prelude::*;
+use rand::{Rng, SeedableRng};
+use rand_pcg::Pcg64;
+
+/// Values whose sums of squares are often exactly equal.
+const PALETTE: [f32; 7] = [-2.0, -1.0, -0.5, 0.0, 0.5, 1.0, 2.0];
+
+#[derive(Clone, Copy, Debug)]
+struct Shape {
+    frames: usize,
+    seed: u64,
+    /// Draw features from [`PALETTE`] (ties) or uniformly.
+    palette: bool,
+    /// Chance that a frame repeats an earlier one.
+    duplicates: f64,
+    /// Chance that a frame is not searched.
+    excluded: f64,
+    feet: FootFeatures,
+}
+
+fn database(s: Shape) -> MatchDatabase {
+    let cfg = MatchConfig::with_feet(s.feet);
+    let dims = kineform::matching::FeatureLayout::new(&cfg).dims();
+    let mut rng = Pcg64::seed_from_u64(s.seed);
+    let mut features: Vec<f32> = Vec::with_capacity(s.frames * dims);
+    for f in 0..s.frames {
+        if f > 0 && rng.random_bool(s.duplicates) {
+            let g = rng.random_range(0..f);
+            let row: Vec<f32> = features[g * dims..(g + 1) * dims].to_vec();
+            features.extend(row);
+        } else {
+            for _ in 0..dims {
+                features.push(if s.palette {
+                    PALETTE[rng.random_range(0..PALETTE.len())]
+                } else {
+                    rng.random_range(-3.0..3.0)
+                });
+            }
+        }
+    }
+    let mut searchable: Vec<bool> = (0..s.frames)
+        .map(|_| !rng.random_bool(s.excluded))
+        .collect();
+    let k = rng.random_range(0..s.frames);
+    searchable[k] = true;
+    MatchDatabase::from_parts(DatabaseParts {
+        config: cfg,
+        joints: FeatureJoints {
+            hips: 0,
+            left_foot: 1,
+            right_foot: 2,
+            forward: Vec3::new(0.0, 0.0, 1.0),
+        },
+        frame_time: 1.0 / 120.0,
+        offset: vec![0.0; dims],
+        scale: vec![1.0; dims],
+        clips: vec![ClipSpan {
+            first: 0,
+            frames: s.frames,
+        }],
+        features,
+        searchable,
+    })
+    .unwrap()
+}
+
+fn queries(db: &MatchDatabase, seed: u64, n: usize, palette: bool) -> QueryBatch {
+    let mut rng = Pcg64::seed_from_u64(seed ^ 0x9e37);
+    let (dims, padded) = (db.layout().dims(), db.layout().padded());
+    let mut batch = QueryBatch::new(db);
+    for k in 0..n {
+        let mut q = vec![0.0f32; padded];
+        match k % 4 {
+            // A frame itself: distance 0, tied with its duplicates.
+            0 => q[..dims].copy_from_slice(&db.features(rng.random_range(0..db.frames())).unwrap()),
+            // So far that every distance is infinite.
+            1 if k % 8 == 1 => q[..dims].iter_mut().for_each(|x| *x = 1e30),
+            _ => q[..dims].iter_mut().for_each(|x| {
+                *x = if palette {
+                    PALETTE[rng.random_range(0..PALETTE.len())]
+                } else {
+                    rng.random_range(-4.0..4.0)
+                }
+            }),
+        }
+        let seed = rng
+            .random_bool(0.5)
+            .then(|| rng.random_range(0..db.frames() + 3));
+        batch.push(&q, seed).unwrap();
+    }
+    batch
+}
+
+fn check(s: Shape, n: usize) -> Result<(), TestCaseError> {
+    let db = database(s);
+    let batch = queries(&db, s.seed, n, s.palette);
+    let none = Match {
+        frame: usize::MAX,
+        distance: f32::NAN,
+    };
+    let (mut b, mut a) = (vec![none; n], vec![none; n]);
+    search::brute_force(&db, &batch, &mut b).unwrap();
+    search::accelerated(&db, &batch, &mut a).unwrap();
+    let key = |m: Match| (m.frame, m.distance.to_bits());
+    for i in 0..n {
+        let q = batch.get(i).unwrap();
+        let r = reference::search(&db, q);
+        prop_assert!(db.searchable(r.frame));
+        prop_assert_eq!(key(b[i]), key(r), "brute force, query {}", i);
+        prop_assert_eq!(
+            key(a[i]),
+            key(r),
+            "accelerated, query {} seed {:?}",
+            i,
+            batch.seed(i)
+        );
+        let (one, _) = search::accelerated_one(&db, q, batch.seed(i)).unwrap();
+        prop_assert_eq!(key(one), key(r), "accelerated_one, query {}", i);
+    }
+    Ok(())
+}
+
+fn feet() -> impl Strategy<Value = FootFeatures> {
+    prop_oneof![Just(FootFeatures::DEMO), Just(FootFeatures::SPRING)]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]
+
+    #[test]
+    fn all_searches_agree_with_the_reference(
+        frames in prop_oneof![1usize..40, 40usize..400, 1000usize..2200],
+        seed in any::<u64>(),
+        palette in any::<bool>(),
+        duplicates in prop_oneof![Just(0.0), Just(0.3), Just(0.9)],
+        excluded in prop_oneof![Just(0.0), Just(0.2), Just(0.95)],
+        feet in feet(),
+    ) {
+        check(Shape { frames, seed, palette, duplicates, excluded, feet }, 24)?;
+    }
+}
+
+#[test]
+fn three_levels_of_boxes_agree_with_the_reference() {
+    for (seed, palette) in [(1, true), (2, false)] {
+        let s = Shape {
+            frames: 9000,
+            seed,
+            palette,
+            duplicates: 0.3,
+            excluded: 0.1,
+            feet: FootFeatures::DEMO,
+        };
+        check(s, 48).unwrap();
+    }
+}
+
+#[test]
+fn a_database_of_one_frame_repeated_gives_its_first_searched_frame() {
+    let s = Shape {
+        frames: 3000,
+        seed: 7,
+        palette: true,
+        duplicates: 1.0,
+        excluded: 0.5,
+        feet: FootFeatures::DEMO,
+    };
+    let db = database(s);
+    let first = (0..db.frames()).find(|&f| db.searchable(f)).unwrap();
+    let batch = queries(&db, 3, 16, true);
+    let mut a = vec![
+        Match {
+            frame: 0,
+            distance: 0.0
+        };
+        16
+    ];
+    search::accelerated(&db, &batch, &mut a).unwrap();
+    assert!(a.iter().all(|m| m.frame == first), "{a:?}");
+}

@@ -1,0 +1,394 @@
+//! Issue 21 (defect 5, its per-step half): every allocation of a crowd's
+//! step that grows with its input is reserved fallibly or bounded when the
+//! crowd is built. A global allocator that refuses every allocation of
+//! `FAIL_FROM` bytes or more (as a process under a memory limit would)
+//! shows it: a step then either succeeds without such an allocation or is
+//! refused with a typed error that changes nothing; an infallible
+//! allocation would abort the test binary instead. The same allocator
+//! counts allocations on request: a crowd's steady-state steps (the same
+//! commands each frame as in the frames before) allocate nothing at all.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
+
+use kineform::Error;
+use kineform::crowd::{ClipLibrary, Crowd, CrowdConfig, EventKind, ReferenceCrowd, Source, Which};
+
+/// Allocations of at least this many bytes fail (`usize::MAX`: none).
+static FAIL_FROM: AtomicUsize = AtomicUsize::new(usize::MAX);
+
+/// Allocations (and reallocations) made while `COUNTING` is set.
+static COUNT: AtomicUsize = AtomicUsize::new(0);
+static COUNTING: AtomicBool = AtomicBool::new(false);
+
+/// Whether an allocation of `size` bytes is refused; counts it.
+fn refused(size: usize) -> bool {
+    if COUNTING.load(Relaxed) {
+        COUNT.fetch_add(1, Relaxed);
+    }
+    size >= FAIL_FROM.load(Relaxed)
+}
+
+/// The system allocator, refusing large allocations and counting them all
+/// on request.
+struct Refusing;
+
+// SAFETY: every call is forwarded unchanged to `System`, which upholds
+// `GlobalAlloc`'s contract, or answers null, which the contract allows for
+// `alloc`, `alloc_zeroed` and `realloc` (a failed `realloc` leaves the old
+// block as it was, and nothing was taken from `System` for it).
+unsafe impl GlobalAlloc for Refusing {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        if refused(layout.size()) {
+            return core::ptr::null_mut();
+        }
+        // SAFETY: the caller's layout, as `GlobalAlloc::alloc` requires.
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        if refused(layout.size()) {
+            return core::ptr::null_mut();
+        }
+        // SAFETY: as `alloc`.
+        unsafe { System.alloc_zeroed(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: `ptr` came from `System` with this layout (this
+        // allocator hands out only `System`'s blocks).
+        unsafe { System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        if refused(new_size) {
+            return core::ptr::null_mut();
+        }
+        // SAFETY: `ptr` came from `System` with `layout`; the caller
+        // upholds the rest of `realloc`'s contract.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Refusing = Refusing;
+
+/// One test at a time: the refusal is process-wide.
+static SERIAL: Mutex<()> = Mutex::new(());
+
+/// Allocations made by `f`, on any thread (the tests run one at a time).
+fn allocations(f: impl FnOnce()) -> usize {
+    COUNT.store(0, Relaxed);
+    COUNTING.store(true, Relaxed);
+    f();
+    COUNTING.store(false, Relaxed);
+    COUNT.load(Relaxed)
+}
+
+/// Large allocations refused while the guard lives (16 KiB and more: a
+/// worker's scratch is about 75 KB for the CMU skeleton, the frame's shown
+/// poses and events far more; threads, locks and rayon's jobs far less).
+struct Refuse;
+impl Refuse {
+    fn large() -> Refuse {
+        FAIL_FROM.store(16 << 10, Relaxed);
+        Refuse
+    }
+}
+impl Drop for Refuse {
+    fn drop(&mut self) {
+        FAIL_FROM.store(usize::MAX, Relaxed);
+    }
+}
+
+fn library() -> ClipLibrary {
+    ClipLibrary::from_bvh(&kineform::data::default_clip()).unwrap()
+}
+
+/// The library with eight markers spread over its clip (issue 24 item 3:
+/// the markers crossed have their own room in a step's events).
+fn with_markers() -> ClipLibrary {
+    let mut lib = library();
+    let last = lib.clips()[0].last_time();
+    for k in 0..8 {
+        lib.add_marker(0, "m", last * k as f32 / 8.0).unwrap();
+    }
+    lib
+}
+
+fn config(characters: usize) -> CrowdConfig {
+    CrowdConfig {
+        characters,
+        ..Default::default()
+    }
+}
+
+fn pool(threads: usize) -> rayon::ThreadPool {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .unwrap()
+}
+
+/// Every character transitions, finishing within the next steps (an
+/// event each).
+fn transition_all(n: usize, mut transition: impl FnMut(usize)) {
+    for c in 0..n {
+        transition(c);
+    }
+}
+
+/// Where every transition goes.
+fn to() -> Source {
+    Source::looping(0, 0.5)
+}
+
+/// The 8-lane crowd's step with every character starting a transition
+/// needs room for 2,000 shown poses (3.6 MB): refused when it cannot be
+/// had, with the queue, the frame count and the world output as they
+/// were (the frame's commands had room from an earlier step); the same
+/// step runs once the memory can be had. From then on the room is kept:
+/// with large allocations refused, every character transitions again and
+/// the transitions finish (2,000 events, in room reserved when the crowd
+/// was built).
+#[test]
+fn a_step_whose_memory_cannot_be_had_is_refused_and_changes_nothing() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let lib = library();
+    let n = 2000;
+    let mut crowd = Crowd::new(&lib, config(n)).unwrap();
+    for c in 0..n {
+        crowd.set_rate(c, Which::A, 1.0).unwrap();
+    }
+    crowd.step(1.0 / 60.0).unwrap();
+    transition_all(n, |c| crowd.transition(c, to(), to(), 0.05, 0.1).unwrap());
+    let world = crowd.world().to_vec();
+    let refused = {
+        let _refuse = Refuse::large();
+        crowd.step(1.0 / 60.0)
+    };
+    assert!(
+        matches!(
+            refused,
+            Err(Error::Size {
+                what: "the frame's shown poses",
+                ..
+            })
+        ),
+        "expected the shown poses' refusal, got {refused:?}"
+    );
+    assert_eq!(crowd.queued(), n, "the refused step kept the queue");
+    assert!(
+        crowd.world() == &world[..],
+        "the refused step changed the output"
+    );
+    let stats = crowd.step(1.0 / 60.0).unwrap();
+    assert_eq!((stats.transitions as usize, crowd.queued()), (n, 0));
+    let _refuse = Refuse::large();
+    transition_all(n, |c| crowd.transition(c, to(), to(), 0.05, 0.1).unwrap());
+    let mut events = 0;
+    for _ in 0..8 {
+        crowd.step(1.0 / 60.0).unwrap();
+        events += crowd.events().len();
+    }
+    assert!(events >= n, "{events} events for {n} transitions");
+}
+
+/// `prepare` reserves no scratch for rayon's workers (a crowd built in a
+/// pool of one thread prepares in a pool of eight with large allocations
+/// refused), and a caller's thread whose scratch cannot be had leaves its
+/// run to the frame's next part: the frame completes on the thread that
+/// holds it, bit-identical to a crowd stepped by rayon.
+#[test]
+fn own_threads_never_abort_for_scratch() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let lib = library();
+    let n = 400;
+    let (mut own, mut by_rayon) = pool(1).install(|| {
+        (
+            Crowd::new(&lib, config(n)).unwrap(),
+            Crowd::new(&lib, config(n)).unwrap(),
+        )
+    });
+    let frame = |crowd: &mut Crowd, threads: usize| {
+        let mut f = crowd.prepare(1.0 / 60.0)?;
+        std::thread::scope(|s| {
+            for part in f.shown().split(threads) {
+                s.spawn(move || part.run());
+            }
+        });
+        std::thread::scope(|s| {
+            for part in f.packs().split(threads) {
+                s.spawn(move || part.run());
+            }
+        });
+        Ok::<_, Error>(f.finish())
+    };
+    // The first frame, on one thread of the caller's, makes the spare
+    // scratch the holder keeps; the later ones run on four threads, three
+    // of which cannot make theirs.
+    pool(1).install(|| frame(&mut own, 1)).unwrap();
+    by_rayon.step(1.0 / 60.0).unwrap();
+    for step in 0..4 {
+        if step == 1 {
+            transition_all(n, |c| {
+                own.transition(c, to(), to(), 0.05, 0.1).unwrap();
+                by_rayon.transition(c, to(), to(), 0.05, 0.1).unwrap();
+            });
+        }
+        let stats = {
+            // The shown poses' room is reserved outside the refusal.
+            if step == 1 {
+                pool(8).install(|| frame(&mut own, 1)).unwrap()
+            } else {
+                let _refuse = Refuse::large();
+                pool(8).install(|| frame(&mut own, 4)).unwrap()
+            }
+        };
+        let expected = by_rayon.step(1.0 / 60.0).unwrap();
+        assert_eq!(stats, expected, "step {step}");
+        let bits = |c: &Crowd| {
+            (0..n)
+                .flat_map(|ch| {
+                    let k = c.world_kform(ch, 5).unwrap();
+                    [k.pos.x, k.pos.y, k.pos.z, k.rot.w, k.vel.x, k.ang.y].map(f32::to_bits)
+                })
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(bits(&own), bits(&by_rayon), "step {step}");
+    }
+}
+
+/// The reference crowd's step keeps each pack's figures and its events in
+/// room reserved when it was built: 4,000 characters (500 packs) whose
+/// transitions finish step with large allocations refused.
+#[test]
+fn the_reference_step_allocates_nothing_that_grows_with_the_crowd() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let lib = library();
+    let n = 4000;
+    let mut crowd = ReferenceCrowd::new(&lib, config(n)).unwrap();
+    crowd.step(1.0 / 60.0).unwrap();
+    transition_all(n, |c| crowd.transition(c, to(), to(), 0.05, 0.1).unwrap());
+    // The commands' room is the queue's (reserved as they were given).
+    crowd.step(1.0 / 60.0).unwrap();
+    let _refuse = Refuse::large();
+    let mut events = 0;
+    for _ in 0..8 {
+        crowd.step(1.0 / 60.0).unwrap();
+        events += crowd.events().len();
+    }
+    assert!(events >= n, "{events} events for {n} transitions");
+}
+
+/// A frame's commands as a game gives them: each character's rate, and
+/// on every fourth frame whether it transitions (every other character,
+/// whose transitions finish, with events, within the frames between).
+fn commands(frame: usize, n: usize) -> impl Iterator<Item = (usize, f32, bool)> {
+    (0..n).map(move |c| {
+        let rate = 1.0 + (frame % 3) as f32 * 0.1;
+        (c, rate, frame.is_multiple_of(4) && c % 2 == frame / 4 % 2)
+    })
+}
+
+/// Steady state: after frames that give the same pattern of commands,
+/// a frame of either crowd (stepped by rayon inside a pool of one thread,
+/// so that no job is injected from outside it, or by a caller's own
+/// thread through `prepare`) allocates nothing at all, events (markers
+/// crossed included) and shown poses included.
+#[test]
+fn steady_state_steps_allocate_nothing() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let lib = with_markers();
+    let n = 1000;
+    let dt = 1.0 / 60.0;
+    pool(1).install(|| {
+        let mut lanes = Crowd::new(&lib, config(n)).unwrap();
+        let mut own = Crowd::new(&lib, config(n)).unwrap();
+        let mut reference = ReferenceCrowd::new(&lib, config(n)).unwrap();
+        // Allocations counted in each part of a frame: the commands given,
+        // the lanes crowd's step, its prepared frame, the reference's step.
+        let mut parts = [0; 4];
+        let mut frame = |f: usize| {
+            let mut at = COUNT.load(Relaxed);
+            let mut part = |k: usize| {
+                let now = COUNT.load(Relaxed);
+                parts[k] += now - at;
+                at = now;
+            };
+            for (c, rate, moves) in commands(f, n) {
+                lanes.set_rate(c, Which::A, rate).unwrap();
+                own.set_rate(c, Which::A, rate).unwrap();
+                reference.set_rate(c, Which::A, rate).unwrap();
+                if moves {
+                    lanes.transition(c, to(), to(), 0.02, 0.05).unwrap();
+                    own.transition(c, to(), to(), 0.02, 0.05).unwrap();
+                    reference.transition(c, to(), to(), 0.02, 0.05).unwrap();
+                }
+            }
+            part(0);
+            let a = lanes.step(dt).unwrap();
+            part(1);
+            let mut p = own.prepare(dt).unwrap();
+            p.shown().run();
+            p.packs().run();
+            let b = p.finish();
+            part(2);
+            let c = reference.step(dt).unwrap();
+            part(3);
+            assert_eq!(a, b);
+            let marker = |e: &&kineform::crowd::Event| matches!(e.kind, EventKind::Marker(_));
+            let marks = lanes.events().iter().filter(marker).count();
+            assert_eq!(marks, reference.events().iter().filter(marker).count());
+            (a, c, lanes.events().len(), reference.events().len(), marks)
+        };
+        for f in 0..16 {
+            frame(f);
+        }
+        let mut seen = Vec::with_capacity(16);
+        let count = allocations(|| {
+            for f in 16..32 {
+                seen.push(frame(f));
+            }
+        });
+        assert!(
+            seen.iter().any(|s| s.0.transitions > 0 && s.1.transitions > 0)
+                && seen.iter().any(|s| s.2 > 0 && s.3 > 0)
+                && seen.iter().any(|s| s.4 > 0),
+            "the frames transition and have events, markers among them: {seen:?}"
+        );
+        assert_eq!(
+            count, 0,
+            "allocations in 16 steady-state frames: {parts:?} (commands, lanes step, prepared frame, reference step)"
+        );
+    });
+}
+
+/// The markers' own room in a step's events: every character crossing
+/// every one of 32 markers in one step (a step of a whole second: far
+/// more events than the 3 a character kept for clip ends and
+/// transitions) allocates nothing in either crowd, from the first step.
+#[test]
+fn a_step_crossing_every_marker_allocates_nothing() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let mut lib = library();
+    let last = lib.clips()[0].last_time();
+    for k in 0..32 {
+        lib.add_marker(0, "m", last * (k as f32 + 0.5) / 32.0)
+            .unwrap();
+    }
+    let n = 64;
+    let dt = last.max(0.1);
+    pool(1).install(|| {
+        let mut lanes = Crowd::new(&lib, config(n)).unwrap();
+        let mut reference = ReferenceCrowd::new(&lib, config(n)).unwrap();
+        // The first steps: what a step needs was reserved when the crowd
+        // was built, so even these do not allocate.
+        let mut seen = (0, 0);
+        let count = allocations(|| {
+            lanes.step(dt).unwrap();
+            reference.step(dt).unwrap();
+            seen = (lanes.events().len(), reference.events().len());
+        });
+        assert!(seen.0 >= 32 * n && seen.1 == seen.0, "{seen:?} events");
+        assert_eq!(count, 0, "allocations in a step crossing every marker");
+    });
+}
