@@ -42,6 +42,9 @@
 //! - `crowd/clips/*`: full against compact clips (`CrowdConfig::clip_storage`)
 //!   on the embedded clip and on every shipped clip repeated to 102,685
 //!   frames, a database beyond L3 in full rows (see [`clips`]).
+//! - `crowd/markers/*`: the demo's frame with the events copied out, on
+//!   clips without markers, with foot contacts on both feet, and with 64
+//!   markers (the cost of finding the markers crossed).
 //!
 //! Throughput is in character-joints (clip joints, 31 per character).
 //! Frames run inside the thread pool, one `install` per criterion sample,
@@ -57,6 +60,7 @@ use kineform::crowd::{
     ReferenceCrowd, Root, Sampling, ShownRange, Source, Transition, Wander, WanderConfig,
 };
 use kineform::data;
+use kineform::markers::FootContact;
 use kineform::reference::Vec3;
 use std::time::{Duration, Instant};
 
@@ -551,5 +555,66 @@ fn clips(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, crowd, tasks, clips);
+/// The demo's frame (the driver's commands, the step, and the events
+/// copied into the game's buffer) on clips without markers (`none`), with
+/// the feet's contacts detected on both feet (`feet`: the ankles' on the
+/// embedded clip, `FootContact::CMU`), and with 64 markers evenly spread
+/// (`dense`: every source's move is checked against 8 chunks), on 1 and all
+/// threads.
+fn markers(c: &mut Criterion) {
+    banner("crowd markers");
+    let plain = ClipLibrary::from_bvh(&data::default_clip()).expect("library");
+    let joints = plain.skeleton().len();
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let mut feet = plain.clone();
+    let mut found = 0;
+    // The embedded clip names its feet in 3dsMax's convention.
+    for foot in ["LeftAnkle", "RightAnkle"] {
+        found += feet
+            .add_foot_contacts(0, foot, foot, &FootContact::CMU)
+            .expect("foot contacts");
+    }
+    let mut dense = plain.clone();
+    let last = dense.clips()[0].last_time();
+    for i in 0..64 {
+        dense
+            .add_marker(0, "m", last * i as f32 / 64.0)
+            .expect("marker");
+    }
+    eprintln!("feet: {found} markers; dense: 64");
+    let cfg = CrowdConfig {
+        characters: 10_000,
+        velocity_check: true,
+        ..Default::default()
+    };
+    let mut group = c.benchmark_group("crowd/markers");
+    group.throughput(Throughput::Elements((cfg.characters * joints) as u64));
+    group
+        .sample_size(30)
+        .measurement_time(Duration::from_secs(6));
+    let mut counts = vec![1];
+    if threads > 1 {
+        counts.push(threads);
+    }
+    for t in counts {
+        let p = pool(t);
+        for (name, library) in [("none", &plain), ("feet", &feet), ("dense", &dense)] {
+            let (mut crowd, mut wander) = driven(library, cfg.clone(), &p);
+            let mut events = Vec::new();
+            group.bench_function(format!("{name}_10k_{t}t"), |bch| {
+                bch.iter_custom(|iters| {
+                    in_pool(&p, iters, || {
+                        wander.update(&mut crowd, DT).expect("driver");
+                        std::hint::black_box(crowd.step(DT).expect("step"));
+                        crowd.events_into(&mut events);
+                        std::hint::black_box(events.len());
+                    })
+                })
+            });
+        }
+    }
+    group.finish();
+}
+
+criterion_group!(benches, crowd, tasks, clips, markers);
 criterion_main!(benches);

@@ -139,6 +139,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             match e.kind {
                 EventKind::ClipEnded(_) => clip_ends += 1,
                 EventKind::TransitionFinished => finished += 1,
+                _ => {}
             }
             let (c, ch) = (e.character, &mut chars[e.character]);
             if ch.state == State::Idle && matches!(e.kind, EventKind::ClipEnded(_)) {

@@ -17,7 +17,8 @@ pub use crate::limits::{MAX_POSITION, MAX_SCALE, MAX_TIME, MIN_FRAME_TIME, MIN_S
 ///
 /// With the `serde` feature it serializes as its fields (`frames`,
 /// `joints`, `frame_time`, `pos`, `rot`, `scl`; quaternions as `{w, x, y,
-/// z}`) and deserializing validates as [`Clip::new`] does.
+/// z}`) and its `markers` (names and times; absent reads as none), and
+/// deserializing validates as [`Clip::new`] and [`Clip::add_marker`] do.
 #[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(
     feature = "serde",
@@ -31,6 +32,9 @@ pub struct Clip {
     pos: Vec<Vec3>,
     rot: Vec<Quat>,
     scl: Vec<Vec3>,
+    /// Named points of the clip's time, in the order added
+    /// ([`crate::markers`]).
+    pub(crate) markers: Vec<crate::markers::Marker>,
 }
 
 impl Clip {
@@ -100,6 +104,7 @@ impl Clip {
             pos,
             rot,
             scl,
+            markers: Vec::new(),
         })
     }
 
@@ -148,7 +153,7 @@ impl Clip {
     /// This clip with its positions and rotations replaced by `pos` and
     /// `rot` (each `frames × joints` long), unchecked: for motion derived
     /// from a valid clip (a compact database's decoded frames, within its
-    /// stated error of this clip's).
+    /// stated error of this clip's). Its markers are this clip's.
     pub(crate) fn with_motion(&self, pos: Vec<Vec3>, rot: Vec<Quat>) -> Clip {
         debug_assert!(pos.len() == self.pos.len() && rot.len() == self.rot.len());
         Clip {
@@ -158,12 +163,14 @@ impl Clip {
             pos,
             rot,
             scl: self.scl.clone(),
+            markers: self.markers.clone(),
         }
     }
 
     /// Frames `frames` of this clip as a clip of their own (a walk cut out
     /// of a longer take, say). Refuses an empty range or one past the last
-    /// frame, naming it, with nothing built.
+    /// frame, naming it, with nothing built. The markers within the
+    /// frames come along, their times from the excerpt's start.
     ///
     /// ```
     /// let clip = kineform::data::default_clip().clip;
@@ -182,6 +189,19 @@ impl Clip {
             });
         }
         let span = frames.start * self.joints..frames.end * self.joints;
+        let (from, to) = (
+            frames.start as f32 * self.frame_time,
+            (frames.end - 1) as f32 * self.frame_time,
+        );
+        let markers = self
+            .markers
+            .iter()
+            .filter(|m| (from..=to).contains(&m.time))
+            .map(|m| crate::markers::Marker {
+                name: m.name.clone(),
+                time: ((m.time - from).max(0.0)).min(to - from),
+            })
+            .collect();
         Ok(Clip {
             frames: frames.len(),
             joints: self.joints,
@@ -189,6 +209,7 @@ impl Clip {
             pos: self.pos[span.clone()].to_vec(),
             rot: self.rot[span.clone()].to_vec(),
             scl: self.scl[span].to_vec(),
+            markers,
         })
     }
 
@@ -248,13 +269,19 @@ struct ClipData {
     pos: Vec<Vec3>,
     rot: Vec<Quat>,
     scl: Vec<Vec3>,
+    #[serde(default)]
+    markers: Vec<crate::markers::Marker>,
 }
 
 #[cfg(feature = "serde")]
 impl TryFrom<ClipData> for Clip {
     type Error = Error;
     fn try_from(d: ClipData) -> Result<Clip> {
-        Clip::new(d.frames, d.joints, d.frame_time, d.pos, d.rot, d.scl)
+        let mut clip = Clip::new(d.frames, d.joints, d.frame_time, d.pos, d.rot, d.scl)?;
+        for m in &d.markers {
+            clip.add_marker(&m.name, m.time)?;
+        }
+        Ok(clip)
     }
 }
 

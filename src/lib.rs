@@ -174,6 +174,7 @@ pub mod interop;
 pub mod joint_map;
 pub mod lanes;
 pub mod limits;
+pub mod markers;
 pub mod matching;
 pub mod output;
 pub mod pose_stream;

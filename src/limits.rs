@@ -179,3 +179,11 @@ pub fn reach(parents: &[i32], length: &[f64], most_scale: &[f64]) -> Option<Over
     }
     None
 }
+
+/// Most markers a clip may hold ([`crate::Clip::add_marker`]): a crowd
+/// keeps room for each pack's sixteen sources to cross every marker of the
+/// clip with the most in one step (16 x this x 32 bytes per pack at most).
+pub const MAX_MARKERS: usize = 1024;
+
+/// Longest marker name, bytes.
+pub const MAX_MARKER_NAME: usize = 256;

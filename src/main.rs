@@ -9,9 +9,10 @@ use std::time::{Duration, Instant};
 use clap::{Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use kineform::crowd::{
-    ClipLibrary, ClipStorage, Crowd, CrowdConfig, DeadBlendHalflives, FrameStats, Layer, Mask,
-    ReferenceCrowd, Sampling, Transition, VelocityCheck, Wander, WanderConfig,
+    ClipLibrary, ClipStorage, Crowd, CrowdConfig, DeadBlendHalflives, Event, EventKind, FrameStats,
+    Layer, Mask, ReferenceCrowd, Sampling, Transition, VelocityCheck, Wander, WanderConfig,
 };
+use kineform::markers::FootContact;
 use kineform::{bvh, data};
 
 #[derive(Parser)]
@@ -158,6 +159,42 @@ struct CrowdArgs {
     /// Frames per second of game time (the step is 1 / fps).
     #[arg(long, default_value_t = 60.0, allow_negative_numbers = true, value_parser = parse_fps)]
     fps: f32,
+    /// Footstep markers (foot contacts of joints named LeftFoot and
+    /// RightFoot, `FootContact::CMU`) are reported for sources whose blend
+    /// weight exceeds this, in [0, 1) (`CrowdConfig::marker_weight`): 0.5,
+    /// the default, the source that dominates.
+    #[arg(long, default_value_t = 0.5, allow_negative_numbers = true, value_parser = parse_weight)]
+    marker_weight: f32,
+    /// Put no footstep markers on the clips (the crowd then spends nothing
+    /// on markers).
+    #[arg(long)]
+    no_markers: bool,
+}
+
+/// A marker weight threshold, within [0, 1).
+fn parse_weight(s: &str) -> Result<f32, String> {
+    let w: f32 = s.parse().map_err(|e| format!("{e}"))?;
+    match (0.0..1.0).contains(&w) {
+        true => Ok(w),
+        false => Err(format!("{w} must be within [0, 1)")),
+    }
+}
+
+/// Footstep markers on every clip of `library` whose skeleton has the CMU
+/// feet (LeftFoot and RightFoot, or LeftAnkle and RightAnkle in the
+/// 3dsMax files' naming): their contacts, [`FootContact::CMU`], named
+/// after the foot. Returns how many.
+fn add_footsteps(library: &mut ClipLibrary) -> kineform::Result<usize> {
+    let mut n = 0;
+    for foot in ["LeftFoot", "RightFoot", "LeftAnkle", "RightAnkle"] {
+        if library.skeleton().find(foot).is_none() {
+            continue;
+        }
+        for clip in 0..library.len() {
+            n += library.add_foot_contacts(clip, foot, foot, &FootContact::CMU)?;
+        }
+    }
+    Ok(n)
 }
 
 /// A frame rate: finite, positive, and giving a finite positive step.
@@ -288,6 +325,14 @@ impl AnyCrowd {
             }
         }
     }
+
+    /// The last step's events.
+    fn events(&self) -> &[Event] {
+        match self {
+            AnyCrowd::Lanes(c) => c.events(),
+            AnyCrowd::Scalar(c) => c.events(),
+        }
+    }
 }
 
 fn percentile(sorted: &[f64], p: f64) -> f64 {
@@ -302,7 +347,11 @@ fn run_crowd(a: &CrowdArgs) -> Result<(), Box<dyn std::error::Error>> {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()?;
-    let (library, source) = load_clips(&a.clips)?;
+    let (mut library, source) = load_clips(&a.clips)?;
+    let markers_in_clips = match a.no_markers {
+        true => 0,
+        false => add_footsteps(&mut library)?,
+    };
     let skeleton = library.skeleton().clone();
     let cfg = CrowdConfig {
         characters: a.characters as usize,
@@ -324,6 +373,7 @@ fn run_crowd(a: &CrowdArgs) -> Result<(), Box<dyn std::error::Error>> {
         } else {
             ClipStorage::Full
         },
+        marker_weight: a.marker_weight,
         layers: [
             Layer::overriding(Mask::new().feathered("Chest", 1.0, 0.5)),
             Layer::additive(Mask::new().subtree("lowerback", 1.0), 0),
@@ -372,6 +422,7 @@ fn run_crowd(a: &CrowdArgs) -> Result<(), Box<dyn std::error::Error>> {
     let mut check = VelocityCheck::default();
     let mut transitions = 0u64;
     let mut commands = 0u64;
+    let mut markers = 0u64;
     pool.install(|| -> kineform::Result<()> {
         for f in 0..warmup + frames {
             if show_bar && total.elapsed() > Duration::from_secs(1) && bar.is_hidden() {
@@ -384,6 +435,11 @@ fn run_crowd(a: &CrowdArgs) -> Result<(), Box<dyn std::error::Error>> {
             if f >= warmup {
                 times.push(t.elapsed().as_secs_f64());
                 commands += s.commands as u64;
+                let crossed = crowd.events().iter().map(|e| match e.kind {
+                    EventKind::Marker(m) => u64::from(m.count),
+                    _ => 0,
+                });
+                markers += crossed.sum::<u64>();
             }
             transitions += s.transitions as u64;
             check.merge(&s.velocity);
@@ -392,6 +448,10 @@ fn run_crowd(a: &CrowdArgs) -> Result<(), Box<dyn std::error::Error>> {
         Ok(())
     })?;
     let commands_per_frame = commands as f64 / frames.max(1) as f64;
+    // Markers crossed per second of game time, and per character.
+    let game_s = frames.max(1) as f64 * f64::from(dt);
+    let markers_per_s = markers as f64 / game_s;
+    let per_character = markers_per_s / a.characters as f64;
     bar.finish_and_clear();
     let mut sorted = times.clone();
     sorted.sort_by(f64::total_cmp);
@@ -441,6 +501,10 @@ fn run_crowd(a: &CrowdArgs) -> Result<(), Box<dyn std::error::Error>> {
             "ns_per_character_joint": median * 1e9 / cj,
             "transitions": transitions,
             "commands_per_frame": commands_per_frame,
+            "markers_in_clips": markers_in_clips,
+            "marker_weight": a.marker_weight,
+            "markers_per_s": markers_per_s,
+            "markers_per_character_s": per_character,
             // With the check off nothing was measured: its figures are null.
             "velocity_gap_max": checked(f64::from(check.max_gap)),
             "velocity_gap_mean": checked(check.mean_gap()),
@@ -482,6 +546,10 @@ fn run_crowd(a: &CrowdArgs) -> Result<(), Box<dyn std::error::Error>> {
         );
         println!(
             "driver: {commands_per_frame:.1} commands per frame (transitions, weight targets)"
+        );
+        println!(
+            "markers: {markers_in_clips} footsteps in the clips; {markers_per_s:.0} crossed per second of game time ({per_character:.2} per character, sources weighing over {})",
+            a.marker_weight
         );
         if a.no_check {
             println!("velocity check: off (--no-check); {transitions} transitions");

@@ -235,3 +235,40 @@ fn layers_play_in_the_main_job() {
         "{err}"
     );
 }
+
+/// Issue 24, item 3: the crowd job puts footstep markers on the clips
+/// (foot contacts of LeftFoot and RightFoot) and reports how many its
+/// characters cross: on the CMU walk (8 contacts in 4.4 s, 1.84 a second)
+/// played at rates 0.8 to 1.2 by the dominant source (`--marker-weight
+/// 0.5`), about as many per character and second; more when both sources
+/// count (`--marker-weight 0`: source B blends in and out).
+#[test]
+fn the_crowd_job_reports_footsteps_per_second() {
+    let walk = format!(
+        "{}/data/mocap/cmu_12_01_walk_mb.bvh",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let json = |weight: &str| -> serde_json::Value {
+        let out = Command::new(env!("CARGO_BIN_EXE_kineform"))
+            .args(["crowd", "--characters", "64", "--frames", "600"])
+            .args(["--warmup", "120", "--threads", "1", "--json", "--no-check"])
+            .args(["--marker-weight", weight, "--clip", &walk])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let v = json("0.5");
+    assert_eq!(v["markers_in_clips"], 8, "{v}");
+    let dominant = v["markers_per_character_s"].as_f64().unwrap();
+    assert!((1.2..=2.4).contains(&dominant), "{v}");
+    let both = json("0")["markers_per_character_s"].as_f64().unwrap();
+    assert!(
+        both > 1.3 * dominant && both < 2.2 * dominant,
+        "{both} against {dominant}"
+    );
+}

@@ -143,15 +143,17 @@ proptest! {
     /// clip ends, roots moving, a frame time that changes every frame)
     /// keep the same states and events and agree within `tests/crowd.rs`'s
     /// tolerances on every world pose; dead blending with the command's
-    /// half-life or half-lives fitted per joint and axis; and, in a layered
-    /// crowd ([`layered`]), its layers' states, sources (jumping with and
-    /// without transitions, wrapping, holding, reporting their ends),
-    /// weights (set, moving, settling at zero, so whole packs skip a
-    /// layer) and the blend profiles its transitions take; full or compact
-    /// clips (both crowds play the decoded motion).
+    /// half-life or half-lives fitted per joint and axis; markers on both
+    /// clips (at the ends, on a frame, between frames, two at one time)
+    /// reported the same, every source's or only those above a weight;
+    /// and, in a layered crowd ([`layered`]), its layers' states, sources
+    /// (jumping with and without transitions, wrapping, holding, reporting
+    /// their ends), weights (set, moving, settling at zero, so whole packs
+    /// skip a layer) and the blend profiles its transitions take; full or
+    /// compact clips (both crowds play the decoded motion).
     #[test]
-    fn both_crowds_agree_under_generated_commands(stream in frames(), cubic: bool, dead: bool, extract: bool, fitted: bool, with_layers: bool, compact: bool) {
-        let library = two_subjects();
+    fn both_crowds_agree_under_generated_commands(stream in frames(), cubic: bool, dead: bool, extract: bool, fitted: bool, heavy: bool, with_layers: bool, compact: bool) {
+        let library = with_markers(two_subjects());
         let cfg = CrowdConfig {
             characters: 11,
             sampling: if cubic { Sampling::Cubic } else { Sampling::Linear },
@@ -159,9 +161,11 @@ proptest! {
             root_motion: if extract { RootMotion::Extract } else { RootMotion::Apply },
             dead_blend_halflives: if fitted { DeadBlendHalflives::FITTED } else { DeadBlendHalflives::Command },
             clip_storage: if compact { ClipStorage::Compact } else { ClipStorage::Full },
+            marker_weight: if heavy { 0.4 } else { 0.0 },
             ..Default::default()
         };
         let cfg = if with_layers { layered(cfg) } else { cfg };
+        let mut markers = 0;
         let mut lanes = Crowd::new(&library, cfg.clone()).unwrap();
         let mut reference = ReferenceCrowd::new(&library, cfg).unwrap();
         let mut run = Run::default();
@@ -175,6 +179,7 @@ proptest! {
                 prop_assert_eq!(sl.transitions, sr.transitions);
                 prop_assert_eq!(sl.commands, sr.commands);
                 prop_assert_eq!(lanes.events(), reference.events());
+                markers += lanes.events().iter().filter(|e| matches!(e.kind, EventKind::Marker(_))).count();
                 for c in 0..11 {
                     prop_assert_eq!(lanes.state(c), reference.state(c));
                     for k in 0..3 {
@@ -188,7 +193,28 @@ proptest! {
             Ok(())
         })?;
         prop_assert!(run.diffs.within(), "{:?}", run.diffs);
+        // Every character starts on clip 0's marker at 0.
+        prop_assert!(markers >= 11, "{} markers", markers);
     }
+}
+
+/// `library` with markers on each clip: at both ends, on a frame, between
+/// frames, and two at one time.
+fn with_markers(mut library: ClipLibrary) -> ClipLibrary {
+    for clip in 0..library.len() {
+        let last = library.clips()[clip].last_time();
+        let ft = library.clips()[clip].frame_time();
+        for (name, t) in [
+            ("start", 0.0),
+            ("end", last),
+            ("frame", 40.0 * ft),
+            ("between", 0.37 * last),
+            ("twin", 0.37 * last),
+        ] {
+            library.add_marker(clip, name, t).unwrap();
+        }
+    }
+    library
 }
 
 fn crowd(n: usize) -> Crowd {
@@ -594,9 +620,7 @@ fn events_taken_into_the_games_buffer_and_acted_on() {
                     ends += 1;
                 }
                 EventKind::TransitionFinished => finished += 1,
-                EventKind::ClipEnded(Which::B | Which::Layer(_)) => {
-                    panic!("source B loops, and there are no layers: {e:?}")
-                }
+                other => panic!("source B loops, no layers, no clip has markers: {other:?}"),
             }
         }
     }

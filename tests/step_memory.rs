@@ -13,7 +13,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
 
 use kineform::Error;
-use kineform::crowd::{ClipLibrary, Crowd, CrowdConfig, ReferenceCrowd, Source, Which};
+use kineform::crowd::{ClipLibrary, Crowd, CrowdConfig, EventKind, ReferenceCrowd, Source, Which};
 
 /// Allocations of at least this many bytes fail (`usize::MAX`: none).
 static FAIL_FROM: AtomicUsize = AtomicUsize::new(usize::MAX);
@@ -101,6 +101,17 @@ impl Drop for Refuse {
 
 fn library() -> ClipLibrary {
     ClipLibrary::from_bvh(&kineform::data::default_clip()).unwrap()
+}
+
+/// The library with eight markers spread over its clip (issue 24 item 3:
+/// the markers crossed have their own room in a step's events).
+fn with_markers() -> ClipLibrary {
+    let mut lib = library();
+    let last = lib.clips()[0].last_time();
+    for k in 0..8 {
+        lib.add_marker(0, "m", last * k as f32 / 8.0).unwrap();
+    }
+    lib
 }
 
 fn config(characters: usize) -> CrowdConfig {
@@ -281,12 +292,12 @@ fn commands(frame: usize, n: usize) -> impl Iterator<Item = (usize, f32, bool)> 
 /// Steady state: after frames that give the same pattern of commands,
 /// a frame of either crowd (stepped by rayon inside a pool of one thread,
 /// so that no job is injected from outside it, or by a caller's own
-/// thread through `prepare`) allocates nothing at all, events and shown
-/// poses included.
+/// thread through `prepare`) allocates nothing at all, events (markers
+/// crossed included) and shown poses included.
 #[test]
 fn steady_state_steps_allocate_nothing() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let lib = library();
+    let lib = with_markers();
     let n = 1000;
     let dt = 1.0 / 60.0;
     pool(1).install(|| {
@@ -324,7 +335,10 @@ fn steady_state_steps_allocate_nothing() {
             let c = reference.step(dt).unwrap();
             part(3);
             assert_eq!(a, b);
-            (a, c, lanes.events().len(), reference.events().len())
+            let marker = |e: &&kineform::crowd::Event| matches!(e.kind, EventKind::Marker(_));
+            let marks = lanes.events().iter().filter(marker).count();
+            assert_eq!(marks, reference.events().iter().filter(marker).count());
+            (a, c, lanes.events().len(), reference.events().len(), marks)
         };
         for f in 0..16 {
             frame(f);
@@ -337,12 +351,44 @@ fn steady_state_steps_allocate_nothing() {
         });
         assert!(
             seen.iter().any(|s| s.0.transitions > 0 && s.1.transitions > 0)
-                && seen.iter().any(|s| s.2 > 0 && s.3 > 0),
-            "the frames transition and have events: {seen:?}"
+                && seen.iter().any(|s| s.2 > 0 && s.3 > 0)
+                && seen.iter().any(|s| s.4 > 0),
+            "the frames transition and have events, markers among them: {seen:?}"
         );
         assert_eq!(
             count, 0,
             "allocations in 16 steady-state frames: {parts:?} (commands, lanes step, prepared frame, reference step)"
         );
+    });
+}
+
+/// The markers' own room in a step's events: every character crossing
+/// every one of 32 markers in one step (a step of a whole second: far
+/// more events than the 3 a character kept for clip ends and
+/// transitions) allocates nothing in either crowd, from the first step.
+#[test]
+fn a_step_crossing_every_marker_allocates_nothing() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let mut lib = library();
+    let last = lib.clips()[0].last_time();
+    for k in 0..32 {
+        lib.add_marker(0, "m", last * (k as f32 + 0.5) / 32.0)
+            .unwrap();
+    }
+    let n = 64;
+    let dt = last.max(0.1);
+    pool(1).install(|| {
+        let mut lanes = Crowd::new(&lib, config(n)).unwrap();
+        let mut reference = ReferenceCrowd::new(&lib, config(n)).unwrap();
+        // The first steps: what a step needs was reserved when the crowd
+        // was built, so even these do not allocate.
+        let mut seen = (0, 0);
+        let count = allocations(|| {
+            lanes.step(dt).unwrap();
+            reference.step(dt).unwrap();
+            seen = (lanes.events().len(), reference.events().len());
+        });
+        assert!(seen.0 >= 32 * n && seen.1 == seen.0, "{seen:?} events");
+        assert_eq!(count, 0, "allocations in a step crossing every marker");
     });
 }

@@ -291,6 +291,7 @@ fn check_outputs(lanes: &Crowd, reference: &ReferenceCrowd, tame: bool, ctx: &dy
     lanes.velocities_into(0..n, &mut vel).unwrap();
     lanes.angular_velocities_into(0..n, &mut ang).unwrap();
     lanes.rotations_into(0..n, &mut rot).unwrap();
+    assert_eq!(lanes.events(), reference.events(), "{}", ctx());
     for c in 0..n {
         assert_eq!(
             lanes.state(c),
@@ -387,6 +388,14 @@ pub fn check_crowd(data: &[u8]) -> (usize, usize) {
         }
     }
     let clips = library.len();
+    // Markers: a few, at any time (refused ones add nothing).
+    for _ in 0..b.u8() % 4 {
+        let clip = b.u8() as usize % clips;
+        let time = b.f32(0.0, library.clips()[clip].last_time());
+        if let Err(e) = library.add_marker(clip, "m", time) {
+            assert!(!e.to_string().is_empty());
+        }
+    }
 
     // The configuration.
     let sel = b.u8();
@@ -424,6 +433,7 @@ pub fn check_crowd(data: &[u8]) -> (usize, usize) {
         },
         velocity_check: flags & 8 == 0,
         dead_blend_halflives,
+        marker_weight: if flags & 64 == 0 { 0.0 } else { 0.5 },
         layers: match flags & 16 != 0 {
             true => layers(&mut b),
             false => Vec::new(),

@@ -15,9 +15,11 @@ use super::library::ClipLibrary;
 use super::{ClipEnd, Crowd, ReferenceCrowd, Root, Source};
 use crate::error::{Error, Result};
 
-/// Which of a character's sources: its base's two, or a layer's.
+/// Which of a character's sources (a command's, an event's): its base's
+/// two, or a layer's.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[non_exhaustive]
 pub enum Which {
     /// Source A (weight `1 - w`).
     A,

@@ -259,6 +259,8 @@ impl ClipLibrary {
             clip.scales().to_vec(),
         )?
         .with_continuous_rotations();
+        let mut c = c;
+        c.markers = clip.markers.clone();
         self.clips.push(c);
         Ok(self.clips.len() - 1)
     }
@@ -277,6 +279,45 @@ impl ClipLibrary {
     /// without sign jumps).
     pub fn clips(&self) -> &[Clip] {
         &self.clips
+    }
+
+    /// Adds a marker named `name` at `time` seconds to clip `clip` (the
+    /// clip's own, [`Clip::add_marker`], refused as it refuses, or an
+    /// [`Error::Index`] for a clip past the library); returns its index
+    /// among the clip's markers. A crowd takes the library's markers when
+    /// it is built.
+    pub fn add_marker(&mut self, clip: usize, name: &str, time: f32) -> Result<usize> {
+        self.clip_mut(clip)?.add_marker(name, time)
+    }
+
+    /// Adds a marker named `name` where joint `foot` (named) of clip `clip`
+    /// comes down ([`Clip::add_foot_contacts`] on the library's skeleton);
+    /// returns how many. Refused, with nothing added, for a joint the
+    /// skeleton lacks, a clip past the library, and what
+    /// [`Clip::add_foot_contacts`] refuses.
+    pub fn add_foot_contacts(
+        &mut self,
+        clip: usize,
+        foot: &str,
+        name: &str,
+        c: &crate::markers::FootContact,
+    ) -> Result<usize> {
+        let joint = self.skeleton.find(foot).ok_or_else(|| Error::Skeleton {
+            joint: self.skeleton.len(),
+            reason: format!("no joint named `{foot}` for foot contacts"),
+        })?;
+        let parents = self.skeleton.parents().to_vec();
+        self.clip_mut(clip)?
+            .add_foot_contacts(&parents, joint, name, c)
+    }
+
+    fn clip_mut(&mut self, clip: usize) -> Result<&mut Clip> {
+        let len = self.clips.len();
+        self.clips.get_mut(clip).ok_or(Error::Index {
+            what: "clip",
+            index: clip,
+            len,
+        })
     }
 
     /// Number of clips.

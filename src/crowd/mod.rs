@@ -44,6 +44,9 @@
 //!   at each transition ([`DeadBlendHalflives::Fitted`]): the fit from the
 //!   shown pose to the new input, kept per character and joint, and the
 //!   extrapolation that decays at them.
+//! - `markers`: the markers of the clips a step's playheads crossed
+//!   ([`MarkerHit`], reported as [`EventKind::Marker`]), found from each
+//!   source's move as the state advanced it, with the crossing rules.
 //! - [`check`]: the live velocity check and its verdict.
 //! - `output`: world poses copied into the caller's memory, and the frame's
 //!   events.
@@ -66,6 +69,7 @@ pub mod command;
 mod halflives;
 pub mod layer;
 pub mod library;
+mod markers;
 mod motion;
 mod output;
 mod passes;
@@ -86,6 +90,7 @@ pub use layer::{
     MaskPart, ProfilePart,
 };
 pub use library::ClipLibrary;
+pub use markers::MarkerHit;
 pub use motion::Motionx8;
 pub use output::{Event, EventKind};
 pub use reference::ReferenceCrowd;
@@ -325,6 +330,11 @@ pub struct CrowdConfig {
     /// the same decoded motion.
     #[cfg_attr(feature = "serde", serde(default))]
     pub clip_storage: ClipStorage,
+    /// The weight a source must exceed for its markers to be reported
+    /// ([`MarkerHit`]): within `[0, 1)`; 0 (the default) reports every
+    /// source that shows at all, and leaves out source B at weight 0.
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub marker_weight: f32,
     /// The layers above each character's base, in order (at most
     /// [`MAX_LAYERS`]; none by default): override or additive, each on its
     /// mask's joints ([`layer`]). A crowd without layers spends nothing on
@@ -341,7 +351,8 @@ pub struct CrowdConfig {
 
 /// 10,000 characters, cubic inertialization, linear sampling, root motion
 /// applied, dead blending at the command's half-life, the velocity check
-/// off, no layers, no blend profiles, and full clip rows.
+/// off, markers of every source that shows, no layers, no blend
+/// profiles, and full clip rows.
 impl Default for CrowdConfig {
     fn default() -> CrowdConfig {
         CrowdConfig {
@@ -352,6 +363,7 @@ impl Default for CrowdConfig {
             velocity_check: false,
             dead_blend_halflives: DeadBlendHalflives::Command,
             clip_storage: ClipStorage::Full,
+            marker_weight: 0.0,
             layers: Vec::new(),
             blend_profiles: Vec::new(),
         }
@@ -378,6 +390,13 @@ impl CrowdConfig {
                 what: "characters",
                 expected: 1,
                 got: 0,
+            });
+        }
+        if !(0.0..1.0).contains(&self.marker_weight) {
+            return Err(Error::Parameter {
+                name: "marker_weight",
+                value: self.marker_weight,
+                reason: "must be within [0, 1)",
             });
         }
         self.dead_blend_halflives.check()

@@ -9,6 +9,7 @@ use rayon::prelude::*;
 use super::Crowd;
 use super::Motionx8;
 use super::command::Which;
+use super::markers::MarkerHit;
 use super::store::EventBits;
 use crate::error::{Error, Result};
 use crate::lanes::Vec3x8;
@@ -16,19 +17,24 @@ use crate::output::Packed;
 use crate::reference::{Kform, Quat, Vec3};
 use crate::rows::{self, Rows3, Rows4};
 
-/// What happened to a character in a step.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// What happened to a character in a step (more kinds may come: match
+/// with a wildcard arm).
+#[derive(Clone, Copy, Debug, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[non_exhaustive]
 pub enum EventKind {
     /// A source whose clip end is [`super::ClipEnd::Event`] reached an end
     /// of its clip (and holds there).
     ClipEnded(Which),
     /// A transition ran its full duration.
     TransitionFinished,
+    /// A source's playhead crossed a marker of its clip (the crossing
+    /// rules: [`MarkerHit`]).
+    Marker(MarkerHit),
 }
 
 /// An event of the last step.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Event {
     /// The character.
@@ -39,12 +45,14 @@ pub struct Event {
 
 /// Appends the events of per-pack bits ([`EventBits`]: source A ended,
 /// source B ended, a transition finished, (started), each layer's source
-/// ended; bit `i` for character `8p + i`) to `out`, in character order,
-/// for the first `n` characters of a crowd of `layers` layers: a
-/// character's clip ends of A, B and its layers in order, then its
-/// transition's end.
+/// ended; bit `i` for character `8p + i`) and each pack's markers (by
+/// character, [`super::markers`]) to `out`, in character order, for the
+/// first `n` characters of a crowd of `layers` layers: a character's clip
+/// ends of A, B and its layers in order, then its transition's end, then
+/// its markers. `out` has room for them all (reserved when the crowd was
+/// built), so nothing is allocated.
 pub(crate) fn push_events<'b>(
-    bits: impl Iterator<Item = &'b EventBits>,
+    packs: impl Iterator<Item = (&'b EventBits, &'b [Event])>,
     n: usize,
     layers: usize,
     out: &mut Vec<Event>,
@@ -56,10 +64,12 @@ pub(crate) fn push_events<'b>(
         kinds[2 + k] = (4 + k, EventKind::ClipEnded(Which::Layer(k)));
     }
     let kinds = &kinds[..3 + layers.min(super::MAX_LAYERS)];
-    for (p, bits) in bits.enumerate() {
+    for (p, (bits, marks)) in packs.enumerate() {
         if kinds.iter().all(|&(i, _)| bits[i] == 0) {
+            out.extend_from_slice(marks);
             continue;
         }
+        let mut marks = marks;
         for l in 0..8 {
             let character = p * 8 + l;
             if character >= n {
@@ -70,6 +80,9 @@ pub(crate) fn push_events<'b>(
                     out.push(Event { character, kind });
                 }
             }
+            let mine = marks.partition_point(|e| e.character == character);
+            out.extend_from_slice(&marks[..mine]);
+            marks = &marks[mine..];
         }
     }
 }
@@ -80,11 +93,20 @@ impl Crowd {
     pub(crate) fn collect_events(&mut self) {
         self.events.clear();
         let (n, layers) = (self.cfg.characters, self.cfg.layers.len());
-        push_events(self.packs.events.iter(), n, layers, &mut self.events);
+        let store = &self.packs;
+        let packs = store.events.iter().enumerate().map(|(p, b)| {
+            let marks = &store.marks.pack(p)[..store.mark_count[p] as usize];
+            (b, marks)
+        });
+        push_events(packs, n, layers, &mut self.events);
     }
 
     /// The last step's events, in character order (a character's in the
-    /// order clip end of A, of B, of each layer, transition finished). To act on them
+    /// order clip end of A, of B, of each layer, transition finished, then
+    /// the markers its sources crossed, [`MarkerHit`]: source A's, then
+    /// B's, each by the time it was first crossed). Room for a step's most
+    /// events is reserved when the crowd is built, so a step allocates
+    /// none. To act on them
     /// with commands, which borrow the crowd mutably, copy them out first
     /// with [`Crowd::events_into`].
     pub fn events(&self) -> &[Event] {

@@ -249,6 +249,8 @@ pack_store! {
         plan: PackPlan,
         /// What the pack's step did this frame (and whether it ran).
         result: PackResult,
+        /// How many of the pack's `marks` the last step filled.
+        mark_count: u32,
     }
     rows {
         /// Per joint, which characters' two-source blends take their
@@ -294,5 +296,10 @@ pack_store! {
         /// item `j` (read by the caller and by the next step's velocity
         /// check).
         world: Motionx8,
+        /// The markers the pack's sources crossed last step
+        /// ([`super::MarkerHit`], as events; the first `mark_count`): room
+        /// for each of its sixteen sources to cross every marker of the
+        /// clip with the most (none when no clip has markers).
+        marks: super::Event,
     }
 }

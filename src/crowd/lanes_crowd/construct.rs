@@ -9,12 +9,14 @@ use std::sync::Mutex;
 use super::Crowd;
 use crate::crowd::command::Queue;
 use crate::crowd::layer::Layout;
+use crate::crowd::markers::MarkerTable;
 use crate::crowd::motion::{Motionx8, RootMotionx8, ShiftOffsetx8, Track, TurnOffsetx8};
 use crate::crowd::passes::LayerPass;
 use crate::crowd::passes::{PackScratch, Scratches, ShownPoses};
 use crate::crowd::state::{ClipRows, LayerLanes, Statex8};
 use crate::crowd::store::{PackPlan, PackResult, PackStore, Rows};
 use crate::crowd::{ClipLibrary, CrowdConfig, Root, Transition};
+use crate::crowd::{Event, EventKind};
 use crate::database::Database;
 use crate::error::{Error, Result};
 use crate::lanes::{Quatx8, Vec3x8};
@@ -165,6 +167,10 @@ impl Crowd {
             ("fitted half-lives", fit_bytes),
             ("layers", layer_bytes),
             ("workers' scratch", scratch_bytes),
+            (
+                "events and markers crossed",
+                marker_bytes(library, cfg.characters),
+            ),
         ])?;
         let rest: Vec<Motionx8> = (0..j)
             .map(|cj| match cj.checked_sub(1) {
@@ -198,6 +204,7 @@ impl Crowd {
         let inert = cfg.transition == Transition::Inertialize;
         let fitted = cfg.fit().is_some();
         let rows = clip_rows(&db, library);
+        let markers = MarkerTable::new(library.clips())?;
         let tracks = Track::of(&db);
         let layer_passes = layout
             .layers
@@ -277,11 +284,18 @@ impl Crowd {
                 packs,
             ),
             world: Rows::new(try_vec("world output", n(j)?, Motionx8::REST)?, packs),
+            mark_count: try_vec("markers crossed", packs, 0)?,
+            marks: Rows::new(
+                try_vec("markers crossed", n(markers.per_pack())?, NO_EVENT)?,
+                packs,
+            ),
         };
+        let events = events_room(cfg.characters, cfg.layers.len(), store.marks.len())?;
         debug_assert!(store.is_whole());
         Ok(Crowd {
             packs: store,
-            events: events_room(cfg.characters, cfg.layers.len())?,
+            events,
+            markers,
             tracks,
             turning,
             layout,
@@ -305,20 +319,44 @@ impl Crowd {
     }
 }
 
+/// Bytes of a crowd's room for the markers its packs' sources may cross
+/// in a step ([`MarkerTable::per_pack`] per pack, and once more in the
+/// events; the events' room for clip ends and transitions is counted
+/// apart).
+pub(crate) fn marker_bytes(library: &ClipLibrary, characters: usize) -> Option<usize> {
+    let most = library.clips().iter().map(|c| c.markers().len()).max()?;
+    let marks = characters.div_ceil(8).checked_mul(16)?.checked_mul(most)?;
+    marks.checked_mul(2)?.checked_mul(size_of::<Event>())
+}
+
+/// A filler for the rows of markers crossed (overwritten before it is
+/// read).
+pub(crate) const NO_EVENT: Event = Event {
+    character: 0,
+    kind: EventKind::TransitionFinished,
+};
+
 /// An empty list of events with room for the most a step can have (per
 /// character, the ends of A and B, a finished transition and each layer's
-/// clip end: [`crate::crowd::output::push_events`]), reserved with
-/// `try_reserve` so that no step allocates for its events.
-pub(crate) fn events_room(characters: usize, layers: usize) -> Result<Vec<crate::crowd::Event>> {
+/// clip end: [`crate::crowd::output::push_events`]; and the `marks`
+/// markers the packs' sources may cross, [`MarkerTable::per_pack`] per
+/// pack), reserved with `try_reserve` so that no step allocates for its
+/// events.
+pub(crate) fn events_room(
+    characters: usize,
+    layers: usize,
+    marks: usize,
+) -> Result<Vec<crate::crowd::Event>> {
     let mut events = Vec::new();
     let per = 3 + layers;
     characters
         .checked_mul(per)
+        .and_then(|n| n.checked_add(marks))
         .and_then(|n| events.try_reserve_exact(n).ok())
         .ok_or(Error::Size {
             what: "events",
             reason: format!(
-                "room for {per} events for each of {characters} characters could not be reserved"
+                "room for {per} events for each of {characters} characters and {marks} markers crossed could not be reserved"
             ),
         })?;
     Ok(events)

@@ -70,6 +70,8 @@ pub struct Crowd {
     /// shown (reused).
     shown: ShownPoses,
     pub(crate) events: Vec<super::Event>,
+    /// Every clip's markers, sorted ([`super::markers`]).
+    pub(crate) markers: super::markers::MarkerTable,
     pub(crate) frames: u64,
 }
 

@@ -163,6 +163,7 @@ impl Crowd {
             sorted,
             shown,
             frames,
+            markers,
             layout,
             layer_passes,
             ..
@@ -183,6 +184,8 @@ impl Crowd {
             check: cfg.velocity_check,
             extract: cfg.root_motion == RootMotion::Extract,
             fit: cfg.fit().map(Fit::new),
+            markers,
+            marker_weight: cfg.marker_weight,
             layers: layer_passes,
             layout,
             db,

@@ -17,6 +17,7 @@ use super::scratch::PackScratch;
 use super::shared::Shared;
 use super::transition::{dead_blend_pass, fade, inertialize_pass};
 use crate::crowd::halflives::Decay;
+use crate::crowd::markers::pack_markers;
 use crate::crowd::motion::*;
 use crate::crowd::state::{Applied, Stepx8};
 use crate::crowd::store::{Pack, PackResult};
@@ -54,14 +55,24 @@ pub(crate) fn step_pack<const CUBIC: bool, const INERT: bool>(
     *pack.result = world_pass(sh, &mut pack, &step, local, given.trans);
 }
 
-/// The pack's state advanced by the step (its layers too), the roots
-/// given since the last step set (before the queued commands, which never
-/// touch the root), and the pack's commands applied in order; the step's
-/// events kept.
+/// The pack's state advanced by the step (its layers too), the markers
+/// its base sources crossed kept, the roots given since the last step set
+/// (before the queued commands, which never touch the root), and the
+/// pack's commands applied in order; the step's events kept.
 #[inline(always)]
 fn commands(sh: &Shared, pack: &mut Pack) -> (Stepx8, Given) {
     let (state, layers) = (&mut *pack.states, &mut *pack.layers);
     let happened = state.advance(splat(sh.dt), layers);
+    if sh.markers.most > 0 {
+        let n = pack_markers(
+            sh.markers,
+            (state, &happened.spans),
+            (pack.index, sh.characters),
+            (sh.dt, sh.marker_weight),
+            pack.marks,
+        );
+        *pack.mark_count = n as u32;
+    }
     let given_roots = std::mem::take(pack.root_set);
     if given_roots != 0 {
         state.set_roots(pack.roots, given_roots);

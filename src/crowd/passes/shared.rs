@@ -7,6 +7,7 @@ use super::layers::LayerPass;
 use crate::crowd::command::Command;
 use crate::crowd::halflives::Fit;
 use crate::crowd::layer::Layout;
+use crate::crowd::markers::MarkerTable;
 use crate::crowd::motion::{Motionx8, Track};
 use crate::crowd::state::ClipRows;
 use crate::database::Database;
@@ -41,6 +42,10 @@ pub(crate) struct Shared<'a> {
     /// Dead blending's half-lives fitted per joint and axis, with the
     /// fit's parameters; `None` for one half-life per transition.
     pub fit: Option<Fit>,
+    /// Every clip's markers, and the weight a source must exceed for its
+    /// markers to be reported.
+    pub markers: &'a MarkerTable,
+    pub marker_weight: f32,
     /// The crowd's layers, as the passes walk them (empty without).
     pub layers: &'a [LayerPass],
     /// The crowd's layers and blend profiles resolved per joint.

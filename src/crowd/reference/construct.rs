@@ -7,9 +7,11 @@ use std::sync::Mutex;
 use super::{RefScratch, RefState, ReferenceCrowd};
 use crate::crowd::command::Queue;
 use crate::crowd::lanes_crowd::construct::{
-    clip_rows, crowd_skeleton, events_room, stated_bytes, try_vec, with_stated,
+    NO_EVENT, clip_rows, crowd_skeleton, events_room, marker_bytes, stated_bytes, try_vec,
+    with_stated,
 };
 use crate::crowd::layer::Layout;
+use crate::crowd::markers::MarkerTable;
 use crate::crowd::state::{LayerLanes, Statex8};
 use crate::crowd::store::EventBits;
 use crate::crowd::{ClipLibrary, CrowdConfig, Event, FrameStats};
@@ -165,7 +167,7 @@ impl ReferenceCrowd {
                 "schedules",
                 packs.checked_mul(
                     size_of::<Statex8>()
-                        + size_of::<(FrameStats, EventBits)>()
+                        + size_of::<(FrameStats, EventBits, usize)>()
                         + 8 * (3 + nl) * size_of::<Event>(),
                 ),
             ),
@@ -179,7 +181,20 @@ impl ReferenceCrowd {
                 "workers' scratch",
                 RefScratch::bytes(j, nl).and_then(|b| b.checked_mul(threads)),
             ),
+            ("markers crossed", marker_bytes(library, cfg.characters)),
         ])?;
+        let markers = with_stated(MarkerTable::new(library.clips()), total)?;
+        let marks = with_stated(
+            packs
+                .checked_mul(markers.per_pack().max(1))
+                .ok_or(Error::Size {
+                    what: "markers crossed",
+                    reason: format!("{packs} packs' markers crossed do not fit a usize"),
+                })
+                .and_then(|n| try_vec("markers crossed", n, NO_EVENT)),
+            total,
+        )?;
+        let room = packs * markers.per_pack();
         let built = (|| -> Result<(Vec<RefState>, Vec<Mutex<RefScratch>>)> {
             let mut chars = Vec::new();
             chars.try_reserve_exact(slots).map_err(|_| Error::Size {
@@ -208,12 +223,14 @@ impl ReferenceCrowd {
             queue: Queue::default(),
             sorted: Vec::new(),
             scratch,
-            events: with_stated(events_room(cfg.characters, nl), total)?,
+            events: with_stated(events_room(cfg.characters, nl, room), total)?,
+            markers,
+            marks,
             pack_stats: with_stated(
                 try_vec(
                     "each pack's figures",
                     packs,
-                    (FrameStats::default(), [0; 4 + crate::crowd::MAX_LAYERS]),
+                    (FrameStats::default(), [0; 4 + crate::crowd::MAX_LAYERS], 0),
                 ),
                 total,
             )?,

@@ -12,7 +12,7 @@ use crate::crowd::VelocityCheck;
 use crate::crowd::check::GapAt;
 use crate::crowd::command::Command;
 use crate::crowd::layer::Layout;
-use crate::crowd::state::{Applied, ClipRows, LayerLanes, Statex8, Stepx8};
+use crate::crowd::state::{Applied, ClipRows, LayerLanes, Spanx8, Statex8, Stepx8};
 use crate::crowd::store::EventBits;
 use crate::crowd::{CrowdConfig, FrameStats, MAX_LAYERS, RootMotion, Sampling, Transition};
 use crate::lanes::F32x8;
@@ -97,16 +97,19 @@ fn char_step(st: &Stepx8, state: &Statex8, layers: &[LayerLanes], l: usize) -> C
 /// frame's `sorted` ones) applied with the same code, then each
 /// character's frame through the reference ([`reference_frame`]), where it
 /// transitions from the pose it would have shown without its commands;
-/// the pack's figures and its events ([`EventBits`], without the
-/// transitions started).
+/// the pack's figures, its events ([`EventBits`], without the
+/// transitions started) and the number of markers `crossed` found (from
+/// the advanced state and its base sources' moves).
 pub(super) fn reference_pack(
     crowd: &Crowdwide,
     (sorted, rows, frame, dt): (&[(u32, Command)], &[ClipRows], u64, f32),
     (p, state, layers, chars): (usize, &mut Statex8, &mut [LayerLanes], &mut [RefState]),
     s: &mut RefScratch,
-) -> (FrameStats, EventBits) {
+    crossed: impl FnOnce(&Statex8, &[Spanx8; 2]) -> usize,
+) -> (FrameStats, EventBits, usize) {
     let (before, layers_before) = (*state, layers.to_vec());
     let happened = state.advance(F32x8::splat(dt), layers);
+    let marks = crossed(state, &happened.spans);
     let lo = sorted.partition_point(|(c, _)| (*c as usize) < p * 8);
     let hi = sorted.partition_point(|(c, _)| (*c as usize) < (p + 1) * 8);
     let (mut trans, mut played) = (0u8, 0u8);
@@ -140,7 +143,7 @@ pub(super) fn reference_pack(
         total.transitions += moving as u32;
         total.velocity.merge(&check);
     }
-    (total, events)
+    (total, events, marks)
 }
 
 /// Samples clip `src` at `time` played at `rate` into crowd pose `out`

@@ -19,8 +19,9 @@ use rayon::prelude::*;
 use super::command::{self, Command, Queue, Which};
 use super::lanes_crowd::check_dt;
 use super::layer::Layout;
+use super::markers::{MarkerTable, pack_markers};
 use super::output::push_events;
-use super::state::{ClipRows, LayerLanes, LayerState, Statex8};
+use super::state::{ClipRows, LayerLanes, LayerState, Spanx8, Statex8};
 use super::store::EventBits;
 use super::{CharacterState, Event, VelocityCheck};
 use super::{ClipEnd, ClipLibrary, CrowdConfig, FrameStats, Root, Source};
@@ -52,9 +53,14 @@ pub struct ReferenceCrowd {
     /// The last step's events ([`super::Crowd::events`]), with room for
     /// the most a step can have (reserved when the crowd is built).
     events: Vec<Event>,
-    /// Each pack's figures and event bits of the last step (kept, so that
-    /// a step allocates nothing that grows with the crowd).
-    pack_stats: Vec<(FrameStats, EventBits)>,
+    /// Each pack's figures, event bits and number of markers crossed (in
+    /// its chunk of `marks`) of the last step (kept, so that a step
+    /// allocates nothing that grows with the crowd).
+    pack_stats: Vec<(FrameStats, EventBits, usize)>,
+    /// Every clip's markers, sorted, and each pack's room for the markers
+    /// its sources cross in a step ([`MarkerTable::per_pack`], at least 1).
+    markers: MarkerTable,
+    marks: Vec<Event>,
     frames: u64,
 }
 
@@ -328,14 +334,19 @@ impl ReferenceCrowd {
             commands,
             ..FrameStats::default()
         };
-        for (s, _) in stats {
+        for (s, _, _) in stats {
             total.transitions += s.transitions;
             total.velocity.merge(&s.velocity);
         }
         // The events.
         self.events.clear();
         let (n, layers) = (self.cfg.characters, self.cfg.layers.len());
-        push_events(stats.iter().map(|s| &s.1), n, layers, &mut self.events);
+        let per = self.markers.per_pack().max(1);
+        let packs = stats
+            .iter()
+            .zip(self.marks.chunks(per))
+            .map(|(s, m)| (&s.1, &m[..s.2]));
+        push_events(packs, n, layers, &mut self.events);
         if !self.cfg.velocity_check {
             // The check's figures are empty; output that is not finite is
             // counted all the same (issue 21).
@@ -348,8 +359,9 @@ impl ReferenceCrowd {
     }
 
     /// Every pack's frame ([`reference_pack`]) on the current rayon pool,
-    /// with the frame's sorted commands; each pack's figures and event
-    /// bits into `pack_stats` (nothing allocated).
+    /// with the frame's sorted commands; each pack's figures, event bits
+    /// and markers crossed into `pack_stats` and `marks` (nothing
+    /// allocated).
     fn packs(&mut self, dt: f32) {
         let nl = self.cfg.layers.len();
         let crowd = Crowdwide {
@@ -360,27 +372,46 @@ impl ReferenceCrowd {
         };
         let frame = (&self.sorted[..], &self.rows[..], self.frames, dt);
         let scratch = &self.scratch[..];
-        let run = |p: usize, state, layers: &mut [LayerLanes], chars, out: &mut _| {
+        let markers = &self.markers;
+        let per = markers.per_pack().max(1);
+        let (characters, weight) = (self.cfg.characters, self.cfg.marker_weight);
+        let run = |p: usize, state, layers: &mut [LayerLanes], chars, out: &mut _, marks| {
+            // The markers the pack's base sources cross, found with the
+            // 8-lane crowd's code from the same state.
+            let crossed = |state: &Statex8, spans: &[Spanx8; 2]| {
+                pack_markers(
+                    markers,
+                    (state, spans),
+                    (p, characters),
+                    (dt, weight),
+                    marks,
+                )
+            };
             // Each worker's own scratch (reserved by the step for every
             // thread of this pool): the lock is never contended.
             let t = rayon::current_thread_index().unwrap_or(0) % scratch.len();
             let mut s = scratch[t].lock().unwrap_or_else(|e| e.into_inner());
-            *out = reference_pack(&crowd, frame, (p, state, layers, chars), &mut s);
+            *out = reference_pack(&crowd, frame, (p, state, layers, chars), &mut s, crossed);
         };
         let packs = self
             .states
             .par_iter_mut()
             .zip(self.chars.par_chunks_mut(8))
-            .zip(self.pack_stats.par_iter_mut());
+            .zip(self.pack_stats.par_iter_mut())
+            .zip(self.marks.par_chunks_mut(per));
         match nl {
             // `par_chunks_mut` refuses 0: each pack's layers are empty.
             0 => packs
                 .enumerate()
-                .for_each(|(p, ((state, chars), out))| run(p, state, &mut [], chars, out)),
+                .for_each(|(p, (((state, chars), out), marks))| {
+                    run(p, state, &mut [], chars, out, marks)
+                }),
             _ => packs
                 .zip(self.layers.par_chunks_mut(nl))
                 .enumerate()
-                .for_each(|(p, (((state, chars), out), layers))| run(p, state, layers, chars, out)),
+                .for_each(|(p, ((((state, chars), out), marks), layers))| {
+                    run(p, state, layers, chars, out, marks)
+                }),
         }
     }
 }

@@ -38,6 +38,24 @@ pub(crate) struct SourceLanes {
     pub end: I32x8,
     /// All bits where the end was reported since the source was set.
     pub ended: I32x8,
+    /// All bits where a command set the source since the last advance
+    /// (its first advance crosses a marker at its start time).
+    pub fresh: I32x8,
+}
+
+/// Where one source's playheads went in an advance: from `from` to `to`
+/// (the new time, in the clip), having wrapped `laps` times (looping
+/// sources: `floor(moved / len)`, so the move's end unwrapped is `to +
+/// laps len`; 0 otherwise), `moved` the time before wrapping or clamping
+/// (`from + rate dt`), and `fresh` the lanes a command had set since the
+/// advance before.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Spanx8 {
+    pub from: F32x8,
+    pub to: F32x8,
+    pub laps: F32x8,
+    pub moved: F32x8,
+    pub fresh: u8,
 }
 
 /// Where one source samples: time, effective rate, clip rows.
@@ -51,16 +69,19 @@ pub(crate) struct SampleAt {
 
 /// A time moved into its clip: wrapped into `[0, len]` when looping
 /// (`t - len floor(t / len)`, 0 for a one-frame clip), else clamped.
-/// Returns the time and where it was held at an end.
+/// Returns the time, where it was held at an end, and the laps wrapped
+/// (`floor(t / len)` where looping, else 0).
 #[inline(always)]
-fn place(t: F32x8, len: F32x8, looping: F32x8) -> (F32x8, F32x8) {
-    let wrapped = t - len * (t / len).floor();
+fn place(t: F32x8, len: F32x8, looping: F32x8) -> (F32x8, F32x8, F32x8) {
+    let laps = (t / len).floor();
+    let wrapped = t - len * laps;
     let wrapped = len
         .simd_gt(F32x8::ZERO)
         .select(wrapped.max(F32x8::ZERO).min(len), F32x8::ZERO);
     let clamped = t.max(F32x8::ZERO).min(len);
     let held = !looping & (t.simd_lt(F32x8::ZERO) | t.simd_gt(len));
-    (looping.select(wrapped, clamped), held)
+    let laps = (looping & len.simd_gt(F32x8::ZERO)).select(laps, F32x8::ZERO);
+    (looping.select(wrapped, clamped), held, laps)
 }
 
 impl SourceLanes {
@@ -73,22 +94,33 @@ impl SourceLanes {
         clip: I32x8::ZERO,
         end: I32x8::ZERO,
         ended: I32x8::ZERO,
+        fresh: I32x8::ZERO,
     };
 
     /// Advances by `dt`; returns the lanes that reached a reporting end for
-    /// the first time, and the lanes that wrapped around (bits).
+    /// the first time, the lanes that wrapped around (bits), and the move.
     #[inline(always)]
-    pub(crate) fn advance(&mut self, dt: F32x8) -> (u8, u8) {
+    pub(crate) fn advance(&mut self, dt: F32x8) -> (u8, u8, Spanx8) {
         let looping: F32x8 = bytemuck::cast(self.end.simd_eq(I32x8::ZERO));
+        let from = self.time;
         let moved = self.time + self.rate * dt;
-        let (t, held) = place(moved, self.len, looping);
+        let (t, held, laps) = place(moved, self.len, looping);
+        let fresh: F32x8 = bytemuck::cast(self.fresh);
+        self.fresh = I32x8::ZERO;
+        let span = Spanx8 {
+            from,
+            to: t,
+            laps,
+            moved,
+            fresh: fresh.to_bitmask() as u8,
+        };
         let reports: F32x8 = bytemuck::cast(self.end.simd_eq(I32x8::splat(2)));
         let ended: F32x8 = bytemuck::cast(self.ended);
         let now = held & reports & !ended;
         self.ended = bytemuck::cast(ended | now);
         self.time = t;
         let wrapped = looping & (moved.simd_lt(F32x8::ZERO) | moved.simd_gt(self.len));
-        (now.to_bitmask() as u8, wrapped.to_bitmask() as u8)
+        (now.to_bitmask() as u8, wrapped.to_bitmask() as u8, span)
     }
 
     /// Where it samples: its time, and its rate where it moves (0 where a
@@ -116,6 +148,7 @@ impl SourceLanes {
         lane_f(&mut self.rate, l, s.rate);
         self.set_end(l, s.end);
         lane_f(&mut self.time, l, s.time);
+        lane_i(&mut self.fresh, l, -1);
         self.replace(l);
     }
 
@@ -132,7 +165,7 @@ impl SourceLanes {
     /// Lane `l`'s time moved into its clip ([`place`]).
     pub(crate) fn replace(&mut self, l: usize) {
         let looping: F32x8 = bytemuck::cast(self.end.simd_eq(I32x8::ZERO));
-        let (t, _) = place(self.time, self.len, looping);
+        let (t, _, _) = place(self.time, self.len, looping);
         lane_f(&mut self.time, l, at_f(t, l));
     }
 
@@ -293,7 +326,9 @@ impl LayerLanes {
     #[inline(always)]
     pub(crate) fn advance(&mut self, dt: F32x8) -> (u8, u8, u8) {
         let before = self.weight.idle();
-        let (ended, wrapped) = self.src.advance(dt);
+        // Layers' sources do not report markers yet: their moves are
+        // dropped.
+        let (ended, wrapped, _) = self.src.advance(dt);
         self.weight.advance(dt);
         self.weight.settle();
         (ended, wrapped, before)

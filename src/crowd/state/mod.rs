@@ -11,7 +11,7 @@ mod domain;
 mod lanes;
 
 pub(crate) use domain::{check_origin, check_recentered, check_recentered_root, check_roots_after};
-pub(crate) use lanes::{LayerLanes, LayerStep, SampleAt, SourceLanes, WeightLanes};
+pub(crate) use lanes::{LayerLanes, LayerStep, SampleAt, SourceLanes, Spanx8, WeightLanes};
 
 use super::MAX_LAYERS;
 use super::command::{Command, Which};
@@ -145,13 +145,17 @@ impl Layers {
     }
 }
 
-/// What advancing eight characters did (bits per lane).
+/// What advancing eight characters did (bits per lane), and where their
+/// base sources' playheads went.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct Happened {
     pub ended_a: u8,
     pub ended_b: u8,
     pub finished: u8,
     pub wrapped: u8,
+    /// Source A's and B's moves ([`super::markers`]); the layers' are not
+    /// kept (layers' sources do not report markers yet).
+    pub spans: [Spanx8; 2],
     /// Per layer: lanes that reached a reporting end, lanes idle before
     /// the step.
     pub layer_ended: [u8; MAX_LAYERS],
@@ -200,8 +204,8 @@ impl Statex8 {
     /// [`Statex8::step`].
     #[inline(always)]
     pub(crate) fn advance(&mut self, dt: F32x8, layers: &mut [LayerLanes]) -> Happened {
-        let (ended_a, wrapped_a) = self.a.advance(dt);
-        let (ended_b, wrapped_b) = self.b.advance(dt);
+        let (ended_a, wrapped_a, span_a) = self.a.advance(dt);
+        let (ended_b, wrapped_b, span_b) = self.b.advance(dt);
         self.weight.advance(dt);
         // The transition.
         let before = self.blend_time;
@@ -222,6 +226,7 @@ impl Statex8 {
             ended_b,
             finished,
             wrapped: wrapped_a | wrapped_b,
+            spans: [span_a, span_b],
             ..Happened::default()
         };
         for (k, layer) in layers.iter_mut().enumerate() {

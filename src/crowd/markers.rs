@@ -1,0 +1,423 @@
+//! The markers a step's playheads crossed ([`MarkerHit`], reported as
+//! [`super::EventKind::Marker`]): each source's move over the step, as the
+//! characters' state advanced it ([`super::state`]: `Spanx8`), against its
+//! clip's markers ([`crate::markers`]). Both crowds find them with this
+//! code from the same state, so they report the same markers bit for bit.
+//! The crowd's table keeps each clip's marker times sorted, and in chunks
+//! of eight lanes, so a source whose move crosses none (the common case)
+//! costs a compare of its move against its clip's markers, eight at a
+//! time.
+
+use super::command::Which;
+use super::output::{Event, EventKind};
+use super::state::{SourceLanes, Spanx8, Statex8};
+use crate::clip::Clip;
+use crate::error::Result;
+use crate::lanes::F32x8;
+
+/// A marker crossed in a step by a character's source.
+///
+/// **Which sources.** Only the base's two sources ([`Which::A`] and
+/// [`Which::B`]) report markers for now: a layer's source
+/// ([`Which::Layer`], [`super::CrowdConfig::layers`]) crosses its clip's
+/// markers without reporting them.
+///
+/// **What is crossed.** A source's playhead moves each step from where the
+/// last step left it by `rate × dt` (before the step's commands, which set
+/// playheads without crossing anything). Forward, it crosses the markers
+/// in `(from, to]`; backward, in `[to, from)`: a marker where a step ends
+/// (on a frame boundary) is reported by that step and not again by the
+/// next, which starts there. A source a command set (a
+/// [`super::Command::Play`] or [`super::Command::Transition`]) also
+/// crosses a marker exactly at its start time (on a loop, one at the
+/// seam's other end too), on its first step (`at` 0), even at rate 0. Otherwise a source at rate 0, or held at an end its
+/// rate pushes against ([`super::ClipEnd::Hold`], [`super::ClipEnd::Event`]),
+/// crosses nothing.
+///
+/// **Clip ends.** A source that does not loop stops at its clip's ends: a
+/// marker at the end it runs into is crossed once, when it arrives. A
+/// looping source goes on through the seam, where time `last_time` and
+/// time 0 are the same instant: markers at either are crossed each time
+/// the playhead passes the seam, both in the same step. A clip of one frame
+/// (length 0) never moves, so only a command's start crosses its markers.
+///
+/// **Several laps in one step.** A looping source fast enough to pass a
+/// marker more than once in a step reports it once, with `count` the
+/// number of times and `at` the first; the work and the memory a step
+/// takes are so bounded by the markers of the clips, however fast a source
+/// plays or however long a step is.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct MarkerHit {
+    /// The source whose playhead crossed it ([`Which::A`] or [`Which::B`]:
+    /// layers' sources do not report markers yet).
+    pub source: Which,
+    /// The clip (index in the crowd's [`super::ClipLibrary`]).
+    pub clip: u32,
+    /// The marker (index in the clip's [`Clip::markers`]).
+    pub marker: u32,
+    /// Seconds into the step at which the playhead first reached it,
+    /// within `[0, dt]`: `(marker - from) / (rate dt) × dt` on the
+    /// playhead's unwrapped path.
+    pub at: f32,
+    /// How many times the playhead crossed it in the step (>= 1; saturates
+    /// at `u32::MAX`).
+    pub count: u32,
+    /// The source's blend weight when it crossed (the weight as the step's
+    /// advance left it, before the step's commands): `1 - w` for source A,
+    /// `w` for source B. Sources at or below the crowd's
+    /// [`super::CrowdConfig::marker_weight`] report nothing.
+    pub weight: f32,
+}
+
+/// One clip's markers in the table: where its sorted entries and its
+/// chunks start and end.
+#[derive(Clone, Copy, Debug, Default)]
+struct ClipMarks {
+    entries: (u32, u32),
+    chunks: (u32, u32),
+}
+
+/// Every clip's markers, as the crowd looks them up each step.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct MarkerTable {
+    clips: Vec<ClipMarks>,
+    /// `(time, index)` per marker, each clip's sorted by time then index.
+    entries: Vec<(f32, u32)>,
+    /// Each clip's sorted times, eight per chunk, padded with +inf.
+    chunks: Vec<F32x8>,
+    /// The most markers of any clip (0: no clip has any, and a step spends
+    /// nothing on markers).
+    pub most: usize,
+}
+
+impl MarkerTable {
+    /// The table of `clips`' markers, reserved fallibly.
+    pub(crate) fn new(clips: &[Clip]) -> Result<MarkerTable> {
+        let total: usize = clips.iter().map(|c| c.markers().len()).sum();
+        let chunked: usize = clips.iter().map(|c| c.markers().len().div_ceil(8)).sum();
+        let mut t = MarkerTable {
+            clips: crate::error::try_vec("clips' markers", clips.len(), ClipMarks::default())?,
+            entries: crate::error::try_vec("clips' markers", total, (0.0, 0))?,
+            chunks: crate::error::try_vec("clips' markers", chunked, F32x8::splat(f32::INFINITY))?,
+            most: clips.iter().map(|c| c.markers().len()).max().unwrap_or(0),
+        };
+        let (mut e, mut k) = (0usize, 0usize);
+        for (clip, marks) in clips.iter().zip(&mut t.clips) {
+            let n = clip.markers().len();
+            let sorted = &mut t.entries[e..e + n];
+            for (i, (s, m)) in sorted.iter_mut().zip(clip.markers()).enumerate() {
+                *s = (m.time, i as u32);
+            }
+            sorted.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+            let chunks = n.div_ceil(8);
+            let lanes: &mut [f32] = bytemuck::cast_slice_mut(&mut t.chunks[k..k + chunks]);
+            for (l, s) in lanes.iter_mut().zip(sorted.iter()) {
+                *l = s.0;
+            }
+            *marks = ClipMarks {
+                entries: (e as u32, (e + n) as u32),
+                chunks: (k as u32, (k + chunks) as u32),
+            };
+            (e, k) = (e + n, k + chunks);
+        }
+        Ok(t)
+    }
+
+    /// Room a pack needs for one step's markers: each of its sixteen
+    /// sources may cross every marker of its clip.
+    pub(crate) fn per_pack(&self) -> usize {
+        16 * self.most
+    }
+}
+
+/// One lane of one source's move, as the crossing rules read it.
+#[derive(Clone, Copy, Debug)]
+struct Move {
+    from: f32,
+    to: f32,
+    laps: f32,
+    moved: f32,
+    len: f32,
+    looping: bool,
+    fresh: bool,
+}
+
+/// The markers `entries` (a clip's, sorted) that move `m` crosses, in the
+/// step of `dt` ([`MarkerHit`]'s rules): `hit(index, at, count)` for each,
+/// in the order of `entries`. Computed in f64 on the move as the state
+/// made it: its end unwrapped is `to + laps len`, so consecutive steps
+/// cover the playhead's path end to end, each instant once.
+fn crossings(m: &Move, entries: &[(f32, u32)], dt: f32, mut hit: impl FnMut(u32, f32, u32)) {
+    let (a, len) = (f64::from(m.from), f64::from(m.len));
+    let b = match m.looping {
+        true => f64::from(m.to) + f64::from(m.laps) * len,
+        false => f64::from(m.to),
+    };
+    let d = f64::from(m.moved) - a;
+    let dt64 = f64::from(dt);
+    let at = |p: f64| match d == 0.0 {
+        true => 0.0,
+        false => ((p - a) / d * dt64).clamp(0.0, dt64) as f32,
+    };
+    if b == a || (m.looping && len == 0.0) {
+        if m.fresh {
+            // Where it stands; on a loop, the seam's other end is the same
+            // instant.
+            let here = |t: f64| t == a || (m.looping && (t - a).abs() == len);
+            for &(_, i) in entries.iter().filter(|e| here(f64::from(e.0))) {
+                hit(i, 0.0, 1);
+            }
+        }
+        return;
+    }
+    let forward = b > a;
+    for &(t, i) in entries {
+        let t = f64::from(t);
+        if !m.looping {
+            let after = match forward {
+                true => t > a && t <= b,
+                false => t < a && t >= b,
+            };
+            if after || (m.fresh && t == a) {
+                hit(i, at(t), 1);
+            }
+            continue;
+        }
+        // Looping: the marker's instants are t + k len; the first one
+        // ahead of `a` (at `a` itself only for a fresh source).
+        let count = if forward {
+            let mut p = t + ((a - t) / len).ceil() * len;
+            if p < a || (p == a && !m.fresh) {
+                p += len;
+            }
+            (p <= b).then(|| (p, ((b - p) / len).floor() + 1.0))
+        } else {
+            let mut p = t + ((a - t) / len).floor() * len;
+            if p > a || (p == a && !m.fresh) {
+                p -= len;
+            }
+            (p >= b).then(|| (p, ((p - b) / len).floor() + 1.0))
+        };
+        if let Some((p, n)) = count {
+            hit(i, at(p), n as u32);
+        }
+    }
+}
+
+/// One source's lanes of a pack as arrays, converted once per pack.
+struct SourceArrays {
+    from: [f32; 8],
+    to: [f32; 8],
+    laps: [f32; 8],
+    moved: [f32; 8],
+    len: [f32; 8],
+    end: [i32; 8],
+    clip: [i32; 8],
+    fresh: u8,
+}
+
+impl SourceArrays {
+    #[inline(always)]
+    fn new(s: &SourceLanes, sp: &Spanx8) -> SourceArrays {
+        SourceArrays {
+            from: sp.from.to_array(),
+            to: sp.to.to_array(),
+            laps: sp.laps.to_array(),
+            moved: sp.moved.to_array(),
+            len: s.len.to_array(),
+            end: s.end.to_array(),
+            clip: s.clip.to_array(),
+            fresh: sp.fresh,
+        }
+    }
+
+    /// Lane `l`'s move.
+    #[inline(always)]
+    fn lane(&self, l: usize) -> Move {
+        Move {
+            from: self.from[l],
+            to: self.to[l],
+            laps: self.laps[l],
+            moved: self.moved[l],
+            len: self.len[l],
+            looping: self.end[l] == 0,
+            fresh: self.fresh & (1 << l) != 0,
+        }
+    }
+}
+
+/// Whether move `m` may cross one of `chunks` (sorted times, +inf
+/// padded): always where it wrapped or is fresh (the exact rules decide);
+/// else where a time lies within its span, closed.
+#[inline(always)]
+fn may_cross(m: &Move, chunks: &[F32x8]) -> bool {
+    if m.fresh || m.laps != 0.0 {
+        return true;
+    }
+    let (lo, hi) = (
+        F32x8::splat(m.from.min(m.to)),
+        F32x8::splat(m.from.max(m.to)),
+    );
+    chunks.iter().any(|c| (c.simd_ge(lo) & c.simd_le(hi)).any())
+}
+
+/// The entries (sorted by time) move `m` may cross: all where it wrapped
+/// or is fresh; else only those within its span, closed, found by binary
+/// search (a move that does not wrap stays within `[0, len]` and meets
+/// each marker at most once, at its own time), so that a clip with many
+/// markers costs a crossing source only the few it passes.
+#[inline(always)]
+fn candidates<'e>(m: &Move, entries: &'e [(f32, u32)]) -> &'e [(f32, u32)] {
+    if m.fresh || m.laps != 0.0 {
+        return entries;
+    }
+    let (lo, hi) = (m.from.min(m.to), m.from.max(m.to));
+    let first = entries.partition_point(|e| e.0 < lo);
+    let end = first + entries[first..].partition_point(|e| e.0 <= hi);
+    &entries[first..end]
+}
+
+/// The markers pack `p`'s characters' sources crossed in a step of `dt`
+/// ([`MarkerHit`]), into `out` (room for [`MarkerTable::per_pack`]) as
+/// events, by character, then source A before B, then by `at` and marker
+/// index; returns how many. `state` is the pack's state just advanced
+/// (before the step's commands) and `spans` its sources' moves; sources
+/// whose weight is at most `threshold` are left out.
+pub(crate) fn pack_markers(
+    table: &MarkerTable,
+    (state, spans): (&Statex8, &[Spanx8; 2]),
+    (p, characters): (usize, usize),
+    (dt, threshold): (f32, f32),
+    out: &mut [Event],
+) -> usize {
+    let w = state.weight.w.to_array();
+    let (a, b) = (
+        SourceArrays::new(&state.a, &spans[0]),
+        SourceArrays::new(&state.b, &spans[1]),
+    );
+    let mut n = 0;
+    for (l, &w) in w.iter().enumerate() {
+        let character = p * 8 + l;
+        if character >= characters {
+            break;
+        }
+        let sources = [(Which::A, &a, 1.0 - w), (Which::B, &b, w)];
+        for (source, s, weight) in sources {
+            if weight <= threshold {
+                continue;
+            }
+            let clip = s.clip[l] as usize;
+            let Some(marks) = table.clips.get(clip) else {
+                continue;
+            };
+            if marks.entries.0 == marks.entries.1 {
+                continue;
+            }
+            let m = s.lane(l);
+            let chunks = &table.chunks[marks.chunks.0 as usize..marks.chunks.1 as usize];
+            if !may_cross(&m, chunks) {
+                continue;
+            }
+            let entries = &table.entries[marks.entries.0 as usize..marks.entries.1 as usize];
+            let entries = candidates(&m, entries);
+            let first = n;
+            crossings(&m, entries, dt, |marker, at, count| {
+                if let Some(e) = out.get_mut(n) {
+                    *e = Event {
+                        character,
+                        kind: EventKind::Marker(MarkerHit {
+                            source,
+                            clip: clip as u32,
+                            marker,
+                            at,
+                            count,
+                            weight,
+                        }),
+                    };
+                    n += 1;
+                }
+            });
+            out[first..n].sort_unstable_by(|x, y| match (x.kind, y.kind) {
+                (EventKind::Marker(x), EventKind::Marker(y)) => {
+                    x.at.total_cmp(&y.at).then(x.marker.cmp(&y.marker))
+                }
+                _ => core::cmp::Ordering::Equal,
+            });
+        }
+    }
+    n
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Move, crossings};
+
+    fn run(m: Move, times: &[f32]) -> Vec<(u32, f32, u32)> {
+        let entries: Vec<(f32, u32)> = times
+            .iter()
+            .enumerate()
+            .map(|(i, &t)| (t, i as u32))
+            .collect();
+        let mut v = Vec::new();
+        crossings(&m, &entries, 0.5, |i, at, n| v.push((i, at, n)));
+        v
+    }
+
+    const LOOP: Move = Move {
+        from: 0.25,
+        to: 0.75,
+        laps: 0.0,
+        moved: 0.75,
+        len: 1.0,
+        looping: true,
+        fresh: false,
+    };
+
+    #[test]
+    fn half_open_in_the_direction_of_travel() {
+        // (0.25, 0.75]: not the start, the end.
+        assert_eq!(
+            run(LOOP, &[0.25, 0.5, 0.75]),
+            vec![(1, 0.25, 1), (2, 0.5, 1)]
+        );
+        let back = Move {
+            from: 0.75,
+            to: 0.25,
+            moved: 0.25,
+            ..LOOP
+        };
+        assert_eq!(
+            run(back, &[0.25, 0.5, 0.75]),
+            vec![(0, 0.5, 1), (1, 0.25, 1)]
+        );
+    }
+
+    #[test]
+    fn the_seam_crosses_both_ends_and_fast_loops_count() {
+        // 0.75 -> 1.25: wraps once to 0.25.
+        let wrap = Move {
+            from: 0.75,
+            to: 0.25,
+            laps: 1.0,
+            moved: 1.25,
+            ..LOOP
+        };
+        assert_eq!(
+            run(wrap, &[0.0, 1.0, 0.5]),
+            vec![(0, 0.25, 1), (1, 0.25, 1)]
+        );
+        // 0.25 -> 3.25: three laps.
+        let fast = Move {
+            from: 0.25,
+            to: 0.25,
+            laps: 3.0,
+            moved: 3.25,
+            ..LOOP
+        };
+        assert_eq!(
+            run(fast, &[0.25, 0.5]),
+            vec![(0, 1.0 / 6.0, 3), (1, 0.25 / 6.0, 3)]
+        );
+    }
+}
