@@ -157,32 +157,7 @@ impl ReferenceCrowd {
                     cfg.characters
                 ),
             })?;
-        let threads = rayon::current_num_threads();
-        let total = stated_bytes(&[
-            (
-                "characters' kept poses",
-                RefState::bytes(j, fits, nl).and_then(|b| b.checked_mul(slots)),
-            ),
-            (
-                "schedules",
-                packs.checked_mul(
-                    size_of::<Statex8>()
-                        + size_of::<(FrameStats, EventBits, usize)>()
-                        + 8 * (3 + nl) * size_of::<Event>(),
-                ),
-            ),
-            (
-                "layers",
-                packs
-                    .checked_mul(nl)
-                    .and_then(|b| b.checked_mul(size_of::<LayerLanes>())),
-            ),
-            (
-                "workers' scratch",
-                RefScratch::bytes(j, nl).and_then(|b| b.checked_mul(threads)),
-            ),
-            ("markers crossed", marker_bytes(library, cfg.characters)),
-        ])?;
+        let total = stated_size(library, &cfg, (j, nl, fits), slots)?;
         let markers = with_stated(MarkerTable::new(library.clips()), total)?;
         let marks = with_stated(
             packs
@@ -195,19 +170,7 @@ impl ReferenceCrowd {
             total,
         )?;
         let room = packs * markers.per_pack();
-        let built = (|| -> Result<(Vec<RefState>, Vec<Mutex<RefScratch>>)> {
-            let mut chars = Vec::new();
-            chars.try_reserve_exact(slots).map_err(|_| Error::Size {
-                what: "reference crowd poses",
-                reason: format!("{slots} characters' states could not be reserved"),
-            })?;
-            for _ in 0..slots {
-                chars.push(RefState::try_new(j, fits, nl)?);
-            }
-            let mut scratch = Vec::new();
-            grow_ref_scratch(&mut scratch, (j, nl))?;
-            Ok((chars, scratch))
-        })();
+        let built = characters(slots, (j, fits, nl));
         let (chars, scratch) = with_stated(built, total)?;
         Ok(ReferenceCrowd {
             states: with_stated(
@@ -242,4 +205,62 @@ impl ReferenceCrowd {
             cfg,
         })
     }
+}
+
+/// The bytes a reference crowd states before it is built (its characters'
+/// kept poses, the packs' schedules, layers and figures, every worker's
+/// scratch and the markers' room), or [`crate::Error::Size`] when they pass
+/// `isize::MAX`. `slots` is the characters rounded up to whole packs.
+/// Every character's kept state (`slots`, whole packs) and one scratch per
+/// worker thread, allocated fallibly.
+fn characters(
+    slots: usize,
+    (j, fits, nl): (usize, usize, usize),
+) -> Result<(Vec<RefState>, Vec<Mutex<RefScratch>>)> {
+    let mut chars = Vec::new();
+    chars.try_reserve_exact(slots).map_err(|_| Error::Size {
+        what: "reference crowd poses",
+        reason: format!("{slots} characters' states could not be reserved"),
+    })?;
+    for _ in 0..slots {
+        chars.push(RefState::try_new(j, fits, nl)?);
+    }
+    let mut scratch = Vec::new();
+    grow_ref_scratch(&mut scratch, (j, nl))?;
+    Ok((chars, scratch))
+}
+
+fn stated_size(
+    library: &ClipLibrary,
+    cfg: &CrowdConfig,
+    (j, nl, fits): (usize, usize, usize),
+    slots: usize,
+) -> Result<usize> {
+    let packs = cfg.characters.div_ceil(8);
+    let threads = rayon::current_num_threads();
+    stated_bytes(&[
+        (
+            "characters' kept poses",
+            RefState::bytes(j, fits, nl).and_then(|b| b.checked_mul(slots)),
+        ),
+        (
+            "schedules",
+            packs.checked_mul(
+                size_of::<Statex8>()
+                    + size_of::<(FrameStats, EventBits, usize)>()
+                    + 8 * (3 + nl) * size_of::<Event>(),
+            ),
+        ),
+        (
+            "layers",
+            packs
+                .checked_mul(nl)
+                .and_then(|b| b.checked_mul(size_of::<LayerLanes>())),
+        ),
+        (
+            "workers' scratch",
+            RefScratch::bytes(j, nl).and_then(|b| b.checked_mul(threads)),
+        ),
+        ("markers crossed", marker_bytes(library, cfg.characters)),
+    ])
 }
