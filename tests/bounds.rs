@@ -268,8 +268,9 @@ fn refusals_write_nothing_and_name_what_was_wrong() {
         max: Vec3::splat(7.0),
     };
     let mut out = vec![mark; 11];
-    for (range, len) in [(0..10, 9), (0..10, 11), (5..11, 6), (3..2, 0), (10..10, 1)] {
-        let (lo, hi) = (range.start, range.end);
+    // (start, end, slice length): too short, too long, past the crowd,
+    // reversed, an empty range given a box.
+    for (lo, hi, len) in [(0, 10, 9), (0, 10, 11), (5, 11, 6), (3, 2, 0), (10, 10, 1)] {
         for got in [
             lanes.bounds_into(lo..hi, &mut out[..len]),
             reference.bounds_into(lo..hi, &mut out[..len]),
