@@ -6,10 +6,10 @@
 //! padded joint's coordinate, bit for bit (the lanes subtract and compare
 //! the very positions they write out, as the reference does). The two
 //! crowds' boxes are compared with each other, within the positions'
-//! tolerance, by every lanes-against-reference test (`tests/crowds`:
+//! tolerance, by every lanes-against-reference test (`crowds`:
 //! `Run::compare_character`); refusals write nothing.
 
-mod crowds;
+use crate::crowds;
 use crowds::*;
 
 use kineform::Error;
