@@ -9,8 +9,9 @@ use std::time::{Duration, Instant};
 use clap::{Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use kineform::crowd::{
-    ClipLibrary, ClipStorage, Crowd, CrowdConfig, DeadBlendHalflives, Event, EventKind, FrameStats,
-    Layer, Mask, ReferenceCrowd, Sampling, Transition, VelocityCheck, Wander, WanderConfig,
+    Aabb, ClipLibrary, ClipStorage, Crowd, CrowdConfig, DeadBlendHalflives, Event, EventKind,
+    FrameStats, Layer, Mask, ReferenceCrowd, Sampling, Transition, VelocityCheck, Wander,
+    WanderConfig,
 };
 use kineform::markers::FootContact;
 use kineform::{bvh, data};
@@ -169,6 +170,21 @@ struct CrowdArgs {
     /// on markers).
     #[arg(long)]
     no_markers: bool,
+    /// Pad every joint by this many units in the characters' bounding
+    /// boxes, which are read out after each timed frame as a renderer
+    /// would for culling (`CrowdConfig::joint_radii`, `Crowd::bounds_into`):
+    /// finite, >= 0 and <= 1e6; 0, the default, pads none.
+    #[arg(long, default_value_t = 0.0, allow_negative_numbers = true, value_parser = parse_radius)]
+    joint_radius: f32,
+}
+
+/// A joint radius: finite, >= 0 and <= 1e6 (`kineform::limits::MAX_POSITION`).
+fn parse_radius(s: &str) -> Result<f32, String> {
+    let r: f32 = s.parse().map_err(|e| format!("{e}"))?;
+    match (0.0..=kineform::limits::MAX_POSITION).contains(&r) {
+        true => Ok(r),
+        false => Err(format!("{r} must be finite, >= 0 and <= 1e6")),
+    }
 }
 
 /// A marker weight threshold, within [0, 1).
@@ -333,6 +349,14 @@ impl AnyCrowd {
             AnyCrowd::Scalar(c) => c.events(),
         }
     }
+
+    /// Every character's bounding box after the last step, into `out`.
+    fn bounds_into(&self, out: &mut [Aabb]) -> kineform::Result<()> {
+        match self {
+            AnyCrowd::Lanes(c) => c.bounds_into(0..out.len(), out),
+            AnyCrowd::Scalar(c) => c.bounds_into(0..out.len(), out),
+        }
+    }
 }
 
 fn percentile(sorted: &[f64], p: f64) -> f64 {
@@ -379,6 +403,10 @@ fn run_crowd(a: &CrowdArgs) -> Result<(), Box<dyn std::error::Error>> {
             Layer::additive(Mask::new().subtree("lowerback", 1.0), 0),
         ][..a.layers as usize]
             .to_vec(),
+        joint_radii: match a.joint_radius {
+            0.0 => Vec::new(),
+            r => vec![r; library.skeleton().len()],
+        },
         ..CrowdConfig::default()
     };
     let dt = 1.0 / a.fps;
@@ -423,6 +451,11 @@ fn run_crowd(a: &CrowdArgs) -> Result<(), Box<dyn std::error::Error>> {
     let mut transitions = 0u64;
     let mut commands = 0u64;
     let mut markers = 0u64;
+    // The boxes as a renderer reads them after each frame (its buffer,
+    // kept), and their sizes summed per axis over the timed frames.
+    let mut boxes = vec![Aabb::ZERO; cfg.characters];
+    let mut box_sizes = [0f64; 3];
+    let mut box_largest = 0f64;
     pool.install(|| -> kineform::Result<()> {
         for f in 0..warmup + frames {
             if show_bar && total.elapsed() > Duration::from_secs(1) && bar.is_hidden() {
@@ -440,6 +473,14 @@ fn run_crowd(a: &CrowdArgs) -> Result<(), Box<dyn std::error::Error>> {
                     _ => 0,
                 });
                 markers += crossed.sum::<u64>();
+                crowd.bounds_into(&mut boxes)?;
+                for b in &boxes {
+                    let s = b.size().to_array().map(f64::from);
+                    for (sum, s) in box_sizes.iter_mut().zip(s) {
+                        *sum += s;
+                    }
+                    box_largest = box_largest.max(s[0].max(s[1]).max(s[2]));
+                }
             }
             transitions += s.transitions as u64;
             check.merge(&s.velocity);
@@ -452,6 +493,8 @@ fn run_crowd(a: &CrowdArgs) -> Result<(), Box<dyn std::error::Error>> {
     let game_s = frames.max(1) as f64 * f64::from(dt);
     let markers_per_s = markers as f64 / game_s;
     let per_character = markers_per_s / a.characters as f64;
+    // The mean box, per axis, over every character and timed frame.
+    let box_mean = box_sizes.map(|s| s / (frames.max(1) * cfg.characters) as f64);
     bar.finish_and_clear();
     let mut sorted = times.clone();
     sorted.sort_by(f64::total_cmp);
@@ -505,6 +548,9 @@ fn run_crowd(a: &CrowdArgs) -> Result<(), Box<dyn std::error::Error>> {
             "marker_weight": a.marker_weight,
             "markers_per_s": markers_per_s,
             "markers_per_character_s": per_character,
+            "joint_radius": a.joint_radius,
+            "bounds_mean_size": box_mean,
+            "bounds_largest_extent": box_largest,
             // With the check off nothing was measured: its figures are null.
             "velocity_gap_max": checked(f64::from(check.max_gap)),
             "velocity_gap_mean": checked(check.mean_gap()),
@@ -550,6 +596,10 @@ fn run_crowd(a: &CrowdArgs) -> Result<(), Box<dyn std::error::Error>> {
         println!(
             "markers: {markers_in_clips} footsteps in the clips; {markers_per_s:.0} crossed per second of game time ({per_character:.2} per character, sources weighing over {})",
             a.marker_weight
+        );
+        println!(
+            "bounds: mean box {:.1} x {:.1} x {:.1} units (x, y, z), largest extent {box_largest:.1}, joints padded by {}",
+            box_mean[0], box_mean[1], box_mean[2], a.joint_radius
         );
         if a.no_check {
             println!("velocity check: off (--no-check); {transitions} transitions");

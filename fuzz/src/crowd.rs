@@ -291,6 +291,8 @@ fn check_outputs(lanes: &Crowd, reference: &ReferenceCrowd, tame: bool, ctx: &dy
     lanes.velocities_into(0..n, &mut vel).unwrap();
     lanes.angular_velocities_into(0..n, &mut ang).unwrap();
     lanes.rotations_into(0..n, &mut rot).unwrap();
+    let mut boxes = vec![kineform::crowd::Aabb::ZERO; n];
+    lanes.bounds_into(0..n, &mut boxes).unwrap();
     assert_eq!(lanes.events(), reference.events(), "{}", ctx());
     for c in 0..n {
         assert_eq!(
@@ -304,6 +306,27 @@ fn check_outputs(lanes: &Crowd, reference: &ReferenceCrowd, tame: bool, ctx: &dy
                 lanes.layer_state(c, k),
                 reference.layer_state(c, k),
                 "character {c}: layer {k}'s states differ\n{}",
+                ctx()
+            );
+        }
+        // Bounds (issue 24 item 4): finite where the output is (checked
+        // below), each box the same as `bounds(c)`, and the crowds' boxes
+        // within the positions' tolerance.
+        let (lb, rb) = (lanes.bounds(c).unwrap(), reference.bounds(c).unwrap());
+        assert!(
+            boxes[c] == lb
+                && finite3(lb.min)
+                && finite3(lb.max)
+                && finite3(rb.min)
+                && finite3(rb.max),
+            "character {c}: bounds {:?} / {lb:?}, reference {rb:?}\n{}",
+            boxes[c],
+            ctx()
+        );
+        if tame {
+            assert!(
+                near(lb.min, rb.min, 2e-4, 2e-6) && near(lb.max, rb.max, 2e-4, 2e-6),
+                "character {c}: bounds lanes {lb:?} vs reference {rb:?}\n{}",
                 ctx()
             );
         }
@@ -414,8 +437,29 @@ pub fn check_crowd(data: &[u8]) -> (usize, usize) {
             max: b.f32(0.1, 2.0),
         },
     };
+    // Bounds' joint radii: none, one per joint in range, or a drawn list
+    // (any length; negative, past 1e6, or not finite: refused by both).
+    let clip_joints = library.skeleton().len();
+    let joint_radii: Vec<f32> = match b.u8() % 4 {
+        0 | 1 => Vec::new(),
+        2 => (0..clip_joints).map(|_| b.f32(0.0, 10.0)).collect(),
+        _ => {
+            let n = match b.u8() % 2 {
+                0 => clip_joints,
+                _ => b.u8() as usize % 40,
+            };
+            let bad = [-1.0, f32::NAN, f32::INFINITY, 2e6, 1e6, 0.0];
+            (0..n)
+                .map(|_| match b.u8() {
+                    0..=199 => b.f32(0.0, 10.0),
+                    s => bad[s as usize % bad.len()],
+                })
+                .collect()
+        }
+    };
     let cfg = CrowdConfig {
         characters,
+        joint_radii,
         sampling: if flags & 1 == 0 {
             Sampling::Linear
         } else {

@@ -150,6 +150,13 @@ impl PackCheck {
         probe: F32x8::ZERO,
     };
 
+    /// A lane mask: set where every output written so far was finite
+    /// (the lane's probe is zero, not NaN).
+    #[inline(always)]
+    pub(crate) fn finite(&self) -> F32x8 {
+        self.probe.simd_eq(F32x8::ZERO)
+    }
+
     /// The run-level check of `joints` joints of the `valid` lanes of pack
     /// `pack` at `frame`, gaps divided by the step `dt`. A lane whose probe
     /// is not finite held a value that is not finite. Where the

@@ -10,7 +10,8 @@
 //! ```text
 //! game loop:  crowd.play(c, ..) / transition(c, ..) / set_roots(0, &roots)   validated, queued
 //!             crowd.step(dt)          commands applied, packs of 8 characters in parallel
-//!             crowd.positions_into(chars, &mut buf) / events_into(&mut v)   no allocation
+//!             crowd.positions_into(chars, &mut buf) / bounds_into(chars, &mut boxes)
+//!             / events_into(&mut v)   no allocation
 //! ```
 //!
 //! How a frame flows through the files of this module:
@@ -48,6 +49,9 @@
 //!   ([`MarkerHit`], reported as [`EventKind::Marker`]), found from each
 //!   source's move as the state advanced it, with the crossing rules.
 //! - [`check`]: the live velocity check and its verdict.
+//! - `bounds`: each character's world bounding box ([`Aabb`]), grown in
+//!   the forward-kinematics pass from its joints' positions, padded by
+//!   their radii ([`CrowdConfig::joint_radii`]).
 //! - `output`: world poses copied into the caller's memory, and the frame's
 //!   events.
 //! - [`library`]: the clips, checked against the crowd's skeleton (clips of
@@ -64,6 +68,7 @@
 //! the character's root in the world (its place, facing and their
 //! velocities), joint `j + 1` is clip joint `j`.
 
+mod bounds;
 pub mod check;
 pub mod command;
 mod halflives;
@@ -82,6 +87,7 @@ pub mod wander;
 mod lanes_crowd;
 
 pub use crate::database::ClipStorage;
+pub use bounds::Aabb;
 pub use check::{GapAt, VelocityCheck};
 pub use command::{Command, Driven, Which};
 pub use lanes_crowd::{Crowd, PackRange, PreparedStep, ShownRange};
@@ -347,12 +353,22 @@ pub struct CrowdConfig {
     /// [`Command::SetBlendProfile`].
     #[cfg_attr(feature = "serde", serde(default))]
     pub blend_profiles: Vec<BlendProfile>,
+    /// Each clip joint's radius in its character's bounding box
+    /// ([`Aabb`], [`Crowd::bounds_into`]), in the library's joint order:
+    /// the box holds every clip joint's world position padded by its
+    /// radius on each axis (a bone's thickness, a hand's reach beyond its
+    /// joint). Empty (the default): no padding. Otherwise one per joint
+    /// of the library's skeleton, each finite, >= 0 and <= 1e6
+    /// ([`crate::limits::MAX_POSITION`]); the crowds refuse others when
+    /// built ([`Error::Length`], or [`Error::Config`] naming the joint).
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub joint_radii: Vec<f32>,
 }
 
 /// 10,000 characters, cubic inertialization, linear sampling, root motion
 /// applied, dead blending at the command's half-life, the velocity check
 /// off, markers of every source that shows, no layers, no blend
-/// profiles, and full clip rows.
+/// profiles, full clip rows, and bounding boxes without padding.
 impl Default for CrowdConfig {
     fn default() -> CrowdConfig {
         CrowdConfig {
@@ -366,19 +382,21 @@ impl Default for CrowdConfig {
             marker_weight: 0.0,
             layers: Vec::new(),
             blend_profiles: Vec::new(),
+            joint_radii: Vec::new(),
         }
     }
 }
 
 /// Bytes a crowd of `characters` on `joints` crowd joints needs, about:
-/// its world output, its kept transition state, its schedules and room
-/// for a step's events (three per character). Used to refuse sizes before
+/// its world output, its kept transition state, its schedules, its
+/// bounding boxes and room for a step's events (three per character). Used to refuse sizes before
 /// allocating (the CLI says how much a size needs).
 pub fn crowd_bytes(characters: usize, joints: usize) -> Option<usize> {
     let packs = characters.div_ceil(8);
     let per_pack = joints
         .checked_mul(size_of::<Motionx8>() * 2)?
         .checked_add(size_of::<state::Statex8>() + 8 * size_of::<Root>() + 64)?
+        .checked_add(size_of::<bounds::Aabbx8>())?
         .checked_add(24 * size_of::<Event>())?;
     packs.checked_mul(per_pack)
 }

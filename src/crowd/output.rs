@@ -1,6 +1,7 @@
 //! What a step leaves for the caller: world poses copied into the caller's
 //! memory (any character, a range of characters, or all; no allocation),
-//! the root motion a crowd extracts, and the step's events.
+//! the characters' bounding boxes, the root motion a crowd extracts, and
+//! the step's events.
 
 use core::ops::Range;
 
@@ -8,6 +9,7 @@ use rayon::prelude::*;
 
 use super::Crowd;
 use super::Motionx8;
+use super::bounds::{Aabb, check_readout};
 use super::command::Which;
 use super::markers::MarkerHit;
 use super::store::EventBits;
@@ -309,6 +311,45 @@ impl Crowd {
             rows::prefetch_next(pack, |m: &Motionx8| &m.rot);
             rows::pack_rows4(r, pack, lanes, o, |m: &Motionx8| &m.rot)
         })
+    }
+
+    /// Character `c`'s world bounding box after the last step ([`Aabb`]:
+    /// its clip joints' world positions, each padded by its joint's
+    /// radius, [`super::CrowdConfig::joint_radii`]); `None` past the
+    /// crowd.
+    pub fn bounds(&self, c: usize) -> Option<Aabb> {
+        (c < self.cfg.characters).then(|| self.packs.bounds[c / 8].lane(c % 8))
+    }
+
+    /// The world bounding boxes of characters `chars` after the last step
+    /// into `out`, one per character (`out[c - chars.start]`), for culling
+    /// and a renderer's skinned-mesh bounds: computed in the step's
+    /// forward kinematics, so this is a copy (no allocation). Refused, with
+    /// nothing written, when the range is reversed or runs past the crowd
+    /// ([`Error::Range`]) or `out` is not one box per character of it
+    /// ([`Error::Length`]).
+    ///
+    /// ```
+    /// # use kineform::crowd::{Aabb, ClipLibrary, Crowd, CrowdConfig};
+    /// # let library = ClipLibrary::from_bvh(&kineform::data::default_clip())?;
+    /// let joints = library.skeleton().len();
+    /// // Every joint padded by 3 units (a limb's thickness, in the clip's units).
+    /// let cfg = CrowdConfig { characters: 16, joint_radii: vec![3.0; joints], ..Default::default() };
+    /// let mut crowd = Crowd::new(&library, cfg)?;
+    /// let mut boxes = vec![Aabb::ZERO; 16]; // the game's, kept across frames
+    /// crowd.step(1.0 / 60.0)?;
+    /// crowd.bounds_into(0..16, &mut boxes)?;
+    /// let hips = crowd.world_kform(5, 1).unwrap().pos;
+    /// assert!(boxes[5].contains(hips));
+    /// assert!(crowd.bounds_into(0..16, &mut boxes[..15]).is_err());
+    /// # Ok::<(), kineform::Error>(())
+    /// ```
+    pub fn bounds_into(&self, chars: Range<usize>, out: &mut [Aabb]) -> Result<()> {
+        check_readout(&chars, self.cfg.characters, out.len())?;
+        for (o, c) in out.iter_mut().zip(chars) {
+            *o = self.packs.bounds[c / 8].lane(c % 8);
+        }
+        Ok(())
     }
 
     /// The whole crowd's world output as a [`Packed`] view (crowd joints:

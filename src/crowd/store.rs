@@ -251,6 +251,9 @@ pack_store! {
         result: PackResult,
         /// How many of the pack's `marks` the last step filled.
         mark_count: u32,
+        /// The characters' world bounding boxes, grown by the last step's
+        /// forward kinematics ([`super::Aabb`]).
+        bounds: super::bounds::Aabbx8,
     }
     rows {
         /// Per joint, which characters' two-source blends take their

@@ -150,9 +150,11 @@ proptest! {
     /// (jumping with and without transitions, wrapping, holding, reporting
     /// their ends), weights (set, moving, settling at zero, so whole packs
     /// skip a layer) and the blend profiles its transitions take; full or
-    /// compact clips (both crowds play the decoded motion).
+    /// compact clips (both crowds play the decoded motion); and every
+    /// character's bounding box, its joints padded by radii of 0 to 4
+    /// units or not at all.
     #[test]
-    fn both_crowds_agree_under_generated_commands(stream in frames(), cubic: bool, dead: bool, extract: bool, fitted: bool, heavy: bool, with_layers: bool, compact: bool) {
+    fn both_crowds_agree_under_generated_commands(stream in frames(), cubic: bool, dead: bool, extract: bool, fitted: bool, heavy: bool, with_layers: bool, compact: bool, padded: bool) {
         let library = with_markers(two_subjects());
         let cfg = CrowdConfig {
             characters: 11,
@@ -162,6 +164,10 @@ proptest! {
             dead_blend_halflives: if fitted { DeadBlendHalflives::FITTED } else { DeadBlendHalflives::Command },
             clip_storage: if compact { ClipStorage::Compact } else { ClipStorage::Full },
             marker_weight: if heavy { 0.4 } else { 0.0 },
+            joint_radii: match padded {
+                true => (0..library.skeleton().len()).map(|j| (j % 5) as f32).collect(),
+                false => Vec::new(),
+            },
             ..Default::default()
         };
         let cfg = if with_layers { layered(cfg) } else { cfg };

@@ -487,11 +487,13 @@ mod cli {
 
     #[test]
     fn json_has_every_figure() {
+        let mut plain_boxes = None;
         for extra in [
             &[][..],
             &["--scalar"],
             &["--transition", "deadblend", "--sampling", "cubic"],
             &["--transition", "deadblend", "--halflives", "fitted"],
+            &["--joint-radius", "2"],
         ] {
             let mut args = vec![
                 "crowd",
@@ -524,8 +526,34 @@ mod cli {
                 "velocity_check_passed",
                 "velocity_gap_worst",
                 "non_finite_character_frames",
+                "bounds_mean_size",
+                "bounds_largest_extent",
             ] {
                 assert!(!v[key].is_null(), "{key} missing in {v}");
+            }
+            // The characters' boxes (issue 24 item 4), read out after each
+            // frame: a standing body's size, the mocap's units (inches
+            // over 0.45), tallest on y; padded by 2 units per joint, the
+            // same run's boxes are 4 units larger on every axis.
+            let size: Vec<f64> = v["bounds_mean_size"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|s| s.as_f64().unwrap())
+                .collect();
+            assert!(
+                size.len() == 3 && size.iter().all(|s| *s > 2.0 && *s < 100.0),
+                "{v}"
+            );
+            assert!(size[1] > size[0] && size[1] > size[2], "{v}");
+            match (extra, &plain_boxes) {
+                (&[], _) => plain_boxes = Some(size),
+                (&["--joint-radius", _], Some(plain)) => {
+                    for (p, s) in plain.iter().zip(&size) {
+                        assert!((s - p - 4.0).abs() < 1e-3, "{plain:?} {size:?}");
+                    }
+                }
+                _ => {}
             }
             // The verdict: passed, the worst place named, nothing non-finite.
             assert_eq!(v["velocity_check_passed"], true, "{v}");

@@ -18,6 +18,8 @@ mod shipped;
 
 mod backends;
 mod batch;
+#[cfg(feature = "wander")]
+mod bounds;
 mod bvh;
 mod catalogue_equivalence;
 mod catalogue_velocities;

@@ -223,6 +223,8 @@ fn assert_same(a: &Crowd, b: &Crowd, what: &str) {
         let bits = |m: Option<(Vec3, Vec3)>| {
             m.map(|(d, v)| [d, v].map(|x| x.to_array().map(f32::to_bits)))
         };
+        let boxes = |c: &Crowd, k| bits(c.bounds(k).map(|b| (b.min, b.max)));
+        assert_eq!(boxes(a, c), boxes(b, c), "{what}: bounds of {c}");
         assert_eq!(
             bits(a.root_motion(c)),
             bits(b.root_motion(c)),
@@ -261,6 +263,8 @@ fn configs() -> Vec<CrowdConfig> {
             transition: Transition::DeadBlend,
             dead_blend_halflives: DeadBlendHalflives::FITTED,
             characters: 64,
+            // Bounds padded per joint (the CMU skeleton's 31).
+            joint_radii: (0..31).map(|j| 0.1 * j as f32).collect(),
             ..base.clone()
         },
         CrowdConfig {

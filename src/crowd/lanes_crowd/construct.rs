@@ -7,6 +7,7 @@
 use std::sync::Mutex;
 
 use super::Crowd;
+use crate::crowd::bounds::{Aabbx8, check_radii, crowd_radii};
 use crate::crowd::command::Queue;
 use crate::crowd::layer::Layout;
 use crate::crowd::markers::MarkerTable;
@@ -133,6 +134,7 @@ impl Crowd {
             });
         }
         let skeleton = crowd_skeleton(library.skeleton())?;
+        check_radii(&cfg.joint_radii, library.skeleton().len())?;
         let j = skeleton.len();
         let packs = cfg.characters.div_ceil(8);
         let too_big = Error::Size {
@@ -220,6 +222,7 @@ impl Crowd {
         let events = events_room(cfg.characters, cfg.layers.len(), store.marks.len())?;
         debug_assert!(store.is_whole());
         Ok(Crowd {
+            radii: crowd_radii(&cfg.joint_radii, j)?,
             packs: store,
             events,
             markers,
@@ -324,6 +327,7 @@ fn pack_store(
         ),
         world: Rows::new(try_vec("world output", n(j)?, Motionx8::REST)?, packs),
         mark_count: try_vec("markers crossed", packs, 0)?,
+        bounds: try_vec("bounding boxes", packs, Aabbx8::ZERO)?,
         marks: Rows::new(
             try_vec("markers crossed", n(marks_per_pack)?, NO_EVENT)?,
             packs,
@@ -467,8 +471,9 @@ impl Crowd {
     }
 
     /// Moves the world's origin to `origin`: every character's root, the
-    /// roots given for the next step, and the world output the velocity
-    /// check compares the next step with, shifted by `-origin`, so that the
+    /// roots given for the next step, the world output the velocity
+    /// check compares the next step with, and the bounding boxes
+    /// ([`Crowd::bounds_into`]), shifted by `-origin`, so that the
     /// next step continues the motion without a jump. For a game whose
     /// characters travel farther than ±[`crate::limits::MAX_POSITION`] (a
     /// floating origin: re-centre on the camera or the player now and
@@ -499,6 +504,9 @@ impl Crowd {
         }
         for w in self.packs.world.iter_mut() {
             w.pos -= shift;
+        }
+        for b in self.packs.bounds.iter_mut() {
+            b.shift(shift);
         }
         Ok(())
     }

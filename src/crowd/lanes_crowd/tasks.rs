@@ -166,11 +166,13 @@ impl Crowd {
             markers,
             layout,
             layer_passes,
+            radii,
             ..
         } = self;
         let sh = Shared {
             parents: skeleton.parents(),
             tracks,
+            radii: (!cfg.joint_radii.is_empty()).then_some(&radii[..]),
             rows,
             commands: sorted,
             shown: &[],

@@ -264,7 +264,8 @@ fn transitions<'s, const INERT: bool>(
 }
 
 /// Forward kinematics of the `local` pose into the world output, parents
-/// first, from joint 0, each character's root; the pack's figures: its
+/// first, from joint 0, each character's root, growing the characters'
+/// bounding boxes; the pack's figures: its
 /// transitions (`trans`) and the velocity check against the previous
 /// frame's output.
 #[inline(always)]
@@ -278,15 +279,15 @@ fn world_pass(
     let p = pack.index;
     let valid: [bool; 8] = core::array::from_fn(|i| p * 8 + i < sh.characters);
     let half_dt = splat(0.5 * sh.dt);
-    let (world, pose, skeleton) = (
-        &mut *pack.world,
+    let (out, pose, skeleton) = (
+        (&mut *pack.world, &mut *pack.bounds),
         (&step.root, local),
-        (sh.parents, sh.tracks),
+        (sh.parents, sh.tracks, sh.radii),
     );
     let check = if sh.check {
-        fk_pass::<true>(world, pose, skeleton, sh.first, half_dt)
+        fk_pass::<true>(out, pose, skeleton, sh.first, half_dt)
     } else {
-        fk_pass::<false>(world, pose, skeleton, sh.first, half_dt)
+        fk_pass::<false>(out, pose, skeleton, sh.first, half_dt)
     };
     PackResult {
         ran: true,

@@ -19,6 +19,9 @@ pub(crate) struct Shared<'a> {
     pub db: &'a Database,
     pub parents: &'a [i32],
     pub tracks: &'a [Track],
+    /// Each crowd joint's radius in its character's bounds (0 for joint
+    /// 0), `None` where the crowd pads none.
+    pub radii: Option<&'a [f32]>,
     pub rows: &'a [ClipRows],
     /// The frame's commands, sorted by character (each pack's are its
     /// [`crate::crowd::store::PackPlan::commands`]).

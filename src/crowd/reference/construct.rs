@@ -61,6 +61,7 @@ impl RefState {
             fit_pos: try_vec(WHAT, fits, Vec3::splat(0.2))?,
             fit_rot: try_vec(WHAT, fits, Vec3::splat(0.2))?,
             world: try_pose(WHAT, joints)?,
+            bounds: crate::crowd::Aabb::ZERO,
             removed: (0.0, 0.0),
             root_motion: (Vec3::ZERO, Vec3::ZERO),
         })
@@ -140,6 +141,7 @@ impl ReferenceCrowd {
             crate::crowd::ClipStorage::Compact => Some(db.decoded_clips(library.clips())),
         };
         let skeleton = crowd_skeleton(library.skeleton())?;
+        crate::crowd::bounds::check_radii(&cfg.joint_radii, library.skeleton().len())?;
         let layout = Layout::new(&cfg.layers, &cfg.blend_profiles, library.skeleton())?;
         let (j, nl) = (skeleton.len(), cfg.layers.len());
         let rows = clip_rows(&db, library);

@@ -4,6 +4,7 @@
 //! its layers), the transition's start, the local pose, root motion,
 //! forward kinematics and the velocity check.
 
+use super::bounds::ref_bounds;
 use super::layers::ref_layers;
 use super::layers::{ref_clear_snapped, ref_dead_blend_profiled, ref_inertialize_profiled};
 use super::{RefScratch, RefState, SIZED};
@@ -287,7 +288,7 @@ fn ref_local(
 /// order of the lanes crowd's passes: the pose it would have shown, the
 /// input, the transition's start, the local pose (inertialized or
 /// dead-blended), root motion, forward kinematics into its world pose,
-/// checked against the previous frame's.
+/// checked against the previous frame's, and the pose's bounding box.
 fn reference_frame(
     crowd: &Crowdwide,
     (st, old): (&CharStep, Option<&CharStep>),
@@ -330,6 +331,7 @@ fn reference_frame(
         },
     };
     ch.world.clone_from(&s.global);
+    ch.bounds = ref_bounds(&ch.world, &cfg.joint_radii, pose_finite(&ch.world));
     check
 }
 

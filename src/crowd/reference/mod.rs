@@ -5,9 +5,10 @@
 //! for bit; every pose is then computed by the scalar reference
 //! (`frame`): sampling, blending, the layers (`layers`), inertialization
 //! or dead blending (each joint over its own duration under a blend
-//! profile), root motion, forward kinematics with velocities, and the
-//! velocity check.
+//! profile), root motion, forward kinematics with velocities, the
+//! characters' bounding boxes (`bounds`), and the velocity check.
 
+mod bounds;
 mod construct;
 mod frame;
 mod layers;
@@ -92,6 +93,8 @@ struct RefState {
     fit_pos: Vec<Vec3>,
     fit_rot: Vec<Vec3>,
     world: Pose,
+    /// The world pose's bounding box ([`super::Aabb`]).
+    bounds: super::Aabb,
     /// Root motion taken out last step (x, z in the root's frame), and this
     /// step's world displacement and velocity.
     removed: (f32, f32),
@@ -147,6 +150,26 @@ impl ReferenceCrowd {
     pub fn layer_state(&self, c: usize, layer: usize) -> Option<LayerState> {
         let n = self.cfg.layers.len();
         (c < self.cfg.characters && layer < n).then(|| self.layers[(c / 8) * n + layer].get(c % 8))
+    }
+
+    /// Character `c`'s world bounding box ([`super::Crowd::bounds`]).
+    pub fn bounds(&self, c: usize) -> Option<super::Aabb> {
+        (c < self.cfg.characters).then(|| self.chars[c].bounds)
+    }
+
+    /// The bounding boxes of characters `chars` into `out`, one per
+    /// character, refused with nothing written as there
+    /// ([`super::Crowd::bounds_into`]).
+    pub fn bounds_into(
+        &self,
+        chars: core::ops::Range<usize>,
+        out: &mut [super::Aabb],
+    ) -> Result<()> {
+        super::bounds::check_readout(&chars, self.cfg.characters, out.len())?;
+        for (o, ch) in out.iter_mut().zip(&self.chars[chars]) {
+            *o = ch.bounds;
+        }
+        Ok(())
     }
 
     /// The root motion taken out of character `c` in the last step
@@ -294,8 +317,8 @@ impl ReferenceCrowd {
     }
 
     /// Moves the world's origin to `origin` ([`super::Crowd::recenter`]):
-    /// every root, the roots queued for the next step and the world poses
-    /// shifted by `-origin`; refused, changing nothing, as there.
+    /// every root, the roots queued for the next step, the world poses and
+    /// their bounding boxes shifted by `-origin`; refused, changing nothing, as there.
     pub fn recenter(&mut self, origin: Vec3) -> Result<()> {
         super::state::check_origin(origin)?;
         let n = self.cfg.characters;
@@ -309,6 +332,8 @@ impl ReferenceCrowd {
             for p in &mut ch.world.pos {
                 *p -= origin;
             }
+            ch.bounds.min -= origin;
+            ch.bounds.max -= origin;
         }
         Ok(())
     }

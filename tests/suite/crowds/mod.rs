@@ -1,9 +1,10 @@
 //! Helpers of the crowd tests: clips, thread pools, and the comparison of
-//! the 8-lane crowd's world poses with the reference crowd's.
+//! the 8-lane crowd's world poses and bounding boxes with the reference
+//! crowd's.
 #![allow(dead_code)] // each test file uses its own share
 
 use kineform::crowd::{
-    BlendProfile, ClipLibrary, Crowd, CrowdConfig, Joints, Layer, Mask, ReferenceCrowd,
+    Aabb, BlendProfile, ClipLibrary, Crowd, CrowdConfig, Joints, Layer, Mask, ReferenceCrowd,
 };
 use kineform::reference::{self as r, Kform};
 
@@ -64,12 +65,14 @@ pub struct Diffs {
     pub rot: f32,
     pub vel: f32,
     pub ang: f32,
+    /// Bounding boxes' faces ([`compare_bounds`]).
+    pub bounds: f32,
 }
 
 impl Diffs {
     /// Every difference within its tolerance (false on NaN).
     pub fn within(&self) -> bool {
-        [self.pos, self.rot, self.vel, self.ang]
+        [self.pos, self.rot, self.vel, self.ang, self.bounds]
             .iter()
             .all(|d| *d <= 1.0)
     }
@@ -95,6 +98,17 @@ pub fn compare(a: &Kform, b: &Kform, d: &mut Diffs) {
     d.ang = worst(d.ang, scaled(a.ang, b.ang, 2e-4, 1e-5));
 }
 
+/// Largest scaled differences between two bounding boxes, into
+/// `d.bounds`: each face is the smallest or largest of the padded joint
+/// positions (the same radii on both sides), so it moves no more than the
+/// positions do between the crowds, and takes the positions' tolerance,
+/// `2e-4 + 2e-6 |y|` per corner.
+pub fn compare_bounds(a: &Aabb, b: &Aabb, d: &mut Diffs) {
+    let scaled = |x: r::Vec3, y: r::Vec3| r::length(x - y) / (2e-4 + 2e-6 * r::length(y));
+    d.bounds = worst(d.bounds, scaled(a.min, b.min));
+    d.bounds = worst(d.bounds, scaled(a.max, b.max));
+}
+
 /// What a lanes-vs-reference run saw.
 #[derive(Default, Debug)]
 pub struct Run {
@@ -105,7 +119,8 @@ pub struct Run {
 }
 
 impl Run {
-    /// Compares character `c`'s world pose in both crowds.
+    /// Compares character `c`'s world pose and bounding box in both
+    /// crowds.
     pub fn compare_character(&mut self, lanes: &Crowd, reference: &ReferenceCrowd, c: usize) {
         for j in 0..lanes.skeleton().len() {
             compare(
@@ -114,6 +129,8 @@ impl Run {
                 &mut self.diffs,
             );
         }
+        let (a, b) = (lanes.bounds(c).unwrap(), reference.bounds(c).unwrap());
+        compare_bounds(&a, &b, &mut self.diffs);
     }
 }
 
