@@ -190,8 +190,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         step_time += t0.elapsed().as_secs_f64();
         crowd.positions_into(0..n, &mut positions)?;
         for (c, ch) in chars.iter_mut().enumerate() {
-            let (_, vel) = crowd.root_motion(c).expect("c < n");
-            ch.vel = vel;
+            ch.vel = crowd.root_motion(c).expect("c < n").velocity;
         }
         transitions += stats.transitions;
         commands += u64::from(stats.commands);

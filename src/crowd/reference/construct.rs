@@ -12,6 +12,7 @@ use crate::crowd::lanes_crowd::construct::{
 };
 use crate::crowd::layer::Layout;
 use crate::crowd::markers::MarkerTable;
+use crate::crowd::place::Place;
 use crate::crowd::state::{LayerLanes, Statex8};
 use crate::crowd::store::EventBits;
 use crate::crowd::{ClipLibrary, CrowdConfig, Event, FrameStats};
@@ -61,8 +62,9 @@ impl RefState {
             fit_pos: try_vec(WHAT, fits, Vec3::splat(0.2))?,
             fit_rot: try_vec(WHAT, fits, Vec3::splat(0.2))?,
             world: try_pose(WHAT, joints)?,
-            removed: (0.0, 0.0),
-            root_motion: (Vec3::ZERO, Vec3::ZERO),
+            removed: Place::IDENTITY,
+            root_motion: crate::crowd::RootDelta::default(),
+            places: [Place::IDENTITY; 2],
         })
     }
 }
@@ -142,7 +144,7 @@ impl ReferenceCrowd {
         let skeleton = crowd_skeleton(library.skeleton())?;
         let layout = Layout::new(&cfg.layers, &cfg.blend_profiles, library.skeleton())?;
         let (j, nl) = (skeleton.len(), cfg.layers.len());
-        let rows = clip_rows(&db, library);
+        let rows = clip_rows(&db, library, cfg.up_axis());
         let packs = cfg.characters.div_ceil(8);
         let fits = if cfg.fit().is_some() { j } else { 0 };
         // Whole packs of 8: a size within 7 of usize::MAX has no such

@@ -21,6 +21,7 @@ use super::lanes_crowd::check_dt;
 use super::layer::Layout;
 use super::markers::{MarkerTable, pack_markers};
 use super::output::push_events;
+use super::place::Place;
 use super::state::{ClipRows, LayerLanes, LayerState, Spanx8, Statex8};
 use super::store::EventBits;
 use super::{CharacterState, Event, VelocityCheck};
@@ -92,10 +93,13 @@ struct RefState {
     fit_pos: Vec<Vec3>,
     fit_rot: Vec<Vec3>,
     world: Pose,
-    /// Root motion taken out last step (x, z in the root's frame), and this
-    /// step's world displacement and velocity.
-    removed: (f32, f32),
-    root_motion: (Vec3, Vec3),
+    /// Root motion taken out last step (the clips' root's place and
+    /// heading, in its sources' places' frame), and this step's
+    /// ([`super::RootDelta`]).
+    removed: Place,
+    root_motion: super::RootDelta,
+    /// Where sources A and B's clips stand ([`super::place`]).
+    places: [Place; 2],
 }
 
 /// Scratch poses of one reference worker.
@@ -151,7 +155,7 @@ impl ReferenceCrowd {
 
     /// The root motion taken out of character `c` in the last step
     /// ([`super::Crowd::root_motion`]).
-    pub fn root_motion(&self, c: usize) -> Option<(Vec3, Vec3)> {
+    pub fn root_motion(&self, c: usize) -> Option<super::RootDelta> {
         (c < self.cfg.characters).then(|| self.chars[c].root_motion)
     }
 
