@@ -64,12 +64,18 @@ pub struct Diffs {
     pub rot: f32,
     pub vel: f32,
     pub ang: f32,
+    /// The extracted root motion (`RootDelta`): displacement 2e-4 units
+    /// + 1e-4 relative, velocity 2e-2 units/s + 1e-4 relative, turn 1e-5
+    /// rad + 1e-4 relative, turn rate 2e-3 rad/s + 1e-4 relative (the
+    /// root joint's blended pose, its twist and the twist's rate, a few
+    /// ULP of the lanes' polynomials apart, over steps of 1/60 s).
+    pub root: f32,
 }
 
 impl Diffs {
     /// Every difference within its tolerance (false on NaN).
     pub fn within(&self) -> bool {
-        [self.pos, self.rot, self.vel, self.ang]
+        [self.pos, self.rot, self.vel, self.ang, self.root]
             .iter()
             .all(|d| *d <= 1.0)
     }
@@ -106,6 +112,8 @@ pub struct Run {
 
 impl Run {
     /// Compares character `c`'s world pose in both crowds.
+    /// Compares character `c`'s world pose and extracted root motion in
+    /// both crowds.
     pub fn compare_character(&mut self, lanes: &Crowd, reference: &ReferenceCrowd, c: usize) {
         for j in 0..lanes.skeleton().len() {
             compare(
@@ -113,6 +121,22 @@ impl Run {
                 &reference.world_kform(c, j).unwrap(),
                 &mut self.diffs,
             );
+        }
+        let (a, b) = (
+            lanes.root_motion(c).unwrap(),
+            reference.root_motion(c).unwrap(),
+        );
+        let scaled = |x: r::Vec3, y: r::Vec3, abs: f32, rel: f32| {
+            r::length(x - y) / (abs + rel * r::length(y))
+        };
+        let one = |x: f32, y: f32, abs: f32, rel: f32| (x - y).abs() / (abs + rel * y.abs());
+        for d in [
+            scaled(a.displacement, b.displacement, 2e-4, 1e-4),
+            scaled(a.velocity, b.velocity, 2e-2, 1e-4),
+            one(a.turn, b.turn, 1e-5, 1e-4),
+            one(a.turn_rate, b.turn_rate, 2e-3, 1e-4),
+        ] {
+            self.diffs.root = worst(self.diffs.root, d);
         }
     }
 }
