@@ -10,7 +10,8 @@ use clap::{Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use kineform::crowd::{
     ClipLibrary, ClipStorage, Crowd, CrowdConfig, DeadBlendHalflives, Event, EventKind, FrameStats,
-    Layer, Mask, ReferenceCrowd, Sampling, Transition, VelocityCheck, Wander, WanderConfig,
+    Layer, Mask, ReferenceCrowd, RootMotion, Sampling, Transition, VelocityCheck, Wander,
+    WanderConfig,
 };
 use kineform::markers::FootContact;
 use kineform::{bvh, data};
@@ -94,6 +95,12 @@ enum SamplingArg {
     Cubic,
 }
 
+#[derive(Clone, Copy, ValueEnum)]
+enum RootMotionArg {
+    Apply,
+    Extract,
+}
+
 #[derive(clap::Args)]
 struct CrowdArgs {
     /// Number of characters.
@@ -128,6 +135,14 @@ struct CrowdArgs {
     /// How clips are sampled between frames.
     #[arg(long, value_enum, default_value_t = SamplingArg::Linear)]
     sampling: SamplingArg,
+    /// What the clips' root motion does (`RootMotion`): `apply` moves the
+    /// characters (looping clips walk on across their seams); `extract`
+    /// takes the root's place and heading out and the driver moves and
+    /// turns each root by what the crowd reports after each step (its
+    /// source B then plays source A's time), measuring the heading error
+    /// of the integrated roots against the clips' own.
+    #[arg(long, value_enum, default_value_t = RootMotionArg::Apply)]
+    root_motion: RootMotionArg,
     /// Run the same crowd through the scalar reference path.
     #[arg(long)]
     scalar: bool,
@@ -311,17 +326,22 @@ enum AnyCrowd {
 }
 
 impl AnyCrowd {
-    /// The driver's commands for this frame, then the step; returns the
-    /// step's figures and the number of commands.
+    /// The driver's commands for this frame, then the step, then the
+    /// driver's roots moved by the extracted root motion (where it follows
+    /// it); returns the step's figures.
     fn step(&mut self, wander: &mut Wander, dt: f32) -> kineform::Result<FrameStats> {
         match self {
             AnyCrowd::Lanes(c) => {
                 wander.update(c.as_mut(), dt)?;
-                c.step(dt)
+                let s = c.step(dt)?;
+                wander.follow(c.as_mut(), dt)?;
+                Ok(s)
             }
             AnyCrowd::Scalar(c) => {
                 wander.update(c.as_mut(), dt)?;
-                c.step(dt)
+                let s = c.step(dt)?;
+                wander.follow(c.as_mut(), dt)?;
+                Ok(s)
             }
         }
     }
@@ -368,6 +388,10 @@ fn run_crowd(a: &CrowdArgs) -> Result<(), Box<dyn std::error::Error>> {
             HalflivesArg::Fitted => DeadBlendHalflives::FITTED,
         },
         velocity_check: !a.no_check,
+        root_motion: match a.root_motion {
+            RootMotionArg::Apply => RootMotion::Apply,
+            RootMotionArg::Extract => RootMotion::Extract,
+        },
         clip_storage: if a.compact {
             ClipStorage::Compact
         } else {
@@ -387,6 +411,7 @@ fn run_crowd(a: &CrowdArgs) -> Result<(), Box<dyn std::error::Error>> {
         WanderConfig {
             seed: a.seed,
             layers: a.layers > 0,
+            follow_root_motion: matches!(a.root_motion, RootMotionArg::Extract),
             ..WanderConfig::default()
         },
     );
@@ -477,6 +502,8 @@ fn run_crowd(a: &CrowdArgs) -> Result<(), Box<dyn std::error::Error>> {
         Sampling::Linear => "linear",
         Sampling::Cubic => "cubic",
     };
+    let extracting = cfg.root_motion == RootMotion::Extract;
+    let heading = wander.heading_error();
     if a.json {
         let checked = |x: f64| (!a.no_check).then_some(x);
         let o = serde_json::json!({
@@ -494,6 +521,16 @@ fn run_crowd(a: &CrowdArgs) -> Result<(), Box<dyn std::error::Error>> {
             "sampling": sampling,
             "clip_storage": if a.compact { "compact" } else { "full" },
             "layers": cfg.layers.len(),
+            "root_motion": match cfg.root_motion {
+                RootMotion::Apply => "apply",
+                RootMotion::Extract => "extract",
+            },
+            // Radians, null when root motion is applied: the heading the
+            // driver turned each root to by the reported turns against its
+            // clip's own (source A's) since its sources were last set, once
+            // their transition finished, and while it ran.
+            "heading_error_max": extracting.then_some(heading.0),
+            "heading_error_in_transitions_max": extracting.then_some(heading.1),
             "frame_ms_median": median * 1e3,
             "frame_ms_p99": p99 * 1e3,
             "frame_ms_best": best * 1e3,
@@ -551,6 +588,12 @@ fn run_crowd(a: &CrowdArgs) -> Result<(), Box<dyn std::error::Error>> {
             "markers: {markers_in_clips} footsteps in the clips; {markers_per_s:.0} crossed per second of game time ({per_character:.2} per character, sources weighing over {})",
             a.marker_weight
         );
+        if extracting {
+            println!(
+                "root motion extracted, roots moved and turned by it: heading error against the clips' own up to {:.2e} rad ({:.2e} while transitions run)",
+                heading.0, heading.1
+            );
+        }
         if a.no_check {
             println!("velocity check: off (--no-check); {transitions} transitions");
         } else {

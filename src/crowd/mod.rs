@@ -33,13 +33,17 @@
 //!   (`passes::shown`); then each pack's step (`passes::pack_step`)
 //!   runs: sample source A, sample source B and blend
 //!   (`passes::sampling`); inertialize or dead-blend
-//!   (`passes::transition`); take out the clips' root translation where
-//!   the crowd extracts it (`passes::root_motion`); forward kinematics
+//!   (`passes::transition`); take out the clips' root place and heading
+//!   where the crowd extracts it (`passes::root_motion`); forward kinematics
 //!   from the character's root straight into the world output, with the
 //!   velocity check (`passes::fk`). Each worker's scratch
 //!   (`passes::scratch`) keeps a pack's poses in cache, and the next
 //!   pack's memory is fetched while this one runs (`passes::ahead`).
 //!   `motion` holds the per-joint math the passes share.
+//! - `place`: where each source's clip stands on the ground (a turn about
+//!   the up axis and a shift), moved on by the clip's net motion over a
+//!   loop at each wrap so that travelling loops walk on ([`RootMotion`]),
+//!   and the up axis ([`CrowdConfig::up`]).
 //! - `halflives`: dead blending with half-lives fitted per joint and axis
 //!   at each transition ([`DeadBlendHalflives::Fitted`]): the fit from the
 //!   shown pose to the new input, kept per character and joint, and the

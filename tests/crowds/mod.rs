@@ -65,8 +65,8 @@ pub struct Diffs {
     pub vel: f32,
     pub ang: f32,
     /// The extracted root motion (`RootDelta`): displacement 2e-4 units
-    /// + 1e-4 relative, velocity 2e-2 units/s + 1e-4 relative, turn 1e-5
-    /// rad + 1e-4 relative, turn rate 2e-3 rad/s + 1e-4 relative (the
+    /// and 1e-4 relative, velocity 2e-2 units/s and 1e-4 relative, turn
+    /// 1e-5 rad and 1e-4 relative, turn rate 2e-3 rad/s and 1e-4 relative (the
     /// root joint's blended pose, its twist and the twist's rate, a few
     /// ULP of the lanes' polynomials apart, over steps of 1/60 s).
     pub root: f32,
