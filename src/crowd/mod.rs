@@ -438,7 +438,8 @@ impl Default for CrowdConfig {
 }
 
 /// Bytes a crowd of `characters` on `joints` crowd joints needs, about:
-/// its world output, its kept transition state, its schedules and room
+/// its world output, its kept transition state, its schedules, its root
+/// motion and sources' places, and room
 /// for a step's events (three per character). Used to refuse sizes before
 /// allocating (the CLI says how much a size needs).
 pub fn crowd_bytes(characters: usize, joints: usize) -> Option<usize> {
@@ -446,6 +447,7 @@ pub fn crowd_bytes(characters: usize, joints: usize) -> Option<usize> {
     let per_pack = joints
         .checked_mul(size_of::<Motionx8>() * 2)?
         .checked_add(size_of::<state::Statex8>() + 8 * size_of::<Root>() + 64)?
+        .checked_add(size_of::<motion::RootMotionx8>())?
         .checked_add(24 * size_of::<Event>())?;
     packs.checked_mul(per_pack)
 }
