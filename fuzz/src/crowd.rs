@@ -20,11 +20,11 @@
 //!   `positions_into` and the other copies) is finite, and the states and
 //!   frame statistics agree;
 //! - while every accepted value lies in the domain the crowd tests
-//!   generate (`tests/commands.rs`: times within ±10 s, rates within ±2,
+//!   generate (`tests/suite/commands.rs`: times within ±10 s, rates within ±2,
 //!   durations and half-lives in [0.05, 1] s, roots within 50 units,
 //!   30 units/s and 2 rad/s, steps in [0.002, 0.05] s, the article's
 //!   fitted half-lives), the 8-lane crowd equals the reference within
-//!   `tests/crowd.rs`'s tolerances on every character and joint:
+//!   `tests/suite/crowd.rs`'s tolerances on every character and joint:
 //!   positions 2e-4 + 2e-6 relative, rotations `1 - |dot| <= 1e-5`,
 //!   velocities 2e-3 + 1e-5 relative, angular velocities 2e-4 + 1e-5
 //!   relative, root motion 1e-3 + 1e-4 relative;
@@ -281,7 +281,7 @@ fn world_bits(lanes: &Crowd) -> Vec<u32> {
 
 /// The checks after a step: finite output on both sides, the copies out
 /// equal to `world_kform`, states equal, and in the tested domain the
-/// tolerances of `tests/crowd.rs`.
+/// tolerances of `tests/suite/crowd.rs`.
 fn check_outputs(lanes: &Crowd, reference: &ReferenceCrowd, tame: bool, ctx: &dyn Fn() -> String) {
     let n = lanes.characters();
     let j = lanes.skeleton().len();

@@ -5,7 +5,7 @@
 //! (half-lives, `dt`) are lane vectors here, so each lane may differ.
 //!
 //! Lane functions follow the same edge-case table as the reference and
-//! agree with it within the tolerances stated in `tests/equivalence.rs`.
+//! agree with it within the tolerances stated in `tests/suite/equivalence.rs`.
 
 pub mod angular;
 pub mod blend;

@@ -7,8 +7,8 @@
 //!   measured here: each build writes its kernels' outputs on a fixed grid
 //!   of inputs to `target/backends/<backend>.bin`, and when the other
 //!   build's file is there, the two are compared and the bound printed and
-//!   checked. Both builds must also pass `tests/equivalence.rs` and
-//!   `tests/catalogue_equivalence.rs` (the lanes-vs-reference tolerances):
+//!   checked. Both builds must also pass `tests/suite/equivalence.rs` and
+//!   `tests/suite/catalogue_equivalence.rs` (the lanes-vs-reference tolerances):
 //!   see README, "Tests".
 
 use kineform::lanes::{self, F32x8, Kformx8, Quatx8, Vec3x8};
@@ -219,7 +219,7 @@ fn nan_and_infinity_stay_in_their_lane() {
 /// Writes this build's outputs and, when the other backend's are there,
 /// measures and checks the difference: at most 2e-5 of the output's scale
 /// (max of its magnitude and 1) for every kernel, which is within twice the
-/// lanes-vs-reference tolerances of `tests/equivalence.rs` (each build is
+/// lanes-vs-reference tolerances of `tests/suite/equivalence.rs` (each build is
 /// within them of the reference).
 #[test]
 fn lane_kernels_across_backends() {

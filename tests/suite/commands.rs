@@ -3,7 +3,7 @@
 //! the order rule, events, outputs into the caller's memory, root motion
 //! extraction, and clips of another hierarchy refused by name.
 
-mod crowds;
+use crate::crowds;
 use crowds::*;
 
 use kineform::Error;
@@ -141,7 +141,7 @@ proptest! {
     /// interrupting transitions, two clips of two subjects in A and B,
     /// weights set and moving, rates 0 and negative, loop/hold/report at
     /// clip ends, roots moving, a frame time that changes every frame)
-    /// keep the same states and events and agree within `tests/crowd.rs`'s
+    /// keep the same states and events and agree within `tests/suite/crowd.rs`'s
     /// tolerances on every world pose; dead blending with the command's
     /// half-life or half-lives fitted per joint and axis; markers on both
     /// clips (at the ends, on a frame, between frames, two at one time)

@@ -33,8 +33,7 @@
 //! and, from 61 sources, how often the nearest other frame by `D` is the
 //! cheapest by `Σc`, and what it costs relative to the cheapest.
 
-#[path = "common/matching.rs"]
-mod shipped;
+use crate::shipped;
 
 use kineform::matching::{FootFeatures, GroupKind, MatchDatabase};
 use kineform::reference::{

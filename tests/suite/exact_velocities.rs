@@ -21,7 +21,7 @@
 //! turns; the blend must still move every joint no further per step than
 //! its angular velocity allows.
 
-mod common;
+use crate::common;
 use common::*;
 
 use kineform::reference::{self as r, Pose, Quat, Vec3};

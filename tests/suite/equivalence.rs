@@ -24,7 +24,7 @@
 
 #![allow(clippy::needless_range_loop)] // tests index several parallel arrays
 
-mod common;
+use crate::common;
 use common::*;
 
 use kineform::lanes;

@@ -16,7 +16,7 @@
 
 #![allow(clippy::needless_range_loop)] // lanes and reference side by side
 
-mod common;
+use crate::common;
 use common::*;
 
 use kineform::lanes::{self, Kformx8, Quatx8};

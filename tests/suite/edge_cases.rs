@@ -4,7 +4,7 @@
 
 #![allow(clippy::needless_range_loop)] // tests index several parallel arrays
 
-mod common;
+use crate::common;
 use common::*;
 
 use kineform::lanes::{self, Kformx8, Quatx8, Vec3x8};
@@ -499,7 +499,7 @@ fn sampling_clamps_time_and_frame_time() {
     assert_eq!((o.pos[0], o.vel[0]), (Vec3::splat(2.0), Vec3::ZERO));
     // Frame indices past any clip (a huge time, a tiny frame time, an
     // infinite quotient) clamp to the last frame: no overflow of st + 1
-    // (found by tests/crowd.rs's configuration proptest), no NaN weight.
+    // (found by tests/suite/crowd.rs's configuration proptest), no NaN weight.
     for (time, dt) in [
         (1e30, 1.0 / 120.0),
         (1.0, 1e-40),
@@ -558,9 +558,7 @@ fn extrapolation_holds_the_root_still() {
     assert!(o.pos[1].x > 1.0 && o.vel[1].x > 0.0);
 }
 
-#[path = "../fuzz/src/api.rs"]
-#[allow(dead_code)] // the fuzz target's decoder is not used here
-mod api;
+use crate::fuzz_smoke::check::api;
 
 /// Issue 13: every validated entry point (`batch::*`, `make_loop`, the
 /// clip, database, skeleton, crowd pose and stream constructors), each

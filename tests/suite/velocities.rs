@@ -13,7 +13,7 @@
 
 #![allow(clippy::needless_range_loop)] // tests index several parallel arrays
 
-mod common;
+use crate::common;
 use common::*;
 
 use kineform::lanes::{self, Kformx8};

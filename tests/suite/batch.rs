@@ -5,7 +5,7 @@
 
 #![allow(clippy::needless_range_loop)] // tests index several parallel arrays
 
-mod common;
+use crate::common;
 use common::*;
 
 use kineform::reference::{self as r, Kform, Pose, Quat, Vec3};

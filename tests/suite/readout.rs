@@ -11,7 +11,7 @@
 //! first partial pack written from lane 0 instead of its start; the block
 //! blocks one joint short of 32 (the last joint of each block unwritten).
 
-mod crowds;
+use crate::crowds;
 use crowds::*;
 
 use kineform::crowd::{Crowd, CrowdConfig, Wander};

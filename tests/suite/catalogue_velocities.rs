@@ -22,7 +22,7 @@
 //!   reach 1 but their second derivative jumps, which a central difference
 //!   straddling it sees (≤ 0.2% for inertialization).
 
-mod common;
+use crate::common;
 use common::*;
 
 use kineform::reference::{self as r, Pose};

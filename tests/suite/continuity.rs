@@ -50,7 +50,7 @@
 //!    velocity allows plus `SNAP_RATE dt`. Before the fix, dead blending
 //!    turned joints 57-178° beyond their angular velocity.
 
-mod crowds;
+use crate::crowds;
 use crowds::*;
 
 use kineform::crowd::{

@@ -10,7 +10,7 @@
 //! own, with transitions (the shown poses), new sources, weights, clip
 //! ends that report events, and roots.
 
-mod crowds;
+use crate::crowds;
 use crowds::*;
 
 use kineform::crowd::{

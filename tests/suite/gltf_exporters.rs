@@ -4,8 +4,7 @@
 //! key rate unless a rate is asked for.
 #![cfg(feature = "gltf")]
 
-#[path = "../fuzz/src/gltf_build.rs"]
-mod gltf_build;
+use crate::fuzz_smoke::check::gltf_build;
 
 use gltf_build::{Builder, bytes};
 use kineform::gltf::{self, Rate};

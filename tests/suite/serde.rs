@@ -4,8 +4,7 @@
 //! as the same database (same parts, same search results).
 #![cfg(feature = "serde")]
 
-#[path = "common/matching.rs"]
-mod shipped;
+use crate::shipped;
 
 use kineform::{Clip, Skeleton, data};
 

@@ -16,7 +16,7 @@
 //! - the velocities `Motion` FK propagates against central differences of
 //!   FK positions and rotations at three step sizes, the gap shrinking.
 //!
-//! Tolerances (|a - b| <= abs + rel * scale, as in `tests/equivalence.rs`):
+//! Tolerances (|a - b| <= abs + rel * scale, as in `tests/suite/equivalence.rs`):
 //! `ARITH` (rel 2e-6) for one `mul`, `div` or `inv`: the lanes fuse
 //! multiply-adds and sum the parent's terms last, a few ULP of the largest
 //! intermediate (floors from `kform_mul_floors`, or eight times the inputs'
@@ -26,7 +26,7 @@
 
 #![allow(clippy::needless_range_loop)] // tests index several parallel arrays
 
-mod common;
+use crate::common;
 use common::*;
 
 use kineform::lanes::{self, FkMode, Jointx8, Kformx8, Motionx8, PosRotSclx8, PosRotx8, Walk};

@@ -1,9 +1,9 @@
 //! The fuzz targets' checks (fuzz/src/check.rs) on pseudo-random bytes, so
 //! that the normal test run exercises the same decoder and assertions.
 
-#[path = "../fuzz/src/check.rs"]
+#[path = "../../fuzz/src/check.rs"]
 #[allow(dead_code)]
-mod check;
+pub(crate) mod check;
 
 /// Deterministic bytes: xorshift.
 fn bytes(seed: u64, n: usize) -> Vec<u8> {

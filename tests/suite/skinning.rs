@@ -3,7 +3,7 @@
 //! matrix), the bind pose giving identities, inverse bind matrices given by
 //! the caller, and refusals that write nothing.
 
-mod common;
+use crate::common;
 use common::*;
 
 use kineform::lanes::Kformx8;

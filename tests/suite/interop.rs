@@ -3,7 +3,7 @@
 //! and lane outputs copied into glam slices.
 #![cfg(all(feature = "glam", feature = "mint"))]
 
-mod common;
+use crate::common;
 use common::*;
 
 use kineform::glam;

@@ -4,8 +4,7 @@
 //! independence of the thread count), every search path against the
 //! scalar reference on real queries, and refusals.
 
-#[path = "common/matching.rs"]
-mod shipped;
+use crate::shipped;
 
 use kineform::matching::{
     self, CharacterFrame, DatabaseParts, FootFeatures, Match, MatchConfig, MatchDatabase,

@@ -56,7 +56,7 @@ pub fn pool(threads: usize) -> rayon::ThreadPool {
 }
 
 /// Largest differences between the crowds, each over its tolerance
-/// (`tests/crowd.rs`); NaN-aware: a NaN anywhere makes a difference
+/// (`tests/suite/crowd.rs`); NaN-aware: a NaN anywhere makes a difference
 /// infinite.
 #[derive(Default, Debug)]
 pub struct Diffs {

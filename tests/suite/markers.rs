@@ -8,7 +8,7 @@
 //! playhead's path, markers kept through serde and the library, and foot
 //! contacts detected on the CMU walk.
 
-mod crowds;
+use crate::crowds;
 use crowds::*;
 
 use kineform::Clip;
