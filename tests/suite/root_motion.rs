@@ -5,7 +5,7 @@
 //! walk travelling across 100 seams with its position and velocity
 //! continuous at each; the up axis is +y or +z and nothing else.
 
-mod crowds;
+use crate::crowds;
 use crowds::*;
 
 use kineform::Clip;
