@@ -10,8 +10,8 @@ use clap::{Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use kineform::crowd::{
     Aabb, ClipLibrary, ClipStorage, Crowd, CrowdConfig, DeadBlendHalflives, Event, EventKind,
-    FrameStats, Layer, Mask, ReferenceCrowd, Sampling, Transition, VelocityCheck, Wander,
-    WanderConfig,
+    FrameStats, Layer, Mask, ReferenceCrowd, RootMotion, Sampling, Transition, VelocityCheck,
+    Wander, WanderConfig,
 };
 use kineform::markers::FootContact;
 use kineform::{bvh, data};
@@ -95,6 +95,12 @@ enum SamplingArg {
     Cubic,
 }
 
+#[derive(Clone, Copy, ValueEnum)]
+enum RootMotionArg {
+    Apply,
+    Extract,
+}
+
 #[derive(clap::Args)]
 struct CrowdArgs {
     /// Number of characters.
@@ -129,6 +135,14 @@ struct CrowdArgs {
     /// How clips are sampled between frames.
     #[arg(long, value_enum, default_value_t = SamplingArg::Linear)]
     sampling: SamplingArg,
+    /// What the clips' root motion does (`RootMotion`): `apply` moves the
+    /// characters (looping clips walk on across their seams); `extract`
+    /// takes the root's place and heading out and the driver moves and
+    /// turns each root by what the crowd reports after each step (its
+    /// source B then plays source A's time), measuring the heading error
+    /// of the integrated roots against the clips' own.
+    #[arg(long, value_enum, default_value_t = RootMotionArg::Apply)]
+    root_motion: RootMotionArg,
     /// Run the same crowd through the scalar reference path.
     #[arg(long)]
     scalar: bool,
@@ -327,17 +341,22 @@ enum AnyCrowd {
 }
 
 impl AnyCrowd {
-    /// The driver's commands for this frame, then the step; returns the
-    /// step's figures and the number of commands.
+    /// The driver's commands for this frame, then the step, then the
+    /// driver's roots moved by the extracted root motion (where it follows
+    /// it); returns the step's figures.
     fn step(&mut self, wander: &mut Wander, dt: f32) -> kineform::Result<FrameStats> {
         match self {
             AnyCrowd::Lanes(c) => {
                 wander.update(c.as_mut(), dt)?;
-                c.step(dt)
+                let s = c.step(dt)?;
+                wander.follow(c.as_mut(), dt)?;
+                Ok(s)
             }
             AnyCrowd::Scalar(c) => {
                 wander.update(c.as_mut(), dt)?;
-                c.step(dt)
+                let s = c.step(dt)?;
+                wander.follow(c.as_mut(), dt)?;
+                Ok(s)
             }
         }
     }
@@ -392,6 +411,10 @@ fn run_crowd(a: &CrowdArgs) -> Result<(), Box<dyn std::error::Error>> {
             HalflivesArg::Fitted => DeadBlendHalflives::FITTED,
         },
         velocity_check: !a.no_check,
+        root_motion: match a.root_motion {
+            RootMotionArg::Apply => RootMotion::Apply,
+            RootMotionArg::Extract => RootMotion::Extract,
+        },
         clip_storage: if a.compact {
             ClipStorage::Compact
         } else {
@@ -415,6 +438,7 @@ fn run_crowd(a: &CrowdArgs) -> Result<(), Box<dyn std::error::Error>> {
         WanderConfig {
             seed: a.seed,
             layers: a.layers > 0,
+            follow_root_motion: matches!(a.root_motion, RootMotionArg::Extract),
             ..WanderConfig::default()
         },
     );
@@ -520,9 +544,11 @@ fn run_crowd(a: &CrowdArgs) -> Result<(), Box<dyn std::error::Error>> {
         Sampling::Linear => "linear",
         Sampling::Cubic => "cubic",
     };
+    let extracting = cfg.root_motion == RootMotion::Extract;
+    let heading = wander.heading_error();
     if a.json {
         let checked = |x: f64| (!a.no_check).then_some(x);
-        let o = serde_json::json!({
+        let mut o = serde_json::json!({
             "version": env!("CARGO_PKG_VERSION"),
             "simd_backend": kineform::simd_backend(),
             "simd_level": kineform::simd_level(),
@@ -537,6 +563,16 @@ fn run_crowd(a: &CrowdArgs) -> Result<(), Box<dyn std::error::Error>> {
             "sampling": sampling,
             "clip_storage": if a.compact { "compact" } else { "full" },
             "layers": cfg.layers.len(),
+            "root_motion": match cfg.root_motion {
+                RootMotion::Apply => "apply",
+                RootMotion::Extract => "extract",
+            },
+            // Radians, null when root motion is applied: the heading the
+            // driver turned each root to by the reported turns against its
+            // clip's own (source A's) since its sources were last set, once
+            // their transition finished, and while it ran.
+            "heading_error_max": extracting.then_some(heading.0),
+            "heading_error_in_transitions_max": extracting.then_some(heading.1),
             "frame_ms_median": median * 1e3,
             "frame_ms_p99": p99 * 1e3,
             "frame_ms_best": best * 1e3,
@@ -551,23 +587,30 @@ fn run_crowd(a: &CrowdArgs) -> Result<(), Box<dyn std::error::Error>> {
             "joint_radius": a.joint_radius,
             "bounds_mean_size": box_mean,
             "bounds_largest_extent": box_largest,
-            // With the check off nothing was measured: its figures are null.
-            "velocity_gap_max": checked(f64::from(check.max_gap)),
-            "velocity_gap_mean": checked(check.mean_gap()),
-            "velocity_gap_bound": checked(f64::from(check.bound())),
-            "velocity_check": !a.no_check,
-            "velocity_check_passed": (!a.no_check).then(|| check.passed()),
-            "velocity_gap_worst": check.worst.map(|w| serde_json::json!({
-                "character": w.character,
-                "joint": w.joint,
-                "joint_name": joint_name(w.joint),
-                "frame": w.frame,
-            })),
-            // Counted with the check off too.
-            "non_finite_character_frames": check.non_finite,
-            "max_speed": checked(f64::from(check.max_speed)),
             "total_s": total.elapsed().as_secs_f64(),
         });
+        // The velocity check's figures (one `json!` holds only so many
+        // fields: serde_json's macro recurses once per token).
+        let velocity = serde_json::json!({
+                // With the check off nothing was measured: its figures are null.
+                "velocity_gap_max": checked(f64::from(check.max_gap)),
+                "velocity_gap_mean": checked(check.mean_gap()),
+                "velocity_gap_bound": checked(f64::from(check.bound())),
+                "velocity_check": !a.no_check,
+                "velocity_check_passed": (!a.no_check).then(|| check.passed()),
+                "velocity_gap_worst": check.worst.map(|w| serde_json::json!({
+                    "character": w.character,
+                    "joint": w.joint,
+                    "joint_name": joint_name(w.joint),
+                    "frame": w.frame,
+                })),
+                // Counted with the check off too.
+                "non_finite_character_frames": check.non_finite,
+                "max_speed": checked(f64::from(check.max_speed)),
+        });
+        if let (Some(o), serde_json::Value::Object(v)) = (o.as_object_mut(), velocity) {
+            o.extend(v);
+        }
         println!("{o}");
     } else {
         println!(
@@ -601,6 +644,12 @@ fn run_crowd(a: &CrowdArgs) -> Result<(), Box<dyn std::error::Error>> {
             "bounds: mean box {:.1} x {:.1} x {:.1} units (x, y, z), largest extent {box_largest:.1}, joints padded by {}",
             box_mean[0], box_mean[1], box_mean[2], a.joint_radius
         );
+        if extracting {
+            println!(
+                "root motion extracted, roots moved and turned by it: heading error against the clips' own up to {:.2e} rad ({:.2e} while transitions run)",
+                heading.0, heading.1
+            );
+        }
         if a.no_check {
             println!("velocity check: off (--no-check); {transitions} transitions");
         } else {

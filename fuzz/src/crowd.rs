@@ -266,11 +266,13 @@ fn world_bits(lanes: &Crowd) -> Vec<u32> {
             }
             out.extend(k.rot.to_array().map(f32::to_bits));
         }
-        let (d, v) = lanes.root_motion(c).unwrap();
+        let m = lanes.root_motion(c).unwrap();
         out.extend(
-            d.to_array()
+            m.displacement
+                .to_array()
                 .into_iter()
-                .chain(v.to_array())
+                .chain(m.velocity.to_array())
+                .chain([m.turn, m.turn_rate])
                 .map(f32::to_bits),
         );
     }
@@ -330,10 +332,18 @@ fn check_outputs(lanes: &Crowd, reference: &ReferenceCrowd, tame: bool, ctx: &dy
                 ctx()
             );
         }
-        let (ld, lv) = lanes.root_motion(c).unwrap();
-        let (rd, rv) = reference.root_motion(c).unwrap();
+        let (lm, rm) = (
+            lanes.root_motion(c).unwrap(),
+            reference.root_motion(c).unwrap(),
+        );
+        let (ld, lv, rd, rv) = (lm.displacement, lm.velocity, rm.displacement, rm.velocity);
+        let turns = [lm.turn, lm.turn_rate, rm.turn, rm.turn_rate];
         assert!(
-            finite3(ld) && finite3(lv) && finite3(rd) && finite3(rv),
+            finite3(ld)
+                && finite3(lv)
+                && finite3(rd)
+                && finite3(rv)
+                && turns.iter().all(|t| t.is_finite()),
             "character {c}: root motion not finite: lanes {ld:?} {lv:?}, reference {rd:?} {rv:?}\n{}",
             ctx()
         );
@@ -476,6 +486,7 @@ pub fn check_crowd(data: &[u8]) -> (usize, usize) {
             RootMotion::Extract
         },
         velocity_check: flags & 8 == 0,
+        up: kineform::reference::Vec3::new(0.0, 1.0, 0.0),
         dead_blend_halflives,
         marker_weight: if flags & 64 == 0 { 0.0 } else { 0.5 },
         layers: match flags & 16 != 0 {

@@ -361,18 +361,24 @@ impl Crowd {
             .expect("a crowd holds ceil(characters / 8) x joints packs")
     }
 
-    /// The clips' root translation this crowd took out of character `c`'s
-    /// pose in the last step ([`super::RootMotion::Extract`]): its world
-    /// displacement over the step and its world velocity. Zero when the
-    /// crowd applies root motion.
-    pub fn root_motion(&self, c: usize) -> Option<(Vec3, Vec3)> {
+    /// The clips' root motion this crowd took out of character `c`'s pose
+    /// in the last step ([`super::RootMotion::Extract`]): its world
+    /// displacement and turn about the up axis over the step, and their
+    /// rates ([`super::RootDelta`]). Zero when the crowd applies root
+    /// motion.
+    pub fn root_motion(&self, c: usize) -> Option<super::RootDelta> {
         if c >= self.cfg.characters {
             return None;
         }
         if self.cfg.root_motion != super::RootMotion::Extract {
-            return Some((Vec3::ZERO, Vec3::ZERO));
+            return Some(super::RootDelta::default());
         }
-        let m = &self.packs.root_motion[c / 8];
-        Some((m.displacement.lane(c % 8), m.velocity.lane(c % 8)))
+        let (m, l) = (&self.packs.root_motion[c / 8], c % 8);
+        Some(super::RootDelta {
+            displacement: m.displacement.lane(l),
+            velocity: m.velocity.lane(l),
+            turn: m.turn.to_array()[l],
+            turn_rate: m.turn_rate.to_array()[l],
+        })
     }
 }

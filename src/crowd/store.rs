@@ -237,8 +237,8 @@ pack_store! {
         /// The characters' playback state: sources, weight, transition,
         /// root ([`Statex8`]).
         states: Statex8,
-        /// The root translation the pack took out last step, where the
-        /// crowd extracts it.
+        /// The root motion the pack took out last step, where the crowd
+        /// extracts it, and its sources' places ([`RootMotionx8`]).
         root_motion: RootMotionx8,
         /// Which characters were given a root since the last step (bit
         /// `i` for character `8p + i`; the roots are in `roots`).

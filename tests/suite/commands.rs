@@ -10,7 +10,7 @@ use kineform::Error;
 use kineform::crowd::command::Which;
 use kineform::crowd::{
     ClipEnd, ClipLibrary, ClipStorage, Command, Crowd, CrowdConfig, DeadBlendHalflives, EventKind,
-    ReferenceCrowd, Root, RootMotion, Sampling, Source, Transition,
+    ReferenceCrowd, Root, RootDelta, RootMotion, Sampling, Source, Transition,
 };
 use kineform::reference::{self as r, Quat, Vec3};
 use proptest::prelude::*;
@@ -193,7 +193,10 @@ proptest! {
                     }
                     run.compare_character(&lanes, &reference, c);
                     let (a, b) = (lanes.root_motion(c).unwrap(), reference.root_motion(c).unwrap());
-                    prop_assert!(r::length(a.0 - b.0) <= 1e-3 + 1e-4 * r::length(b.0), "{a:?} {b:?}");
+                    prop_assert!(r::length(a.displacement - b.displacement) <= 1e-3 + 1e-4 * r::length(b.displacement), "{a:?} {b:?}");
+                    prop_assert!(r::length(a.velocity - b.velocity) <= 0.1 + 1e-3 * r::length(b.velocity), "{a:?} {b:?}");
+                    prop_assert!((a.turn - b.turn).abs() <= 1e-4 + 1e-3 * b.turn.abs(), "{a:?} {b:?}");
+                    prop_assert!((a.turn_rate - b.turn_rate).abs() <= 1e-2 + 1e-3 * b.turn_rate.abs(), "{a:?} {b:?}");
                 }
             }
             Ok(())
@@ -705,8 +708,11 @@ fn outputs_into_caller_memory() {
 }
 
 /// Root motion taken out: the clips' root joint stays above the
-/// character's root (its height kept), and the reported displacements add
-/// up to the travel the same crowd shows when it applies root motion.
+/// character's root (its height kept), and each step reports the travel
+/// and turn the same crowd shows when it applies root motion: the
+/// displacement as long as the applied hips' move on the ground (its
+/// direction is the game's: measured in the clips' heading), the turn as
+/// the applied hips' heading's change.
 #[test]
 fn root_motion_is_extracted_and_reported() {
     let library = embedded();
@@ -729,34 +735,45 @@ fn root_motion_is_extracted_and_reported() {
             .unwrap();
     }
     let dt = 1.0 / 120.0;
-    let hips0 = {
-        apply.step(dt).unwrap();
-        extract.step(dt).unwrap();
-        apply.world_kform(0, 1).unwrap().pos
-    };
-    let mut travelled = Vec3::ZERO;
+    apply.step(dt).unwrap();
+    extract.step(dt).unwrap();
+    let up = Vec3::new(0.0, 1.0, 0.0);
+    let mut before = apply.world_kform(0, 1).unwrap();
+    let (mut travelled, mut shown) = (0.0, 0.0);
     for _ in 0..120 {
         apply.step(dt).unwrap();
         extract.step(dt).unwrap();
-        let (d, v) = extract.root_motion(0).unwrap();
-        travelled += d;
+        let d = extract.root_motion(0).unwrap();
         let hips = extract.world_kform(0, 1).unwrap();
         assert!(
             (hips.pos.x - 10.0).abs() < 1e-3 && (hips.pos.z + 5.0).abs() < 1e-3,
             "{hips:?}"
         );
-        assert!(v.y == 0.0);
-        assert_eq!(hips.pos.y, apply.world_kform(0, 1).unwrap().pos.y);
+        assert!(d.velocity.y == 0.0 && d.displacement.y == 0.0);
+        let now = apply.world_kform(0, 1).unwrap();
+        assert_eq!(hips.pos.y, now.pos.y);
+        let moved = now.pos - before.pos;
+        let moved = r::length(Vec3::new(moved.x, 0.0, moved.z));
+        assert!(
+            (r::length(d.displacement) - moved).abs() < 1e-3,
+            "{d:?} {moved}"
+        );
+        let turned = r::twist_angle(
+            r::quat_mul_inv(r::quat_twist(now.rot, up), r::quat_twist(before.rot, up)),
+            up,
+        );
+        assert!((d.turn - turned).abs() < 1e-4, "{d:?} {turned}");
+        travelled += r::length(d.displacement);
+        shown += moved;
+        before = now;
     }
-    let moved = apply.world_kform(0, 1).unwrap().pos - hips0;
-    let horizontal = Vec3::new(moved.x, 0.0, moved.z);
-    assert!(r::length(horizontal) > 5.0, "the clip travels: {moved:?}");
+    assert!(shown > 5.0, "the clip travels: {shown}");
     assert!(
-        r::length(travelled - horizontal) < 1e-2 * r::length(horizontal),
-        "reported {travelled:?}, shown {horizontal:?}"
+        (travelled - shown).abs() < 1e-3 * shown,
+        "{travelled} {shown}"
     );
     // Applying root motion reports nothing.
-    assert_eq!(apply.root_motion(0), Some((Vec3::ZERO, Vec3::ZERO)));
+    assert_eq!(apply.root_motion(0), Some(RootDelta::default()));
 }
 
 /// Extracted root motion is how the clips move, never where they stand:
@@ -811,10 +828,11 @@ fn extracted_root_motion_ignores_where_clips_stand() {
             lanes.step(dt).unwrap();
             reference.step(dt).unwrap();
             for c in 0..2 {
-                for (name, (d, v)) in [
+                for (name, m) in [
                     ("lanes", lanes.root_motion(c).unwrap()),
                     ("reference", reference.root_motion(c).unwrap()),
                 ] {
+                    let (d, v) = (m.displacement, m.velocity);
                     let speed = r::length(d) / dt;
                     assert!(
                         speed <= bound && r::length(v) <= bound,

@@ -55,7 +55,7 @@ use crowds::*;
 
 use kineform::crowd::{
     CharacterState, ClipLibrary, ClipStorage, Crowd, CrowdConfig, DeadBlendHalflives, Driven,
-    ReferenceCrowd, Root, Sampling, Transition, Wander, WanderConfig,
+    ReferenceCrowd, Root, RootMotion, Sampling, Transition, Wander, WanderConfig,
 };
 use kineform::reference::{self as r, Kform, Vec3};
 
@@ -268,7 +268,7 @@ fn run_one(
     (sampling, transition, halflives): (Sampling, Transition, DeadBlendHalflives),
     set: usize,
     (scalar, walk): (bool, bool),
-    clip_storage: ClipStorage,
+    (clip_storage, root_motion): (ClipStorage, RootMotion),
 ) {
     let library = library(set);
     let ft = library.clips()[0].frame_time();
@@ -279,6 +279,7 @@ fn run_one(
             transition,
             dead_blend_halflives: halflives,
             clip_storage,
+            root_motion,
             ..Default::default()
         };
         let mut wander = Wander::new(
@@ -308,9 +309,13 @@ fn run_one(
         ClipStorage::Full => "",
         ClipStorage::Compact => " compact",
     };
+    let extract = match root_motion {
+        RootMotion::Apply => "",
+        RootMotion::Extract => " extracting root motion",
+    };
     check(
         &format!(
-            "{kind} {sampling:?} {transition:?}{fitted} clips {}{roots}{compact}",
+            "{kind} {sampling:?} {transition:?}{fitted} clips {}{roots}{compact}{extract}",
             library.len()
         ),
         sampling,
@@ -333,30 +338,50 @@ macro_rules! continuity {
                 use super::*;
                 #[test]
                 fn lanes() {
-                    run_one(MODE, 0, (false, false), ClipStorage::Full);
+                    run_one(MODE, 0, (false, false), (ClipStorage::Full, RootMotion::Apply));
                 }
                 #[test]
                 fn reference() {
-                    run_one(MODE, 0, (true, false), ClipStorage::Full);
+                    run_one(MODE, 0, (true, false), (ClipStorage::Full, RootMotion::Apply));
                 }
                 #[test]
                 fn lanes_roots_walking() {
-                    run_one(MODE, 0, (false, true), ClipStorage::Full);
+                    run_one(MODE, 0, (false, true), (ClipStorage::Full, RootMotion::Apply));
                 }
             }
             mod two_subjects {
                 use super::*;
                 #[test]
                 fn lanes() {
-                    run_one(MODE, 1, (false, false), ClipStorage::Full);
+                    run_one(MODE, 1, (false, false), (ClipStorage::Full, RootMotion::Apply));
                 }
                 #[test]
                 fn reference() {
-                    run_one(MODE, 1, (true, false), ClipStorage::Full);
+                    run_one(MODE, 1, (true, false), (ClipStorage::Full, RootMotion::Apply));
                 }
                 #[test]
                 fn lanes_roots_walking() {
-                    run_one(MODE, 1, (false, true), ClipStorage::Full);
+                    run_one(MODE, 1, (false, true), (ClipStorage::Full, RootMotion::Apply));
+                }
+            }
+            /// Root motion extracted (its place and heading, issue 24)
+            /// from the embedded clip, which turns (a wide right turn,
+            /// 102_01): what is left of the pose moves as its velocities
+            /// say, the roots held or walking circles.
+            mod extract {
+                use super::*;
+                const EXTRACT: (ClipStorage, RootMotion) = (ClipStorage::Full, RootMotion::Extract);
+                #[test]
+                fn lanes() {
+                    run_one(MODE, 0, (false, false), EXTRACT);
+                }
+                #[test]
+                fn reference() {
+                    run_one(MODE, 0, (true, false), EXTRACT);
+                }
+                #[test]
+                fn lanes_roots_walking() {
+                    run_one(MODE, 0, (false, true), EXTRACT);
                 }
             }
             /// Compact clips: the velocities derived from the decoded
@@ -365,11 +390,11 @@ macro_rules! continuity {
                 use super::*;
                 #[test]
                 fn lanes() {
-                    run_one(MODE, 1, (false, false), ClipStorage::Compact);
+                    run_one(MODE, 1, (false, false), (ClipStorage::Compact, RootMotion::Apply));
                 }
                 #[test]
                 fn reference() {
-                    run_one(MODE, 1, (true, false), ClipStorage::Compact);
+                    run_one(MODE, 1, (true, false), (ClipStorage::Compact, RootMotion::Apply));
                 }
             }
         }

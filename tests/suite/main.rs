@@ -57,6 +57,7 @@ mod matching_search;
 #[cfg(feature = "wander")]
 mod readout;
 mod refusals;
+mod root_motion;
 mod serde;
 mod skinning;
 mod tasks;

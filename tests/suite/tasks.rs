@@ -220,10 +220,16 @@ fn assert_same(a: &Crowd, b: &Crowd, what: &str) {
     assert!(wa == wb, "{what}: world output differs");
     assert_eq!(a.events(), b.events(), "{what}: events");
     for c in 0..a.characters() {
-        let bits = |m: Option<(Vec3, Vec3)>| {
-            m.map(|(d, v)| [d, v].map(|x| x.to_array().map(f32::to_bits)))
+        let bits = |m: Option<kineform::crowd::RootDelta>| {
+            m.map(|m| {
+                let [d, v] = [m.displacement, m.velocity].map(|x| x.to_array().map(f32::to_bits));
+                (d, v, m.turn.to_bits(), m.turn_rate.to_bits())
+            })
         };
-        let boxes = |c: &Crowd, k| bits(c.bounds(k).map(|b| (b.min, b.max)));
+        let boxes = |c: &Crowd, k| {
+            c.bounds(k)
+                .map(|b| [b.min, b.max].map(|x| x.to_array().map(f32::to_bits)))
+        };
         assert_eq!(boxes(a, c), boxes(b, c), "{what}: bounds of {c}");
         assert_eq!(
             bits(a.root_motion(c)),

@@ -14,6 +14,7 @@ use crate::crowd::markers::MarkerTable;
 use crate::crowd::motion::{Motionx8, RootMotionx8, ShiftOffsetx8, Track, TurnOffsetx8};
 use crate::crowd::passes::LayerPass;
 use crate::crowd::passes::{PackScratch, Scratches, ShownPoses};
+use crate::crowd::place::{Up, loop_net};
 use crate::crowd::state::{ClipRows, LayerLanes, Statex8};
 use crate::crowd::store::{PackPlan, PackResult, PackStore, Rows};
 use crate::crowd::{ClipLibrary, CrowdConfig, Root, Transition};
@@ -79,8 +80,9 @@ pub(crate) fn crowd_skeleton(clip: &Skeleton) -> Result<Skeleton> {
     })
 }
 
-/// Each clip's place in `db`, as lanes take it.
-pub(crate) fn clip_rows(db: &Database, library: &ClipLibrary) -> Vec<ClipRows> {
+/// Each clip's place in `db`, as lanes take it, with its loop's net
+/// motion about `up` ([`crate::crowd::place::loop_net`]).
+pub(crate) fn clip_rows(db: &Database, library: &ClipLibrary, up: Up) -> Vec<ClipRows> {
     let lane = |x: usize| i32::try_from(x).unwrap_or(i32::MAX);
     db.clips()
         .iter()
@@ -89,6 +91,7 @@ pub(crate) fn clip_rows(db: &Database, library: &ClipLibrary) -> Vec<ClipRows> {
             start: lane(start),
             last: lane(frames) - 1,
             len: c.last_time(),
+            net: loop_net(db, start, frames.saturating_sub(1), up),
         })
         .collect()
 }
@@ -202,7 +205,7 @@ impl Crowd {
         let j = skeleton.len();
         let (turning, moving) = (db.turning_joints(), db.moving_joints());
         let layers = cfg.layers.len();
-        let rows = clip_rows(&db, library);
+        let rows = clip_rows(&db, library, cfg.up_axis());
         let markers = MarkerTable::new(library.clips())?;
         let tracks = Track::of(&db);
         let layer_passes = layout
@@ -270,7 +273,7 @@ fn pack_store(
     Ok(PackStore {
         count: packs,
         states: try_vec("character states", packs, Statex8::new(row0))?,
-        root_motion: try_vec("root motion", packs, RootMotionx8::ZERO)?,
+        root_motion: try_vec("root motion", packs, RootMotionx8::REST)?,
         root_set: try_vec("roots given", packs, 0)?,
         events: try_vec("events", packs, Default::default())?,
         plan: try_vec("the frame's plan", packs, PackPlan::default())?,

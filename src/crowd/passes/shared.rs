@@ -42,6 +42,11 @@ pub(crate) struct Shared<'a> {
     pub dt: f32,
     pub check: bool,
     pub extract: bool,
+    /// The crowd's up axis ([`crate::crowd::CrowdConfig::up`]).
+    pub up: crate::reference::Vec3,
+    /// Whether a layer's mask covers the clips' root joint (its wraps then
+    /// move the root at once).
+    pub root_layered: bool,
     /// Dead blending's half-lives fitted per joint and axis, with the
     /// fit's parameters; `None` for one half-life per transition.
     pub fit: Option<Fit>,

@@ -12,6 +12,7 @@ use crate::crowd::lanes_crowd::construct::{
 };
 use crate::crowd::layer::Layout;
 use crate::crowd::markers::MarkerTable;
+use crate::crowd::place::Place;
 use crate::crowd::state::{LayerLanes, Statex8};
 use crate::crowd::store::EventBits;
 use crate::crowd::{ClipLibrary, CrowdConfig, Event, FrameStats};
@@ -62,8 +63,9 @@ impl RefState {
             fit_rot: try_vec(WHAT, fits, Vec3::splat(0.2))?,
             world: try_pose(WHAT, joints)?,
             bounds: crate::crowd::Aabb::ZERO,
-            removed: (0.0, 0.0),
-            root_motion: (Vec3::ZERO, Vec3::ZERO),
+            removed: Place::IDENTITY,
+            root_motion: crate::crowd::RootDelta::default(),
+            places: [Place::IDENTITY; 2],
         })
     }
 }
@@ -144,7 +146,7 @@ impl ReferenceCrowd {
         crate::crowd::bounds::check_radii(&cfg.joint_radii, library.skeleton().len())?;
         let layout = Layout::new(&cfg.layers, &cfg.blend_profiles, library.skeleton())?;
         let (j, nl) = (skeleton.len(), cfg.layers.len());
-        let rows = clip_rows(&db, library);
+        let rows = clip_rows(&db, library, cfg.up_axis());
         let packs = cfg.characters.div_ceil(8);
         let fits = if cfg.fit().is_some() { j } else { 0 };
         // Whole packs of 8: a size within 7 of usize::MAX has no such

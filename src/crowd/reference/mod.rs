@@ -22,6 +22,7 @@ use super::lanes_crowd::check_dt;
 use super::layer::Layout;
 use super::markers::{MarkerTable, pack_markers};
 use super::output::push_events;
+use super::place::Place;
 use super::state::{ClipRows, LayerLanes, LayerState, Spanx8, Statex8};
 use super::store::EventBits;
 use super::{CharacterState, Event, VelocityCheck};
@@ -95,10 +96,13 @@ struct RefState {
     world: Pose,
     /// The world pose's bounding box ([`super::Aabb`]).
     bounds: super::Aabb,
-    /// Root motion taken out last step (x, z in the root's frame), and this
-    /// step's world displacement and velocity.
-    removed: (f32, f32),
-    root_motion: (Vec3, Vec3),
+    /// Root motion taken out last step (the clips' root's place and
+    /// heading, in its sources' places' frame), and this step's
+    /// ([`super::RootDelta`]).
+    removed: Place,
+    root_motion: super::RootDelta,
+    /// Where sources A and B's clips stand ([`super::place`]).
+    places: [Place; 2],
 }
 
 /// Scratch poses of one reference worker.
@@ -174,7 +178,7 @@ impl ReferenceCrowd {
 
     /// The root motion taken out of character `c` in the last step
     /// ([`super::Crowd::root_motion`]).
-    pub fn root_motion(&self, c: usize) -> Option<(Vec3, Vec3)> {
+    pub fn root_motion(&self, c: usize) -> Option<super::RootDelta> {
         (c < self.cfg.characters).then(|| self.chars[c].root_motion)
     }
 

@@ -67,14 +67,27 @@ pub struct Diffs {
     pub ang: f32,
     /// Bounding boxes' faces ([`compare_bounds`]).
     pub bounds: f32,
+    /// The extracted root motion (`RootDelta`): displacement 2e-4 units
+    /// and 1e-4 relative, velocity 2e-2 units/s and 1e-4 relative, turn
+    /// 1e-5 rad and 1e-4 relative, turn rate 2e-3 rad/s and 1e-4 relative (the
+    /// root joint's blended pose, its twist and the twist's rate, a few
+    /// ULP of the lanes' polynomials apart, over steps of 1/60 s).
+    pub root: f32,
 }
 
 impl Diffs {
     /// Every difference within its tolerance (false on NaN).
     pub fn within(&self) -> bool {
-        [self.pos, self.rot, self.vel, self.ang, self.bounds]
-            .iter()
-            .all(|d| *d <= 1.0)
+        [
+            self.pos,
+            self.rot,
+            self.vel,
+            self.ang,
+            self.bounds,
+            self.root,
+        ]
+        .iter()
+        .all(|d| *d <= 1.0)
     }
 }
 
@@ -119,8 +132,8 @@ pub struct Run {
 }
 
 impl Run {
-    /// Compares character `c`'s world pose and bounding box in both
-    /// crowds.
+    /// Compares character `c`'s world pose, bounding box and extracted
+    /// root motion in both crowds.
     pub fn compare_character(&mut self, lanes: &Crowd, reference: &ReferenceCrowd, c: usize) {
         for j in 0..lanes.skeleton().len() {
             compare(
@@ -131,6 +144,22 @@ impl Run {
         }
         let (a, b) = (lanes.bounds(c).unwrap(), reference.bounds(c).unwrap());
         compare_bounds(&a, &b, &mut self.diffs);
+        let (a, b) = (
+            lanes.root_motion(c).unwrap(),
+            reference.root_motion(c).unwrap(),
+        );
+        let scaled = |x: r::Vec3, y: r::Vec3, abs: f32, rel: f32| {
+            r::length(x - y) / (abs + rel * r::length(y))
+        };
+        let one = |x: f32, y: f32, abs: f32, rel: f32| (x - y).abs() / (abs + rel * y.abs());
+        for d in [
+            scaled(a.displacement, b.displacement, 2e-4, 1e-4),
+            scaled(a.velocity, b.velocity, 2e-2, 1e-4),
+            one(a.turn, b.turn, 1e-5, 1e-4),
+            one(a.turn_rate, b.turn_rate, 2e-3, 1e-4),
+        ] {
+            self.diffs.root = worst(self.diffs.root, d);
+        }
     }
 }
 
