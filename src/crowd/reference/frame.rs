@@ -14,7 +14,8 @@ use crate::crowd::check::GapAt;
 use crate::crowd::command::Command;
 use crate::crowd::layer::Layout;
 use crate::crowd::place::{Place, Up, wrap_place};
-use crate::crowd::state::{Applied, ClipRows, LayerLanes, Spanx8, Statex8, Stepx8};
+use crate::crowd::markers::Advanced;
+use crate::crowd::state::{Applied, ClipRows, LayerLanes, Statex8, Stepx8};
 use crate::crowd::store::EventBits;
 use crate::crowd::{
     CrowdConfig, FrameStats, MAX_LAYERS, RootDelta, RootMotion, Sampling, Transition,
@@ -106,17 +107,24 @@ fn char_step(st: &Stepx8, state: &Statex8, layers: &[LayerLanes], l: usize) -> C
 /// transitions from the pose it would have shown without its commands;
 /// the pack's figures, its events ([`EventBits`], without the
 /// transitions started) and the number of markers `crossed` found (from
-/// the advanced state and its base sources' moves).
+/// the advanced state and every source's move, the layers' included).
 pub(super) fn reference_pack(
     crowd: &Crowdwide,
     (sorted, rows, frame, dt): (&[(u32, Command)], &[ClipRows], u64, f32),
     (p, state, layers, chars): (usize, &mut Statex8, &mut [LayerLanes], &mut [RefState]),
     s: &mut RefScratch,
-    crossed: impl FnOnce(&Statex8, &[Spanx8; 2]) -> usize,
+    crossed: impl FnOnce(Advanced) -> usize,
 ) -> (FrameStats, EventBits, usize) {
-    let (before, layers_before) = (*state, layers.to_vec());
+    // The state before the step, on the stack (a step allocates nothing).
+    let mut layers_before: [LayerLanes; MAX_LAYERS] = bytemuck::Zeroable::zeroed();
+    layers_before[..layers.len()].copy_from_slice(layers);
+    let before = *state;
     let happened = state.advance(F32x8::splat(dt), layers);
-    let marks = crossed(state, &happened.spans);
+    let marks = crossed(Advanced {
+        state,
+        layers,
+        happened: &happened,
+    });
     // The sources' places moved on by their wraps (before the commands,
     // as the pose the character would have shown has them).
     let clips = |s: &Statex8, l: usize| [s.a.clip, s.b.clip].map(|c| c.to_array()[l] as usize);
@@ -140,9 +148,9 @@ pub(super) fn reference_pack(
     events[..3].copy_from_slice(&[step.ended_a, step.ended_b, step.finished & !trans]);
     events[4..][..layers.len()].copy_from_slice(&step.layers.ended[..layers.len()]);
     // What transitioning characters would have shown.
-    let (mut old_state, mut old_layers) = (before, layers_before);
-    let old_events = old_state.advance(F32x8::splat(dt), &mut old_layers);
-    let old_step = old_state.step(old_events, &old_layers);
+    let (mut old_state, old_layers) = (before, &mut layers_before[..layers.len()]);
+    let old_events = old_state.advance(F32x8::splat(dt), old_layers);
+    let old_step = old_state.step(old_events, old_layers);
     let mut total = FrameStats::default();
     for (l, ch) in chars.iter_mut().enumerate() {
         let c = p * 8 + l;
@@ -160,7 +168,7 @@ pub(super) fn reference_pack(
         };
         let old = moving.then(|| CharStep {
             places: old_places,
-            ..char_step(&old_step, &old_state, &old_layers, l)
+            ..char_step(&old_step, &old_state, old_layers, l)
         });
         let jumped = (played | trans) & (1 << l) != 0;
         let check = reference_frame(crowd, (&now, old.as_ref()), ch, s, (c, frame, dt, jumped));

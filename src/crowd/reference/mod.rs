@@ -20,10 +20,10 @@ use rayon::prelude::*;
 use super::command::{self, Command, Queue, Which};
 use super::lanes_crowd::check_dt;
 use super::layer::Layout;
-use super::markers::{MarkerTable, pack_markers};
+use super::markers::{Advanced, MarkerTable, pack_markers};
 use super::output::push_events;
 use super::place::Place;
-use super::state::{ClipRows, LayerLanes, LayerState, Spanx8, Statex8};
+use super::state::{ClipRows, LayerLanes, LayerState, Statex8};
 use super::store::EventBits;
 use super::{CharacterState, Event, VelocityCheck};
 use super::{ClipEnd, ClipLibrary, CrowdConfig, FrameStats, Root, Source};
@@ -405,12 +405,13 @@ impl ReferenceCrowd {
         let per = markers.per_pack().max(1);
         let (characters, weight) = (self.cfg.characters, self.cfg.marker_weight);
         let run = |p: usize, state, layers: &mut [LayerLanes], chars, out: &mut _, marks| {
-            // The markers the pack's base sources cross, found with the
-            // 8-lane crowd's code from the same state.
-            let crossed = |state: &Statex8, spans: &[Spanx8; 2]| {
+            // The markers the pack's sources (the base's and the layers')
+            // cross, found with the 8-lane crowd's code from the same
+            // state.
+            let crossed = |src: Advanced| {
                 pack_markers(
                     markers,
-                    (state, spans),
+                    src,
                     (p, characters),
                     (dt, weight),
                     marks,
