@@ -187,6 +187,7 @@ proptest! {
             lanes.step(1.0 / 60.0).unwrap();
             reference.step(1.0 / 60.0).unwrap();
             prop_assert_eq!(lanes.events(), reference.events());
+            markers += lanes.events().iter().filter(|e| matches!(e.kind, EventKind::Marker(_))).count();
         }
         let mut run = Run::default();
         pool(2).install(|| -> Result<(), TestCaseError> {
