@@ -8,8 +8,8 @@
 //! costs a compare of its move against its clip's markers, eight at a
 //! time.
 
-use super::command::Which;
 use super::MAX_LAYERS;
+use super::command::Which;
 use super::output::{Event, EventKind};
 use super::state::{Happened, LayerLanes, SourceLanes, Spanx8, Statex8};
 use crate::clip::Clip;
@@ -327,7 +327,10 @@ pub(crate) fn pack_markers(
     let moves = src.layers.iter().zip(&src.happened.layer_spans);
     for (slot, (layer, span)) in layers.iter_mut().zip(moves) {
         if layer.weight.w.simd_gt(heavy).any() {
-            *slot = Some((SourceArrays::new(&layer.src, span), layer.weight.w.to_array()));
+            *slot = Some((
+                SourceArrays::new(&layer.src, span),
+                layer.weight.w.to_array(),
+            ));
         }
     }
     let mut n = 0;
@@ -337,9 +340,10 @@ pub(crate) fn pack_markers(
             break;
         }
         let base = [(Which::A, &a, 1.0 - w), (Which::B, &b, w)];
-        let layered = layers.iter().enumerate().filter_map(|(k, s)| {
-            s.as_ref().map(|(s, lw)| (Which::Layer(k), s, lw[l]))
-        });
+        let layered = layers
+            .iter()
+            .enumerate()
+            .filter_map(|(k, s)| s.as_ref().map(|(s, lw)| (Which::Layer(k), s, lw[l])));
         for (source, s, weight) in base.into_iter().chain(layered) {
             if weight <= threshold {
                 continue;

@@ -10,8 +10,7 @@ use kineform::Error;
 use kineform::crowd::command::Which;
 use kineform::crowd::{
     ClipEnd, ClipLibrary, ClipStorage, Command, Crowd, CrowdConfig, DeadBlendHalflives, EventKind,
-    MarkerHit,
-    ReferenceCrowd, Root, RootDelta, RootMotion, Sampling, Source, Transition,
+    MarkerHit, ReferenceCrowd, Root, RootDelta, RootMotion, Sampling, Source, Transition,
 };
 use kineform::reference::{self as r, Quat, Vec3};
 use proptest::prelude::*;

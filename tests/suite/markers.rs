@@ -15,7 +15,7 @@ use crowds::*;
 use kineform::Clip;
 use kineform::crowd::command::Which;
 use kineform::crowd::{
-    ClipEnd, ClipLibrary, Crowd, CrowdConfig, EventKind, Layer, Mask, MarkerHit, ReferenceCrowd,
+    ClipEnd, ClipLibrary, Crowd, CrowdConfig, EventKind, Layer, MarkerHit, Mask, ReferenceCrowd,
     Source,
 };
 use kineform::markers::FootContact;
@@ -536,7 +536,6 @@ proptest! {
         }
     }
 }
-
 
 /// Foot contacts on the CMU walk (12_01, 4.4 s at about 0.9 m/s): each
 /// foot comes down about once a stride, and the feet alternate.

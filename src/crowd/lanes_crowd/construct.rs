@@ -349,7 +349,10 @@ pub(crate) fn marker_bytes(
 ) -> Option<usize> {
     let most = library.clips().iter().map(|c| c.markers().len()).max()?;
     let sources = layers.checked_add(2)?;
-    let marks = characters.div_ceil(8).checked_mul(sources)?.checked_mul(8)?;
+    let marks = characters
+        .div_ceil(8)
+        .checked_mul(sources)?
+        .checked_mul(8)?;
     let marks = marks.checked_mul(most)?;
     marks.checked_mul(2)?.checked_mul(size_of::<Event>())
 }

@@ -13,8 +13,8 @@ use crate::crowd::VelocityCheck;
 use crate::crowd::check::GapAt;
 use crate::crowd::command::Command;
 use crate::crowd::layer::Layout;
-use crate::crowd::place::{Place, Up, wrap_place};
 use crate::crowd::markers::Advanced;
+use crate::crowd::place::{Place, Up, wrap_place};
 use crate::crowd::state::{Applied, ClipRows, LayerLanes, Statex8, Stepx8};
 use crate::crowd::store::EventBits;
 use crate::crowd::{

@@ -408,15 +408,8 @@ impl ReferenceCrowd {
             // The markers the pack's sources (the base's and the layers')
             // cross, found with the 8-lane crowd's code from the same
             // state.
-            let crossed = |src: Advanced| {
-                pack_markers(
-                    markers,
-                    src,
-                    (p, characters),
-                    (dt, weight),
-                    marks,
-                )
-            };
+            let crossed =
+                |src: Advanced| pack_markers(markers, src, (p, characters), (dt, weight), marks);
             // Each worker's own scratch (reserved by the step for every
             // thread of this pool): the lock is never contended.
             let t = rayon::current_thread_index().unwrap_or(0) % scratch.len();
