@@ -254,21 +254,22 @@ fn gltf_doc_on_random_bytes() {
     );
 }
 
-/// The `gltf_doc` campaign's open finding (2026-11-25, the merge of main
-/// into `hardening`, 36,185 runs in): a document whose joint 27 (node 755)
-/// kineform places at (80, 0, 0) at frame 0 of its first animation where
+/// The `gltf_doc` campaign's finding (2026-11-25, the merge of main into
+/// `hardening`, 36,185 runs in): a document whose joint 27 (node 755)
+/// kineform placed at (80, 0, 0) at frame 0 of its first animation where
 /// glTF's node matrices put it at (0, 0, 8). The document: a 2,049-node
-/// chain, a skin of 73 joints listed out of the chain's order (1386, 256,
-/// 1306, 1, 30, 59...), one translation sampler shared by joint 755 and the
-/// seven animated helper nodes 748 to 754 between it and joint 726 (the
-/// folding of animated helpers into the joint below, defect 6, is the
-/// suspect). Not yet understood or fixed;
-/// ignored so that `cargo test` stays green, run with `--ignored` to
-/// reproduce.
+/// chain, a skin of 73 joints listed out of the chain's order, one
+/// CUBICSPLINE translation sampler shared by joint 755 and the seven
+/// animated helper nodes 748 to 754 between it and joint 726, whose 63
+/// keys are all at 0 s. The helpers' folding was exact; the value at a
+/// time that several keys share is what glTF leaves undefined (its key
+/// times must rise strictly): kineform read the last key's (10, 0, 0) on
+/// each of 8 nodes, the oracle the first's (0, 0, 1). Such samplers are
+/// refused now (`tests/gltf_hostile.rs`
+/// `gltf_doc_finding_repeated_key_times_are_refused`).
 #[cfg(feature = "gltf")]
 #[test]
-#[ignore = "open gltf_doc finding: a joint's world position at frame 0 differs from glTF's"]
-fn gltf_doc_open_finding_frame_0_position() {
+fn gltf_doc_finding_repeated_key_times_frame_0_position() {
     check::gltf_doc::check_doc(&unhex(&[
         "2effff1d211d1d1d1d1d6d1d4100011d1d1d00001d1d1d1d1d1d1d1d1d9d1d1d1d1d1d1d1d1d1d1d",
         "1d1d1d1d1d1d1d1d1d1d1d1d1d1d050200001d1d6e1d1d1d1d1d1d1d1d1d021d1d1d1d1d1d1d1d1d",
