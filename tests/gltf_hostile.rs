@@ -778,3 +778,87 @@ fn defect6_gltf_animated_helpers_of_every_shape_fold_exactly() {
         close(&fk(&d, Some((0, f))), &want, &format!("frame {f}"));
     }
 }
+
+/// Defect 10, the GLB container: a damaged `.glb` says what is damaged
+/// (the `gltf` crate said "binary container: could not completely read
+/// the object" of a file cut short or a header length past its end, and
+/// "BIN\0 chunk length exceeds that of slice" of a chunk longer than the
+/// file), a document-wide error reads "glTF: JSON" (not "glTF : JSON"),
+/// and a limit's numbers past 1e12 are written in scientific notation.
+#[test]
+fn defect10_damaged_glb_containers_say_what_is_damaged() {
+    let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let mut b = Builder::new();
+    b.node(json!({"name": "a"}));
+    let t = b.floats(&[0.0, 1.0], "SCALAR");
+    let v = b.floats(&[0.0; 6], "VEC3");
+    b.channels(0, t, v, "LINEAR", &[(0, "translation")]);
+    let good = b.glb();
+    gltf::parse(&good, 30.0).unwrap();
+    let set = |at: usize, word: u32| {
+        let mut g = good.clone();
+        g[at..at + 4].copy_from_slice(&word.to_le_bytes());
+        g
+    };
+    let json_len = u32::from_le_bytes(good[12..16].try_into().unwrap()) as usize;
+    let bin_at = 20 + json_len;
+    let total = good.len() as u32;
+    // The JSON chunk and 4 bytes of a chunk header, the length made to fit.
+    let mut cut = good[..bin_at + 4].to_vec();
+    cut[8..12].copy_from_slice(&(bin_at as u32 + 4).to_le_bytes());
+    let cases: Vec<(Vec<u8>, String)> = vec![
+        (
+            good[..good.len() - 9].to_vec(),
+            format!(
+                "the header says the file is {total} bytes, but it has {}: it is cut short",
+                total - 9
+            ),
+        ),
+        (
+            set(8, u32::MAX),
+            format!("the header says the file is 4294967295 bytes, but it has {total}"),
+        ),
+        (set(4, 1), "version 1: only glTF 2.0".into()),
+        (
+            set(16, u32::from_le_bytes(*b"JSOX")),
+            "the JSON chunk (the first): its type is `JSOX`, not `JSON`".into(),
+        ),
+        (
+            set(12, u32::MAX),
+            format!(
+                "the JSON chunk (the first): its header says 4294967295 bytes, but {} follow it",
+                good.len() - 20
+            ),
+        ),
+        (
+            set(bin_at, 1 << 20),
+            format!(
+                "the BIN chunk (after the JSON chunk): its header says 1048576 bytes, but {} follow it",
+                good.len() - bin_at - 8
+            ),
+        ),
+        (
+            cut,
+            "the BIN chunk (after the JSON chunk): the file ends 4 bytes into its 8-byte chunk header".into(),
+        ),
+    ];
+    for (file, want) in cases {
+        let (path, reason) = refusal(gltf::parse(&file, 30.0));
+        assert!(path == "glb" && reason.contains(&want), "{path}: {reason}");
+    }
+    let e = gltf::parse(b"{ not json", 30.0).unwrap_err().to_string();
+    assert!(e.starts_with("glTF: JSON: "), "{e}");
+    // A key time of 3e38 s: its frames in scientific notation.
+    let mut h = Builder::new();
+    h.node(json!({"name": "a"}));
+    let t = h.floats(&[0.0, 3e38], "SCALAR");
+    let v = h.floats(&[0.0; 6], "VEC3");
+    h.channels(0, t, v, "LINEAR", &[(0, "translation")]);
+    let (_, reason) = refusal(gltf::parse(&h.glb(), 1.0));
+    assert!(
+        reason.starts_with(
+            "3.000e38 s at 1 frames/s is 3.000e38 frames x (1 joints) = 3.000e38 joint-frames"
+        ),
+        "{reason}"
+    );
+}
