@@ -64,6 +64,8 @@ struct Character {
     pos: Vec3,
     yaw: f32,
     vel: Vec3,
+    /// The clip's heading's rate about +y, as the crowd extracted it.
+    turn_rate: f32,
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -109,6 +111,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             pos: start(c),
             yaw: rng.random_range(-3.1..3.1),
             vel: Vec3::ZERO,
+            turn_rate: 0.0,
         })
         .collect();
     for c in 0..n {
@@ -165,8 +168,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
 
         // The character controller: each root moves on with the velocity
-        // the crowd extracted from its clip last step, turning back at the
-        // level's edge.
+        // and turns at the heading's rate the crowd extracted from its
+        // clip last step, turning back at the level's edge.
         for (root, ch) in roots.iter_mut().zip(chars.iter_mut()) {
             ch.pos += ch.vel * dt;
             let out = ch.pos - centre;
@@ -175,6 +178,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             } else {
                 0.0
             };
+            let turn = turn + ch.turn_rate;
             ch.yaw = (ch.yaw + turn * dt).rem_euclid(std::f32::consts::TAU);
             *root = Root {
                 pos: ch.pos,
@@ -190,8 +194,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         step_time += t0.elapsed().as_secs_f64();
         crowd.positions_into(0..n, &mut positions)?;
         for (c, ch) in chars.iter_mut().enumerate() {
-            let (_, vel) = crowd.root_motion(c).expect("c < n");
-            ch.vel = vel;
+            let motion = crowd.root_motion(c).expect("c < n");
+            (ch.vel, ch.turn_rate) = (motion.velocity, motion.turn_rate);
         }
         transitions += stats.transitions;
         commands += u64::from(stats.commands);

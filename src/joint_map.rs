@@ -19,7 +19,7 @@
 //! ```
 //!
 //! so that the world rotation becomes `W R_j` and every world position is
-//! unchanged (`tests/joint_map.rs` checks both on the CMU clips). This is
+//! unchanged (`tests/suite/joint_map.rs` checks both on the CMU clips). This is
 //! what makes a clip of one convention play right on another's bones when
 //! their rest poses differ: the CMU 3dsMax-friendly files hang the arms
 //! down (`LeftElbow` at `(0, -4.3, 0)` from `LeftShoulder`) where the

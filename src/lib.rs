@@ -144,7 +144,7 @@
 //! [`reference`](mod@reference) kernels take any f32 without panicking; a
 //! NaN or an infinity in an input propagates only within the element or
 //! lane it poisons: every other lane's result is bit for bit what it is
-//! with clean inputs (`tests/backends.rs`), and a batch call's other
+//! with clean inputs (`tests/suite/backends.rs`), and a batch call's other
 //! elements likewise.
 //!
 //! ## SIMD backends
@@ -153,8 +153,8 @@
 //! the last bits between builds for different CPUs: between an x86-64
 //! baseline build (SSE2) and x86-64-v3 (AVX2 + FMA), 29% of the lane
 //! kernels' output floats differ, by at most 1.1e-5 on outputs of a few
-//! units (measured by `tests/backends.rs`). Both builds stay within the
-//! lanes-vs-reference tolerances of `tests/equivalence.rs` (README, "SIMD
+//! units (measured by `tests/suite/backends.rs`). Both builds stay within the
+//! lanes-vs-reference tolerances of `tests/suite/equivalence.rs` (README, "SIMD
 //! backends").
 
 #![deny(missing_docs)]

@@ -9,8 +9,9 @@ use std::time::{Duration, Instant};
 use clap::{Parser, Subcommand, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use kineform::crowd::{
-    ClipLibrary, ClipStorage, Crowd, CrowdConfig, DeadBlendHalflives, Event, EventKind, FrameStats,
-    Layer, Mask, ReferenceCrowd, Sampling, Transition, VelocityCheck, Wander, WanderConfig,
+    Aabb, ClipLibrary, ClipStorage, Crowd, CrowdConfig, DeadBlendHalflives, Event, EventKind,
+    FrameStats, Layer, Mask, ReferenceCrowd, RootMotion, Sampling, Transition, VelocityCheck,
+    Wander, WanderConfig,
 };
 use kineform::markers::FootContact;
 use kineform::{bvh, data};
@@ -94,6 +95,12 @@ enum SamplingArg {
     Cubic,
 }
 
+#[derive(Clone, Copy, ValueEnum)]
+enum RootMotionArg {
+    Apply,
+    Extract,
+}
+
 #[derive(clap::Args)]
 struct CrowdArgs {
     /// Number of characters.
@@ -128,6 +135,14 @@ struct CrowdArgs {
     /// How clips are sampled between frames.
     #[arg(long, value_enum, default_value_t = SamplingArg::Linear)]
     sampling: SamplingArg,
+    /// What the clips' root motion does (`RootMotion`): `apply` moves the
+    /// characters (looping clips walk on across their seams); `extract`
+    /// takes the root's place and heading out and the driver moves and
+    /// turns each root by what the crowd reports after each step (its
+    /// source B then plays source A's time), measuring the heading error
+    /// of the integrated roots against the clips' own.
+    #[arg(long, value_enum, default_value_t = RootMotionArg::Apply)]
+    root_motion: RootMotionArg,
     /// Run the same crowd through the scalar reference path.
     #[arg(long)]
     scalar: bool,
@@ -169,6 +184,21 @@ struct CrowdArgs {
     /// on markers).
     #[arg(long)]
     no_markers: bool,
+    /// Pad every joint by this many units in the characters' bounding
+    /// boxes, which are read out after each timed frame as a renderer
+    /// would for culling (`CrowdConfig::joint_radii`, `Crowd::bounds_into`):
+    /// finite, >= 0 and <= 1e6; 0, the default, pads none.
+    #[arg(long, default_value_t = 0.0, allow_negative_numbers = true, value_parser = parse_radius)]
+    joint_radius: f32,
+}
+
+/// A joint radius: finite, >= 0 and <= 1e6 (`kineform::limits::MAX_POSITION`).
+fn parse_radius(s: &str) -> Result<f32, String> {
+    let r: f32 = s.parse().map_err(|e| format!("{e}"))?;
+    match (0.0..=kineform::limits::MAX_POSITION).contains(&r) {
+        true => Ok(r),
+        false => Err(format!("{r} must be finite, >= 0 and <= 1e6")),
+    }
 }
 
 /// A marker weight threshold, within [0, 1).
@@ -311,17 +341,22 @@ enum AnyCrowd {
 }
 
 impl AnyCrowd {
-    /// The driver's commands for this frame, then the step; returns the
-    /// step's figures and the number of commands.
+    /// The driver's commands for this frame, then the step, then the
+    /// driver's roots moved by the extracted root motion (where it follows
+    /// it); returns the step's figures.
     fn step(&mut self, wander: &mut Wander, dt: f32) -> kineform::Result<FrameStats> {
         match self {
             AnyCrowd::Lanes(c) => {
                 wander.update(c.as_mut(), dt)?;
-                c.step(dt)
+                let s = c.step(dt)?;
+                wander.follow(c.as_mut(), dt)?;
+                Ok(s)
             }
             AnyCrowd::Scalar(c) => {
                 wander.update(c.as_mut(), dt)?;
-                c.step(dt)
+                let s = c.step(dt)?;
+                wander.follow(c.as_mut(), dt)?;
+                Ok(s)
             }
         }
     }
@@ -331,6 +366,14 @@ impl AnyCrowd {
         match self {
             AnyCrowd::Lanes(c) => c.events(),
             AnyCrowd::Scalar(c) => c.events(),
+        }
+    }
+
+    /// Every character's bounding box after the last step, into `out`.
+    fn bounds_into(&self, out: &mut [Aabb]) -> kineform::Result<()> {
+        match self {
+            AnyCrowd::Lanes(c) => c.bounds_into(0..out.len(), out),
+            AnyCrowd::Scalar(c) => c.bounds_into(0..out.len(), out),
         }
     }
 }
@@ -368,6 +411,10 @@ fn run_crowd(a: &CrowdArgs) -> Result<(), Box<dyn std::error::Error>> {
             HalflivesArg::Fitted => DeadBlendHalflives::FITTED,
         },
         velocity_check: !a.no_check,
+        root_motion: match a.root_motion {
+            RootMotionArg::Apply => RootMotion::Apply,
+            RootMotionArg::Extract => RootMotion::Extract,
+        },
         clip_storage: if a.compact {
             ClipStorage::Compact
         } else {
@@ -379,6 +426,10 @@ fn run_crowd(a: &CrowdArgs) -> Result<(), Box<dyn std::error::Error>> {
             Layer::additive(Mask::new().subtree("lowerback", 1.0), 0),
         ][..a.layers as usize]
             .to_vec(),
+        joint_radii: match a.joint_radius {
+            0.0 => Vec::new(),
+            r => vec![r; library.skeleton().len()],
+        },
         ..CrowdConfig::default()
     };
     let dt = 1.0 / a.fps;
@@ -387,6 +438,7 @@ fn run_crowd(a: &CrowdArgs) -> Result<(), Box<dyn std::error::Error>> {
         WanderConfig {
             seed: a.seed,
             layers: a.layers > 0,
+            follow_root_motion: matches!(a.root_motion, RootMotionArg::Extract),
             ..WanderConfig::default()
         },
     );
@@ -423,6 +475,11 @@ fn run_crowd(a: &CrowdArgs) -> Result<(), Box<dyn std::error::Error>> {
     let mut transitions = 0u64;
     let mut commands = 0u64;
     let mut markers = 0u64;
+    // The boxes as a renderer reads them after each frame (its buffer,
+    // kept), and their sizes summed per axis over the timed frames.
+    let mut boxes = vec![Aabb::ZERO; cfg.characters];
+    let mut box_sizes = [0f64; 3];
+    let mut box_largest = 0f64;
     pool.install(|| -> kineform::Result<()> {
         for f in 0..warmup + frames {
             if show_bar && total.elapsed() > Duration::from_secs(1) && bar.is_hidden() {
@@ -440,6 +497,14 @@ fn run_crowd(a: &CrowdArgs) -> Result<(), Box<dyn std::error::Error>> {
                     _ => 0,
                 });
                 markers += crossed.sum::<u64>();
+                crowd.bounds_into(&mut boxes)?;
+                for b in &boxes {
+                    let s = b.size().to_array().map(f64::from);
+                    for (sum, s) in box_sizes.iter_mut().zip(s) {
+                        *sum += s;
+                    }
+                    box_largest = box_largest.max(s[0].max(s[1]).max(s[2]));
+                }
             }
             transitions += s.transitions as u64;
             check.merge(&s.velocity);
@@ -452,6 +517,8 @@ fn run_crowd(a: &CrowdArgs) -> Result<(), Box<dyn std::error::Error>> {
     let game_s = frames.max(1) as f64 * f64::from(dt);
     let markers_per_s = markers as f64 / game_s;
     let per_character = markers_per_s / a.characters as f64;
+    // The mean box, per axis, over every character and timed frame.
+    let box_mean = box_sizes.map(|s| s / (frames.max(1) * cfg.characters) as f64);
     bar.finish_and_clear();
     let mut sorted = times.clone();
     sorted.sort_by(f64::total_cmp);
@@ -477,9 +544,11 @@ fn run_crowd(a: &CrowdArgs) -> Result<(), Box<dyn std::error::Error>> {
         Sampling::Linear => "linear",
         Sampling::Cubic => "cubic",
     };
+    let extracting = cfg.root_motion == RootMotion::Extract;
+    let heading = wander.heading_error();
     if a.json {
         let checked = |x: f64| (!a.no_check).then_some(x);
-        let o = serde_json::json!({
+        let mut o = serde_json::json!({
             "version": env!("CARGO_PKG_VERSION"),
             "simd_backend": kineform::simd_backend(),
             "simd_level": kineform::simd_level(),
@@ -494,6 +563,16 @@ fn run_crowd(a: &CrowdArgs) -> Result<(), Box<dyn std::error::Error>> {
             "sampling": sampling,
             "clip_storage": if a.compact { "compact" } else { "full" },
             "layers": cfg.layers.len(),
+            "root_motion": match cfg.root_motion {
+                RootMotion::Apply => "apply",
+                RootMotion::Extract => "extract",
+            },
+            // Radians, null when root motion is applied: the heading the
+            // driver turned each root to by the reported turns against its
+            // clip's own (source A's) since its sources were last set, once
+            // their transition finished, and while it ran.
+            "heading_error_max": extracting.then_some(heading.0),
+            "heading_error_in_transitions_max": extracting.then_some(heading.1),
             "frame_ms_median": median * 1e3,
             "frame_ms_p99": p99 * 1e3,
             "frame_ms_best": best * 1e3,
@@ -505,23 +584,33 @@ fn run_crowd(a: &CrowdArgs) -> Result<(), Box<dyn std::error::Error>> {
             "marker_weight": a.marker_weight,
             "markers_per_s": markers_per_s,
             "markers_per_character_s": per_character,
-            // With the check off nothing was measured: its figures are null.
-            "velocity_gap_max": checked(f64::from(check.max_gap)),
-            "velocity_gap_mean": checked(check.mean_gap()),
-            "velocity_gap_bound": checked(f64::from(check.bound())),
-            "velocity_check": !a.no_check,
-            "velocity_check_passed": (!a.no_check).then(|| check.passed()),
-            "velocity_gap_worst": check.worst.map(|w| serde_json::json!({
-                "character": w.character,
-                "joint": w.joint,
-                "joint_name": joint_name(w.joint),
-                "frame": w.frame,
-            })),
-            // Counted with the check off too.
-            "non_finite_character_frames": check.non_finite,
-            "max_speed": checked(f64::from(check.max_speed)),
+            "joint_radius": a.joint_radius,
+            "bounds_mean_size": box_mean,
+            "bounds_largest_extent": box_largest,
             "total_s": total.elapsed().as_secs_f64(),
         });
+        // The velocity check's figures (one `json!` holds only so many
+        // fields: serde_json's macro recurses once per token).
+        let velocity = serde_json::json!({
+                // With the check off nothing was measured: its figures are null.
+                "velocity_gap_max": checked(f64::from(check.max_gap)),
+                "velocity_gap_mean": checked(check.mean_gap()),
+                "velocity_gap_bound": checked(f64::from(check.bound())),
+                "velocity_check": !a.no_check,
+                "velocity_check_passed": (!a.no_check).then(|| check.passed()),
+                "velocity_gap_worst": check.worst.map(|w| serde_json::json!({
+                    "character": w.character,
+                    "joint": w.joint,
+                    "joint_name": joint_name(w.joint),
+                    "frame": w.frame,
+                })),
+                // Counted with the check off too.
+                "non_finite_character_frames": check.non_finite,
+                "max_speed": checked(f64::from(check.max_speed)),
+        });
+        if let (Some(o), serde_json::Value::Object(v)) = (o.as_object_mut(), velocity) {
+            o.extend(v);
+        }
         println!("{o}");
     } else {
         println!(
@@ -551,6 +640,16 @@ fn run_crowd(a: &CrowdArgs) -> Result<(), Box<dyn std::error::Error>> {
             "markers: {markers_in_clips} footsteps in the clips; {markers_per_s:.0} crossed per second of game time ({per_character:.2} per character, sources weighing over {})",
             a.marker_weight
         );
+        println!(
+            "bounds: mean box {:.1} x {:.1} x {:.1} units (x, y, z), largest extent {box_largest:.1}, joints padded by {}",
+            box_mean[0], box_mean[1], box_mean[2], a.joint_radius
+        );
+        if extracting {
+            println!(
+                "root motion extracted, roots moved and turned by it: heading error against the clips' own up to {:.2e} rad ({:.2e} while transitions run)",
+                heading.0, heading.1
+            );
+        }
         if a.no_check {
             println!("velocity check: off (--no-check); {transitions} transitions");
         } else {

@@ -16,7 +16,7 @@
 //!
 //! Matrices are computed eight characters at a time in lanes, a pack of
 //! one joint at a time ([`skin_lanes`]), and checked against the scalar
-//! [`skin_matrix`] in `tests/skinning.rs`.
+//! [`skin_matrix`] in `tests/suite/skinning.rs`.
 //!
 //! ```
 //! use kineform::reference::{Kform, Quat, Vec3};

@@ -293,20 +293,27 @@ fn commands(frame: usize, n: usize) -> impl Iterator<Item = (usize, f32, bool)> 
 /// a frame of either crowd (stepped by rayon inside a pool of one thread,
 /// so that no job is injected from outside it, or by a caller's own
 /// thread through `prepare`) allocates nothing at all, events (markers
-/// crossed included) and shown poses included.
+/// crossed included), shown poses, and bounding boxes padded per joint
+/// (issue 24 item 4) and copied into the game's memory included.
 #[test]
 fn steady_state_steps_allocate_nothing() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let lib = with_markers();
     let n = 1000;
     let dt = 1.0 / 60.0;
+    let padded = CrowdConfig {
+        joint_radii: (0..lib.skeleton().len()).map(|j| j as f32 * 0.1).collect(),
+        ..config(n)
+    };
     pool(1).install(|| {
-        let mut lanes = Crowd::new(&lib, config(n)).unwrap();
-        let mut own = Crowd::new(&lib, config(n)).unwrap();
-        let mut reference = ReferenceCrowd::new(&lib, config(n)).unwrap();
+        let mut lanes = Crowd::new(&lib, padded.clone()).unwrap();
+        let mut own = Crowd::new(&lib, padded.clone()).unwrap();
+        let mut reference = ReferenceCrowd::new(&lib, padded).unwrap();
+        let mut boxes = vec![kineform::crowd::Aabb::ZERO; n];
         // Allocations counted in each part of a frame: the commands given,
-        // the lanes crowd's step, its prepared frame, the reference's step.
-        let mut parts = [0; 4];
+        // the lanes crowd's step, its prepared frame, the reference's step,
+        // the boxes read out.
+        let mut parts = [0; 5];
         let mut frame = |f: usize| {
             let mut at = COUNT.load(Relaxed);
             let mut part = |k: usize| {
@@ -334,6 +341,10 @@ fn steady_state_steps_allocate_nothing() {
             part(2);
             let c = reference.step(dt).unwrap();
             part(3);
+            lanes.bounds_into(0..n, &mut boxes).unwrap();
+            own.bounds_into(0..n, &mut boxes).unwrap();
+            reference.bounds_into(0..n, &mut boxes).unwrap();
+            part(4);
             assert_eq!(a, b);
             let marker = |e: &&kineform::crowd::Event| matches!(e.kind, EventKind::Marker(_));
             let marks = lanes.events().iter().filter(marker).count();
@@ -357,7 +368,7 @@ fn steady_state_steps_allocate_nothing() {
         );
         assert_eq!(
             count, 0,
-            "allocations in 16 steady-state frames: {parts:?} (commands, lanes step, prepared frame, reference step)"
+            "allocations in 16 steady-state frames: {parts:?} (commands, lanes step, prepared frame, reference step, boxes read)"
         );
     });
 }

@@ -4,7 +4,7 @@
 //! a call either refuses with a typed error and leaves its outputs
 //! byte-identical, or succeeds with every output finite. Used by the
 //! `batch_api` fuzz target and by the table-driven test of
-//! `tests/edge_cases.rs`.
+//! `tests/suite/edge_cases.rs`.
 
 use kineform::batch::{self, crowd, looping, tracking};
 use kineform::reference::{self as r, Kform, Quat, Vec3};

@@ -1,4 +1,4 @@
-//! The checks behind the fuzz targets, also run by `tests/fuzz_smoke.rs`
+//! The checks behind the fuzz targets, also run by `tests/suite/fuzz_smoke.rs`
 //! on pseudo-random bytes so that CI exercises the same decoder.
 #![allow(clippy::needless_range_loop)] // lanes and reference side by side
 
@@ -297,7 +297,7 @@ pub fn check(data: &[u8]) {
         3 => {
             // Exact spring with stiffness and damping, away from the band
             // near critical damping where the over-damped solution divides
-            // by y1 - y0 and differences are amplified (tests/equivalence.rs).
+            // by y1 - y0 and differences are amplified (tests/suite/equivalence.rs).
             let x: [f32; 8] = core::array::from_fn(|_| b.range(-10.0, 10.0));
             let v: [f32; 8] = core::array::from_fn(|_| b.range(-10.0, 10.0));
             let g: [f32; 8] = core::array::from_fn(|_| b.range(-10.0, 10.0));

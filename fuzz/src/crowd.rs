@@ -20,11 +20,11 @@
 //!   `positions_into` and the other copies) is finite, and the states and
 //!   frame statistics agree;
 //! - while every accepted value lies in the domain the crowd tests
-//!   generate (`tests/commands.rs`: times within ±10 s, rates within ±2,
+//!   generate (`tests/suite/commands.rs`: times within ±10 s, rates within ±2,
 //!   durations and half-lives in [0.05, 1] s, roots within 50 units,
 //!   30 units/s and 2 rad/s, steps in [0.002, 0.05] s, the article's
 //!   fitted half-lives), the 8-lane crowd equals the reference within
-//!   `tests/crowd.rs`'s tolerances on every character and joint:
+//!   `tests/suite/crowd.rs`'s tolerances on every character and joint:
 //!   positions 2e-4 + 2e-6 relative, rotations `1 - |dot| <= 1e-5`,
 //!   velocities 2e-3 + 1e-5 relative, angular velocities 2e-4 + 1e-5
 //!   relative, root motion 1e-3 + 1e-4 relative;
@@ -266,11 +266,13 @@ fn world_bits(lanes: &Crowd) -> Vec<u32> {
             }
             out.extend(k.rot.to_array().map(f32::to_bits));
         }
-        let (d, v) = lanes.root_motion(c).unwrap();
+        let m = lanes.root_motion(c).unwrap();
         out.extend(
-            d.to_array()
+            m.displacement
+                .to_array()
                 .into_iter()
-                .chain(v.to_array())
+                .chain(m.velocity.to_array())
+                .chain([m.turn, m.turn_rate])
                 .map(f32::to_bits),
         );
     }
@@ -279,7 +281,7 @@ fn world_bits(lanes: &Crowd) -> Vec<u32> {
 
 /// The checks after a step: finite output on both sides, the copies out
 /// equal to `world_kform`, states equal, and in the tested domain the
-/// tolerances of `tests/crowd.rs`.
+/// tolerances of `tests/suite/crowd.rs`.
 fn check_outputs(lanes: &Crowd, reference: &ReferenceCrowd, tame: bool, ctx: &dyn Fn() -> String) {
     let n = lanes.characters();
     let j = lanes.skeleton().len();
@@ -291,6 +293,8 @@ fn check_outputs(lanes: &Crowd, reference: &ReferenceCrowd, tame: bool, ctx: &dy
     lanes.velocities_into(0..n, &mut vel).unwrap();
     lanes.angular_velocities_into(0..n, &mut ang).unwrap();
     lanes.rotations_into(0..n, &mut rot).unwrap();
+    let mut boxes = vec![kineform::crowd::Aabb::ZERO; n];
+    lanes.bounds_into(0..n, &mut boxes).unwrap();
     assert_eq!(lanes.events(), reference.events(), "{}", ctx());
     for c in 0..n {
         assert_eq!(
@@ -307,10 +311,39 @@ fn check_outputs(lanes: &Crowd, reference: &ReferenceCrowd, tame: bool, ctx: &dy
                 ctx()
             );
         }
-        let (ld, lv) = lanes.root_motion(c).unwrap();
-        let (rd, rv) = reference.root_motion(c).unwrap();
+        // Bounds (issue 24 item 4): finite where the output is (checked
+        // below), each box the same as `bounds(c)`, and the crowds' boxes
+        // within the positions' tolerance.
+        let (lb, rb) = (lanes.bounds(c).unwrap(), reference.bounds(c).unwrap());
         assert!(
-            finite3(ld) && finite3(lv) && finite3(rd) && finite3(rv),
+            boxes[c] == lb
+                && finite3(lb.min)
+                && finite3(lb.max)
+                && finite3(rb.min)
+                && finite3(rb.max),
+            "character {c}: bounds {:?} / {lb:?}, reference {rb:?}\n{}",
+            boxes[c],
+            ctx()
+        );
+        if tame {
+            assert!(
+                near(lb.min, rb.min, 2e-4, 2e-6) && near(lb.max, rb.max, 2e-4, 2e-6),
+                "character {c}: bounds lanes {lb:?} vs reference {rb:?}\n{}",
+                ctx()
+            );
+        }
+        let (lm, rm) = (
+            lanes.root_motion(c).unwrap(),
+            reference.root_motion(c).unwrap(),
+        );
+        let (ld, lv, rd, rv) = (lm.displacement, lm.velocity, rm.displacement, rm.velocity);
+        let turns = [lm.turn, lm.turn_rate, rm.turn, rm.turn_rate];
+        assert!(
+            finite3(ld)
+                && finite3(lv)
+                && finite3(rd)
+                && finite3(rv)
+                && turns.iter().all(|t| t.is_finite()),
             "character {c}: root motion not finite: lanes {ld:?} {lv:?}, reference {rd:?} {rv:?}\n{}",
             ctx()
         );
@@ -414,8 +447,29 @@ pub fn check_crowd(data: &[u8]) -> (usize, usize) {
             max: b.f32(0.1, 2.0),
         },
     };
+    // Bounds' joint radii: none, one per joint in range, or a drawn list
+    // (any length; negative, past 1e6, or not finite: refused by both).
+    let clip_joints = library.skeleton().len();
+    let joint_radii: Vec<f32> = match b.u8() % 4 {
+        0 | 1 => Vec::new(),
+        2 => (0..clip_joints).map(|_| b.f32(0.0, 10.0)).collect(),
+        _ => {
+            let n = match b.u8() % 2 {
+                0 => clip_joints,
+                _ => b.u8() as usize % 40,
+            };
+            let bad = [-1.0, f32::NAN, f32::INFINITY, 2e6, 1e6, 0.0];
+            (0..n)
+                .map(|_| match b.u8() {
+                    0..=199 => b.f32(0.0, 10.0),
+                    s => bad[s as usize % bad.len()],
+                })
+                .collect()
+        }
+    };
     let cfg = CrowdConfig {
         characters,
+        joint_radii,
         sampling: if flags & 1 == 0 {
             Sampling::Linear
         } else {
@@ -432,6 +486,7 @@ pub fn check_crowd(data: &[u8]) -> (usize, usize) {
             RootMotion::Extract
         },
         velocity_check: flags & 8 == 0,
+        up: kineform::reference::Vec3::new(0.0, 1.0, 0.0),
         dead_blend_halflives,
         marker_weight: if flags & 64 == 0 { 0.0 } else { 0.5 },
         layers: match flags & 16 != 0 {

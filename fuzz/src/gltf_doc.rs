@@ -303,7 +303,7 @@ fn build(spec: &DocSpec) -> (Builder, Info) {
     }
     if let Some(skin) = &spec.skin {
         // Each node once (a node listed twice is refused, which
-        // tests/gltf.rs covers; here it would hide every other check).
+        // tests/suite/gltf.rs covers; here it would hide every other check).
         let mut listed = vec![false; n];
         let mut joints: Vec<usize> = Vec::new();
         let every = spec.joint_every.max(1) as usize;

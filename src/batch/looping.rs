@@ -284,7 +284,46 @@ pub fn make_loop(clip: &Clip, options: &LoopOptions) -> Result<Clip> {
     }
     options.method.check()?;
     let packs = joints.div_ceil(8);
-    // Joints in lanes: frame-major, one Vec3x8/Quatx8 per pack of joints.
+    let (pos8, rot8) = in_lanes(clip);
+    let (ps, rs) = (
+        Slice2d::new(&pos8, packs).expect("shape"),
+        Slice2d::new(&rot8, packs).expect("shape"),
+    );
+    let [dp, dpv, dr, drv] = start_end_differences(options, ps, rs, dt);
+    let mut off_p = offsets(&options.method, &dp, &dpv, frames, options.ratio, dt);
+    let mut off_r = offsets(&options.method, &dr, &drv, frames, options.ratio, dt);
+    if options.root_in_character_space {
+        root_in_character_space(clip, options, (&mut off_p, &mut off_r));
+    }
+
+    let mut out_p = vec![Vec3x8::ZERO; frames * packs];
+    let mut out_r = vec![Quatx8::IDENTITY; frames * packs];
+    lanes::apply_positional_offsets(&mut out_p, ps, &off_p);
+    lanes::apply_rotational_offsets(&mut out_r, rs, &off_r);
+    let unpack_p: Vec<Vec3> = (0..frames)
+        .flat_map(|f| (0..joints).map(move |j| (f, j)))
+        .map(|(f, j)| out_p[f * packs + j / 8].lane(j % 8))
+        .collect();
+    let unpack_r: Vec<Quat> = (0..frames)
+        .flat_map(|f| (0..joints).map(move |j| (f, j)))
+        .map(|(f, j)| out_r[f * packs + j / 8].lane(j % 8))
+        .collect();
+    Clip::new(
+        frames,
+        joints,
+        dt,
+        unpack_p,
+        unpack_r,
+        clip.scales().to_vec(),
+    )
+}
+
+/// The clip's joints in lanes: frame-major, one `Vec3x8`/`Quatx8` per pack
+/// of 8 joints (the last pack padded with zero positions and identity
+/// rotations).
+fn in_lanes(clip: &Clip) -> (Vec<Vec3x8>, Vec<Quatx8>) {
+    let (frames, joints) = (clip.frames(), clip.joints());
+    let packs = joints.div_ceil(8);
     let pos8: Vec<Vec3x8> = (0..frames * packs)
         .map(|k| {
             let (f, p) = (k / packs, k % packs);
@@ -309,13 +348,21 @@ pub fn make_loop(clip: &Clip, options: &LoopOptions) -> Result<Clip> {
             }))
         })
         .collect();
-    let (ps, rs) = (
-        Slice2d::new(&pos8, packs).expect("shape"),
-        Slice2d::new(&rot8, packs).expect("shape"),
-    );
+    (pos8, rot8)
+}
 
-    let (mut dp, mut dpv) = (vec![Vec3x8::ZERO; packs], vec![Vec3x8::ZERO; packs]);
-    let (mut dr, mut drv) = (vec![Vec3x8::ZERO; packs], vec![Vec3x8::ZERO; packs]);
+/// The differences between the clip's start and end that the loop spreads
+/// over it, per pack of joints: positions and their velocities, rotations
+/// (scaled angle axes) and their angular velocities, from the soft-fade
+/// windows or the end frames as the method says.
+fn start_end_differences(
+    options: &LoopOptions,
+    ps: Slice2d<'_, Vec3x8>,
+    rs: Slice2d<'_, Quatx8>,
+    dt: f32,
+) -> [Vec<Vec3x8>; 4] {
+    let packs = ps.cols();
+    let [mut dp, mut dpv, mut dr, mut drv] = core::array::from_fn(|_| vec![Vec3x8::ZERO; packs]);
     match options.method {
         LoopMethod::Softfade {
             duration, hardness, ..
@@ -348,56 +395,40 @@ pub fn make_loop(clip: &Clip, options: &LoopOptions) -> Result<Clip> {
             lanes::compute_start_end_rotational_difference(&mut dr, &mut drv, rs, dt);
         }
     }
-    let mut off_p = offsets(&options.method, &dp, &dpv, frames, options.ratio, dt);
-    let mut off_r = offsets(&options.method, &dr, &drv, frames, options.ratio, dt);
+    [dp, dpv, dr, drv]
+}
 
-    if options.root_in_character_space {
-        // Joint 0 (lane 0 of pack 0): only its character-space velocity is
-        // inertialized; the generic offsets are replaced.
-        let root_p: Vec<Vec3> = (0..frames).map(|f| clip.pos(f, 0)).collect();
-        let root_r: Vec<Quat> = (0..frames).map(|f| clip.rot(f, 0)).collect();
-        let (mut rp, mut rr) = (vec![Vec3::ZERO; frames], vec![Vec3::ZERO; frames]);
-        let (bs, be, ratio) = options.method.root_ends(options.ratio);
-        crate::reference::compute_root_inertialize_offsets(
-            &mut rp,
-            &mut rr,
-            Slice2d::new(&root_p, 1).expect("shape"),
-            Slice2d::new(&root_r, 1).expect("shape"),
-            bs,
-            be,
-            ratio,
-            dt,
-        );
-        for f in 0..frames {
-            for (o, v) in [
-                (&mut off_p[f * packs], rp[f]),
-                (&mut off_r[f * packs], rr[f]),
-            ] {
-                let mut a = o.to_array();
-                a[0] = v;
-                *o = Vec3x8::from_array(a);
-            }
+/// Joint 0 (lane 0 of pack 0) looped in character space: only its
+/// character-space velocity is inertialized, its generic offsets replaced
+/// by [`crate::reference::compute_root_inertialize_offsets`]'.
+fn root_in_character_space(
+    clip: &Clip,
+    options: &LoopOptions,
+    (off_p, off_r): (&mut [Vec3x8], &mut [Vec3x8]),
+) {
+    let (frames, packs, dt) = (clip.frames(), clip.joints().div_ceil(8), clip.frame_time());
+    let root_p: Vec<Vec3> = (0..frames).map(|f| clip.pos(f, 0)).collect();
+    let root_r: Vec<Quat> = (0..frames).map(|f| clip.rot(f, 0)).collect();
+    let (mut rp, mut rr) = (vec![Vec3::ZERO; frames], vec![Vec3::ZERO; frames]);
+    let (bs, be, ratio) = options.method.root_ends(options.ratio);
+    crate::reference::compute_root_inertialize_offsets(
+        &mut rp,
+        &mut rr,
+        Slice2d::new(&root_p, 1).expect("shape"),
+        Slice2d::new(&root_r, 1).expect("shape"),
+        bs,
+        be,
+        ratio,
+        dt,
+    );
+    for f in 0..frames {
+        for (o, v) in [
+            (&mut off_p[f * packs], rp[f]),
+            (&mut off_r[f * packs], rr[f]),
+        ] {
+            let mut a = o.to_array();
+            a[0] = v;
+            *o = Vec3x8::from_array(a);
         }
     }
-
-    let mut out_p = vec![Vec3x8::ZERO; frames * packs];
-    let mut out_r = vec![Quatx8::IDENTITY; frames * packs];
-    lanes::apply_positional_offsets(&mut out_p, ps, &off_p);
-    lanes::apply_rotational_offsets(&mut out_r, rs, &off_r);
-    let unpack_p: Vec<Vec3> = (0..frames)
-        .flat_map(|f| (0..joints).map(move |j| (f, j)))
-        .map(|(f, j)| out_p[f * packs + j / 8].lane(j % 8))
-        .collect();
-    let unpack_r: Vec<Quat> = (0..frames)
-        .flat_map(|f| (0..joints).map(move |j| (f, j)))
-        .map(|(f, j)| out_r[f * packs + j / 8].lane(j % 8))
-        .collect();
-    Clip::new(
-        frames,
-        joints,
-        dt,
-        unpack_p,
-        unpack_r,
-        clip.scales().to_vec(),
-    )
 }

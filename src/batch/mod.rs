@@ -8,7 +8,7 @@
 //! for any number of threads.
 //!
 //! Every accepted parameter gives finite output on finite inputs (issue
-//! 13; checked for every entry point by `tests/edge_cases.rs` and the
+//! 13; checked for every entry point by `tests/suite/edge_cases.rs` and the
 //! `batch_api` fuzz target). Each function's docs say which of two ways it
 //! keeps that promise for extreme values:
 //!

@@ -16,7 +16,7 @@ use crate::lanes::{self, splat};
 use crate::stream::F32Stream;
 
 /// Tracking targets for every element: the position at the end of the
-/// step, its velocity and its acceleration (see `tests/tracking.rs` for how
+/// step, its velocity and its acceleration (see `tests/suite/tracking.rs` for how
 /// to derive them with [`crate::reference::tracking_target_velocity`] and
 /// [`crate::reference::tracking_target_acceleration`]).
 pub struct Targets<'a> {

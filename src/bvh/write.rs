@@ -97,20 +97,39 @@ pub fn quat_to_euler(q: Quat, axes: [usize; 3]) -> [f32; 3] {
 /// written as decimals, others in exponent form (`1.5e-30`), so that no
 /// value takes more than 15 characters.
 pub fn write(bvh: &Bvh, clip: &Clip) -> Result<String> {
-    use core::fmt::Write as _;
+    let rot_axes = writable(bvh, clip)?;
+    let mut out = String::from("HIERARCHY\n");
+    let order = write_hierarchy(bvh, &mut out)?;
+    write_motion(bvh, clip, (&rot_axes, &order), &mut out)?;
+    Ok(out)
+}
+
+/// A refusal of [`write()`]: [`Error::Bvh`] with no line, its reason
+/// starting `cannot write`.
+fn cannot<T>(reason: String) -> Result<T> {
+    Err(Error::Bvh {
+        path: None,
+        line: 0,
+        reason: format!("cannot write {reason}"),
+    })
+}
+
+/// The refusal of a text past [`MAX_BVH_BYTES`] when `out` passes it.
+fn within_limit(out: &str) -> Result<()> {
+    if out.len() as u64 > MAX_BVH_BYTES {
+        return cannot(format!(
+            "the file: its text passes {} bytes, more than the {MAX_BVH_BYTES} bytes a .bvh file may have (kineform::limits::MAX_BVH_BYTES), so it could not be read back",
+            out.len()
+        ));
+    }
+    Ok(())
+}
+
+/// [`write()`]'s checks before anything is written (lengths, names,
+/// offsets, rotation channels): each joint's rotation channels' axes in
+/// order, `None` for a joint without rotation channels.
+fn writable(bvh: &Bvh, clip: &Clip) -> Result<Vec<Option<[usize; 3]>>> {
     let joints = bvh.skeleton.len();
-    let bad = |reason: String| {
-        Err(Error::Bvh {
-            path: None,
-            line: 0,
-            reason: format!("cannot write {reason}"),
-        })
-    };
-    let too_long = |len: usize| {
-        bad(format!(
-            "the file: its text passes {len} bytes, more than the {MAX_BVH_BYTES} bytes a .bvh file may have (kineform::limits::MAX_BVH_BYTES), so it could not be read back"
-        ))
-    };
     for (what, len) in [
         ("clip joints", clip.joints()),
         ("offsets", bvh.offsets.len()),
@@ -126,7 +145,7 @@ pub fn write(bvh: &Bvh, clip: &Clip) -> Result<String> {
         }
     }
     if bvh.channels.iter().all(Vec::is_empty) {
-        return bad(
+        return cannot(
             "the motion: no joint has channels, and BVH motion lines cannot be empty".into(),
         );
     }
@@ -142,13 +161,13 @@ pub fn write(bvh: &Bvh, clip: &Clip) -> Result<String> {
                 .chars()
                 .any(|c| c.is_whitespace() && c != ' ' || c.is_control())
         {
-            return bad(format!(
+            return cannot(format!(
                 "joint {j}: its name {} would not read back",
                 excerpt(name)
             ));
         }
         if !finite(bvh.offsets[j]) || !bvh.end_sites[j].is_none_or(finite) {
-            return bad(format!(
+            return cannot(format!(
                 "joint {j} ({}): an OFFSET is not finite",
                 excerpt(name)
             ));
@@ -160,14 +179,40 @@ pub fn write(bvh: &Bvh, clip: &Clip) -> Result<String> {
             .collect();
         let distinct = rot.len() == 3 && rot[0] != rot[1] && rot[1] != rot[2] && rot[0] != rot[2];
         if !(rot.is_empty() || distinct) {
-            return bad(format!(
+            return cannot(format!(
                 "joint {j} ({}): writing needs 0 or 3 distinct rotation channels",
                 excerpt(name)
             ));
         }
         rot_axes.push(distinct.then(|| [rot[0], rot[1], rot[2]]));
     }
+    Ok(rot_axes)
+}
 
+/// `depth` tabs, at most [`MAX_INDENT`].
+fn tab(out: &mut String, depth: usize) {
+    for _ in 0..depth.min(MAX_INDENT) {
+        out.push('\t');
+    }
+}
+
+/// An `OFFSET` line at `depth`.
+fn offset_line(out: &mut String, depth: usize, o: Vec3) {
+    tab(out, depth);
+    out.push_str("OFFSET");
+    for v in [o.x, o.y, o.z] {
+        out.push(' ');
+        number(out, v);
+    }
+    out.push('\n');
+}
+
+/// The hierarchy's blocks, depth-first without recursion: the joints in the
+/// order the hierarchy lists them, the order of the motion's values (which
+/// a reader assigns in that order).
+fn write_hierarchy(bvh: &Bvh, out: &mut String) -> Result<Vec<usize>> {
+    use core::fmt::Write as _;
+    let (joints, names) = (bvh.skeleton.len(), bvh.skeleton.names());
     // Children listed once, in index order (parents precede children).
     let parents = bvh.skeleton.parents();
     let mut first_child = vec![usize::MAX; joints];
@@ -178,42 +223,26 @@ pub fn write(bvh: &Bvh, clip: &Clip) -> Result<String> {
             first_child[p] = j;
         }
     }
-
-    let mut out = String::from("HIERARCHY\n");
-    let tab = |out: &mut String, depth: usize| {
-        for _ in 0..depth.min(MAX_INDENT) {
-            out.push('\t');
-        }
-    };
-    // Depth-first without recursion: a stack of (joint, entering).
+    // A stack of (joint, entering).
     let mut stack: Vec<(usize, bool)> = (0..joints)
         .rev()
         .filter(|&j| parents[j] < 0)
         .map(|j| (j, true))
         .collect();
     let mut depth = 0usize;
-    // The joints in the order the hierarchy lists them (depth-first): the
-    // order of the motion's values, which a reader assigns in that order.
     let mut order = Vec::with_capacity(joints);
     while let Some((j, entering)) = stack.pop() {
         if entering {
             order.push(j);
             let kind = if parents[j] < 0 { "ROOT" } else { "JOINT" };
-            let o = bvh.offsets[j];
-            tab(&mut out, depth);
+            tab(out, depth);
             let _ = writeln!(out, "{kind} {}", names[j]);
-            tab(&mut out, depth);
+            tab(out, depth);
             out.push_str("{\n");
-            tab(&mut out, depth + 1);
-            out.push_str("OFFSET");
-            for v in [o.x, o.y, o.z] {
-                out.push(' ');
-                number(&mut out, v);
-            }
-            out.push('\n');
+            offset_line(out, depth + 1, bvh.offsets[j]);
             let cs = &bvh.channels[j];
             if !cs.is_empty() {
-                tab(&mut out, depth + 1);
+                tab(out, depth + 1);
                 let _ = write!(out, "CHANNELS {}", cs.len());
                 for c in cs {
                     out.push(' ');
@@ -234,33 +263,39 @@ pub fn write(bvh: &Bvh, clip: &Clip) -> Result<String> {
         } else {
             depth -= 1;
             if let Some(e) = bvh.end_sites[j] {
-                tab(&mut out, depth + 1);
+                tab(out, depth + 1);
                 out.push_str("End Site\n");
-                tab(&mut out, depth + 1);
+                tab(out, depth + 1);
                 out.push_str("{\n");
-                tab(&mut out, depth + 2);
-                out.push_str("OFFSET");
-                for v in [e.x, e.y, e.z] {
-                    out.push(' ');
-                    number(&mut out, v);
-                }
-                out.push('\n');
-                tab(&mut out, depth + 1);
+                offset_line(out, depth + 2, e);
+                tab(out, depth + 1);
                 out.push_str("}\n");
             }
-            tab(&mut out, depth);
+            tab(out, depth);
             out.push_str("}\n");
         }
-        if out.len() as u64 > MAX_BVH_BYTES {
-            return too_long(out.len());
-        }
+        within_limit(out)?;
     }
+    Ok(order)
+}
+
+/// `MOTION`, the frame count and time, and a line per frame: the channels'
+/// values of the joints in `order`, rotations as Euler angles in each
+/// joint's `rot_axes`, positions less the joint's offset.
+fn write_motion(
+    bvh: &Bvh,
+    clip: &Clip,
+    (rot_axes, order): (&[Option<[usize; 3]>], &[usize]),
+    out: &mut String,
+) -> Result<()> {
+    use core::fmt::Write as _;
+    let names = bvh.skeleton.names();
     let _ = write!(out, "MOTION\nFrames: {}\nFrame Time: ", clip.frames());
-    number(&mut out, clip.frame_time());
+    number(out, clip.frame_time());
     out.push('\n');
     for f in 0..clip.frames() {
         let mut first = true;
-        for &j in &order {
+        for &j in order {
             let cs = &bvh.channels[j];
             if cs.is_empty() {
                 continue;
@@ -282,7 +317,7 @@ pub fn write(bvh: &Bvh, clip: &Clip) -> Result<String> {
                     core::mem::take(&mut p[c.axis()])
                 };
                 if !v.is_finite() {
-                    return bad(format!(
+                    return cannot(format!(
                         "frame {f} joint {j} ({}): {} {v} is not finite",
                         excerpt(&names[j]),
                         c.name()
@@ -292,15 +327,13 @@ pub fn write(bvh: &Bvh, clip: &Clip) -> Result<String> {
                     out.push(' ');
                 }
                 first = false;
-                number(&mut out, v);
+                number(out, v);
             }
         }
         out.push('\n');
-        if out.len() as u64 > MAX_BVH_BYTES {
-            return too_long(out.len());
-        }
+        within_limit(out)?;
     }
-    Ok(out)
+    Ok(())
 }
 
 /// `v` in at most 15 characters: the shortest text that reads back as the

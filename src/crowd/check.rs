@@ -19,7 +19,7 @@ use super::motion::Motionx8;
 /// transition) gives a gap that grows as `1 / dt` and passes it. How
 /// closely the velocities follow the motion (a few units/s on average; the
 /// largest gaps are linear sampling's frame-to-frame velocity jumps) is
-/// what `tests/continuity.rs` proves, by halving the step.
+/// what `tests/suite/continuity.rs` proves, by halving the step.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct VelocityCheck {
     /// Largest gap, units per second.
@@ -149,6 +149,13 @@ impl PackCheck {
         max_speed2: F32x8::ZERO,
         probe: F32x8::ZERO,
     };
+
+    /// A lane mask: set where every output written so far was finite
+    /// (the lane's probe is zero, not NaN).
+    #[inline(always)]
+    pub(crate) fn finite(&self) -> F32x8 {
+        self.probe.simd_eq(F32x8::ZERO)
+    }
 
     /// The run-level check of `joints` joints of the `valid` lanes of pack
     /// `pack` at `frame`, gaps divided by the step `dt`. A lane whose probe

@@ -504,6 +504,20 @@ pub trait Driven {
     fn blend_profiles(&self) -> usize {
         0
     }
+    /// The root motion character `c`'s clips made last step where the
+    /// crowd extracts it ([`super::Crowd::root_motion`]), else `None`.
+    fn root_motion(&self, _c: usize) -> Option<super::RootDelta> {
+        None
+    }
+    /// Roots for characters `first..` from the next step on
+    /// ([`super::Crowd::set_roots`]); by default one
+    /// [`Command::SetRoot`] each.
+    fn set_roots(&mut self, first: usize, roots: &[super::Root]) -> Result<()> {
+        for (c, root) in (first..).zip(roots) {
+            self.command(c, Command::SetRoot(*root))?;
+        }
+        Ok(())
+    }
 }
 
 impl Driven for Crowd {
@@ -522,6 +536,15 @@ impl Driven for Crowd {
     fn blend_profiles(&self) -> usize {
         Crowd::config(self).blend_profiles.len()
     }
+    fn root_motion(&self, c: usize) -> Option<super::RootDelta> {
+        match Crowd::config(self).root_motion {
+            super::RootMotion::Extract => Crowd::root_motion(self, c),
+            super::RootMotion::Apply => None,
+        }
+    }
+    fn set_roots(&mut self, first: usize, roots: &[super::Root]) -> Result<()> {
+        Crowd::set_roots(self, first, roots)
+    }
 }
 
 impl Driven for ReferenceCrowd {
@@ -539,5 +562,14 @@ impl Driven for ReferenceCrowd {
     }
     fn blend_profiles(&self) -> usize {
         ReferenceCrowd::config(self).blend_profiles.len()
+    }
+    fn root_motion(&self, c: usize) -> Option<super::RootDelta> {
+        match ReferenceCrowd::config(self).root_motion {
+            super::RootMotion::Extract => ReferenceCrowd::root_motion(self, c),
+            super::RootMotion::Apply => None,
+        }
+    }
+    fn set_roots(&mut self, first: usize, roots: &[super::Root]) -> Result<()> {
+        ReferenceCrowd::set_roots(self, first, roots)
     }
 }

@@ -367,6 +367,13 @@ pub(crate) struct LayerPlan {
 }
 
 impl Layout {
+    /// Whether a layer's mask covers the clips' root joint (crowd joint 1).
+    pub(crate) fn covers_root(&self) -> bool {
+        self.layers
+            .iter()
+            .any(|l| l.mask.get(1).is_some_and(|&w| w > 0.0))
+    }
+
     /// Resolves `layers` and `profiles` on the clips' skeleton `clips`
     /// (crowd joint `j + 1` is its joint `j`), each refusal naming the
     /// layer or profile ([`Error::Config`]).

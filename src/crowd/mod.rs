@@ -10,7 +10,8 @@
 //! ```text
 //! game loop:  crowd.play(c, ..) / transition(c, ..) / set_roots(0, &roots)   validated, queued
 //!             crowd.step(dt)          commands applied, packs of 8 characters in parallel
-//!             crowd.positions_into(chars, &mut buf) / events_into(&mut v)   no allocation
+//!             crowd.positions_into(chars, &mut buf) / bounds_into(chars, &mut boxes)
+//!             / events_into(&mut v)   no allocation
 //! ```
 //!
 //! How a frame flows through the files of this module:
@@ -33,13 +34,17 @@
 //!   (`passes::shown`); then each pack's step (`passes::pack_step`)
 //!   runs: sample source A, sample source B and blend
 //!   (`passes::sampling`); inertialize or dead-blend
-//!   (`passes::transition`); take out the clips' root translation where
-//!   the crowd extracts it (`passes::root_motion`); forward kinematics
+//!   (`passes::transition`); take out the clips' root place and heading
+//!   where the crowd extracts it (`passes::root_motion`); forward kinematics
 //!   from the character's root straight into the world output, with the
 //!   velocity check (`passes::fk`). Each worker's scratch
 //!   (`passes::scratch`) keeps a pack's poses in cache, and the next
 //!   pack's memory is fetched while this one runs (`passes::ahead`).
 //!   `motion` holds the per-joint math the passes share.
+//! - `place`: where each source's clip stands on the ground (a turn about
+//!   the up axis and a shift), moved on by the clip's net motion over a
+//!   loop at each wrap so that travelling loops walk on ([`RootMotion`]),
+//!   and the up axis ([`CrowdConfig::up`]).
 //! - `halflives`: dead blending with half-lives fitted per joint and axis
 //!   at each transition ([`DeadBlendHalflives::Fitted`]): the fit from the
 //!   shown pose to the new input, kept per character and joint, and the
@@ -48,6 +53,9 @@
 //!   ([`MarkerHit`], reported as [`EventKind::Marker`]), found from each
 //!   source's move as the state advanced it, with the crossing rules.
 //! - [`check`]: the live velocity check and its verdict.
+//! - `bounds`: each character's world bounding box ([`Aabb`]), grown in
+//!   the forward-kinematics pass from its joints' positions, padded by
+//!   their radii ([`CrowdConfig::joint_radii`]).
 //! - `output`: world poses copied into the caller's memory, and the frame's
 //!   events.
 //! - [`library`]: the clips, checked against the crowd's skeleton (clips of
@@ -64,6 +72,7 @@
 //! the character's root in the world (its place, facing and their
 //! velocities), joint `j + 1` is clip joint `j`.
 
+mod bounds;
 pub mod check;
 pub mod command;
 mod halflives;
@@ -73,6 +82,7 @@ mod markers;
 mod motion;
 mod output;
 mod passes;
+mod place;
 pub mod reference;
 pub mod state;
 mod store;
@@ -82,6 +92,7 @@ pub mod wander;
 mod lanes_crowd;
 
 pub use crate::database::ClipStorage;
+pub use bounds::Aabb;
 pub use check::{GapAt, VelocityCheck};
 pub use command::{Command, Driven, Which};
 pub use lanes_crowd::{Crowd, PackRange, PreparedStep, ShownRange};
@@ -123,29 +134,78 @@ pub enum Sampling {
     Cubic,
 }
 
-/// What the clips' root translation does.
+/// What the clips' root motion (their root joint's place on the ground and
+/// heading about the crowd's up axis, [`CrowdConfig::up`]) does.
+///
+/// Under both, a looping source that travels walks on across its clip's
+/// seam: each wrap moves the place its clip is played at by the clip's
+/// net motion over a loop (its root joint's place and heading at the last
+/// frame relative to the first), and each wrap backwards (a negative
+/// rate) moves it back, so that the root has no jump at the seam.
+/// [`Command::Play`] and [`Command::Transition`] start their sources at
+/// their clips' own place again. Layers' sources carry no root motion of
+/// their own: a layer whose mask covers the clips' root joint blends its
+/// clip's root in where that clip stands (its wraps jump back), and under
+/// [`RootMotion::Extract`] what it adds to the root's place and heading is
+/// extracted with the rest (a step in which such a layer wraps reports its
+/// velocities times `dt`, as a command's).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum RootMotion {
-    /// It moves the character: the clips' root joint keeps its position
-    /// relative to the character's root. The clip's own coordinates are
-    /// kept too: a looping clip that travels takes its root back to where
-    /// the clip starts at each wrap, and a transition carries the root
-    /// from one clip's place to the other's. Suits clips that stay in
-    /// place; use [`RootMotion::Extract`] for clips that travel.
+    /// It moves the character: the clips' root joint keeps its place and
+    /// heading relative to the character's root, in the clip's own
+    /// coordinates, and a looping clip that travels walks on at each wrap
+    /// (above), accumulating its loop's displacement and turn for as long
+    /// as it plays (in `f32`: after a kilometre of loops a position's last
+    /// bit is about 0.06 mm). A transition carries the root from where the
+    /// old sources had walked to the new clips' own place, hidden by the
+    /// transition as any other joint's jump: use [`RootMotion::Extract`]
+    /// for characters that travel from clip to clip.
     Apply,
     /// It is removed: the clips' root joint is held above the character's
-    /// root (its height kept), and the horizontal motion it would have made
-    /// is reported each step, in the world, as a displacement and a
-    /// velocity ([`Crowd::root_motion`]), for the game's character
-    /// controller to move the root with. Where the clips stand does not
-    /// matter, only how they move: a transition blends the root's
-    /// horizontal velocity but not its place (the new sources' place is
-    /// taken at once, with nothing to hide since it is removed), and a step
-    /// in which a command or a wrap around a clip moves the sources at once
-    /// reports its velocity times `dt` as the displacement. The clips'
-    /// heading is not taken out: it stays in the pose.
+    /// root (its height and its swing kept, its place on the ground and
+    /// its heading, the twist of its rotation about the up axis, taken
+    /// out: [`crate::reference::quat_twist`]), and the motion it would
+    /// have made is reported each step ([`Crowd::root_motion`], a
+    /// [`RootDelta`]): a world displacement and a turn about the up axis
+    /// over the step, and their rates (the world velocity and the heading's
+    /// angular velocity, the exact derivative of its angle,
+    /// [`crate::reference::twist_rate`]), for the game's character
+    /// controller to move and turn the root with. The displacement is
+    /// measured in the heading the clips' root had at the previous step
+    /// and turned into the world by the character's root rotation, so a
+    /// game that adds the displacement to its root's position and the
+    /// turn to its heading after each step walks the clips' own path.
+    /// Where the clips stand and face does not matter, only how they move
+    /// and turn: a transition blends the root's velocity and its heading's
+    /// rate (as every joint's) but not its place or heading (the shown
+    /// root is moved and turned onto the new sources' place before the
+    /// offset is taken, with nothing to hide since both are removed); a
+    /// step in which a command moves the sources at once reports its
+    /// velocities times `dt`; a wrap reports the travel across the seam
+    /// (above). Through a blend of two sources, the blended root's motion
+    /// is what is reported.
     Extract,
+}
+
+/// What a crowd took out of a character's clips' root in the last step
+/// ([`RootMotion::Extract`]; zero when the crowd applies root motion):
+/// what the game's character controller moves and turns the root by.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct RootDelta {
+    /// World displacement over the step, on the ground (nothing along the
+    /// character's up): the clips' root's travel since the last step,
+    /// measured in the heading it had then, turned into the world by the
+    /// character's root rotation.
+    pub displacement: Vec3,
+    /// World velocity at the step's end, turned as the displacement.
+    pub velocity: Vec3,
+    /// Turn about the up axis over the step, radians (right-handed about
+    /// [`CrowdConfig::up`]; within `[-π, π]`).
+    pub turn: f32,
+    /// The heading's angular velocity about the up axis at the step's end,
+    /// radians per second.
+    pub turn_rate: f32,
 }
 
 /// What a source does when its time reaches either end of its clip.
@@ -308,8 +368,15 @@ pub struct CrowdConfig {
     pub transition: Transition,
     /// Linear or cubic sampling.
     pub sampling: Sampling,
-    /// Whether the clips' root translation moves the characters.
+    /// Whether the clips' root motion moves the characters or is reported
+    /// ([`RootMotion`]).
     pub root_motion: RootMotion,
+    /// The up axis: `(0, 1, 0)` (the default, as BVH and glTF) or `(0, 0,
+    /// 1)` for engines and clips that use z; anything else is refused
+    /// ([`Error::Parameter`] naming the component). Root motion's heading
+    /// is the twist about it and its place the ground across it.
+    #[cfg_attr(feature = "serde", serde(default = "default_up"))]
+    pub up: Vec3,
     /// Whether each step runs the live velocity check
     /// ([`VelocityCheck`], in [`FrameStats::velocity`]). Off by default, as
     /// a game runs: it reads the previous frame's output back and costs 5
@@ -347,12 +414,27 @@ pub struct CrowdConfig {
     /// [`Command::SetBlendProfile`].
     #[cfg_attr(feature = "serde", serde(default))]
     pub blend_profiles: Vec<BlendProfile>,
+    /// Each clip joint's radius in its character's bounding box
+    /// ([`Aabb`], [`Crowd::bounds_into`]), in the library's joint order:
+    /// the box holds every clip joint's world position padded by its
+    /// radius on each axis (a bone's thickness, a hand's reach beyond its
+    /// joint). Empty (the default): no padding. Otherwise one per joint
+    /// of the library's skeleton, each finite, >= 0 and <= 1e6
+    /// ([`crate::limits::MAX_POSITION`]); the crowds refuse others when
+    /// built ([`Error::Length`], or [`Error::Config`] naming the joint).
+    #[cfg_attr(feature = "serde", serde(default))]
+    pub joint_radii: Vec<f32>,
+}
+
+/// The default up axis, +y.
+fn default_up() -> Vec3 {
+    Vec3::new(0.0, 1.0, 0.0)
 }
 
 /// 10,000 characters, cubic inertialization, linear sampling, root motion
-/// applied, dead blending at the command's half-life, the velocity check
+/// applied, +y up, dead blending at the command's half-life, the velocity check
 /// off, markers of every source that shows, no layers, no blend
-/// profiles, and full clip rows.
+/// profiles, full clip rows, and bounding boxes without padding.
 impl Default for CrowdConfig {
     fn default() -> CrowdConfig {
         CrowdConfig {
@@ -360,18 +442,21 @@ impl Default for CrowdConfig {
             transition: Transition::Inertialize,
             sampling: Sampling::Linear,
             root_motion: RootMotion::Apply,
+            up: default_up(),
             velocity_check: false,
             dead_blend_halflives: DeadBlendHalflives::Command,
             clip_storage: ClipStorage::Full,
             marker_weight: 0.0,
             layers: Vec::new(),
             blend_profiles: Vec::new(),
+            joint_radii: Vec::new(),
         }
     }
 }
 
 /// Bytes a crowd of `characters` on `joints` crowd joints needs, about:
-/// its world output, its kept transition state, its schedules and room
+/// its world output, its kept transition state, its schedules, its root
+/// motion and sources' places, its bounding boxes, and room
 /// for a step's events (three per character). Used to refuse sizes before
 /// allocating (the CLI says how much a size needs).
 pub fn crowd_bytes(characters: usize, joints: usize) -> Option<usize> {
@@ -379,6 +464,8 @@ pub fn crowd_bytes(characters: usize, joints: usize) -> Option<usize> {
     let per_pack = joints
         .checked_mul(size_of::<Motionx8>() * 2)?
         .checked_add(size_of::<state::Statex8>() + 8 * size_of::<Root>() + 64)?
+        .checked_add(size_of::<bounds::Aabbx8>())?
+        .checked_add(size_of::<motion::RootMotionx8>())?
         .checked_add(24 * size_of::<Event>())?;
     packs.checked_mul(per_pack)
 }
@@ -399,7 +486,14 @@ impl CrowdConfig {
                 reason: "must be within [0, 1)",
             });
         }
+        place::Up::of(self.up)?;
         self.dead_blend_halflives.check()
+    }
+
+    /// The up axis, checked ([`CrowdConfig::check`]; +y where it would be
+    /// refused).
+    pub(crate) fn up_axis(&self) -> place::Up {
+        place::Up::of(self.up).unwrap_or(place::Up::Y)
     }
 
     /// The fit's `(scale, min, max)` where dead blending fits its

@@ -1,6 +1,7 @@
 //! What a step leaves for the caller: world poses copied into the caller's
 //! memory (any character, a range of characters, or all; no allocation),
-//! the root motion a crowd extracts, and the step's events.
+//! the characters' bounding boxes, the root motion a crowd extracts, and
+//! the step's events.
 
 use core::ops::Range;
 
@@ -8,6 +9,7 @@ use rayon::prelude::*;
 
 use super::Crowd;
 use super::Motionx8;
+use super::bounds::{Aabb, check_readout};
 use super::command::Which;
 use super::markers::MarkerHit;
 use super::store::EventBits;
@@ -311,6 +313,45 @@ impl Crowd {
         })
     }
 
+    /// Character `c`'s world bounding box after the last step ([`Aabb`]:
+    /// its clip joints' world positions, each padded by its joint's
+    /// radius, [`super::CrowdConfig::joint_radii`]); `None` past the
+    /// crowd.
+    pub fn bounds(&self, c: usize) -> Option<Aabb> {
+        (c < self.cfg.characters).then(|| self.packs.bounds[c / 8].lane(c % 8))
+    }
+
+    /// The world bounding boxes of characters `chars` after the last step
+    /// into `out`, one per character (`out[c - chars.start]`), for culling
+    /// and a renderer's skinned-mesh bounds: computed in the step's
+    /// forward kinematics, so this is a copy (no allocation). Refused, with
+    /// nothing written, when the range is reversed or runs past the crowd
+    /// ([`Error::Range`]) or `out` is not one box per character of it
+    /// ([`Error::Length`]).
+    ///
+    /// ```
+    /// # use kineform::crowd::{Aabb, ClipLibrary, Crowd, CrowdConfig};
+    /// # let library = ClipLibrary::from_bvh(&kineform::data::default_clip())?;
+    /// let joints = library.skeleton().len();
+    /// // Every joint padded by 3 units (a limb's thickness, in the clip's units).
+    /// let cfg = CrowdConfig { characters: 16, joint_radii: vec![3.0; joints], ..Default::default() };
+    /// let mut crowd = Crowd::new(&library, cfg)?;
+    /// let mut boxes = vec![Aabb::ZERO; 16]; // the game's, kept across frames
+    /// crowd.step(1.0 / 60.0)?;
+    /// crowd.bounds_into(0..16, &mut boxes)?;
+    /// let hips = crowd.world_kform(5, 1).unwrap().pos;
+    /// assert!(boxes[5].contains(hips));
+    /// assert!(crowd.bounds_into(0..16, &mut boxes[..15]).is_err());
+    /// # Ok::<(), kineform::Error>(())
+    /// ```
+    pub fn bounds_into(&self, chars: Range<usize>, out: &mut [Aabb]) -> Result<()> {
+        check_readout(&chars, self.cfg.characters, out.len())?;
+        for (o, c) in out.iter_mut().zip(chars) {
+            *o = self.packs.bounds[c / 8].lane(c % 8);
+        }
+        Ok(())
+    }
+
     /// The whole crowd's world output as a [`Packed`] view (crowd joints:
     /// joint 0 the character's root), for [`crate::output::positions`],
     /// [`crate::output::rotations`], [`crate::output::transforms`] (all
@@ -320,18 +361,24 @@ impl Crowd {
             .expect("a crowd holds ceil(characters / 8) x joints packs")
     }
 
-    /// The clips' root translation this crowd took out of character `c`'s
-    /// pose in the last step ([`super::RootMotion::Extract`]): its world
-    /// displacement over the step and its world velocity. Zero when the
-    /// crowd applies root motion.
-    pub fn root_motion(&self, c: usize) -> Option<(Vec3, Vec3)> {
+    /// The clips' root motion this crowd took out of character `c`'s pose
+    /// in the last step ([`super::RootMotion::Extract`]): its world
+    /// displacement and turn about the up axis over the step, and their
+    /// rates ([`super::RootDelta`]). Zero when the crowd applies root
+    /// motion.
+    pub fn root_motion(&self, c: usize) -> Option<super::RootDelta> {
         if c >= self.cfg.characters {
             return None;
         }
         if self.cfg.root_motion != super::RootMotion::Extract {
-            return Some((Vec3::ZERO, Vec3::ZERO));
+            return Some(super::RootDelta::default());
         }
-        let m = &self.packs.root_motion[c / 8];
-        Some((m.displacement.lane(c % 8), m.velocity.lane(c % 8)))
+        let (m, l) = (&self.packs.root_motion[c / 8], c % 8);
+        Some(super::RootDelta {
+            displacement: m.displacement.lane(l),
+            velocity: m.velocity.lane(l),
+            turn: m.turn.to_array()[l],
+            turn_rate: m.turn_rate.to_array()[l],
+        })
     }
 }

@@ -237,8 +237,8 @@ pack_store! {
         /// The characters' playback state: sources, weight, transition,
         /// root ([`Statex8`]).
         states: Statex8,
-        /// The root translation the pack took out last step, where the
-        /// crowd extracts it.
+        /// The root motion the pack took out last step, where the crowd
+        /// extracts it, and its sources' places ([`RootMotionx8`]).
         root_motion: RootMotionx8,
         /// Which characters were given a root since the last step (bit
         /// `i` for character `8p + i`; the roots are in `roots`).
@@ -251,6 +251,9 @@ pack_store! {
         result: PackResult,
         /// How many of the pack's `marks` the last step filled.
         mark_count: u32,
+        /// The characters' world bounding boxes, grown by the last step's
+        /// forward kinematics ([`super::Aabb`]).
+        bounds: super::bounds::Aabbx8,
     }
     rows {
         /// Per joint, which characters' two-source blends take their

@@ -52,7 +52,7 @@ const POS_CODE: i32 = (1 << 20) - 1;
 /// `4.67e-6`; with the f32 rounding of the decode, 5e-6 rad (0.0003°).
 /// The encoder picks, of the 27 codes within a step of the nearest, the
 /// one nearest the source, which does no worse. Measured over every
-/// shipped clip in `tests/compact_clips.rs`. A source that is unit only
+/// shipped clip in `tests/suite/compact_clips.rs`. A source that is unit only
 /// within [`crate::clip::ROTATION_UNIT_TOLERANCE`] decodes as its
 /// normalized self (length 1 within f32 rounding).
 pub const ROTATION_ERROR_BOUND: f32 = 5e-6;

@@ -67,7 +67,7 @@
 //! written is normalized in f64 (the Khronos validator checks unit length
 //! to 1e-6 or so). kineform's linear sampling is slerp between frames too,
 //! so a clip written and read back at its own rate gives its frames back up
-//! to f32 rounding (measured on the five CMU clips in `tests/gltf.rs`).
+//! to f32 rounding (measured on the five CMU clips in `tests/suite/gltf.rs`).
 //! `.ci/run` checks every kind of file written with the Khronos
 //! validator.
 //!

@@ -5,13 +5,14 @@
 //! (half-lives, `dt`) are lane vectors here, so each lane may differ.
 //!
 //! Lane functions follow the same edge-case table as the reference and
-//! agree with it within the tolerances stated in `tests/equivalence.rs`.
+//! agree with it within the tolerances stated in `tests/suite/equivalence.rs`.
 
 pub mod angular;
 pub mod blend;
 pub mod chain;
 pub mod cost;
 pub mod deadblend;
+pub mod heading;
 pub mod inertialize;
 pub mod joint;
 pub mod kform;
@@ -29,6 +30,7 @@ pub use blend::*;
 pub use chain::*;
 pub use cost::*;
 pub use deadblend::*;
+pub use heading::*;
 pub use inertialize::*;
 pub use joint::*;
 pub use kform::*;

@@ -15,7 +15,7 @@ use crate::reference::math::{EPS_NORMALIZE, QUAT_BETWEEN_OPPOSITE, SLERP_NLERP_A
 /// For `p` orthogonal to `q` in 4D (a half turn apart) the sign is decided
 /// by rounding alone, and a fused evaluation leaves a residue of its own
 /// sign, so the lanes took the other hemisphere about one time in thirteen
-/// (issue 14; `tests/hemisphere_ties.rs`).
+/// (issue 14; `tests/suite/hemisphere_ties.rs`).
 #[inline(always)]
 pub fn quat_dot(q: Quatx8, p: Quatx8) -> F32x8 {
     ((q.w * p.w + q.x * p.x) + q.y * p.y) + q.z * p.z

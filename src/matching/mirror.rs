@@ -22,7 +22,7 @@
 //! the left and `+z` on the right, which `M` swaps). Played on a
 //! library's bones, whose left and right lengths differ slightly in
 //! captured skeletons, the mirrored clip is the mirror image up to that
-//! asymmetry (`tests/matching.rs` measures both).
+//! asymmetry (`tests/suite/matching.rs` measures both).
 
 use crate::clip::Clip;
 use crate::crowd::ClipLibrary;

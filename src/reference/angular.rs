@@ -12,8 +12,8 @@
 //! propagated velocity disagrees with the motion by `|v| |dv| / 2` or so,
 //! whatever the step: at the crowd's knees and ankles about 150-250
 //! units/s of world velocity. kineform computes the exact derivative (a
-//! correction of the published code; `tests/continuity.rs` and the
-//! finite-difference proofs in `tests/catalogue_velocities.rs` fail on the
+//! correction of the published code; `tests/suite/continuity.rs` and the
+//! finite-difference proofs in `tests/suite/catalogue_velocities.rs` fail on the
 //! published formulas).
 //!
 //! For `R(t) = exp([v(t)]×)` the angular velocity (in the frame the
@@ -120,7 +120,7 @@ pub fn quat_slerp_dx(rel: Quat, alpha: f32, alpha_rate: f32, q_ang: Vec3, p_ang:
 /// `ω_rel + R(rel) ω_q`). The published additives take
 /// `R(α w) ω_q + α ω_rel + α̇ w`, its limit for small `w`; the two differ
 /// by about `α |w| |ω_rel| / 2` (a correction of the published code, as
-/// the blends' in issue 11: `tests/catalogue_velocities.rs`,
+/// the blends' in issue 11: `tests/suite/catalogue_velocities.rs`,
 /// `additives_with_a_changing_weight`).
 #[inline]
 pub fn quat_additive_dx(

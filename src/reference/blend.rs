@@ -62,7 +62,7 @@ pub fn weight_rate(alpha_vel: f32, dt: f32) -> f32 {
 /// that is the slerp's angular velocity only while the two rotations are
 /// close; a quarter turn apart it is off by about a tenth of the inputs'
 /// difference in angular velocity (tested against finite differences in
-/// `tests/catalogue_velocities.rs`).
+/// `tests/suite/catalogue_velocities.rs`).
 pub fn op_blend_static(output: &mut Pose, lhs: &Pose, rhs: &Pose, alpha: f32) -> Result<()> {
     let n = output.len();
     lengths(n, &[&*output, lhs, rhs])?;
@@ -190,8 +190,8 @@ pub fn op_additive_local_inplace_static(output: &mut Pose, add: &Pose, alpha: f3
 /// one's limit for small additives: here it is the derivative of the
 /// output rotation, [`quat_additive_dx`] (off by about
 /// `alpha |add_saa| |add.ang| / 2` otherwise; tested against finite
-/// differences in `tests/catalogue_velocities.rs`,
-/// `additives_with_a_changing_weight`, listed in `tests/corrections.rs`).
+/// differences in `tests/suite/catalogue_velocities.rs`,
+/// `additives_with_a_changing_weight`, listed in `tests/suite/corrections.rs`).
 pub fn op_additive_inplace(
     output: &mut Pose,
     add: &Pose,
@@ -220,8 +220,8 @@ pub fn op_additive_inplace(
 /// additive's angular velocity in its own frame is the exact one,
 /// `J(α w) (α̇ w + α J(w)⁻¹ add.ang)` ([`quat_additive_dx`] about a still
 /// base), not `alpha add.ang + add_saa rate` (tested in
-/// `tests/catalogue_velocities.rs`, `additives_with_a_changing_weight`;
-/// the corrections are listed in `tests/corrections.rs`).
+/// `tests/suite/catalogue_velocities.rs`, `additives_with_a_changing_weight`;
+/// the corrections are listed in `tests/suite/corrections.rs`).
 pub fn op_additive_local_inplace(
     output: &mut Pose,
     add: &Pose,

@@ -61,7 +61,7 @@ pub const EXTRAPOLATION_MAX_LOG_SCALE: f32 = LN2;
 /// [`crate::limits::COMMAND_MAX`]), carried for up to a half-life or a
 /// blend duration: `exp(m)` overflows to infinity and the world scale and
 /// velocity become NaN (the `clips_from_values` campaign's finding,
-/// `tests/fuzz_smoke.rs`). With the cap every joint's transition scale
+/// `tests/suite/fuzz_smoke.rs`). With the cap every joint's transition scale
 /// stays within a factor of 2 per axis of where the scale velocity starts
 /// from, and a scale moving by 0.1 in log space moves 0.7% less than
 /// published.
@@ -260,7 +260,7 @@ pub fn extrapolate_decay_position(x: Vec3, v: Vec3, halflife: Vec3, dt: f32) -> 
 /// the exponential `fast_negexp` approximates, not of `fast_negexp`
 /// itself, and the stated velocities then disagree with the extrapolated
 /// motion by up to 8% of `|vel|` (tested against finite differences in
-/// `tests/catalogue_velocities.rs`).
+/// `tests/suite/catalogue_velocities.rs`).
 ///
 /// Deviation: rotations turn at most [`EXTRAPOLATION_MAX_ANGLE`] (a
 /// quarter turn): the extrapolated rotation is `exp(m s / 2) rot` with
@@ -276,7 +276,7 @@ pub fn extrapolate_decay_position(x: Vec3, v: Vec3, halflife: Vec3, dt: f32) -> 
 /// Deviation: the held root's velocities are zero. The published code copies
 /// them, so the root claims to move while its position stays put, and a
 /// dead blend's root velocity disagrees with its motion (tested against
-/// finite differences in `tests/catalogue_velocities.rs`).
+/// finite differences in `tests/suite/catalogue_velocities.rs`).
 pub fn op_extrapolate_decayed(
     output: &mut Pose,
     input: &Pose,
@@ -422,7 +422,7 @@ pub fn kform_extrapolate_decayed_axes(
 /// rate of `alpha`, not `fast_negexp(y t)`; the angular velocity
 /// `J(m) ṁ` of the capped scaled angle axis, not the decayed `v`), and
 /// rotations turn at most a quarter turn ([`op_extrapolate_decayed`]).
-/// Tested against finite differences in `tests/exact_velocities.rs`.
+/// Tested against finite differences in `tests/suite/exact_velocities.rs`.
 ///
 /// Refuses, writing nothing, poses of different lengths or half-life
 /// slices with other than one entry per joint. Finite for half-lives
@@ -504,7 +504,7 @@ pub fn quat_relative_along(path: Quat, from: Quat, to: Quat) -> Quat {
 /// crowd's; there the short way flips sides and the joint snaps by up to
 /// `2π alpha` in one step (57° at 240 Hz, up to 169° at 60 Hz). Following
 /// the relative rotation from step to step keeps the blend continuous
-/// (tested in `tests/continuity.rs` and `tests/catalogue_velocities.rs`).
+/// (tested in `tests/suite/continuity.rs` and `tests/suite/catalogue_velocities.rs`).
 #[allow(clippy::too_many_arguments)]
 pub fn op_dead_blending(
     output: &mut Pose,

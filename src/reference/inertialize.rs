@@ -56,7 +56,7 @@ pub fn decayed_offset_cubic(init_x: Vec3, init_v: Vec3, blendtime: f32, dt: f32)
 /// `J(x)⁻¹ init_v` ([`quat_to_scaled_angle_axis_dx`]) and the angular
 /// velocity returned `J(x(t)) x'(t)` ([`quat_from_scaled_angle_axis_dx`]),
 /// so it is the derivative of the rotation returned (tested against finite
-/// differences in `tests/catalogue_velocities.rs`).
+/// differences in `tests/suite/catalogue_velocities.rs`).
 #[inline]
 pub fn decayed_offset_cubic_quat(
     init_x: Quat,
@@ -125,8 +125,8 @@ pub fn inertialize_cubic_update(
 /// output's angular velocity jump at the transition. Rotating both input
 /// velocities keeps it continuous; the two agree when the offsets are
 /// identity. Offsets are canonicalized with `quat_abs` (edge-case table).
-/// Tested in `tests/edge_cases.rs` (`transitions_are_continuous_in_value_and_velocity`)
-/// and `tests/corrections.rs`.
+/// Tested in `tests/suite/edge_cases.rs` (`transitions_are_continuous_in_value_and_velocity`)
+/// and `tests/suite/corrections.rs`.
 #[allow(clippy::too_many_arguments)]
 #[inline]
 pub fn inertialize_cubic_transition_quat(
@@ -201,7 +201,7 @@ pub fn inertialize_update(
 /// [`inertialize_transition`] for rotations, with the same continuity
 /// correction as [`inertialize_cubic_transition_quat`]: the displayed value
 /// is `off_x src_x` turning at `off_v + R(off_x) src_v` (tested in
-/// `tests/corrections.rs`, `quaternion_transitions_keep_the_displayed_angular_velocity`).
+/// `tests/suite/corrections.rs`, `quaternion_transitions_keep_the_displayed_angular_velocity`).
 #[inline]
 pub fn inertialize_transition_quat(
     off_x: Quat,
@@ -248,7 +248,7 @@ pub fn inertialize_update_quat(
 /// through `quat_abs` (edge-case table), and the angular velocity offset
 /// rotates `rhs.ang` by it, because [`op_inertialize`] rotates the input's
 /// angular velocity; the published `lhs.ang - rhs.ang` makes the output's
-/// angular velocity jump at the transition (tested in `tests/edge_cases.rs`,
+/// angular velocity jump at the transition (tested in `tests/suite/edge_cases.rs`,
 /// `transitions_are_continuous_in_value_and_velocity`).
 pub fn op_inertialize_offset(offset: &mut Pose, lhs: &Pose, rhs: &Pose) -> Result<()> {
     let n = offset.len();
@@ -292,7 +292,7 @@ pub fn op_inertialize_offset(offset: &mut Pose, lhs: &Pose, rhs: &Pose) -> Resul
 /// `J(off) off_vel` ([`quat_to_scaled_angle_axis_dx`],
 /// [`quat_from_scaled_angle_axis_dx`]), so the output's angular velocity is
 /// the derivative of its rotation (tested against finite differences in
-/// `tests/catalogue_velocities.rs`).
+/// `tests/suite/catalogue_velocities.rs`).
 pub fn op_inertialize(
     output: &mut Pose,
     offset: &Pose,

@@ -85,8 +85,8 @@ pub fn kform_mul(v: Kform, w: Kform) -> Kform {
 /// `v.scl` and the expansion term is rotated and not divided, so it inverts
 /// [`kform_mul`] only for unit scale and zero scalar velocity. Here it is the
 /// exact inverse for any scale; for unit scale the two agree (tested in
-/// `tests/corrections.rs`, `kform_div_inverts_kform_mul_at_any_scale`, and
-/// `tests/velocities.rs`, `bk_inverts_fk`).
+/// `tests/suite/corrections.rs`, `kform_div_inverts_kform_mul_at_any_scale`, and
+/// `tests/suite/velocities.rs`, `bk_inverts_fk`).
 ///
 /// - `pos = R⁻¹(w.pos - v.pos) / v.scl`, `rot = v.rot⁻¹ w.rot`, `scl = w.scl / v.scl`
 /// - `vel = R⁻¹(w.vel - v.vel - v.ang × (w.pos - v.pos)) / v.scl - pos v.svl`

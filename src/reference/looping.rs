@@ -327,8 +327,8 @@ pub fn decayed_offset_softfade_grad_zero(x: Vec3, duration: f32, hardness: f32) 
 /// velocity by `ratio diff_pos softfade'(0) / duration_start` and the last
 /// frame's by `(1 - ratio) diff_pos softfade'(0) / duration_end`, and those
 /// are added here, so that the velocity offsets close the seam (tested on
-/// the CMU clips in `tests/looping.rs` for rotations, and on positions in
-/// `tests/corrections.rs`).
+/// the CMU clips in `tests/suite/looping.rs` for rotations, and on positions in
+/// `tests/suite/corrections.rs`).
 #[allow(clippy::too_many_arguments)]
 pub fn compute_softfade_start_end_difference(
     diff_pos: &mut [Vec3],

@@ -105,7 +105,7 @@ pub fn quat_exp(v: Vec3) -> Quat {
 /// `acos(clamp(qw, -1, 1))`: that returns the zero vector for a slightly
 /// denormalized `|qw| > 1` and loses half the digits near `qw = ±1`;
 /// `atan2(l, qw)` is the same angle for unit input and correct for any
-/// finite input (tested in `tests/edge_cases.rs`).
+/// finite input (tested in `tests/suite/edge_cases.rs`).
 #[inline]
 pub fn quat_log(q: Quat) -> Vec3 {
     let v = q.xyz();

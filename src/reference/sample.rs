@@ -20,7 +20,7 @@ use super::pose::{Pose, Slice2d};
 /// (including an infinite `time / dt`) is that frame with `alpha = 0`: no
 /// clip is that long, so sampling clamps to its last frame, and the
 /// neighbouring indices `st ± 2` cannot overflow. Tested in
-/// `tests/edge_cases.rs` (`sampling_clamps_time_and_frame_time`).
+/// `tests/suite/edge_cases.rs` (`sampling_clamps_time_and_frame_time`).
 #[inline]
 pub fn sample_frame(time: f32, dt: f32) -> (i64, f32) {
     if dt.is_nan() || dt <= 0.0 || !time.is_finite() {

@@ -7,12 +7,14 @@
 use std::sync::Mutex;
 
 use super::Crowd;
+use crate::crowd::bounds::{Aabbx8, check_radii, crowd_radii};
 use crate::crowd::command::Queue;
 use crate::crowd::layer::Layout;
 use crate::crowd::markers::MarkerTable;
 use crate::crowd::motion::{Motionx8, RootMotionx8, ShiftOffsetx8, Track, TurnOffsetx8};
 use crate::crowd::passes::LayerPass;
 use crate::crowd::passes::{PackScratch, Scratches, ShownPoses};
+use crate::crowd::place::{Up, loop_net};
 use crate::crowd::state::{ClipRows, LayerLanes, Statex8};
 use crate::crowd::store::{PackPlan, PackResult, PackStore, Rows};
 use crate::crowd::{ClipLibrary, CrowdConfig, Root, Transition};
@@ -78,8 +80,9 @@ pub(crate) fn crowd_skeleton(clip: &Skeleton) -> Result<Skeleton> {
     })
 }
 
-/// Each clip's place in `db`, as lanes take it.
-pub(crate) fn clip_rows(db: &Database, library: &ClipLibrary) -> Vec<ClipRows> {
+/// Each clip's place in `db`, as lanes take it, with its loop's net
+/// motion about `up` ([`crate::crowd::place::loop_net`]).
+pub(crate) fn clip_rows(db: &Database, library: &ClipLibrary, up: Up) -> Vec<ClipRows> {
     let lane = |x: usize| i32::try_from(x).unwrap_or(i32::MAX);
     db.clips()
         .iter()
@@ -88,6 +91,7 @@ pub(crate) fn clip_rows(db: &Database, library: &ClipLibrary) -> Vec<ClipRows> {
             start: lane(start),
             last: lane(frames) - 1,
             len: c.last_time(),
+            net: loop_net(db, start, frames.saturating_sub(1), up),
         })
         .collect()
 }
@@ -133,6 +137,7 @@ impl Crowd {
             });
         }
         let skeleton = crowd_skeleton(library.skeleton())?;
+        check_radii(&cfg.joint_radii, library.skeleton().len())?;
         let j = skeleton.len();
         let packs = cfg.characters.div_ceil(8);
         let too_big = Error::Size {
@@ -198,12 +203,9 @@ impl Crowd {
         n: impl Fn(usize) -> Result<usize>,
     ) -> Result<Crowd> {
         let j = skeleton.len();
-        let packs = cfg.characters.div_ceil(8);
         let (turning, moving) = (db.turning_joints(), db.moving_joints());
         let layers = cfg.layers.len();
-        let inert = cfg.transition == Transition::Inertialize;
-        let fitted = cfg.fit().is_some();
-        let rows = clip_rows(&db, library);
+        let rows = clip_rows(&db, library, cfg.up_axis());
         let markers = MarkerTable::new(library.clips())?;
         let tracks = Track::of(&db);
         let layer_passes = layout
@@ -213,86 +215,17 @@ impl Crowd {
             .collect();
         let mut scratch = Vec::new();
         grow_scratch(&mut scratch, &rest, (turning, moving, layers))?;
-        let transition = if inert {
-            Vec::new()
-        } else {
-            let mut t = try_vec("dead blending's transition poses", n(j)?, Motionx8::REST)?;
-            for pose in t.chunks_mut(j) {
-                pose.copy_from_slice(&rest);
-            }
-            t
-        };
-        let store = PackStore {
-            count: packs,
-            states: try_vec("character states", packs, Statex8::new(rows[0]))?,
-            root_motion: try_vec("root motion", packs, RootMotionx8::ZERO)?,
-            root_set: try_vec("roots given", packs, 0)?,
-            events: try_vec("events", packs, Default::default())?,
-            plan: try_vec("the frame's plan", packs, PackPlan::default())?,
-            result: try_vec("the frame's figures", packs, PackResult::default())?,
-            ab_flips: Rows::new(try_vec("blend paths", n(j)?, 0)?, packs),
-            turns: Rows::new(
-                try_vec(
-                    "inertialization offsets",
-                    if inert { n(turning)? } else { 0 },
-                    TurnOffsetx8::ZERO,
-                )?,
-                packs,
-            ),
-            shifts: Rows::new(
-                try_vec(
-                    "inertialization offsets",
-                    if inert { n(moving)? } else { 0 },
-                    ShiftOffsetx8::ZERO,
-                )?,
-                packs,
-            ),
-            transition: Rows::new(transition, packs),
-            dead_flips: Rows::new(
-                try_vec("dead blending's paths", if inert { 0 } else { n(j)? }, 0)?,
-                packs,
-            ),
-            // Any finite half-life: read only while a transition runs, and
-            // written at its start.
-            fit_rot: Rows::new(
-                try_vec(
-                    "dead blending's fitted half-lives",
-                    if fitted { n(turning)? } else { 0 },
-                    Vec3x8::splat(crate::reference::Vec3::splat(0.2)),
-                )?,
-                packs,
-            ),
-            fit_pos: Rows::new(
-                try_vec(
-                    "dead blending's fitted half-lives",
-                    if fitted { n(moving)? } else { 0 },
-                    Vec3x8::splat(crate::reference::Vec3::splat(0.2)),
-                )?,
-                packs,
-            ),
-            layers: Rows::new(
-                try_vec("layers", n(layers)?, LayerLanes::new(rows[0]))?,
-                packs,
-            ),
-            layer_flips: Rows::new(try_vec("layer paths", n(layers * j)?, 0)?, packs),
-            roots: Rows::new(
-                try_vec(
-                    "roots given",
-                    n(8)?,
-                    Root::standing(crate::reference::Vec3::ZERO, 0.0),
-                )?,
-                packs,
-            ),
-            world: Rows::new(try_vec("world output", n(j)?, Motionx8::REST)?, packs),
-            mark_count: try_vec("markers crossed", packs, 0)?,
-            marks: Rows::new(
-                try_vec("markers crossed", n(markers.per_pack())?, NO_EVENT)?,
-                packs,
-            ),
-        };
+        let store = pack_store(
+            &cfg,
+            (&rest, rows[0]),
+            (j, turning, moving),
+            markers.per_pack(),
+            &n,
+        )?;
         let events = events_room(cfg.characters, cfg.layers.len(), store.marks.len())?;
         debug_assert!(store.is_whole());
         Ok(Crowd {
+            radii: crowd_radii(&cfg.joint_radii, j)?,
             packs: store,
             events,
             markers,
@@ -317,6 +250,92 @@ impl Crowd {
             cfg,
         })
     }
+}
+
+/// The crowd's per-pack state, every part allocated fallibly ([`try_vec`])
+/// and laid out pack-major: each character state, transition and layer
+/// store its mode needs (inertialization's offsets or dead blending's
+/// transition poses and paths, fitted half-lives, layers), the roots, the
+/// world output and the markers' room. `n(k)` is `k` rows per pack over
+/// every pack, or the refusal of a size that overflows.
+fn pack_store(
+    cfg: &CrowdConfig,
+    (rest, row0): (&[Motionx8], ClipRows),
+    (j, turning, moving): (usize, usize, usize),
+    marks_per_pack: usize,
+    n: &impl Fn(usize) -> Result<usize>,
+) -> Result<PackStore> {
+    let packs = cfg.characters.div_ceil(8);
+    let layers = cfg.layers.len();
+    let inert = cfg.transition == Transition::Inertialize;
+    let fitted = cfg.fit().is_some();
+    let transition = dead_blend_poses(rest, if inert { 0 } else { n(j)? })?;
+    Ok(PackStore {
+        count: packs,
+        states: try_vec("character states", packs, Statex8::new(row0))?,
+        root_motion: try_vec("root motion", packs, RootMotionx8::REST)?,
+        root_set: try_vec("roots given", packs, 0)?,
+        events: try_vec("events", packs, Default::default())?,
+        plan: try_vec("the frame's plan", packs, PackPlan::default())?,
+        result: try_vec("the frame's figures", packs, PackResult::default())?,
+        ab_flips: Rows::new(try_vec("blend paths", n(j)?, 0)?, packs),
+        turns: Rows::new(
+            try_vec(
+                "inertialization offsets",
+                if inert { n(turning)? } else { 0 },
+                TurnOffsetx8::ZERO,
+            )?,
+            packs,
+        ),
+        shifts: Rows::new(
+            try_vec(
+                "inertialization offsets",
+                if inert { n(moving)? } else { 0 },
+                ShiftOffsetx8::ZERO,
+            )?,
+            packs,
+        ),
+        transition: Rows::new(transition, packs),
+        dead_flips: Rows::new(
+            try_vec("dead blending's paths", if inert { 0 } else { n(j)? }, 0)?,
+            packs,
+        ),
+        // Any finite half-life: read only while a transition runs, and
+        // written at its start.
+        fit_rot: Rows::new(
+            try_vec(
+                "dead blending's fitted half-lives",
+                if fitted { n(turning)? } else { 0 },
+                Vec3x8::splat(crate::reference::Vec3::splat(0.2)),
+            )?,
+            packs,
+        ),
+        fit_pos: Rows::new(
+            try_vec(
+                "dead blending's fitted half-lives",
+                if fitted { n(moving)? } else { 0 },
+                Vec3x8::splat(crate::reference::Vec3::splat(0.2)),
+            )?,
+            packs,
+        ),
+        layers: Rows::new(try_vec("layers", n(layers)?, LayerLanes::new(row0))?, packs),
+        layer_flips: Rows::new(try_vec("layer paths", n(layers * j)?, 0)?, packs),
+        roots: Rows::new(
+            try_vec(
+                "roots given",
+                n(8)?,
+                Root::standing(crate::reference::Vec3::ZERO, 0.0),
+            )?,
+            packs,
+        ),
+        world: Rows::new(try_vec("world output", n(j)?, Motionx8::REST)?, packs),
+        mark_count: try_vec("markers crossed", packs, 0)?,
+        bounds: try_vec("bounding boxes", packs, Aabbx8::ZERO)?,
+        marks: Rows::new(
+            try_vec("markers crossed", n(marks_per_pack)?, NO_EVENT)?,
+            packs,
+        ),
+    })
 }
 
 /// Bytes of a crowd's room for the markers its packs' sources may cross
@@ -455,8 +474,9 @@ impl Crowd {
     }
 
     /// Moves the world's origin to `origin`: every character's root, the
-    /// roots given for the next step, and the world output the velocity
-    /// check compares the next step with, shifted by `-origin`, so that the
+    /// roots given for the next step, the world output the velocity
+    /// check compares the next step with, and the bounding boxes
+    /// ([`Crowd::bounds_into`]), shifted by `-origin`, so that the
     /// next step continues the motion without a jump. For a game whose
     /// characters travel farther than ±[`crate::limits::MAX_POSITION`] (a
     /// floating origin: re-centre on the camera or the player now and
@@ -488,6 +508,19 @@ impl Crowd {
         for w in self.packs.world.iter_mut() {
             w.pos -= shift;
         }
+        for b in self.packs.bounds.iter_mut() {
+            b.shift(shift);
+        }
         Ok(())
     }
+}
+
+/// Dead blending's transition poses: `len` rows, each character's pose
+/// starting at the rest pose (none under inertialization).
+fn dead_blend_poses(rest: &[Motionx8], len: usize) -> Result<Vec<Motionx8>> {
+    let mut t = try_vec("dead blending's transition poses", len, Motionx8::REST)?;
+    for pose in t.chunks_mut(rest.len()) {
+        pose.copy_from_slice(rest);
+    }
+    Ok(t)
 }

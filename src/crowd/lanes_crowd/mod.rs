@@ -50,6 +50,9 @@ pub struct Crowd {
     /// A local pose at rest: joints with a fixed position at it, still
     /// joints at their constant pose.
     rest: Vec<Motionx8>,
+    /// Each crowd joint's radius in its character's bounds (0 for joint
+    /// 0, outside them; [`CrowdConfig::joint_radii`]).
+    radii: Vec<f32>,
     /// Everything kept or scheduled per pack (playback, transitions,
     /// roots given, root motion, world output, the frame's plan): the one
     /// home of per-pack state.

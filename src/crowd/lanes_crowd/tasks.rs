@@ -166,11 +166,13 @@ impl Crowd {
             markers,
             layout,
             layer_passes,
+            radii,
             ..
         } = self;
         let sh = Shared {
             parents: skeleton.parents(),
             tracks,
+            radii: (!cfg.joint_radii.is_empty()).then_some(&radii[..]),
             rows,
             commands: sorted,
             shown: &[],
@@ -183,6 +185,8 @@ impl Crowd {
             dt,
             check: cfg.velocity_check,
             extract: cfg.root_motion == RootMotion::Extract,
+            up: cfg.up_axis().vec(),
+            root_layered: layout.covers_root(),
             fit: cfg.fit().map(Fit::new),
             markers,
             marker_weight: cfg.marker_weight,

@@ -4,6 +4,7 @@
 //! Each is the reference's math ([`crate::reference`]) written for eight
 //! characters with the work its callers share done once.
 
+use crate::crowd::place::Placex8;
 use crate::database::Database;
 use crate::lanes::{self, F32x8, Quatx8, Rotor, Vec3x8};
 
@@ -73,24 +74,34 @@ impl ShiftOffsetx8 {
     };
 }
 
-/// The root translation a pack took out of its poses (root motion
-/// extraction): where it was last step (in the root's frame), and this
-/// step's world displacement and velocity.
+/// The root motion a pack took out of its poses (root motion extraction)
+/// and where its sources' clips stand: the clips' root's place on the
+/// ground and heading last step (in the sources' places' frame), this
+/// step's world displacement, velocity, turn and turn rate
+/// ([`crate::crowd::RootDelta`]), and the places of sources A and B
+/// ([`crate::crowd::place`], kept under both root motions).
 #[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
 #[repr(C)]
 pub struct RootMotionx8 {
-    pub(crate) removed_x: F32x8,
-    pub(crate) removed_z: F32x8,
+    pub(crate) removed_pos: Vec3x8,
+    pub(crate) removed_rot: Quatx8,
     pub(crate) displacement: Vec3x8,
     pub(crate) velocity: Vec3x8,
+    pub(crate) turn: F32x8,
+    pub(crate) turn_rate: F32x8,
+    pub(crate) places: [Placex8; 2],
 }
 
 impl RootMotionx8 {
-    pub(crate) const ZERO: RootMotionx8 = RootMotionx8 {
-        removed_x: F32x8::ZERO,
-        removed_z: F32x8::ZERO,
+    /// Nothing taken out yet, both sources at their clips' own place.
+    pub(crate) const REST: RootMotionx8 = RootMotionx8 {
+        removed_pos: Vec3x8::ZERO,
+        removed_rot: Quatx8::IDENTITY,
         displacement: Vec3x8::ZERO,
         velocity: Vec3x8::ZERO,
+        turn: F32x8::ZERO,
+        turn_rate: F32x8::ZERO,
+        places: [Placex8::IDENTITY; 2],
     };
 }
 

@@ -1,20 +1,25 @@
 //! The last pass of a pack's frame: forward kinematics of the local pose
 //! from the character's root straight into the world output, with the
-//! velocity check against the previous frame's ([`crate::crowd::check`]).
+//! velocity check against the previous frame's ([`crate::crowd::check`])
+//! and the characters' bounding boxes ([`crate::crowd::bounds`]).
 
+use crate::crowd::bounds::Aabbx8;
 use crate::crowd::check::{PackCheck, write_world};
 use crate::crowd::motion::{Motionx8, Track, motion_mul};
 use crate::lanes::{F32x8, splat};
 
 /// Forward kinematics of a pack's `local` pose straight into its `world`
 /// output (parents first), each joint checked against the previous frame's
-/// by [`write_world`] when `CHECK`. Joint 0 is `root` (`local[0]` is not
-/// read).
+/// by [`write_world`] when `CHECK`; then the characters' `bounds` from
+/// their clip joints' world positions, padded by their radii where
+/// `radii` (one per crowd joint) are given ([`bounds_of`]; NaN where a
+/// lane's output is not finite). Joint 0 is `root` (`local[0]` is not
+/// read; it is not in the bounds).
 #[inline(never)]
 pub(super) fn fk_pass<const CHECK: bool>(
-    world: &mut [Motionx8],
+    (world, bounds): (&mut [Motionx8], &mut Aabbx8),
     (root, local): (&Motionx8, &[Motionx8]),
-    (parents, tracks): (&[i32], &[Track]),
+    (parents, tracks, radii): (&[i32], &[Track], Option<&[f32]>),
     first: bool,
     half_dt: F32x8,
 ) -> PackCheck {
@@ -43,5 +48,32 @@ pub(super) fn fk_pass<const CHECK: bool>(
             &mut check,
         );
     }
+    *bounds = match radii {
+        Some(radii) => bounds_of::<true>(world, radii),
+        None => bounds_of::<false>(world, &[]),
+    }
+    .finished(check.finite());
     check
+}
+
+/// The box of a pack's clip joints (`world[1..]`, just written, in L1),
+/// each position padded by its joint's radius where `PADDED` (`radii`,
+/// one per crowd joint: [`Aabbx8::grow`]), else as it is
+/// ([`Aabbx8::grow_point`]). A loop of its own rather than a step of the
+/// forward kinematics above, whose registers it would crowd (a third more
+/// instructions: PERF.md, "Bounds").
+#[inline(always)]
+fn bounds_of<const PADDED: bool>(world: &[Motionx8], radii: &[f32]) -> Aabbx8 {
+    let mut b = Aabbx8::EMPTY;
+    let radii = match PADDED {
+        true => &radii[..world.len()],
+        false => radii,
+    };
+    for (j, w) in world.iter().enumerate().skip(1) {
+        match PADDED {
+            true => b.grow(&w.pos, splat(radii[j])),
+            false => b.grow_point(&w.pos),
+        }
+    }
+    b
 }

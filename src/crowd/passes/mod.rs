@@ -3,7 +3,7 @@
 //! new offsets (or transition poses) from the poses the transitioning
 //! characters would have shown ([`shown_batch`](shown::shown_batch), computed eight at a time
 //! across packs before the packs run); inertialize or dead-blend; pull the
-//! clips' root translation out where the crowd extracts it; forward
+//! clips' root place and heading out where the crowd extracts it; forward
 //! kinematics from the character's root straight into the world output,
 //! with the velocity check. PERF.md has the figures and where the time
 //! goes. A pack's state comes from the store
@@ -18,7 +18,8 @@
 //!   runs of batches a frame splits among threads, [`ShownBatches`]).
 //! - `pack_step`: one pack's frame ([`step_pack`]); it runs the passes
 //!   below in order.
-//! - `sampling`: source A sampled, source B sampled and blended in.
+//! - `sampling`: source A sampled, source B sampled and blended in, each
+//!   source's root joint at its place ([`crate::crowd::place`]).
 //! - `layers`: each layer of the crowd on the pose below it, override or
 //!   additive, on its mask's joints (skipped where its weight is zero in
 //!   the whole pack).
@@ -26,8 +27,8 @@
 //!   transitions that run with one.
 //! - `transition`: inertialization, or dead blending, while a transition
 //!   runs.
-//! - `root_motion`: the clips' root translation taken out of the pose
-//!   where the crowd extracts it (kept per pack as
+//! - `root_motion`: the clips' root place and heading taken out of the
+//!   pose where the crowd extracts it (kept per pack as
 //!   [`RootMotionx8`](crate::crowd::motion::RootMotionx8)).
 //! - `fk`: forward kinematics into the world output, with the velocity
 //!   check.

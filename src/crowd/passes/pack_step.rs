@@ -11,17 +11,19 @@ use super::fk::fk_pass;
 use super::layers::layers;
 use super::profile::inertialize_profiled;
 use super::profile::{DeadTiming, Profiles, clear_snapped, dead_blend_profiled};
-use super::root_motion::extract_root;
+use super::root_motion::{extract_root, onto_place};
 use super::sampling::input;
 use super::scratch::PackScratch;
 use super::shared::Shared;
 use super::transition::{dead_blend_pass, fade, inertialize_pass};
+use crate::crowd::command::Command;
 use crate::crowd::halflives::Decay;
 use crate::crowd::markers::pack_markers;
 use crate::crowd::motion::*;
+use crate::crowd::place::{reset_places, wrap_places};
 use crate::crowd::state::{Applied, Stepx8};
 use crate::crowd::store::{Pack, PackResult};
-use crate::lanes::{self, CubicWeights, F32x8, splat};
+use crate::lanes::{self, CubicWeights, F32x8, Vec3x8, splat};
 use crate::prefetch;
 
 /// Which of a pack's characters the frame's commands moved at once
@@ -48,9 +50,13 @@ pub(crate) fn step_pack<const CUBIC: bool, const INERT: bool>(
     }
     let local = transitions::<INERT>(sh, &mut pack, &step, given.trans, (a, b));
     if sh.extract {
-        let jumped = given.played | given.trans | step.wrapped;
+        // The base sources' wraps are travel (their places walk on); a
+        // layer's over the root is not.
+        let layer_wraps = if sh.root_layered { step.wrapped } else { 0 };
+        let jumped = given.played | given.trans | layer_wraps;
         let (m, out) = (&mut local[1], &mut *pack.root_motion);
-        extract_root(m, &step.root, out, (jumped, sh.first), splat(sh.dt));
+        let up = Vec3x8::splat(sh.up);
+        extract_root(m, &step.root, out, (jumped, sh.first), (splat(sh.dt), up));
     }
     *pack.result = world_pass(sh, &mut pack, &step, local, given.trans);
 }
@@ -73,19 +79,28 @@ fn commands(sh: &Shared, pack: &mut Pack) -> (Stepx8, Given) {
         );
         *pack.mark_count = n as u32;
     }
+    let places = &mut pack.root_motion.places;
+    wrap_places(
+        places,
+        &happened.spans,
+        [state.a.clip, state.b.clip],
+        sh.rows,
+    );
     let given_roots = std::mem::take(pack.root_set);
     if given_roots != 0 {
         state.set_roots(pack.roots, given_roots);
     }
-    let (mut trans, mut played) = (0u8, 0u8);
+    let (mut trans, mut played, mut placed) = (0u8, 0u8, 0u8);
     for (c, cmd) in pack.plan.commands(sh.commands) {
         let l = *c as usize % 8;
+        placed |= (sets_base(cmd) as u8) << l;
         match state.apply(l, cmd, sh.rows, layers) {
             Applied::Transition => trans |= 1 << l,
             Applied::Jump => played |= 1 << l,
             Applied::Other => {}
         }
     }
+    reset_places(places, placed);
     let step = state.step(happened, layers);
     let e = &mut *pack.events;
     *e = Default::default();
@@ -128,12 +143,19 @@ fn input_pass<const CUBIC: bool, const INERT: bool>(
     let anew = given.played | given.trans | step.wrapped;
     let fresh = mask(core::array::from_fn(|l| sh.first || anew & (1 << l) != 0));
     let flips = (&mut *pack.ab_flips, fresh);
-    input::<CUBIC>(sh, step, a, flips, [&[head], &[tail, kept_next]]);
+    let places = &pack.root_motion.places;
+    input::<CUBIC>(sh, step, a, (flips, places), [&[head], &[tail, kept_next]]);
     let fresh = match sh.first {
         true => 0xff,
         false => anew,
     };
     layers::<CUBIC>(sh, step, a, (&mut *pack.layer_flips, fresh));
+}
+
+/// Whether `cmd` sets the base sources (which start at their clips' own
+/// place, [`crate::crowd::place`]).
+pub(super) fn sets_base(cmd: &Command) -> bool {
+    matches!(cmd, Command::Play { .. } | Command::Transition { .. })
 }
 
 /// Transitions started: the pose that would have been shown, computed for
@@ -161,12 +183,12 @@ fn start_transitions<const INERT: bool>(
     let m_trans = mask(core::array::from_fn(|l| trans & (1 << l) != 0));
     if sh.extract {
         // Root motion taken out: where the clips' roots stand on the
-        // ground is not part of the transition (the game moves the
-        // character), only how they move: the shown root starts from the
-        // new sources' place, so no offset slides it there.
-        let (s, to) = (&mut shown[1].pos, a[1].pos);
-        s.x = m_trans.select(to.x, s.x);
-        s.z = m_trans.select(to.z, s.z);
+        // ground and face is not part of the transition (the game moves
+        // and turns the character), only how they move: the shown root is
+        // moved and turned onto the new sources' place, so no offset
+        // slides or turns it there.
+        let onto = onto_place(&shown[1], &a[1], Vec3x8::splat(sh.up));
+        shown[1] = select_motion(m_trans, &onto, &shown[1]);
     }
     new_offsets::<INERT>(sh, pack, m_trans, (a, shown));
     if let (true, Some(p)) = (INERT, Profiles::of(sh.layout, pack.states.profile, m_trans)) {
@@ -264,7 +286,8 @@ fn transitions<'s, const INERT: bool>(
 }
 
 /// Forward kinematics of the `local` pose into the world output, parents
-/// first, from joint 0, each character's root; the pack's figures: its
+/// first, from joint 0, each character's root, growing the characters'
+/// bounding boxes; the pack's figures: its
 /// transitions (`trans`) and the velocity check against the previous
 /// frame's output.
 #[inline(always)]
@@ -278,15 +301,15 @@ fn world_pass(
     let p = pack.index;
     let valid: [bool; 8] = core::array::from_fn(|i| p * 8 + i < sh.characters);
     let half_dt = splat(0.5 * sh.dt);
-    let (world, pose, skeleton) = (
-        &mut *pack.world,
+    let (out, pose, skeleton) = (
+        (&mut *pack.world, &mut *pack.bounds),
         (&step.root, local),
-        (sh.parents, sh.tracks),
+        (sh.parents, sh.tracks, sh.radii),
     );
     let check = if sh.check {
-        fk_pass::<true>(world, pose, skeleton, sh.first, half_dt)
+        fk_pass::<true>(out, pose, skeleton, sh.first, half_dt)
     } else {
-        fk_pass::<false>(world, pose, skeleton, sh.first, half_dt)
+        fk_pass::<false>(out, pose, skeleton, sh.first, half_dt)
     };
     PackResult {
         ran: true,

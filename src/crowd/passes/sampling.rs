@@ -5,6 +5,7 @@
 use super::ahead::{Ahead, prefetch_part};
 use super::shared::Shared;
 use crate::crowd::motion::*;
+use crate::crowd::place::Placex8;
 use crate::crowd::state::Stepx8;
 use crate::database::{Gather, Rows};
 use crate::lanes::{F32x8, splat};
@@ -36,13 +37,23 @@ impl<G: Gather> Sampler<'_, G> {
     /// `ahead` lists per-joint arrays that the next pack will read: joint
     /// `j`'s element of each is prefetched as joint `j` is sampled (see
     /// [`prefetch`](crate::prefetch)).
+    ///
+    /// The clips' root joint, where its position moves, is moved by the
+    /// source's `place` ([`crate::crowd::place`]).
     #[inline(never)]
-    fn sample<const CUBIC: bool>(&self, rows: &SampleRows, out: &mut [Motionx8], ahead: &[Ahead]) {
+    fn sample<const CUBIC: bool>(
+        &self,
+        rows: &SampleRows,
+        out: &mut [Motionx8],
+        place: &Placex8,
+        ahead: &[Ahead],
+    ) {
         let mut pending: Option<usize> = None;
         for cj in 0..out.len() - 1 {
             prefetch_part(ahead, cj);
             match self.tracks[cj + 1] {
                 Track::Still => {}
+                Track::Moves(..) if cj == 0 => out[1] = place.apply(&self.joint::<CUBIC>(rows, 0)),
                 Track::Moves(..) => out[cj + 1] = self.joint::<CUBIC>(rows, cj),
                 Track::Turns(_) => match pending.take() {
                     None => pending = Some(cj),
@@ -64,12 +75,14 @@ impl<G: Gather> Sampler<'_, G> {
     /// `rate` per second, each joint's relative rotation's hemisphere kept
     /// in `flips`, chosen anew in the `fresh` lanes). Turning joints go two
     /// at a time, so that two independent chains of arithmetic overlap.
+    /// The second source's root joint is moved by its `place` first, as
+    /// in [`Sampler::sample`].
     #[inline(never)]
     fn sample_blend<const CUBIC: bool>(
         &self,
         rows: &SampleRows,
         a: &mut [Motionx8],
-        (flips, fresh): (&mut [u8], F32x8),
+        ((flips, fresh), place): ((&mut [u8], F32x8), &Placex8),
         (alpha, rate): (F32x8, F32x8),
         ahead: &[Ahead],
     ) {
@@ -81,6 +94,7 @@ impl<G: Gather> Sampler<'_, G> {
                 Track::Still => {}
                 Track::Moves(..) => {
                     let y = self.joint::<CUBIC>(rows, cj);
+                    let y = if cj == 0 { place.apply(&y) } else { y };
                     a[j] = blend_kept(&a[j], &y, (&mut flips[j], fresh), alpha, rate);
                 }
                 Track::Turns(_) => match pending.take() {
@@ -169,7 +183,8 @@ impl<G: Gather> Sampler<'_, G> {
 
 /// The blended input of a step's two sources into `a[1..]`: source A
 /// sampled, then source B sampled and blended at source B's weight and its
-/// rate, the blend's hemispheres in `flips` ([`Sampler::sample_blend`]);
+/// rate, the blend's hemispheres in `flips` ([`Sampler::sample_blend`]),
+/// each source's root joint at its place in `places`;
 /// `ahead` as for [`Sampler::sample`], one list for each of the two
 /// passes, so that the fetching is spread over both.
 #[inline(always)]
@@ -177,7 +192,7 @@ pub(super) fn input<const CUBIC: bool>(
     sh: &Shared,
     st: &Stepx8,
     a: &mut [Motionx8],
-    flips: (&mut [u8], F32x8),
+    flips: ((&mut [u8], F32x8), &[Placex8; 2]),
     ahead: [&[Ahead]; 2],
 ) {
     match sh.db.rows() {
@@ -193,7 +208,7 @@ fn input_from<const CUBIC: bool, G: Gather>(
     sh: &Shared,
     st: &Stepx8,
     a: &mut [Motionx8],
-    flips: (&mut [u8], F32x8),
+    (flips, places): ((&mut [u8], F32x8), &[Placex8; 2]),
     ahead: [&[Ahead]; 2],
 ) {
     let dt = sh.db.frame_time();
@@ -202,8 +217,9 @@ fn input_from<const CUBIC: bool, G: Gather>(
         SampleRows::new::<CUBIC, _>(&g, dt, &st.a),
         SampleRows::new::<CUBIC, _>(&g, dt, &st.b),
     );
-    sampler.sample::<CUBIC>(&ra, a, ahead[0]);
-    sampler.sample_blend::<CUBIC>(&rb, a, flips, (st.w, st.w_rate), ahead[1]);
+    sampler.sample::<CUBIC>(&ra, a, &places[0], ahead[0]);
+    let b = (flips, &places[1]);
+    sampler.sample_blend::<CUBIC>(&rb, a, b, (st.w, st.w_rate), ahead[1]);
 }
 
 #[cfg(test)]
@@ -266,13 +282,13 @@ mod tests {
             );
             let rest = Motionx8::REST;
             let mut a = vec![rest; tracks.len()];
-            sampler.sample::<false>(&ra, &mut a, &[]);
+            sampler.sample::<false>(&ra, &mut a, &Placex8::IDENTITY, &[]);
             let flips: Vec<u8> = (0..tracks.len()).map(|_| r.random()).collect();
             let fresh = crate::crowd::motion::lane_mask(r.random());
             let w = (lanes(&mut r, 0.0, 1.0), lanes(&mut r, -3.0, 3.0));
             let mut blended = a.clone();
             let mut got_flips = flips.clone();
-            let kept = (&mut got_flips[..], fresh);
+            let kept = ((&mut got_flips[..], fresh), &Placex8::IDENTITY);
             sampler.sample_blend::<false>(&rb, &mut blended, kept, w, &[]);
             for (j, t) in tracks.iter().enumerate().skip(1) {
                 if *t == Track::Still {

@@ -19,6 +19,9 @@ pub(crate) struct Shared<'a> {
     pub db: &'a Database,
     pub parents: &'a [i32],
     pub tracks: &'a [Track],
+    /// Each crowd joint's radius in its character's bounds (0 for joint
+    /// 0), `None` where the crowd pads none.
+    pub radii: Option<&'a [f32]>,
     pub rows: &'a [ClipRows],
     /// The frame's commands, sorted by character (each pack's are its
     /// [`crate::crowd::store::PackPlan::commands`]).
@@ -39,6 +42,11 @@ pub(crate) struct Shared<'a> {
     pub dt: f32,
     pub check: bool,
     pub extract: bool,
+    /// The crowd's up axis ([`crate::crowd::CrowdConfig::up`]).
+    pub up: crate::reference::Vec3,
+    /// Whether a layer's mask covers the clips' root joint (its wraps then
+    /// move the root at once).
+    pub root_layered: bool,
     /// Dead blending's half-lives fitted per joint and axis, with the
     /// fit's parameters; `None` for one half-life per transition.
     pub fit: Option<Fit>,

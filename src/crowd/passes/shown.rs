@@ -13,6 +13,7 @@ use super::shared::Shared;
 use super::transition::{dead_blend_pass, fade, inertialize_pass};
 use crate::crowd::halflives::{Decay, copy_rows_lane};
 use crate::crowd::motion::*;
+use crate::crowd::place::{Placex8, wrap_places};
 use crate::crowd::state::{Statex8, Stepx8};
 use crate::crowd::store::PackStore;
 use crate::lanes::{self, CubicWeights, F32x8, splat};
@@ -152,6 +153,20 @@ pub(crate) fn shown_batch<const CUBIC: bool, const INERT: bool>(
         rows.for_each(|(k, t)| copy_lane(k, l, t, c % 8));
     }
     let events = batch.advance(splat(sh.dt), kl);
+    // The old sources' places, moved on by their wraps.
+    let mut places = [Placex8::IDENTITY; 2];
+    for (l, &c) in at.iter().enumerate() {
+        let kept = &store.root_motion[c / 8].places;
+        for (p, k) in places.iter_mut().zip(kept) {
+            copy_lane(p, l, k, c % 8);
+        }
+    }
+    wrap_places(
+        &mut places,
+        &events.spans,
+        [batch.a.clip, batch.b.clip],
+        sh.rows,
+    );
     let st = batch.step(events, kl);
     let active = st.blend_time.simd_lt(st.duration);
     // The old sources' blend keeps each character's hemispheres (anew
@@ -162,12 +177,12 @@ pub(crate) fn shown_batch<const CUBIC: bool, const INERT: bool>(
     gather_bits(lf, &store.layer_flips, store.layer_flips.per(), &at);
     let fresh = mask(core::array::from_fn(|l| st.wrapped & (1 << l) != 0));
     if !active.any() {
-        input::<CUBIC>(sh, &st, out, (ab, fresh), [&[], &[]]);
+        input::<CUBIC>(sh, &st, out, ((ab, fresh), &places), [&[], &[]]);
         layers::<CUBIC>(sh, &st, out, (lf, st.wrapped));
         return;
     }
     let old_a = &mut scratch.old_a;
-    input::<CUBIC>(sh, &st, old_a, (ab, fresh), [&[], &[]]);
+    input::<CUBIC>(sh, &st, old_a, ((ab, fresh), &places), [&[], &[]]);
     layers::<CUBIC>(sh, &st, old_a, (lf, st.wrapped));
     if INERT {
         shown_inertialized(sh, store, &at, &st, out, scratch);

@@ -12,6 +12,7 @@ use crate::crowd::lanes_crowd::construct::{
 };
 use crate::crowd::layer::Layout;
 use crate::crowd::markers::MarkerTable;
+use crate::crowd::place::Place;
 use crate::crowd::state::{LayerLanes, Statex8};
 use crate::crowd::store::EventBits;
 use crate::crowd::{ClipLibrary, CrowdConfig, Event, FrameStats};
@@ -61,8 +62,10 @@ impl RefState {
             fit_pos: try_vec(WHAT, fits, Vec3::splat(0.2))?,
             fit_rot: try_vec(WHAT, fits, Vec3::splat(0.2))?,
             world: try_pose(WHAT, joints)?,
-            removed: (0.0, 0.0),
-            root_motion: (Vec3::ZERO, Vec3::ZERO),
+            bounds: crate::crowd::Aabb::ZERO,
+            removed: Place::IDENTITY,
+            root_motion: crate::crowd::RootDelta::default(),
+            places: [Place::IDENTITY; 2],
         })
     }
 }
@@ -140,9 +143,10 @@ impl ReferenceCrowd {
             crate::crowd::ClipStorage::Compact => Some(db.decoded_clips(library.clips())),
         };
         let skeleton = crowd_skeleton(library.skeleton())?;
+        crate::crowd::bounds::check_radii(&cfg.joint_radii, library.skeleton().len())?;
         let layout = Layout::new(&cfg.layers, &cfg.blend_profiles, library.skeleton())?;
         let (j, nl) = (skeleton.len(), cfg.layers.len());
-        let rows = clip_rows(&db, library);
+        let rows = clip_rows(&db, library, cfg.up_axis());
         let packs = cfg.characters.div_ceil(8);
         let fits = if cfg.fit().is_some() { j } else { 0 };
         // Whole packs of 8: a size within 7 of usize::MAX has no such
@@ -157,32 +161,7 @@ impl ReferenceCrowd {
                     cfg.characters
                 ),
             })?;
-        let threads = rayon::current_num_threads();
-        let total = stated_bytes(&[
-            (
-                "characters' kept poses",
-                RefState::bytes(j, fits, nl).and_then(|b| b.checked_mul(slots)),
-            ),
-            (
-                "schedules",
-                packs.checked_mul(
-                    size_of::<Statex8>()
-                        + size_of::<(FrameStats, EventBits, usize)>()
-                        + 8 * (3 + nl) * size_of::<Event>(),
-                ),
-            ),
-            (
-                "layers",
-                packs
-                    .checked_mul(nl)
-                    .and_then(|b| b.checked_mul(size_of::<LayerLanes>())),
-            ),
-            (
-                "workers' scratch",
-                RefScratch::bytes(j, nl).and_then(|b| b.checked_mul(threads)),
-            ),
-            ("markers crossed", marker_bytes(library, cfg.characters)),
-        ])?;
+        let total = stated_size(library, &cfg, (j, nl, fits), slots)?;
         let markers = with_stated(MarkerTable::new(library.clips()), total)?;
         let marks = with_stated(
             packs
@@ -195,19 +174,7 @@ impl ReferenceCrowd {
             total,
         )?;
         let room = packs * markers.per_pack();
-        let built = (|| -> Result<(Vec<RefState>, Vec<Mutex<RefScratch>>)> {
-            let mut chars = Vec::new();
-            chars.try_reserve_exact(slots).map_err(|_| Error::Size {
-                what: "reference crowd poses",
-                reason: format!("{slots} characters' states could not be reserved"),
-            })?;
-            for _ in 0..slots {
-                chars.push(RefState::try_new(j, fits, nl)?);
-            }
-            let mut scratch = Vec::new();
-            grow_ref_scratch(&mut scratch, (j, nl))?;
-            Ok((chars, scratch))
-        })();
+        let built = characters(slots, (j, fits, nl));
         let (chars, scratch) = with_stated(built, total)?;
         Ok(ReferenceCrowd {
             states: with_stated(
@@ -242,4 +209,62 @@ impl ReferenceCrowd {
             cfg,
         })
     }
+}
+
+/// The bytes a reference crowd states before it is built (its characters'
+/// kept poses, the packs' schedules, layers and figures, every worker's
+/// scratch and the markers' room), or [`crate::Error::Size`] when they pass
+/// `isize::MAX`. `slots` is the characters rounded up to whole packs.
+/// Every character's kept state (`slots`, whole packs) and one scratch per
+/// worker thread, allocated fallibly.
+fn characters(
+    slots: usize,
+    (j, fits, nl): (usize, usize, usize),
+) -> Result<(Vec<RefState>, Vec<Mutex<RefScratch>>)> {
+    let mut chars = Vec::new();
+    chars.try_reserve_exact(slots).map_err(|_| Error::Size {
+        what: "reference crowd poses",
+        reason: format!("{slots} characters' states could not be reserved"),
+    })?;
+    for _ in 0..slots {
+        chars.push(RefState::try_new(j, fits, nl)?);
+    }
+    let mut scratch = Vec::new();
+    grow_ref_scratch(&mut scratch, (j, nl))?;
+    Ok((chars, scratch))
+}
+
+fn stated_size(
+    library: &ClipLibrary,
+    cfg: &CrowdConfig,
+    (j, nl, fits): (usize, usize, usize),
+    slots: usize,
+) -> Result<usize> {
+    let packs = cfg.characters.div_ceil(8);
+    let threads = rayon::current_num_threads();
+    stated_bytes(&[
+        (
+            "characters' kept poses",
+            RefState::bytes(j, fits, nl).and_then(|b| b.checked_mul(slots)),
+        ),
+        (
+            "schedules",
+            packs.checked_mul(
+                size_of::<Statex8>()
+                    + size_of::<(FrameStats, EventBits, usize)>()
+                    + 8 * (3 + nl) * size_of::<Event>(),
+            ),
+        ),
+        (
+            "layers",
+            packs
+                .checked_mul(nl)
+                .and_then(|b| b.checked_mul(size_of::<LayerLanes>())),
+        ),
+        (
+            "workers' scratch",
+            RefScratch::bytes(j, nl).and_then(|b| b.checked_mul(threads)),
+        ),
+        ("markers crossed", marker_bytes(library, cfg.characters)),
+    ])
 }

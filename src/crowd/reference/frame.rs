@@ -4,6 +4,7 @@
 //! its layers), the transition's start, the local pose, root motion,
 //! forward kinematics and the velocity check.
 
+use super::bounds::ref_bounds;
 use super::layers::ref_layers;
 use super::layers::{ref_clear_snapped, ref_dead_blend_profiled, ref_inertialize_profiled};
 use super::{RefScratch, RefState, SIZED};
@@ -12,9 +13,12 @@ use crate::crowd::VelocityCheck;
 use crate::crowd::check::GapAt;
 use crate::crowd::command::Command;
 use crate::crowd::layer::Layout;
+use crate::crowd::place::{Place, Up, wrap_place};
 use crate::crowd::state::{Applied, ClipRows, LayerLanes, Spanx8, Statex8, Stepx8};
 use crate::crowd::store::EventBits;
-use crate::crowd::{CrowdConfig, FrameStats, MAX_LAYERS, RootMotion, Sampling, Transition};
+use crate::crowd::{
+    CrowdConfig, FrameStats, MAX_LAYERS, RootDelta, RootMotion, Sampling, Transition,
+};
 use crate::lanes::F32x8;
 use crate::reference::{self as r, Kform, Pose, Vec3};
 
@@ -56,6 +60,8 @@ pub(super) struct CharStep {
     pub wrapped: bool,
     pub layers: [CharLayer; MAX_LAYERS],
     pub nlayers: usize,
+    /// Where sources A and B's clips stand ([`crate::crowd::place`]).
+    pub places: [Place; 2],
 }
 
 fn char_step(st: &Stepx8, state: &Statex8, layers: &[LayerLanes], l: usize) -> CharStep {
@@ -89,6 +95,7 @@ fn char_step(st: &Stepx8, state: &Statex8, layers: &[LayerLanes], l: usize) -> C
         wrapped: st.wrapped & (1 << l) != 0,
         layers: ls,
         nlayers: layers.len(),
+        places: [Place::IDENTITY; 2],
     }
 }
 
@@ -110,11 +117,18 @@ pub(super) fn reference_pack(
     let (before, layers_before) = (*state, layers.to_vec());
     let happened = state.advance(F32x8::splat(dt), layers);
     let marks = crossed(state, &happened.spans);
+    // The sources' places moved on by their wraps (before the commands,
+    // as the pose the character would have shown has them).
+    let clips = |s: &Statex8, l: usize| [s.a.clip, s.b.clip].map(|c| c.to_array()[l] as usize);
+    for (l, ch) in chars.iter_mut().enumerate() {
+        wrap_place(&mut ch.places, &happened.spans, clips(state, l), rows, l);
+    }
     let lo = sorted.partition_point(|(c, _)| (*c as usize) < p * 8);
     let hi = sorted.partition_point(|(c, _)| (*c as usize) < (p + 1) * 8);
-    let (mut trans, mut played) = (0u8, 0u8);
+    let (mut trans, mut played, mut placed) = (0u8, 0u8, 0u8);
     for (c, cmd) in &sorted[lo..hi] {
         let l = *c as usize % 8;
+        placed |= (matches!(cmd, Command::Play { .. } | Command::Transition { .. }) as u8) << l;
         match state.apply(l, cmd, rows, layers) {
             Applied::Transition => trans |= 1 << l,
             Applied::Jump => played |= 1 << l,
@@ -136,8 +150,18 @@ pub(super) fn reference_pack(
             break;
         }
         let moving = trans & (1 << l) != 0;
-        let now = char_step(&step, state, layers, l);
-        let old = moving.then(|| char_step(&old_step, &old_state, &old_layers, l));
+        let old_places = ch.places;
+        if placed & (1 << l) != 0 {
+            ch.places = [Place::IDENTITY; 2];
+        }
+        let now = CharStep {
+            places: ch.places,
+            ..char_step(&step, state, layers, l)
+        };
+        let old = moving.then(|| CharStep {
+            places: old_places,
+            ..char_step(&old_step, &old_state, &old_layers, l)
+        });
         let jumped = (played | trans) & (1 << l) != 0;
         let check = reference_frame(crowd, (&now, old.as_ref()), ch, s, (c, frame, dt, jumped));
         total.transitions += moving as u32;
@@ -147,11 +171,12 @@ pub(super) fn reference_pack(
 }
 
 /// Samples clip `src` at `time` played at `rate` into crowd pose `out`
-/// (joint 0 = the root).
+/// (joint 0 = the root), the clips' root joint moved by `place`
+/// ([`crate::crowd::place`]).
 pub(super) fn ref_sample(
     cfg: &CrowdConfig,
     clips: &[Clip],
-    (clip, time, rate): (usize, f32, f32),
+    ((clip, time, rate), place): ((usize, f32, f32), Place),
     root: Kform,
     tmp: &mut Pose,
     out: &mut Pose,
@@ -167,6 +192,7 @@ pub(super) fn ref_sample(
     for k in 0..tmp.len() {
         out.set(k + 1, tmp.get(k));
     }
+    out.set(1, place.apply(&out.get(1)));
 }
 
 /// The input of a step: its two sources blended at its weight, the
@@ -179,8 +205,9 @@ fn ref_input(
     out: &mut Pose,
 ) {
     let (cfg, clips) = (crowd.cfg, crowd.clips);
-    ref_sample(cfg, clips, st.a, st.root, &mut s.sample, &mut s.a);
-    ref_sample(cfg, clips, st.b, st.root, &mut s.sample, &mut s.b);
+    let [pa, pb] = st.places;
+    ref_sample(cfg, clips, (st.a, pa), st.root, &mut s.sample, &mut s.a);
+    ref_sample(cfg, clips, (st.b, pb), st.root, &mut s.sample, &mut s.b);
     let fresh = flips.1;
     blend_with_flips(out, (&s.a, &s.b), flips, st.w, st.w_rate);
     out.set(0, st.root);
@@ -287,7 +314,7 @@ fn ref_local(
 /// order of the lanes crowd's passes: the pose it would have shown, the
 /// input, the transition's start, the local pose (inertialized or
 /// dead-blended), root motion, forward kinematics into its world pose,
-/// checked against the previous frame's.
+/// checked against the previous frame's, and the pose's bounding box.
 fn reference_frame(
     crowd: &Crowdwide,
     (st, old): (&CharStep, Option<&CharStep>),
@@ -315,7 +342,11 @@ fn reference_frame(
     let at = (st, old.is_some());
     ref_local(crowd, (&input, &mut local), ch, &mut s.extrapolated, at, dt);
     if cfg.root_motion == RootMotion::Extract {
-        ref_extract_root(&mut local, ch, st, jumped || first || st.wrapped, dt);
+        // The base sources' wraps are travel (their places walk on); a
+        // layer's over the root is not.
+        let layer_wrap = st.wrapped && crowd.layout.covers_root();
+        let up = cfg.up_axis();
+        ref_extract_root(&mut local, ch, st, (jumped || first || layer_wrap, dt), up);
     }
     s.input = input;
     r::op_fk(&mut s.global, &local, crowd.parents).expect(SIZED);
@@ -330,6 +361,7 @@ fn reference_frame(
         },
     };
     ch.world.clone_from(&s.global);
+    ch.bounds = ref_bounds(&ch.world, &cfg.joint_radii, pose_finite(&ch.world));
     check
 }
 
@@ -369,11 +401,16 @@ fn ref_start_transition(
     input: &Pose,
 ) {
     let cfg = crowd.cfg;
-    // Root motion taken out: the shown root starts from the new sources'
-    // place on the ground (only its motion is blended).
+    // Root motion taken out: the shown root is moved and turned onto the
+    // new sources' place (only its motion is blended).
     if cfg.root_motion == RootMotion::Extract {
-        shown.pos[1].x = input.pos[1].x;
-        shown.pos[1].z = input.pos[1].z;
+        let up = cfg.up_axis();
+        let (s, to) = (shown.get(1), input.get(1));
+        let (from, onto) = (
+            Place::of_root(s.pos, s.rot, up),
+            Place::of_root(to.pos, to.rot, up),
+        );
+        shown.set(1, onto.then(from.inverse()).apply(&s));
     }
     match cfg.transition {
         Transition::Inertialize => {
@@ -405,20 +442,48 @@ fn ref_start_transition(
 }
 
 /// Root motion taken out of the `local` pose: the clips' root joint's
-/// horizontal translation removed, and reported in the world (the
-/// displacement its velocity times `dt` where the sources `jumped`: a
-/// command or a wrap moves them at once, which is not travel).
-fn ref_extract_root(local: &mut Pose, ch: &mut RefState, st: &CharStep, jumped: bool, dt: f32) {
-    let (x, z) = (local.pos[1].x, local.pos[1].z);
-    let (vx, vz) = (local.vel[1].x, local.vel[1].z);
-    local.pos[1] = Vec3::new(0.0, local.pos[1].y, 0.0);
-    local.vel[1] = Vec3::new(0.0, local.vel[1].y, 0.0);
-    let rot = st.root.rot;
-    let vel = r::quat_mul_vec3(rot, Vec3::new(vx, 0.0, vz));
-    let moved = r::quat_mul_vec3(rot, Vec3::new(x - ch.removed.0, 0.0, z - ch.removed.1));
-    let disp = if jumped { vel * dt } else { moved };
-    ch.root_motion = (disp, vel);
-    ch.removed = (x, z);
+/// place on the ground and heading about `up` removed (its height and
+/// swing kept, its velocities those of what is left), and reported in
+/// the world (the lanes crowd's `extract_root`): the displacement since
+/// the last step measured in the heading taken out then, turned by the
+/// character's root rotation, and the turn since then; their velocities
+/// times `dt` where the sources `jumped` (a command moves them at once,
+/// which is not travel), measured in this step's heading.
+fn ref_extract_root(
+    local: &mut Pose,
+    ch: &mut RefState,
+    st: &CharStep,
+    (jumped, dt): (bool, f32),
+    up: Up,
+) {
+    let (u, m) = (up.vec(), local.get(1));
+    let now = Place::of_root(m.pos, m.rot, up);
+    let rate = r::twist_rate(m.rot, m.ang, u);
+    let vel = up.ground(m.vel);
+    let untwist = r::quat_inv(now.rot);
+    local.pos[1] = m.pos - now.pos;
+    local.vel[1] = m.vel - vel;
+    local.rot[1] = r::quat_mul(untwist, m.rot);
+    local.ang[1] = r::quat_mul_vec3(untwist, m.ang) - u * rate;
+    let from = if jumped { now } else { ch.removed };
+    let to_world = r::quat_mul(st.root.rot, r::quat_inv(from.rot));
+    let vel = r::quat_mul_vec3(to_world, vel);
+    ch.root_motion = if jumped {
+        RootDelta {
+            displacement: vel * dt,
+            velocity: vel,
+            turn: rate * dt,
+            turn_rate: rate,
+        }
+    } else {
+        RootDelta {
+            displacement: r::quat_mul_vec3(to_world, now.pos - from.pos),
+            velocity: vel,
+            turn: r::twist_angle(r::quat_inv_mul(from.rot, now.rot), u),
+            turn_rate: rate,
+        }
+    };
+    ch.removed = now;
 }
 
 /// The velocity check of a character's world pose `now` against the

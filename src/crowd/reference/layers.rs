@@ -7,6 +7,7 @@
 
 use super::frame::{CharStep, Crowdwide, Halflives, ref_sample};
 use crate::crowd::layer::Layout;
+use crate::crowd::place::Place;
 use crate::reference::{self as r, Kform, Pose};
 
 /// `rel` in the hemisphere `flip` keeps, chosen now (the short way round)
@@ -35,7 +36,14 @@ pub(super) fn ref_layers(
     let j = out.len();
     for (k, plan) in crowd.layout.layers.iter().enumerate().take(st.nlayers) {
         let ls = &st.layers[k];
-        ref_sample(crowd.cfg, crowd.clips, ls.src, st.root, tmp, layer);
+        ref_sample(
+            crowd.cfg,
+            crowd.clips,
+            (ls.src, Place::IDENTITY),
+            st.root,
+            tmp,
+            layer,
+        );
         let clip = &crowd.clips[ls.src.0];
         let frame = plan.reference.map(|f| f.min(clip.frames() - 1));
         let rows = &mut flips[k * j..][..j];

@@ -5,9 +5,10 @@
 //! for bit; every pose is then computed by the scalar reference
 //! (`frame`): sampling, blending, the layers (`layers`), inertialization
 //! or dead blending (each joint over its own duration under a blend
-//! profile), root motion, forward kinematics with velocities, and the
-//! velocity check.
+//! profile), root motion, forward kinematics with velocities, the
+//! characters' bounding boxes (`bounds`), and the velocity check.
 
+mod bounds;
 mod construct;
 mod frame;
 mod layers;
@@ -21,6 +22,7 @@ use super::lanes_crowd::check_dt;
 use super::layer::Layout;
 use super::markers::{MarkerTable, pack_markers};
 use super::output::push_events;
+use super::place::Place;
 use super::state::{ClipRows, LayerLanes, LayerState, Spanx8, Statex8};
 use super::store::EventBits;
 use super::{CharacterState, Event, VelocityCheck};
@@ -92,10 +94,15 @@ struct RefState {
     fit_pos: Vec<Vec3>,
     fit_rot: Vec<Vec3>,
     world: Pose,
-    /// Root motion taken out last step (x, z in the root's frame), and this
-    /// step's world displacement and velocity.
-    removed: (f32, f32),
-    root_motion: (Vec3, Vec3),
+    /// The world pose's bounding box ([`super::Aabb`]).
+    bounds: super::Aabb,
+    /// Root motion taken out last step (the clips' root's place and
+    /// heading, in its sources' places' frame), and this step's
+    /// ([`super::RootDelta`]).
+    removed: Place,
+    root_motion: super::RootDelta,
+    /// Where sources A and B's clips stand ([`super::place`]).
+    places: [Place; 2],
 }
 
 /// Scratch poses of one reference worker.
@@ -149,9 +156,29 @@ impl ReferenceCrowd {
         (c < self.cfg.characters && layer < n).then(|| self.layers[(c / 8) * n + layer].get(c % 8))
     }
 
+    /// Character `c`'s world bounding box ([`super::Crowd::bounds`]).
+    pub fn bounds(&self, c: usize) -> Option<super::Aabb> {
+        (c < self.cfg.characters).then(|| self.chars[c].bounds)
+    }
+
+    /// The bounding boxes of characters `chars` into `out`, one per
+    /// character, refused with nothing written as there
+    /// ([`super::Crowd::bounds_into`]).
+    pub fn bounds_into(
+        &self,
+        chars: core::ops::Range<usize>,
+        out: &mut [super::Aabb],
+    ) -> Result<()> {
+        super::bounds::check_readout(&chars, self.cfg.characters, out.len())?;
+        for (o, ch) in out.iter_mut().zip(&self.chars[chars]) {
+            *o = ch.bounds;
+        }
+        Ok(())
+    }
+
     /// The root motion taken out of character `c` in the last step
     /// ([`super::Crowd::root_motion`]).
-    pub fn root_motion(&self, c: usize) -> Option<(Vec3, Vec3)> {
+    pub fn root_motion(&self, c: usize) -> Option<super::RootDelta> {
         (c < self.cfg.characters).then(|| self.chars[c].root_motion)
     }
 
@@ -294,8 +321,8 @@ impl ReferenceCrowd {
     }
 
     /// Moves the world's origin to `origin` ([`super::Crowd::recenter`]):
-    /// every root, the roots queued for the next step and the world poses
-    /// shifted by `-origin`; refused, changing nothing, as there.
+    /// every root, the roots queued for the next step, the world poses and
+    /// their bounding boxes shifted by `-origin`; refused, changing nothing, as there.
     pub fn recenter(&mut self, origin: Vec3) -> Result<()> {
         super::state::check_origin(origin)?;
         let n = self.cfg.characters;
@@ -309,6 +336,8 @@ impl ReferenceCrowd {
             for p in &mut ch.world.pos {
                 *p -= origin;
             }
+            ch.bounds.min -= origin;
+            ch.bounds.max -= origin;
         }
         Ok(())
     }

@@ -33,6 +33,9 @@ pub(crate) struct ClipRows {
     pub last: i32,
     /// Seconds from the first frame to the last.
     pub len: f32,
+    /// The net motion of a loop of the clip: where a looping source's
+    /// place moves at each wrap ([`super::place`]).
+    pub net: super::place::Place,
 }
 
 /// Eight characters' state.

@@ -1,0 +1,101 @@
+//! kineform's integration tests, one binary.
+//!
+//! Each file of this folder was a test binary of its own; linked into one
+//! they share one build of their dependencies' generic code (proptest's
+//! strategies, the lane kernels inlined into each caller) and one link,
+//! which on CI's two cores took about as long as running them. A test's name
+//! starts with its file's: `cargo test --all-features --test suite
+//! continuity::` runs `continuity.rs`. Tests that need a process of their own
+//! (a counting global allocator, a global logger) stay beside this folder as
+//! binaries of their own: `tests/step_memory.rs`, `tests/gltf_hostile.rs`,
+//! `tests/simd_log.rs`. A file added here must be named below:
+//! `inventory::every_test_file_is_built` fails otherwise.
+
+mod common;
+mod crowds;
+#[path = "common/matching.rs"]
+mod shipped;
+
+mod backends;
+mod batch;
+#[cfg(feature = "wander")]
+mod bounds;
+mod bvh;
+mod catalogue_equivalence;
+mod catalogue_velocities;
+mod cli;
+mod commands;
+mod compact_clips;
+#[cfg(feature = "wander")]
+mod continuity;
+mod convert;
+mod corrections;
+mod cost;
+#[cfg(feature = "wander")]
+mod crowd;
+mod edge_cases;
+mod equivalence;
+mod exact_velocities;
+mod fit_halflives;
+mod fuzz_smoke;
+mod gltf;
+mod gltf_exporters;
+mod gltf_written;
+mod hemisphere_ties;
+mod hostile_files;
+mod hostile_values;
+mod interop;
+mod joint_map;
+mod joints;
+mod layers;
+mod loop_offsets;
+mod looping;
+mod markers;
+mod matching;
+mod matching_cost;
+mod matching_search;
+#[cfg(feature = "wander")]
+mod readout;
+mod refusals;
+mod root_motion;
+mod serde;
+mod skinning;
+mod tasks;
+mod tracking;
+mod velocities;
+mod inventory {
+    //! Every test file is built: a file of `tests/suite/` not named in
+    //! `main.rs`, or a file of `tests/` that Cargo builds as a binary of its
+    //! own without being listed as one, would be a test that never runs (the
+    //! first) or one that costs a build and link of its own (the second).
+
+    const OWN_BINARIES: [&str; 3] = ["gltf_hostile.rs", "simd_log.rs", "step_memory.rs"];
+
+    fn rs_files(dir: &str) -> Vec<String> {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
+        let mut names: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".rs"))
+            .collect();
+        names.sort();
+        names
+    }
+
+    #[test]
+    fn every_test_file_is_built() {
+        let main = include_str!("main.rs");
+        for f in rs_files("tests/suite") {
+            let name = f.trim_end_matches(".rs");
+            assert!(
+                f == "main.rs" || main.contains(&format!("\nmod {name};\n")),
+                "tests/suite/{f} is not named in tests/suite/main.rs: its tests never run"
+            );
+        }
+        let own = rs_files("tests");
+        assert_eq!(
+            own, OWN_BINARIES,
+            "tests/*.rs: a new test file belongs in tests/suite/ (named in main.rs) unless it needs a process of its own"
+        );
+    }
+}
