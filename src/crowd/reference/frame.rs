@@ -115,10 +115,10 @@ pub(super) fn reference_pack(
     s: &mut RefScratch,
     crossed: impl FnOnce(Advanced) -> usize,
 ) -> (FrameStats, EventBits, usize) {
-    // The state before the step, on the stack (a step allocates nothing).
-    let mut layers_before: [LayerLanes; MAX_LAYERS] = bytemuck::Zeroable::zeroed();
-    layers_before[..layers.len()].copy_from_slice(layers);
+    // A copy on the stack (at most MAX_LAYERS): a step allocates nothing.
     let before = *state;
+    let mut layers_before = [<LayerLanes as bytemuck::Zeroable>::zeroed(); MAX_LAYERS];
+    layers_before[..layers.len()].copy_from_slice(layers);
     let happened = state.advance(F32x8::splat(dt), layers);
     let marks = crossed(Advanced {
         state,
