@@ -153,7 +153,8 @@ fn both_crowds_give_the_same_transitions() {
     let db = shipped::shipped(FootFeatures::DEMO);
     let lib = shipped::library();
     let n = 16;
-    let log = |crowd: &mut dyn FnMut(&mut Vec<Vec<(usize, usize)>>)| {
+    type Log = Vec<Vec<(usize, usize)>>;
+    let log = |crowd: &mut dyn FnMut(&mut Log)| {
         let mut v = Vec::new();
         crowd(&mut v);
         v

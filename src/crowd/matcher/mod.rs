@@ -315,7 +315,7 @@ impl Matcher {
             self.stats.error_sum += f64::from(dist);
             self.stats.error_samples += 1;
             if dist > cfg.clamp_distance {
-                w.steer.pos = w.steer.pos - off * (1.0 - cfg.clamp_distance / dist);
+                w.steer.pos -= off * (1.0 - cfg.clamp_distance / dist);
             }
             w.countdown -= dt;
             let clip = &crowd.library().clips()[w.clip];
