@@ -9,7 +9,8 @@
 //!   stores (`Jointx8::copy` per joint: it cannot become a `memcpy` call
 //!   with non-temporal stores); the memory floor of a kernel is its bytes at
 //!   this rate.
-//! - `<type>/fk/...`: `batch::fk::op_fk` (the type's own mode), and
+//! - `<type>/fk/...`: `batch::fk::op_fk` (the walk its working set
+//!   chooses, `batch::fk::walk_for`), and
 //!   `<type>/fk_<mode>/...` each mode of `batch::fk::op_fk_with`.
 //! - `<type>/scalar/...`: the reference path, `reference::op_fk_joints`,
 //!   one character at a time (characters one after another in memory), on
@@ -314,9 +315,11 @@ fn joint_cases<T: Jointx8>(cases: &mut Vec<Case>, name: &str, skel: &Skeleton) {
                     elems: chars * joints,
                     pool: Some(p.clone()),
                     floor,
-                    run: Box::new(move || {
-                        let mode = mode.unwrap_or(T::FK);
-                        batch::fk::op_fk_with(&mut g, &l, &s, mode).expect("fk")
+                    // `fk`: `op_fk` itself, the walk its working set
+                    // chooses (`walk_for`); the others each walk by name.
+                    run: Box::new(move || match mode {
+                        Some(mode) => batch::fk::op_fk_with(&mut g, &l, &s, mode).expect("fk"),
+                        None => batch::fk::op_fk(&mut g, &l, &s).expect("fk"),
                     }),
                 });
             }

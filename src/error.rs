@@ -57,7 +57,7 @@ pub enum Error {
     /// points into the document (`animations[0].samplers[2].output`,
     /// `buffers[1]`, `glb` for the binary container, empty for the document
     /// as a whole).
-    #[error("{}glTF {path}: {reason}", file_prefix(file))]
+    #[error("{}glTF{}: {reason}", file_prefix(file), path_text(path))]
     Gltf {
         /// The file, when it was read with [`crate::gltf::load`].
         file: Option<String>,
@@ -195,6 +195,15 @@ fn range_text(start: usize, end: usize, len: usize) -> String {
         format!("runs past the end (there are {len})")
     } else {
         "is empty".into()
+    }
+}
+
+/// A glTF error's place in the document, after a space; nothing for the
+/// document as a whole (no "glTF : JSON").
+fn path_text(path: &str) -> String {
+    match path {
+        "" => String::new(),
+        p => format!(" {p}"),
     }
 }
 

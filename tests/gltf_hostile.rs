@@ -598,3 +598,267 @@ fn defect6_gltf_indices_past_32_bits_are_refused_not_wrapped() {
         assert_eq!(read.skeleton.len(), 3);
     }
 }
+
+/// The `gltf_doc` campaign's finding (2026-11-25): one CUBICSPLINE
+/// translation sampler whose 63 keys were all at 0 s drove a joint and
+/// the seven animated helpers above it; kineform read the last key's value
+/// at 0 s (each node moved by (10, 0, 0), the joint by (80, 0, 0) in all)
+/// where the oracle read the first ((0, 0, 1) each, (0, 0, 8)). glTF 2.0
+/// requires key times that rise strictly, so the value at a repeated time
+/// is not defined: the helpers' folding was right, and such a sampler is
+/// now refused, named, whatever it drives. Keys one f32 step apart still
+/// read.
+#[test]
+fn gltf_doc_finding_repeated_key_times_are_refused() {
+    let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    // hip (joint) > three helpers > knee (joint); one sampler on all four.
+    let doc = |times: &[f32], mode: &str| {
+        let mut b = Builder::new();
+        b.node(json!({"name": "hip", "children": [1]}));
+        b.node(json!({"children": [2]}));
+        b.node(json!({"children": [3]}));
+        b.node(json!({"children": [4]}));
+        b.node(json!({"name": "knee", "translation": [0.0, 1.0, 0.0]}));
+        b.push("skins", json!({"joints": [0, 4]}));
+        let per_key = if mode == "CUBICSPLINE" { 3 } else { 1 };
+        let values: Vec<f32> = (0..times.len() * per_key)
+            .flat_map(|k| [k as f32, 0.0, 1.0])
+            .collect();
+        let t = b.floats(times, "SCALAR");
+        let v = b.floats(&values, "VEC3");
+        let targets = [1, 2, 3, 4].map(|n| (n, "translation"));
+        b.channels(0, t, v, mode, &targets);
+        b.glb()
+    };
+    for (times, mode, first) in [
+        (&[0.0, 0.0, 0.0][..], "CUBICSPLINE", 0),
+        (&[0.0, 0.0, 0.0][..], "LINEAR", 0),
+        (&[0.0, 0.5, 0.5, 1.0][..], "LINEAR", 1),
+        (&[0.0, 0.5, 0.5, 1.0][..], "STEP", 1),
+    ] {
+        let (path, reason) = refusal(gltf::parse(&doc(times, mode), 30.0));
+        assert_eq!(path, "animations[0].samplers[0].input", "{mode}: {reason}");
+        assert!(
+            reason.contains(&format!("keys {first} and {} are both at", first + 1))
+                && reason.contains("rise strictly"),
+            "{mode}: {reason}"
+        );
+    }
+    let next = f32::from_bits(0.5f32.to_bits() + 1);
+    let d = gltf::parse(&doc(&[0.0, 0.5, next, 1.0], "LINEAR"), 30.0).unwrap();
+    assert_eq!(d.clips[0].clip.frames(), 31);
+}
+
+/// Linear interpolation of keys `v` (`N` floats each) at times `t`, as
+/// glTF defines it (clamped at the ends), rotations by slerp.
+fn lerp_keys<const N: usize>(t: &[f32], v: &[[f32; N]], at: f64) -> [f64; N] {
+    let f = |k: usize| v[k].map(f64::from);
+    let i = t.partition_point(|&x| f64::from(x) <= at);
+    if i == 0 {
+        return f(0);
+    }
+    if i == t.len() {
+        return f(t.len() - 1);
+    }
+    let (a, b) = (f(i - 1), f(i));
+    let u = (at - f64::from(t[i - 1])) / f64::from(t[i] - t[i - 1]);
+    if N != 4 {
+        return core::array::from_fn(|c| a[c] + (b[c] - a[c]) * u);
+    }
+    let mut dot: f64 = (0..4).map(|c| a[c] * b[c]).sum();
+    let b = if dot < 0.0 {
+        dot = -dot;
+        b.map(|x| -x)
+    } else {
+        b
+    };
+    let theta = dot.min(1.0).acos();
+    let (wa, wb) = if theta < 1e-9 {
+        (1.0 - u, u)
+    } else {
+        (
+            ((1.0 - u) * theta).sin() / theta.sin(),
+            (u * theta).sin() / theta.sin(),
+        )
+    };
+    core::array::from_fn(|c| wa * a[c] + wb * b[c])
+}
+
+/// Defect 6, the other shapes of animated helpers, each against glTF's
+/// node matrices at every frame (at 10 fps, between keys too): an animated
+/// armature above the root (rotation); one translation sampler shared by a
+/// joint, a helper and another joint; a static helper with a uniform scale
+/// below an animated one (so it moves with it); a helper with an animated
+/// rotation and an animated uniform scale (STEP) whose keys fall at other
+/// times than its joint's, the rotation sampler shared with the joint
+/// below. Folded exactly, frame by frame. Shown to fail (frame 0, the
+/// knee 1 too low) with each animated helper's frame-by-frame product
+/// replaced by its rest product in `animation::sample`.
+#[test]
+fn defect6_gltf_animated_helpers_of_every_shape_fold_exactly() {
+    let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let mut b = Builder::new();
+    // 0 armature > 1 hip > 2 h1 > 3 h2 > 4 h3 > 5 knee > 6 h4 > 7 foot > 8 toe.
+    b.node(json!({"name": "armature", "translation": [1.0, 0.0, 0.0], "children": [1]}));
+    b.node(json!({"name": "hip", "translation": [0.0, 1.0, 0.0], "children": [2]}));
+    b.node(json!({"name": "h1", "rotation": [0.0, 0.0, 0.38268343, 0.9238795], "children": [3]}));
+    b.node(json!({"name": "h2", "translation": [0.0, 0.5, 0.0], "scale": [2.0, 2.0, 2.0], "children": [4]}));
+    b.node(json!({"name": "h3", "translation": [0.2, 0.0, 0.0], "children": [5]}));
+    b.node(json!({"name": "knee", "translation": [0.0, -1.0, 0.0], "children": [6]}));
+    b.node(json!({"name": "h4", "translation": [0.3, 0.0, 0.0], "children": [7]}));
+    b.node(json!({"name": "foot", "translation": [0.0, -1.0, 0.5], "children": [8]}));
+    b.node(json!({"name": "toe", "translation": [0.0, 0.0, 0.4]}));
+    b.push("skins", json!({"joints": [1, 5, 7, 8]}));
+    let r = |axis: [f32; 3], angle: f32| {
+        let (s, c) = (angle / 2.0).sin_cos();
+        [axis[0] * s, axis[1] * s, axis[2] * s, c]
+    };
+    // The armature's rotation.
+    let ta = [0.0, 0.4, 1.0];
+    let va = [
+        r([0.0, 1.0, 0.0], 0.0),
+        r([0.0, 1.0, 0.0], 1.2),
+        r([1.0, 0.0, 0.0], 0.7),
+    ];
+    // One translation shared by hip, h1 and foot.
+    let ts = [0.0, 0.5, 1.0];
+    let vs = [[0.0, 1.0, 0.0], [0.5, 1.5, -0.5], [1.0, 0.5, 0.25]];
+    // A rotation shared by h3 and knee; h3's uniform scale, STEP.
+    let tb = [0.0, 0.3, 0.7, 1.0];
+    let vb = [
+        r([0.0, 0.0, 1.0], 0.0),
+        r([0.0, 0.0, 1.0], 0.9),
+        r([1.0, 0.0, 0.0], -0.6),
+        r([0.0, 1.0, 0.0], 2.0),
+    ];
+    let tc = [0.0, 0.6];
+    let vc = [[1.0; 3], [0.5; 3]];
+    let acc =
+        |b: &mut Builder, t: &[f32], v: &[f32], ty: &str| (b.floats(t, "SCALAR"), b.floats(v, ty));
+    let (i, o) = acc(&mut b, &ta, &va.concat(), "VEC4");
+    b.channels(0, i, o, "LINEAR", &[(0, "rotation")]);
+    let (i, o) = acc(&mut b, &ts, &vs.concat(), "VEC3");
+    b.channels(
+        0,
+        i,
+        o,
+        "LINEAR",
+        &[(1, "translation"), (2, "translation"), (7, "translation")],
+    );
+    let (i, o) = acc(&mut b, &tb, &vb.concat(), "VEC4");
+    b.channels(0, i, o, "LINEAR", &[(4, "rotation"), (5, "rotation")]);
+    let (i, o) = acc(&mut b, &tc, &vc.concat(), "VEC3");
+    b.channels(0, i, o, "STEP", &[(4, "scale")]);
+    let d = gltf::parse(&b.glb(), 10.0).unwrap();
+    assert_eq!(d.skeleton.names(), ["hip", "knee", "foot", "toe"]);
+    let clip = &d.clips[0].clip;
+    assert_eq!(clip.frames(), 11);
+    let joints = [1, 5, 7, 8];
+    for f in 0..clip.frames() {
+        let at = f as f64 / 10.0;
+        let over = |n: usize| {
+            let mut o = Override::default();
+            match n {
+                0 => o.r = Some(lerp_keys(&ta, &va, at)),
+                1 | 2 | 7 => o.t = Some(lerp_keys(&ts, &vs, at)),
+                4 | 5 => {
+                    o.r = Some(lerp_keys(&tb, &vb, at));
+                    if n == 4 {
+                        o.s = Some(vc[usize::from(at >= 0.6)].map(f64::from));
+                    }
+                }
+                _ => {}
+            }
+            o
+        };
+        let want: Vec<[f64; 3]> = joints
+            .iter()
+            .map(|&n| origin(&world(&b.doc, n, &over)))
+            .collect();
+        close(&fk(&d, Some((0, f))), &want, &format!("frame {f}"));
+    }
+}
+
+/// Defect 10, the GLB container: a damaged `.glb` says what is damaged
+/// (the `gltf` crate said "binary container: could not completely read
+/// the object" of a file cut short or a header length past its end, and
+/// "BIN\0 chunk length exceeds that of slice" of a chunk longer than the
+/// file), a document-wide error reads "glTF: JSON" (not "glTF : JSON"),
+/// and a limit's numbers past 1e12 are written in scientific notation.
+#[test]
+fn defect10_damaged_glb_containers_say_what_is_damaged() {
+    let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let mut b = Builder::new();
+    b.node(json!({"name": "a"}));
+    let t = b.floats(&[0.0, 1.0], "SCALAR");
+    let v = b.floats(&[0.0; 6], "VEC3");
+    b.channels(0, t, v, "LINEAR", &[(0, "translation")]);
+    let good = b.glb();
+    gltf::parse(&good, 30.0).unwrap();
+    let set = |at: usize, word: u32| {
+        let mut g = good.clone();
+        g[at..at + 4].copy_from_slice(&word.to_le_bytes());
+        g
+    };
+    let json_len = u32::from_le_bytes(good[12..16].try_into().unwrap()) as usize;
+    let bin_at = 20 + json_len;
+    let total = good.len() as u32;
+    // The JSON chunk and 4 bytes of a chunk header, the length made to fit.
+    let mut cut = good[..bin_at + 4].to_vec();
+    cut[8..12].copy_from_slice(&(bin_at as u32 + 4).to_le_bytes());
+    let cases: Vec<(Vec<u8>, String)> = vec![
+        (
+            good[..good.len() - 9].to_vec(),
+            format!(
+                "the header says the file is {total} bytes, but it has {}: it is cut short",
+                total - 9
+            ),
+        ),
+        (
+            set(8, u32::MAX),
+            format!("the header says the file is 4294967295 bytes, but it has {total}"),
+        ),
+        (set(4, 1), "version 1: only glTF 2.0".into()),
+        (
+            set(16, u32::from_le_bytes(*b"JSOX")),
+            "the JSON chunk (the first): its type is `JSOX`, not `JSON`".into(),
+        ),
+        (
+            set(12, u32::MAX),
+            format!(
+                "the JSON chunk (the first): its header says 4294967295 bytes, but {} follow it",
+                good.len() - 20
+            ),
+        ),
+        (
+            set(bin_at, 1 << 20),
+            format!(
+                "the BIN chunk (after the JSON chunk): its header says 1048576 bytes, but {} follow it",
+                good.len() - bin_at - 8
+            ),
+        ),
+        (
+            cut,
+            "the BIN chunk (after the JSON chunk): the file ends 4 bytes into its 8-byte chunk header".into(),
+        ),
+    ];
+    for (file, want) in cases {
+        let (path, reason) = refusal(gltf::parse(&file, 30.0));
+        assert!(path == "glb" && reason.contains(&want), "{path}: {reason}");
+    }
+    let e = gltf::parse(b"{ not json", 30.0).unwrap_err().to_string();
+    assert!(e.starts_with("glTF: JSON: "), "{e}");
+    // A key time of 3e38 s: its frames in scientific notation.
+    let mut h = Builder::new();
+    h.node(json!({"name": "a"}));
+    let t = h.floats(&[0.0, 3e38], "SCALAR");
+    let v = h.floats(&[0.0; 6], "VEC3");
+    h.channels(0, t, v, "LINEAR", &[(0, "translation")]);
+    let (_, reason) = refusal(gltf::parse(&h.glb(), 1.0));
+    assert!(
+        reason.starts_with(
+            "3.000e38 s at 1 frames/s is 3.000e38 frames x (1 joints) = 3.000e38 joint-frames"
+        ),
+        "{reason}"
+    );
+}

@@ -13,7 +13,9 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
 
 use kineform::Error;
-use kineform::crowd::{ClipLibrary, Crowd, CrowdConfig, EventKind, ReferenceCrowd, Source, Which};
+use kineform::crowd::{
+    ClipLibrary, Command, Crowd, CrowdConfig, EventKind, Layer, Mask, ReferenceCrowd, Source, Which,
+};
 
 /// Allocations of at least this many bytes fail (`usize::MAX`: none).
 static FAIL_FROM: AtomicUsize = AtomicUsize::new(usize::MAX);
@@ -293,16 +295,23 @@ fn commands(frame: usize, n: usize) -> impl Iterator<Item = (usize, f32, bool)> 
 /// a frame of either crowd (stepped by rayon inside a pool of one thread,
 /// so that no job is injected from outside it, or by a caller's own
 /// thread through `prepare`) allocates nothing at all, events (markers
-/// crossed included), shown poses, and bounding boxes padded per joint
-/// (issue 24 item 4) and copied into the game's memory included.
+/// crossed included), shown poses, two layers (an override and an
+/// additive) and bounding boxes padded per joint (issue 24 item 4) and
+/// copied into the game's memory included.
 #[test]
 fn steady_state_steps_allocate_nothing() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let lib = with_markers();
     let n = 1000;
     let dt = 1.0 / 60.0;
+    // With an override and an additive layer, each at a weight that
+    // shows (the reference crowd once copied its layers to a Vec each step).
     let padded = CrowdConfig {
         joint_radii: (0..lib.skeleton().len()).map(|j| j as f32 * 0.1).collect(),
+        layers: vec![
+            Layer::overriding(Mask::new().subtree("Chest", 1.0)),
+            Layer::additive(Mask::new().subtree("Chest", 1.0), 0),
+        ],
         ..config(n)
     };
     pool(1).install(|| {
@@ -310,6 +319,14 @@ fn steady_state_steps_allocate_nothing() {
         let mut own = Crowd::new(&lib, padded.clone()).unwrap();
         let mut reference = ReferenceCrowd::new(&lib, padded).unwrap();
         let mut boxes = vec![kineform::crowd::Aabb::ZERO; n];
+        for c in 0..n {
+            for layer in 0..2 {
+                let cmd = Command::SetLayerWeight { layer, weight: 0.6 };
+                lanes.command(c, cmd).unwrap();
+                own.command(c, cmd).unwrap();
+                reference.command(c, cmd).unwrap();
+            }
+        }
         // Allocations counted in each part of a frame: the commands given,
         // the lanes crowd's step, its prepared frame, the reference's step,
         // the boxes read out.

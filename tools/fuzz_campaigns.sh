@@ -7,6 +7,8 @@
 #   export RUSTFLAGS="-C target-cpu=x86-64-v3"
 #   (cd fuzz && cargo fuzz build -s none -a)
 #   tools/fuzz_campaigns.sh LOGDIR TARGET...
+# With `cargo fuzz build --target-dir DIR`, set
+# FUZZ_BIN=DIR/x86_64-unknown-linux-gnu/release.
 # Each campaign stops at 10 million executions or 30 minutes
 # (SECONDS_PER_TARGET overrides the time), or at a finding, whose input
 # libFuzzer writes to fuzz/artifacts/TARGET/.
@@ -15,7 +17,7 @@ logdir=$1
 shift
 mkdir -p "$logdir"
 root=$(git rev-parse --show-toplevel)
-bin="$root/fuzz/target/x86_64-unknown-linux-gnu/release"
+bin=${FUZZ_BIN:-"$root/fuzz/target/x86_64-unknown-linux-gnu/release"}
 commit=$(git -C "$root" rev-parse --short HEAD)
 secs=${SECONDS_PER_TARGET:-1800}
 for t in "$@"; do

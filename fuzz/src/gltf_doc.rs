@@ -10,7 +10,8 @@
 //! What must hold: `parse` returns, typed, without a panic (the fuzzer's
 //! `-timeout` and `-rss_limit_mb` catch time and memory); what it accepts
 //! stays within `MAX_SAMPLES` joint-frames; every joint's world position
-//! at rest, and at frame 0 of each animation, equals the one glTF defines
+//! at rest, at frame 0 of each animation and at its last frame (when every
+//! channel has reached its last key by then), equals the one glTF defines
 //! (the nodes' matrices multiplied, `gltf_build::world`) wherever the
 //! document has no non-uniform scale (kineform's joints compose scale
 //! without shear, as the documented model says); and the document written
@@ -163,6 +164,8 @@ pub struct Outcome {
     pub helpers: usize,
     /// The world positions were compared with glTF's.
     pub compared: bool,
+    /// Animations compared at their last frame too.
+    pub last_frames: usize,
     /// Refused for a limit (samples, keys).
     pub limited: bool,
 }
@@ -212,10 +215,20 @@ fn check_spec(spec: &DocSpec) -> Result<Outcome> {
         is_joint[n] = true;
     }
     out.helpers = info.helpers(&is_joint);
-    if !info.non_uniform && !info.oracle_off {
-        compare(&b.doc, &d, None, &info);
-        for (a, _) in d.clips.iter().enumerate() {
-            compare(&b.doc, &d, Some(a), &info);
+    if !info.non_uniform && !info.oracle_off && within_reach(&d) {
+        compare(&b.doc, &d, None);
+        for (a, c) in d.clips.iter().enumerate() {
+            compare(&b.doc, &d, Some((a, 0, &info.first[a])));
+            // The last frame, when every channel has reached its last key
+            // by then (each then holds its last value; kineform reads a
+            // time within 4 f32 roundings of a key as the key, and `t`
+            // here may differ from its frame time by a rounding).
+            let f = c.clip.frames() - 1;
+            let t = (f as f64 * c.clip.frame_time() as f64) as f32;
+            if f > 0 && t >= info.end[a] * (1.0 - f32::EPSILON) {
+                compare(&b.doc, &d, Some((a, f, &info.last[a])));
+                out.last_frames += 1;
+            }
         }
         out.compared = true;
     }
@@ -252,6 +265,11 @@ struct Info {
     oracle_off: bool,
     /// Per animation, node -> first value of its channels at time 0.
     first: Vec<Vec<Override>>,
+    /// Per animation, node -> last value of its channels (what they hold
+    /// from their last key on).
+    last: Vec<Vec<Override>>,
+    /// Per animation, the latest last key time of its channels.
+    end: Vec<f32>,
 }
 
 impl Info {
@@ -306,6 +324,8 @@ fn build(spec: &DocSpec) -> (Builder, Info) {
         non_uniform: tree.non_uniform,
         oracle_off: false,
         first: Vec::new(),
+        last: Vec::new(),
+        end: Vec::new(),
     };
     let mut pool = Vec::new();
     for anim in spec.animations.iter().take(6) {
@@ -389,14 +409,16 @@ fn nodes(spec: &DocSpec) -> Nodes {
 }
 
 /// A sampler added: its accessors, their element width (3 or 4), its
-/// interpolation and its first value (`None` for accessors reused from
-/// the pool, whose first value is not tracked).
+/// interpolation, its first and last values (`None` for accessors reused
+/// from the pool, whose values are not tracked) and its last key time.
 struct Sampler {
     input: usize,
     output: usize,
     width: usize,
     interpolation: &'static str,
     first: Option<Vec<f64>>,
+    last: Option<Vec<f64>>,
+    end: f32,
 }
 
 /// Adds sampler `s`'s accessors (or reuses a pair from `pool`, shared by
@@ -413,6 +435,8 @@ fn sampler(b: &mut Builder, s: &SamplerSpec, pool: &mut Vec<(usize, usize, usize
             width,
             interpolation,
             first: None,
+            last: None,
+            end: f32::INFINITY,
         };
     }
     let per_key = if interpolation == "CUBICSPLINE" { 3 } else { 1 };
@@ -459,12 +483,18 @@ fn sampler(b: &mut Builder, s: &SamplerSpec, pool: &mut Vec<(usize, usize, usize
     };
     pool.push((input, output, width));
     let at = (per_key / 3) * width; // a cubic key's value follows its in-tangent
+    let value = |k: usize| {
+        let i = k * per_key * width + at;
+        Some(vals[i..i + width].iter().map(|&x| x as f64).collect())
+    };
     Sampler {
         input,
         output,
         width,
         interpolation,
-        first: Some(vals[at..at + width].iter().map(|&x| x as f64).collect()),
+        first: value(0),
+        last: value(keys - 1),
+        end: times[keys - 1],
     }
 }
 
@@ -487,6 +517,8 @@ fn animation(
     }
     let n = info.nodes;
     let mut firsts = vec![Override::default(); n];
+    let mut lasts = vec![Override::default(); n];
+    let mut end = 0.0f32;
     let mut targets = std::collections::HashSet::new();
     let mut list = Vec::new();
     let mut push = |node: usize, path: u8, s: usize, info: &mut Info| {
@@ -500,15 +532,17 @@ fn animation(
         if !targets.insert((node, path)) {
             info.oracle_off = true;
         }
-        let o = &mut firsts[node];
-        match (path, &sm.first) {
-            ("weights", _) => {}
-            (_, None) => info.oracle_off = true,
-            ("translation", Some(v)) => o.t = Some([v[0], v[1], v[2]]),
-            ("rotation", Some(v)) => o.r = Some([v[0], v[1], v[2], v[3]]),
-            (_, Some(v)) => {
-                info.non_uniform |= v[0] != v[1] || v[1] != v[2];
-                o.s = Some([v[0], v[1], v[2]]);
+        end = end.max(sm.end);
+        for (o, value) in [(&mut firsts[node], &sm.first), (&mut lasts[node], &sm.last)] {
+            match (path, value) {
+                ("weights", _) => {}
+                (_, None) => info.oracle_off = true,
+                ("translation", Some(v)) => o.t = Some([v[0], v[1], v[2]]),
+                ("rotation", Some(v)) => o.r = Some([v[0], v[1], v[2], v[3]]),
+                (_, Some(v)) => {
+                    info.non_uniform |= v[0] != v[1] || v[1] != v[2];
+                    o.s = Some([v[0], v[1], v[2]]);
+                }
             }
         }
         list.push(json!({"sampler": s, "target": {"node": node, "path": path}}));
@@ -536,20 +570,51 @@ fn animation(
         json!({"channels": list, "samplers": json_samplers}),
     );
     info.first.push(firsts);
+    info.last.push(lasts);
+    info.end.push(end);
 }
 
-/// Every joint's world position by kineform's FK (rest, or frame 0 of clip
-/// `clip`) against glTF's matrices with the same values.
-fn compare(doc: &Value, d: &gltf::Document, clip: Option<usize>, info: &Info) {
-    let local: Vec<Kform> = match clip {
+/// Whether the document's rest pose and every frame of its clips stay
+/// within `kineform::limits::reach` (the domain in which forward
+/// kinematics is finite: a `ClipLibrary` refuses clips past it; `parse`
+/// hands them over, and 38 joints each scaled by 10 put a world position
+/// at 1.7e39, past f32, so that kineform's FK gives NaN where glTF's f64
+/// matrices give a number; found by the smoke test at 14,000 seeds).
+fn within_reach(d: &gltf::Document) -> bool {
+    let n = d.skeleton.len();
+    let mut length = vec![0.0f64; n];
+    let mut scale = vec![1.0f64; n];
+    let mut see = |j: usize, p: kineform::reference::Vec3, s: kineform::reference::Vec3| {
+        let l = ((p.x as f64).powi(2) + (p.y as f64).powi(2) + (p.z as f64).powi(2)).sqrt();
+        length[j] = length[j].max(l);
+        scale[j] = scale[j].max(s.x.abs().max(s.y.abs()).max(s.z.abs()) as f64);
+    };
+    for (j, k) in d.rest.iter().enumerate() {
+        see(j, k.pos, k.scl);
+    }
+    for c in &d.clips {
+        for f in 0..c.clip.frames() {
+            for j in 0..c.clip.joints() {
+                see(j, c.clip.pos(f, j), c.clip.scl(f, j));
+            }
+        }
+    }
+    kineform::limits::reach(d.skeleton.parents(), &length, &scale).is_none()
+}
+
+/// Every joint's world position by kineform's FK (rest, or frame `f` of
+/// clip `c` for `at = (c, f, values)`) against glTF's matrices with the
+/// same values (`values[node]`: the node's animated values at that frame).
+fn compare(doc: &Value, d: &gltf::Document, at: Option<(usize, usize, &[Override])>) {
+    let local: Vec<Kform> = match at {
         None => d.rest.clone(),
-        Some(c) => {
+        Some((c, f, _)) => {
             let k = &d.clips[c].clip;
             (0..k.joints())
                 .map(|j| Kform {
-                    pos: k.pos(0, j),
-                    rot: k.rot(0, j),
-                    scl: k.scl(0, j),
+                    pos: k.pos(f, j),
+                    rot: k.rot(f, j),
+                    scl: k.scl(f, j),
                     ..Kform::IDENTITY
                 })
                 .collect()
@@ -557,9 +622,9 @@ fn compare(doc: &Value, d: &gltf::Document, clip: Option<usize>, info: &Info) {
     };
     let mut w = Pose::new(local.len());
     op_fk(&mut w, &Pose::from_kforms(&local), d.skeleton.parents()).expect("FK");
-    let over = |n: usize| match clip {
+    let over = |n: usize| match at {
         None => Override::default(),
-        Some(c) => info.first[c][n],
+        Some((_, _, values)) => values[n],
     };
     let all = worlds(doc, &over);
     let want: Vec<[f64; 3]> = d.nodes.iter().map(|&n| origin(&all[n])).collect();
@@ -572,7 +637,8 @@ fn compare(doc: &Value, d: &gltf::Document, clip: Option<usize>, info: &Info) {
             .max((p.z as f64 - q[2]).abs());
         assert!(
             gap <= 1e-3 * size,
-            "{clip:?} joint {j} (node {}): kineform {p:?}, glTF {q:?}",
+            "{:?} joint {j} (node {}): kineform {p:?}, glTF {q:?}",
+            at.map(|(c, f, _)| (c, f)),
             d.nodes[j]
         );
     }

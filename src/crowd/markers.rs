@@ -247,12 +247,22 @@ impl SourceArrays {
     }
 }
 
+/// Whether looping move `m` starts or ends on its clip's seam (time 0 or
+/// the clip's length) without wrapping: a marker at the seam's other end is
+/// the same instant, outside the move's span by its time (a playhead
+/// stepping back from 0.35 to exactly 0 crosses a marker at 1.0 of a 1 s
+/// loop; found by `markers::each_step_reports_the_instants_on_its_path`).
+#[inline(always)]
+fn at_seam(m: &Move) -> bool {
+    m.looping && [m.from, m.to].iter().any(|&t| t == 0.0 || t == m.len)
+}
+
 /// Whether move `m` may cross one of `chunks` (sorted times, +inf
 /// padded): always where it wrapped or is fresh (the exact rules decide);
 /// else where a time lies within its span, closed.
 #[inline(always)]
 fn may_cross(m: &Move, chunks: &[F32x8]) -> bool {
-    if m.fresh || m.laps != 0.0 {
+    if m.fresh || m.laps != 0.0 || at_seam(m) {
         return true;
     }
     let (lo, hi) = (
@@ -269,7 +279,7 @@ fn may_cross(m: &Move, chunks: &[F32x8]) -> bool {
 /// markers costs a crossing source only the few it passes.
 #[inline(always)]
 fn candidates<'e>(m: &Move, entries: &'e [(f32, u32)]) -> &'e [(f32, u32)] {
-    if m.fresh || m.laps != 0.0 {
+    if m.fresh || m.laps != 0.0 || at_seam(m) {
         return entries;
     }
     let (lo, hi) = (m.from.min(m.to), m.from.max(m.to));

@@ -286,7 +286,7 @@ pub(super) fn timing(plan: &Plan, keys: &Keys, joints: usize, rate: Rate) -> Res
                 0 => String::new(),
                 _ => format!(
                     " (with the {} joint-frames of the {a} animations before it)",
-                    total - samples
+                    count(total - samples)
                 ),
             };
             let advice = match rate {
@@ -296,7 +296,10 @@ pub(super) fn timing(plan: &Plan, keys: &Keys, joints: usize, rate: Rate) -> Res
             return err(
                 format!("animations[{a}]"),
                 format!(
-                    "{duration} s at {fps} frames/s is {frames} frames x ({joints} joints{helpers}) = {samples} joint-frames{before}; the limit is {MAX_SAMPLES} for the whole document ({advice})"
+                    "{} s at {fps} frames/s is {} frames x ({joints} joints{helpers}) = {} joint-frames{before}; the limit is {MAX_SAMPLES} for the whole document ({advice})",
+                    count(duration as f64),
+                    count(frames),
+                    count(samples)
                 ),
             );
         }
@@ -306,6 +309,17 @@ pub(super) fn timing(plan: &Plan, keys: &Keys, joints: usize, rate: Rate) -> Res
         });
     }
     Ok(out)
+}
+
+/// A count or a time for a message: as it is up to 1e12, past that in
+/// scientific notation (a key time of 3e38 s is 3e38 frames at 1 frame a
+/// second, 39 digits of which say nothing).
+fn count(x: f64) -> String {
+    if x.abs() < 1e12 {
+        format!("{x}")
+    } else {
+        format!("{x:.3e}")
+    }
 }
 
 /// Animation `a`'s key rate (see [`Rate::Keys`]): its densest sampler's

@@ -5,27 +5,95 @@
 use super::err;
 use crate::error::Result;
 
-/// A GLB header whose length is shorter than the header itself: the
-/// `gltf` crate subtracts 12 from it unchecked (an overflow panic in a
-/// build with overflow checks; found by the fuzzer).
+/// A GLB container checked as the `gltf` crate reads it (12-byte header:
+/// magic, version 2, length; a JSON chunk; perhaps a BIN chunk; each
+/// chunk an 8-byte header, its length and type, then its bytes), refusing
+/// in words what the crate would refuse as "could not completely read
+/// the object" or a chunk length "exceeds that of slice" (issue 21, defect
+/// 10): a file cut short, a version other than 2, a chunk of the wrong
+/// type or longer than the bytes that follow it. A header length shorter
+/// than the header itself is refused too: the crate subtracts 12 from it
+/// unchecked (an overflow panic in a build with overflow checks; found by
+/// the fuzzer). Like the crate, bytes past the chunks are ignored.
 pub(super) fn check_glb_header(bytes: &[u8]) -> Result<()> {
     if !bytes.starts_with(b"glTF") {
         return Ok(());
     }
-    let Some(length) = bytes.get(8..12) else {
+    let word = |at: usize| {
+        bytes
+            .get(at..at + 4)
+            .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+    };
+    let (Some(version), Some(length)) = (word(4), word(8)) else {
         return err(
             "glb",
             format!("{} bytes: shorter than the 12-byte header", bytes.len()),
         );
     };
-    let length = u32::from_le_bytes([length[0], length[1], length[2], length[3]]);
     if length < 12 {
         return err(
             "glb",
             format!("header length {length} is shorter than the 12-byte header"),
         );
     }
+    if length as usize > bytes.len() {
+        return err(
+            "glb",
+            format!(
+                "the header says the file is {length} bytes, but it has {}: it is cut short, or its header is damaged",
+                bytes.len()
+            ),
+        );
+    }
+    if version != 2 {
+        return err(
+            "glb",
+            format!("version {version}: only glTF 2.0 binary files (version 2) are read"),
+        );
+    }
+    let json_end = chunk(bytes, 12, b"JSON", "the JSON chunk (the first)")?;
+    if json_end < bytes.len() {
+        chunk(
+            bytes,
+            json_end,
+            b"BIN\0",
+            "the BIN chunk (after the JSON chunk)",
+        )?;
+    }
     Ok(())
+}
+
+/// Checks the GLB chunk whose 8-byte header is at `at`: its type `ty`,
+/// and its length within the bytes that follow. Returns where it ends.
+fn chunk(bytes: &[u8], at: usize, ty: &[u8; 4], what: &str) -> Result<usize> {
+    let left = bytes.len() - at;
+    let Some(head) = bytes.get(at..at + 8) else {
+        return err(
+            "glb",
+            format!("{what}: the file ends {left} bytes into its 8-byte chunk header"),
+        );
+    };
+    if &head[4..8] != ty {
+        return err(
+            "glb",
+            format!(
+                "{what}: its type is `{}`, not `{}`",
+                head[4..8].escape_ascii(),
+                ty.escape_ascii()
+            ),
+        );
+    }
+    let length = u32::from_le_bytes([head[0], head[1], head[2], head[3]]) as usize;
+    if length > left - 8 {
+        return err(
+            "glb",
+            format!(
+                "{what}: its header says {length} bytes, but {} follow it: the file is cut short, or the chunk header is damaged",
+                left - 8
+            ),
+        );
+    }
+    Ok(at + 8 + length)
 }
 
 /// The `gltf` crate's accessors unwrap the enums they return (a channel's

@@ -78,7 +78,7 @@
 //! validation (indices out of range, invalid enums), truncated buffers,
 //! buffer views or accessors past the end of their data, sparse indices out
 //! of order or range, non-finite values, cycles and shared children in the
-//! node tree, animations without channels, key times that go back, output
+//! node tree, animations without channels, key times that go back or repeat, output
 //! counts that do not match the input count, and sizes past the limits.
 //!
 //! ```

@@ -125,13 +125,28 @@ fn to_quat<const N: usize>(v: [f32; N]) -> Quat {
     Quat::new(v[3 % N], v[0], v[1 % N], v[2 % N])
 }
 
-/// Checks a sampler's key times: not going back, not negative.
+/// Checks a sampler's key times: rising strictly (glTF 2.0 requires
+/// `time[n + 1] > time[n]` of every sampler input), not negative. Two keys
+/// at one time leave the value at that time undefined: readers differ
+/// (the `gltf_doc` fuzz target's finding was a sampler whose 63 keys were
+/// all at 0 s, read as the last key's value where glTF's oracle took the
+/// first), so such a sampler is refused, named, rather than read one way.
 pub(super) fn check_times(times: &[f32], spath: &str) -> Result<()> {
     for (i, w) in times.windows(2).enumerate() {
         if w[1] < w[0] {
             return err(
                 format!("{spath}.input"),
                 format!("key times go back: {} then {} at key {}", w[0], w[1], i + 1),
+            );
+        }
+        if w[1] == w[0] {
+            return err(
+                format!("{spath}.input"),
+                format!(
+                    "keys {i} and {} are both at {} s: glTF key times must rise strictly, and two values at one time leave the value there undefined",
+                    i + 1,
+                    w[0]
+                ),
             );
         }
     }

@@ -114,7 +114,10 @@ pub(super) fn reference_pack(
     s: &mut RefScratch,
     crossed: impl FnOnce(&Statex8, &[Spanx8; 2]) -> usize,
 ) -> (FrameStats, EventBits, usize) {
-    let (before, layers_before) = (*state, layers.to_vec());
+    // A copy on the stack (at most MAX_LAYERS): a step allocates nothing.
+    let before = *state;
+    let mut layers_before = [<LayerLanes as bytemuck::Zeroable>::zeroed(); MAX_LAYERS];
+    layers_before[..layers.len()].copy_from_slice(layers);
     let happened = state.advance(F32x8::splat(dt), layers);
     let marks = crossed(state, &happened.spans);
     // The sources' places moved on by their wraps (before the commands,
@@ -140,9 +143,9 @@ pub(super) fn reference_pack(
     events[..3].copy_from_slice(&[step.ended_a, step.ended_b, step.finished & !trans]);
     events[4..][..layers.len()].copy_from_slice(&step.layers.ended[..layers.len()]);
     // What transitioning characters would have shown.
-    let (mut old_state, mut old_layers) = (before, layers_before);
-    let old_events = old_state.advance(F32x8::splat(dt), &mut old_layers);
-    let old_step = old_state.step(old_events, &old_layers);
+    let (mut old_state, old_layers) = (before, &mut layers_before[..layers.len()]);
+    let old_events = old_state.advance(F32x8::splat(dt), old_layers);
+    let old_step = old_state.step(old_events, old_layers);
     let mut total = FrameStats::default();
     for (l, ch) in chars.iter_mut().enumerate() {
         let c = p * 8 + l;
@@ -160,7 +163,7 @@ pub(super) fn reference_pack(
         };
         let old = moving.then(|| CharStep {
             places: old_places,
-            ..char_step(&old_step, &old_state, &old_layers, l)
+            ..char_step(&old_step, &old_state, old_layers, l)
         });
         let jumped = (played | trans) & (1 << l) != 0;
         let check = reference_frame(crowd, (&now, old.as_ref()), ch, s, (c, frame, dt, jumped));
