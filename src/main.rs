@@ -2,6 +2,8 @@
 //! evaluates a crowd on motion capture every frame and reports its speed and
 //! the live velocity check.
 
+mod match_cmd;
+
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -39,6 +41,9 @@ enum Command {
     /// Convert motion between BVH and glTF by extension (.bvh, .glb, .gltf;
     /// a .gltf is written with its .bin beside it).
     Convert(ConvertArgs),
+    /// A crowd that chooses its own frames by motion matching: each
+    /// character follows random gamepad targets (`crowd::Matcher`).
+    Match(match_cmd::MatchArgs),
 }
 
 #[derive(clap::Args)]
@@ -247,6 +252,13 @@ fn main() {
     }
     let args = match cli.command {
         Some(Command::Crowd(a)) => a,
+        Some(Command::Match(m)) => {
+            if let Err(e) = match_cmd::run(&m) {
+                eprintln!("error: {e}");
+                std::process::exit(1);
+            }
+            return;
+        }
         Some(Command::Convert(c)) => {
             // A file-size limit (RLIMIT_FSIZE, `ulimit -f`) then fails the
             // write with an error, which removes the temporary file,

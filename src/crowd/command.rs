@@ -509,6 +509,12 @@ pub trait Driven {
     fn root_motion(&self, _c: usize) -> Option<super::RootDelta> {
         None
     }
+    /// Joint `j` of character `c` in world space after the last step
+    /// (crowd joints: 0 the root, [`super::Crowd::world_kform`]), where
+    /// the crowd gives it, else `None`.
+    fn world_kform(&self, _c: usize, _j: usize) -> Option<crate::reference::Kform> {
+        None
+    }
     /// Roots for characters `first..` from the next step on
     /// ([`super::Crowd::set_roots`]); by default one
     /// [`Command::SetRoot`] each.
@@ -542,6 +548,9 @@ impl Driven for Crowd {
             super::RootMotion::Apply => None,
         }
     }
+    fn world_kform(&self, c: usize, j: usize) -> Option<crate::reference::Kform> {
+        Crowd::world_kform(self, c, j)
+    }
     fn set_roots(&mut self, first: usize, roots: &[super::Root]) -> Result<()> {
         Crowd::set_roots(self, first, roots)
     }
@@ -568,6 +577,9 @@ impl Driven for ReferenceCrowd {
             super::RootMotion::Extract => ReferenceCrowd::root_motion(self, c),
             super::RootMotion::Apply => None,
         }
+    }
+    fn world_kform(&self, c: usize, j: usize) -> Option<crate::reference::Kform> {
+        ReferenceCrowd::world_kform(self, c, j)
     }
     fn set_roots(&mut self, first: usize, roots: &[super::Root]) -> Result<()> {
         ReferenceCrowd::set_roots(self, first, roots)

@@ -68,6 +68,9 @@
 //! - `wander` (feature `wander`, which the `kineform` program turns on):
 //!   `Wander`, the demo's random driver, built only on the public API
 //!   ([`Driven`]).
+//! - `matcher` (feature `wander`): `Matcher`, a motion-matching driver on
+//!   the same public API and [`crate::matching`]: each character follows a
+//!   desired velocity by choosing its own frames.
 //!
 //! The crowd skeleton is the clips' with one joint in front: joint 0 is
 //! the character's root in the world (its place, facing and their
@@ -80,6 +83,8 @@ mod halflives;
 pub mod layer;
 pub mod library;
 mod markers;
+#[cfg(feature = "wander")]
+pub mod matcher;
 mod motion;
 mod output;
 mod passes;
@@ -103,6 +108,8 @@ pub use layer::{
 };
 pub use library::ClipLibrary;
 pub use markers::MarkerHit;
+#[cfg(feature = "wander")]
+pub use matcher::{MatchCharacter, Matcher, MatcherConfig, MatcherStats};
 pub use motion::Motionx8;
 pub use output::{Event, EventKind};
 pub use reference::ReferenceCrowd;

@@ -272,3 +272,34 @@ fn the_crowd_job_reports_footsteps_per_second() {
         "{both} against {dominant}"
     );
 }
+
+/// `kineform match --json` runs a small matching crowd and reports its
+/// figures: about ten searches a character a second (one each 0.1 s), some
+/// transitions, a finite trajectory error and search share.
+#[test]
+fn match_reports_its_figures_in_json() {
+    let out = Command::new(env!("CARGO_BIN_EXE_kineform"))
+        .args([
+            "match",
+            "spring",
+            "--characters",
+            "16",
+            "--seconds",
+            "2",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let f = |k: &str| j[k].as_f64().unwrap_or_else(|| panic!("{k} in {j}"));
+    assert!((8.0..15.0).contains(&f("searches_per_second")), "{j}");
+    assert!(f("transitions_per_second") > 0.0, "{j}");
+    assert!(f("mean_trajectory_error").is_finite(), "{j}");
+    assert!((0.0..=1.0).contains(&f("search_time_share")), "{j}");
+    assert_eq!(j["features"], "spring");
+}

@@ -53,6 +53,8 @@ mod looping;
 mod markers;
 mod matching;
 mod matching_cost;
+#[cfg(feature = "wander")]
+mod matching_crowd;
 mod matching_search;
 #[cfg(feature = "wander")]
 mod readout;
