@@ -180,8 +180,8 @@ struct CrowdArgs {
     #[arg(long, default_value_t = 60.0, allow_negative_numbers = true, value_parser = parse_fps)]
     fps: f32,
     /// Footstep markers (foot contacts of joints named LeftFoot and
-    /// RightFoot, `FootContact::CMU`) are reported for sources whose blend
-    /// weight exceeds this, in [0, 1) (`CrowdConfig::marker_weight`): 0.5,
+    /// RightFoot, `FootContact::CMU`) are reported for sources (the base's
+    /// and, with `--layers`, the layers') whose blend weight exceeds this, in [0, 1) (`CrowdConfig::marker_weight`): 0.5,
     /// the default, the source that dominates.
     #[arg(long, default_value_t = 0.5, allow_negative_numbers = true, value_parser = parse_weight)]
     marker_weight: f32,
@@ -649,7 +649,7 @@ fn run_crowd(a: &CrowdArgs) -> Result<(), Box<dyn std::error::Error>> {
             "driver: {commands_per_frame:.1} commands per frame (transitions, weight targets)"
         );
         println!(
-            "markers: {markers_in_clips} footsteps in the clips; {markers_per_s:.0} crossed per second of game time ({per_character:.2} per character, sources weighing over {})",
+            "markers: {markers_in_clips} footsteps in the clips; {markers_per_s:.0} crossed per second of game time ({per_character:.2} per character, sources and layers weighing over {})",
             a.marker_weight
         );
         println!(

@@ -393,7 +393,9 @@ fn steady_state_steps_allocate_nothing() {
 /// The markers' own room in a step's events: every character crossing
 /// every one of 32 markers in one step (a step of a whole second: far
 /// more events than the 3 a character kept for clip ends and
-/// transitions) allocates nothing in either crowd, from the first step.
+/// transitions), with its source A and both its layers' sources (at full
+/// weight, playing from the start), allocates nothing in either crowd,
+/// from the first step.
 #[test]
 fn a_step_crossing_every_marker_allocates_nothing() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
@@ -405,18 +407,40 @@ fn a_step_crossing_every_marker_allocates_nothing() {
     }
     let n = 64;
     let dt = last.max(0.1);
+    let layered = CrowdConfig {
+        layers: vec![Layer::overriding(Mask::new()); 2],
+        ..config(n)
+    };
     pool(1).install(|| {
-        let mut lanes = Crowd::new(&lib, config(n)).unwrap();
-        let mut reference = ReferenceCrowd::new(&lib, config(n)).unwrap();
-        // The first steps: what a step needs was reserved when the crowd
-        // was built, so even these do not allocate.
-        let mut seen = (0, 0);
-        let count = allocations(|| {
+        let mut lanes = Crowd::new(&lib, layered.clone()).unwrap();
+        let mut reference = ReferenceCrowd::new(&lib, layered).unwrap();
+        // The first step, source A crossing every marker: what a step
+        // needs was reserved when the crowd was built, so even this one
+        // does not allocate.
+        let step = |lanes: &mut Crowd, reference: &mut ReferenceCrowd| {
             lanes.step(dt).unwrap();
             reference.step(dt).unwrap();
-            seen = (lanes.events().len(), reference.events().len());
-        });
+            (lanes.events().len(), reference.events().len())
+        };
+        let mut seen = (0, 0);
+        let count = allocations(|| seen = step(&mut lanes, &mut reference));
         assert!(seen.0 >= 32 * n && seen.1 == seen.0, "{seen:?} events");
+        assert_eq!(count, 0, "allocations in a step crossing every marker");
+        // Both layers playing at full weight (their commands applied in a
+        // step not counted: a frame's commands' sorting has its own room,
+        // kept from then on), then a step in which A and both layers'
+        // sources cross every marker.
+        for c in 0..n {
+            for k in 0..2 {
+                lanes.play_layer(c, k, Source::looping(0, 0.0)).unwrap();
+                lanes.set_layer_weight(c, k, 1.0).unwrap();
+                reference.play_layer(c, k, Source::looping(0, 0.0)).unwrap();
+                reference.set_layer_weight(c, k, 1.0).unwrap();
+            }
+        }
+        step(&mut lanes, &mut reference);
+        let count = allocations(|| seen = step(&mut lanes, &mut reference));
+        assert!(seen.0 >= 3 * 32 * n && seen.1 == seen.0, "{seen:?} events");
         assert_eq!(count, 0, "allocations in a step crossing every marker");
     });
 }

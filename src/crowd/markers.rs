@@ -8,19 +8,19 @@
 //! costs a compare of its move against its clip's markers, eight at a
 //! time.
 
+use super::MAX_LAYERS;
 use super::command::Which;
 use super::output::{Event, EventKind};
-use super::state::{SourceLanes, Spanx8, Statex8};
+use super::state::{Happened, LayerLanes, SourceLanes, Spanx8, Statex8};
 use crate::clip::Clip;
 use crate::error::Result;
 use crate::lanes::F32x8;
 
 /// A marker crossed in a step by a character's source.
 ///
-/// **Which sources.** Only the base's two sources ([`Which::A`] and
-/// [`Which::B`]) report markers for now: a layer's source
-/// ([`Which::Layer`], [`super::CrowdConfig::layers`]) crosses its clip's
-/// markers without reporting them.
+/// **Which sources.** Every source of a character: the base's two
+/// ([`Which::A`] and [`Which::B`]) and each layer's
+/// ([`Which::Layer`], [`super::CrowdConfig::layers`]), by the same rules.
 ///
 /// **What is crossed.** A source's playhead moves each step from where the
 /// last step left it by `rate × dt` (before the step's commands, which set
@@ -49,8 +49,8 @@ use crate::lanes::F32x8;
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct MarkerHit {
-    /// The source whose playhead crossed it ([`Which::A`] or [`Which::B`]:
-    /// layers' sources do not report markers yet).
+    /// The source whose playhead crossed it: [`Which::A`], [`Which::B`]
+    /// or a layer's, [`Which::Layer`].
     pub source: Which,
     /// The clip (index in the crowd's [`super::ClipLibrary`]).
     pub clip: u32,
@@ -65,8 +65,14 @@ pub struct MarkerHit {
     pub count: u32,
     /// The source's blend weight when it crossed (the weight as the step's
     /// advance left it, before the step's commands): `1 - w` for source A,
-    /// `w` for source B. Sources at or below the crowd's
-    /// [`super::CrowdConfig::marker_weight`] report nothing.
+    /// `w` for source B, and for layer `k`'s source the layer's weight
+    /// (its spring's value, [`super::Command::SetLayerWeight`]). A layer's
+    /// mask does not enter it: the mask says which joints the layer moves
+    /// and how much, the weight how much of the layer shows, as `w` says
+    /// of the base (an upper-body layer at weight 1 reports its clip's
+    /// markers at 1, whatever its mask's weights). Sources at or below the
+    /// crowd's [`super::CrowdConfig::marker_weight`] report nothing (a
+    /// layer at weight 0 never does).
     pub weight: f32,
 }
 
@@ -78,9 +84,12 @@ struct ClipMarks {
     chunks: (u32, u32),
 }
 
-/// Every clip's markers, as the crowd looks them up each step.
+/// Every clip's markers, as the crowd looks them up each step, and how
+/// many sources a character has (2 and its layers).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct MarkerTable {
+    /// Sources per character: A, B and one per layer of the crowd.
+    sources: usize,
     clips: Vec<ClipMarks>,
     /// `(time, index)` per marker, each clip's sorted by time then index.
     entries: Vec<(f32, u32)>,
@@ -92,11 +101,13 @@ pub(crate) struct MarkerTable {
 }
 
 impl MarkerTable {
-    /// The table of `clips`' markers, reserved fallibly.
-    pub(crate) fn new(clips: &[Clip]) -> Result<MarkerTable> {
+    /// The table of `clips`' markers for a crowd of `layers` layers,
+    /// reserved fallibly.
+    pub(crate) fn new(clips: &[Clip], layers: usize) -> Result<MarkerTable> {
         let total: usize = clips.iter().map(|c| c.markers().len()).sum();
         let chunked: usize = clips.iter().map(|c| c.markers().len().div_ceil(8)).sum();
         let mut t = MarkerTable {
+            sources: 2 + layers,
             clips: crate::error::try_vec("clips' markers", clips.len(), ClipMarks::default())?,
             entries: crate::error::try_vec("clips' markers", total, (0.0, 0))?,
             chunks: crate::error::try_vec("clips' markers", chunked, F32x8::splat(f32::INFINITY))?,
@@ -124,10 +135,11 @@ impl MarkerTable {
         Ok(t)
     }
 
-    /// Room a pack needs for one step's markers: each of its sixteen
-    /// sources may cross every marker of its clip.
+    /// Room a pack needs for one step's markers: each of its sources
+    /// (eight characters' A, B and layers) may cross every marker of its
+    /// clip: `8 (2 + layers)` times the most markers of a clip.
     pub(crate) fn per_pack(&self) -> usize {
-        16 * self.most
+        8 * self.sources * self.most
     }
 }
 
@@ -288,74 +300,131 @@ fn candidates<'e>(m: &Move, entries: &'e [(f32, u32)]) -> &'e [(f32, u32)] {
     &entries[first..end]
 }
 
+/// A pack's sources as [`pack_markers`] reads them: the state its step's
+/// advance left (before the step's commands), its layers' lanes (as many
+/// as the crowd has) and what the advance did ([`Happened`]: every
+/// source's move).
+#[derive(Clone, Copy)]
+pub(crate) struct Advanced<'a> {
+    pub state: &'a Statex8,
+    pub layers: &'a [LayerLanes],
+    pub happened: &'a Happened,
+}
+
 /// The markers pack `p`'s characters' sources crossed in a step of `dt`
 /// ([`MarkerHit`]), into `out` (room for [`MarkerTable::per_pack`]) as
-/// events, by character, then source A before B, then by `at` and marker
-/// index; returns how many. `state` is the pack's state just advanced
-/// (before the step's commands) and `spans` its sources' moves; sources
-/// whose weight is at most `threshold` are left out.
+/// events, by character, then source A, B and the layers in order, then
+/// by `at` and marker index; returns how many. Sources whose weight is at
+/// most `threshold` are left out; a layer whose weight is at most it for
+/// every character of the pack (at zero, as the layers pass skips it) is
+/// not looked at.
 pub(crate) fn pack_markers(
     table: &MarkerTable,
-    (state, spans): (&Statex8, &[Spanx8; 2]),
+    src: Advanced,
     (p, characters): (usize, usize),
     (dt, threshold): (f32, f32),
     out: &mut [Event],
 ) -> usize {
-    let w = state.weight.w.to_array();
+    let w = src.state.weight.w.to_array();
+    let spans = &src.happened.spans;
     let (a, b) = (
-        SourceArrays::new(&state.a, &spans[0]),
-        SourceArrays::new(&state.b, &spans[1]),
+        SourceArrays::new(&src.state.a, &spans[0]),
+        SourceArrays::new(&src.state.b, &spans[1]),
     );
+    // The layers that weigh over the threshold somewhere in the pack.
+    let mut layers: [Option<(SourceArrays, [f32; 8])>; MAX_LAYERS] = Default::default();
+    let heavy = F32x8::splat(threshold);
+    let moves = src.layers.iter().zip(&src.happened.layer_spans);
+    for (slot, (layer, span)) in layers.iter_mut().zip(moves) {
+        if layer.weight.w.simd_gt(heavy).any() {
+            *slot = Some((
+                SourceArrays::new(&layer.src, span),
+                layer.weight.w.to_array(),
+            ));
+        }
+    }
     let mut n = 0;
     for (l, &w) in w.iter().enumerate() {
         let character = p * 8 + l;
         if character >= characters {
             break;
         }
-        let sources = [(Which::A, &a, 1.0 - w), (Which::B, &b, w)];
-        for (source, s, weight) in sources {
+        let base = [(Which::A, &a, 1.0 - w), (Which::B, &b, w)];
+        let layered = layers
+            .iter()
+            .enumerate()
+            .filter_map(|(k, s)| s.as_ref().map(|(s, lw)| (Which::Layer(k), s, lw[l])));
+        for (source, s, weight) in base.into_iter().chain(layered) {
             if weight <= threshold {
                 continue;
             }
-            let clip = s.clip[l] as usize;
-            let Some(marks) = table.clips.get(clip) else {
-                continue;
+            let hit = Hit {
+                character,
+                source,
+                weight,
             };
-            if marks.entries.0 == marks.entries.1 {
-                continue;
-            }
-            let m = s.lane(l);
-            let chunks = &table.chunks[marks.chunks.0 as usize..marks.chunks.1 as usize];
-            if !may_cross(&m, chunks) {
-                continue;
-            }
-            let entries = &table.entries[marks.entries.0 as usize..marks.entries.1 as usize];
-            let entries = candidates(&m, entries);
-            let first = n;
-            crossings(&m, entries, dt, |marker, at, count| {
-                if let Some(e) = out.get_mut(n) {
-                    *e = Event {
-                        character,
-                        kind: EventKind::Marker(MarkerHit {
-                            source,
-                            clip: clip as u32,
-                            marker,
-                            at,
-                            count,
-                            weight,
-                        }),
-                    };
-                    n += 1;
-                }
-            });
-            out[first..n].sort_unstable_by(|x, y| match (x.kind, y.kind) {
-                (EventKind::Marker(x), EventKind::Marker(y)) => {
-                    x.at.total_cmp(&y.at).then(x.marker.cmp(&y.marker))
-                }
-                _ => core::cmp::Ordering::Equal,
-            });
+            n += source_markers(table, (s, l), hit, dt, &mut out[n..]);
         }
     }
+    n
+}
+
+/// Who crossed a marker: the character, its source and the source's
+/// weight.
+#[derive(Clone, Copy)]
+struct Hit {
+    character: usize,
+    source: Which,
+    weight: f32,
+}
+
+/// The markers lane `l` of source `s` crossed ([`pack_markers`]) into
+/// `out`, by `at` then marker index; returns how many.
+#[inline(always)]
+fn source_markers(
+    table: &MarkerTable,
+    (s, l): (&SourceArrays, usize),
+    who: Hit,
+    dt: f32,
+    out: &mut [Event],
+) -> usize {
+    let clip = s.clip[l] as usize;
+    let Some(marks) = table.clips.get(clip) else {
+        return 0;
+    };
+    if marks.entries.0 == marks.entries.1 {
+        return 0;
+    }
+    let m = s.lane(l);
+    let chunks = &table.chunks[marks.chunks.0 as usize..marks.chunks.1 as usize];
+    if !may_cross(&m, chunks) {
+        return 0;
+    }
+    let entries = &table.entries[marks.entries.0 as usize..marks.entries.1 as usize];
+    let entries = candidates(&m, entries);
+    let mut n = 0;
+    crossings(&m, entries, dt, |marker, at, count| {
+        if let Some(e) = out.get_mut(n) {
+            *e = Event {
+                character: who.character,
+                kind: EventKind::Marker(MarkerHit {
+                    source: who.source,
+                    clip: clip as u32,
+                    marker,
+                    at,
+                    count,
+                    weight: who.weight,
+                }),
+            };
+            n += 1;
+        }
+    });
+    out[..n].sort_unstable_by(|x, y| match (x.kind, y.kind) {
+        (EventKind::Marker(x), EventKind::Marker(y)) => {
+            x.at.total_cmp(&y.at).then(x.marker.cmp(&y.marker))
+        }
+        _ => core::cmp::Ordering::Equal,
+    });
     n
 }
 

@@ -51,7 +51,8 @@
 //!   extrapolation that decays at them.
 //! - `markers`: the markers of the clips a step's playheads crossed
 //!   ([`MarkerHit`], reported as [`EventKind::Marker`]), found from each
-//!   source's move as the state advanced it, with the crossing rules.
+//!   source's move (the base's two and each layer's) as the state
+//!   advanced it, with the crossing rules.
 //! - [`check`]: the live velocity check and its verdict.
 //! - `bounds`: each character's world bounding box ([`Aabb`]), grown in
 //!   the forward-kinematics pass from its joints' positions, padded by
@@ -406,7 +407,9 @@ pub struct CrowdConfig {
     pub clip_storage: ClipStorage,
     /// The weight a source must exceed for its markers to be reported
     /// ([`MarkerHit`]): within `[0, 1)`; 0 (the default) reports every
-    /// source that shows at all, and leaves out source B at weight 0.
+    /// source that shows at all, and leaves out source B at weight 0 and
+    /// a layer at weight 0. A layer's source weighs its layer's weight
+    /// (its mask does not enter).
     #[cfg_attr(feature = "serde", serde(default))]
     pub marker_weight: f32,
     /// The layers above each character's base, in order (at most

@@ -10,7 +10,7 @@ use kineform::Error;
 use kineform::crowd::command::Which;
 use kineform::crowd::{
     ClipEnd, ClipLibrary, ClipStorage, Command, Crowd, CrowdConfig, DeadBlendHalflives, EventKind,
-    ReferenceCrowd, Root, RootDelta, RootMotion, Sampling, Source, Transition,
+    MarkerHit, ReferenceCrowd, Root, RootDelta, RootMotion, Sampling, Source, Transition,
 };
 use kineform::reference::{self as r, Quat, Vec3};
 use proptest::prelude::*;
@@ -145,7 +145,10 @@ proptest! {
     /// tolerances on every world pose; dead blending with the command's
     /// half-life or half-lives fitted per joint and axis; markers on both
     /// clips (at the ends, on a frame, between frames, two at one time)
-    /// reported the same, every source's or only those above a weight;
+    /// reported the same, every source's or only those above a weight
+    /// (the layers' sources' too: character 0's first layer plays clip 0
+    /// from its marker at 0 at full weight before the stream, so a
+    /// layered run has layer markers);
     /// and, in a layered crowd ([`layered`]), its layers' states, sources
     /// (jumping with and without transitions, wrapping, holding, reporting
     /// their ends), weights (set, moving, settling at zero, so whole packs
@@ -171,9 +174,20 @@ proptest! {
             ..Default::default()
         };
         let cfg = if with_layers { layered(cfg) } else { cfg };
-        let mut markers = 0;
+        let (mut markers, mut layer_markers) = (0, 0);
         let mut lanes = Crowd::new(&library, cfg.clone()).unwrap();
         let mut reference = ReferenceCrowd::new(&library, cfg).unwrap();
+        if with_layers {
+            let walk = Source::looping(0, 0.0);
+            for cmd in [Command::PlayLayer { layer: 0, source: walk }, Command::SetLayerWeight { layer: 0, weight: 1.0 }] {
+                lanes.command(0, cmd).unwrap();
+                reference.command(0, cmd).unwrap();
+            }
+            lanes.step(1.0 / 60.0).unwrap();
+            reference.step(1.0 / 60.0).unwrap();
+            prop_assert_eq!(lanes.events(), reference.events());
+            markers += lanes.events().iter().filter(|e| matches!(e.kind, EventKind::Marker(_))).count();
+        }
         let mut run = Run::default();
         pool(2).install(|| -> Result<(), TestCaseError> {
             for (dt, cmds) in &stream {
@@ -186,6 +200,7 @@ proptest! {
                 prop_assert_eq!(sl.commands, sr.commands);
                 prop_assert_eq!(lanes.events(), reference.events());
                 markers += lanes.events().iter().filter(|e| matches!(e.kind, EventKind::Marker(_))).count();
+                layer_markers += lanes.events().iter().filter(|e| matches!(e.kind, EventKind::Marker(MarkerHit { source: Which::Layer(_), .. }))).count();
                 for c in 0..11 {
                     prop_assert_eq!(lanes.state(c), reference.state(c));
                     for k in 0..3 {
@@ -202,8 +217,10 @@ proptest! {
             Ok(())
         })?;
         prop_assert!(run.diffs.within(), "{:?}", run.diffs);
-        // Every character starts on clip 0's marker at 0.
+        // Every character starts on clip 0's marker at 0; so does character
+        // 0's first layer in a layered crowd.
         prop_assert!(markers >= 11, "{} markers", markers);
+        prop_assert!(layer_markers >= usize::from(with_layers), "{} layer markers", layer_markers);
     }
 }
 

@@ -6,7 +6,8 @@
 //! backwards, a command's start, the weight threshold), a property test
 //! against an oracle that enumerates a marker's instants on the
 //! playhead's path, markers kept through serde and the library, and foot
-//! contacts detected on the CMU walk.
+//! contacts detected on the CMU walk; layers' sources report theirs by
+//! the same rules, at the layer's weight.
 
 use crate::crowds;
 use crowds::*;
@@ -14,7 +15,8 @@ use crowds::*;
 use kineform::Clip;
 use kineform::crowd::command::Which;
 use kineform::crowd::{
-    ClipEnd, ClipLibrary, Crowd, CrowdConfig, EventKind, MarkerHit, ReferenceCrowd, Source,
+    ClipEnd, ClipLibrary, Crowd, CrowdConfig, EventKind, Layer, MarkerHit, Mask, ReferenceCrowd,
+    Source,
 };
 use kineform::markers::FootContact;
 use kineform::reference::{Quat, Vec3};
@@ -42,6 +44,14 @@ fn library(markers: &[f32]) -> ClipLibrary {
     library
 }
 
+/// [`library`] and a second clip (1), without markers, like the first.
+fn with_a_quiet_clip(markers: &[f32]) -> ClipLibrary {
+    let mut lib = library(markers);
+    let quiet = library(&[]).clips()[0].clone();
+    lib.add(&lib.skeleton().clone(), &quiet).unwrap();
+    lib
+}
+
 /// Both crowds of `n` characters on `library`.
 struct Both {
     lanes: Crowd,
@@ -50,9 +60,16 @@ struct Both {
 
 impl Both {
     fn new(library: &ClipLibrary, n: usize, marker_weight: f32) -> Both {
+        Both::layered(library, n, marker_weight, 0)
+    }
+
+    /// With `layers` override layers whose masks weigh no joint (a
+    /// layer's mask does not enter its markers' weight).
+    fn layered(library: &ClipLibrary, n: usize, marker_weight: f32, layers: usize) -> Both {
         let cfg = CrowdConfig {
             characters: n,
             marker_weight,
+            layers: vec![Layer::overriding(Mask::new()); layers],
             ..Default::default()
         };
         Both {
@@ -64,6 +81,13 @@ impl Both {
     fn play(&mut self, c: usize, a: Source, b: Source) {
         self.lanes.play(c, a, b).unwrap();
         self.reference.play(c, a, b).unwrap();
+    }
+
+    fn play_layer(&mut self, c: usize, k: usize, s: Source, weight: f32) {
+        self.lanes.play_layer(c, k, s).unwrap();
+        self.reference.play_layer(c, k, s).unwrap();
+        self.lanes.set_layer_weight(c, k, weight).unwrap();
+        self.reference.set_layer_weight(c, k, weight).unwrap();
     }
 
     fn set_weight(&mut self, c: usize, w: f32) {
@@ -316,6 +340,83 @@ fn markers_travel_with_the_clip_through_serde() {
     assert!(serde_json::from_str::<Clip>(&bad).is_err());
 }
 
+/// A layer's source crosses its clip's markers as a base source does:
+/// the seam's two ends in one step, a fast loop's count, a held end once,
+/// backwards; reported by both crowds alike as `Which::Layer(k)` at the
+/// layer's weight, after the base's, while a layer at weight 0 (layer 0
+/// here, on the same clip) reports nothing.
+#[test]
+fn a_layers_source_reports_the_markers_it_crosses() {
+    let lib = with_a_quiet_clip(&[0.0, 1.0, 0.5]);
+    let mut both = Both::layered(&lib, 2, 0.0, 2);
+    let quiet = Source::looping(1, 0.0);
+    both.play(1, quiet, quiet);
+    let go = src(0.5, 1.0, ClipEnd::Loop);
+    both.play_layer(1, 0, go, 0.0);
+    both.play_layer(1, 1, go, 0.75);
+    both.step(0.25, 1);
+    // The play's start (fresh), then 0.5 -> 0.75 -> 1.0 (wraps to 0).
+    let h = both.step(0.25, 1);
+    assert_eq!(short(&h), vec![(2, 0.0, 1)]);
+    assert_eq!(
+        (h[0].source, h[0].clip, h[0].weight),
+        (Which::Layer(1), 0, 0.75)
+    );
+    assert_eq!(short(&both.step(0.25, 1)), vec![(0, 0.25, 1), (1, 0.25, 1)]);
+    assert_eq!(short(&both.step(0.25, 1)), vec![]);
+    // Fast: 0.265625 -> 2.765625 in 0.25 s (rate 10): 0.5 crossed three
+    // times, the seam twice.
+    both.lanes.set_rate(1, Which::Layer(1), 10.0).unwrap();
+    both.reference.set_rate(1, Which::Layer(1), 10.0).unwrap();
+    assert_eq!(short(&both.step(1.0 / 64.0, 1)), vec![]);
+    let h = both.step(0.25, 1);
+    let counts: Vec<_> = h.iter().map(|m| (m.marker, m.count)).collect();
+    assert_eq!(counts, vec![(2, 3), (0, 2), (1, 2)]);
+    // Backwards from 0.5 (fresh: its marker at 0, at once), reporting its
+    // end: 0 arrives once, then it holds.
+    let back = src(0.5, -1.0, ClipEnd::Event);
+    both.play_layer(1, 1, back, 0.75);
+    both.step(0.25, 1);
+    assert_eq!(short(&both.step(0.375, 1)), vec![(2, 0.0, 1)]);
+    assert_eq!(short(&both.step(0.375, 1)), vec![(0, 0.125, 1)]);
+    assert_eq!(short(&both.step(1.0, 1)), vec![]);
+    // Under a base that crosses too: the base's first, then the layer's.
+    let mut both = Both::layered(&lib, 1, 0.0, 1);
+    let go = src(0.25, 1.0, ClipEnd::Loop);
+    both.play(0, go, go);
+    both.play_layer(0, 0, go, 0.5);
+    both.step(0.25, 0);
+    let h = both.step(0.25, 0);
+    let got: Vec<_> = h.iter().map(|m| (m.source, m.marker, m.weight)).collect();
+    assert_eq!(got, vec![(Which::A, 2, 1.0), (Which::Layer(0), 2, 0.5)]);
+}
+
+/// `CrowdConfig::marker_weight` leaves out a layer at or below it, as it
+/// does a light base source, and keeps one above it; a layer at weight 0
+/// never reports (the pack skips it).
+#[test]
+fn the_weight_threshold_leaves_out_a_light_layer() {
+    let lib = with_a_quiet_clip(&[0.5]);
+    let quiet = Source::looping(1, 0.0);
+    let go = src(0.25, 1.0, ClipEnd::Loop);
+    let mut both = Both::layered(&lib, 2, 0.3, 2);
+    for c in 0..2 {
+        both.play(c, quiet, quiet);
+    }
+    both.play_layer(0, 0, go, 0.25);
+    both.play_layer(0, 1, go, 0.3);
+    both.play_layer(1, 0, go, 0.35);
+    both.play_layer(1, 1, go, 0.0);
+    both.step(0.25, 0);
+    both.lanes.step(0.25).unwrap();
+    both.reference.step(0.25).unwrap();
+    assert_eq!(both.lanes.events(), both.reference.events());
+    let all = |c| marks(both.lanes.events(), c);
+    let got: Vec<_> = all(1).iter().map(|m| (m.source, m.weight)).collect();
+    assert_eq!(got, vec![(Which::Layer(0), 0.35)]);
+    assert_eq!(all(0), vec![], "layers at 0.25 and 0.3 (the threshold)");
+}
+
 /// Every instant of marker `m` on a loop of `len` in the move from `a` by
 /// `d` (forward `(a, a + d]`, backward `[a + d, a)`, and `a` itself where
 /// `fresh`), enumerated: its count and the first as a fraction of the move.
@@ -397,6 +498,41 @@ proptest! {
             // By first crossing.
             prop_assert!(got.windows(2).all(|w| w[0].at <= w[1].at));
             fresh = false;
+        }
+    }
+
+    /// A layer's source reports what a base source playing the same does,
+    /// step for step: character 0's source A plays it (B at weight 0),
+    /// character 1's layer 1 at weight `w` over a base on a clip without
+    /// markers; their hits are the same but for the source and the
+    /// weight; any rate from -8 to 8, any end, steps from 1/64 to 4 s.
+    #[test]
+    fn a_layers_source_crosses_what_a_base_source_crosses(
+        at in proptest::collection::vec(0u32..=64, 1..5),
+        start in 0u32..=64,
+        rate in -32i32..=32,
+        end in 0usize..3,
+        w in 1u32..=4,
+        steps in proptest::collection::vec(1u32..=256, 1..12),
+    ) {
+        let times: Vec<f32> = at.iter().map(|&m| m as f32 / 64.0).collect();
+        let mut both = Both::layered(&with_a_quiet_clip(&times), 2, 0.0, 2);
+        let end = [ClipEnd::Loop, ClipEnd::Hold, ClipEnd::Event][end];
+        let s = src(start as f32 / 64.0, rate as f32 / 4.0, end);
+        let w = w as f32 / 4.0;
+        both.play(0, s, s);
+        let quiet = Source::looping(1, 0.0);
+        both.play(1, quiet, quiet);
+        both.play_layer(1, 1, s, w);
+        both.step(1.0 / 64.0, 0);
+        for dt in steps.into_iter().map(|k| k as f32 / 64.0) {
+            let base = both.step(dt, 0);
+            let layer = marks(both.lanes.events(), 1);
+            let want: Vec<_> = base
+                .iter()
+                .map(|m| MarkerHit { source: Which::Layer(1), weight: w, ..*m })
+                .collect();
+            prop_assert_eq!(layer, want);
         }
     }
 }

@@ -174,7 +174,7 @@ impl Crowd {
             ("workers' scratch", scratch_bytes),
             (
                 "events and markers crossed",
-                marker_bytes(library, cfg.characters),
+                marker_bytes(library, cfg.characters, layers),
             ),
         ])?;
         let rest: Vec<Motionx8> = (0..j)
@@ -206,7 +206,7 @@ impl Crowd {
         let (turning, moving) = (db.turning_joints(), db.moving_joints());
         let layers = cfg.layers.len();
         let rows = clip_rows(&db, library, cfg.up_axis());
-        let markers = MarkerTable::new(library.clips())?;
+        let markers = MarkerTable::new(library.clips(), layers)?;
         let tracks = Track::of(&db);
         let layer_passes = layout
             .layers
@@ -338,13 +338,22 @@ fn pack_store(
     })
 }
 
-/// Bytes of a crowd's room for the markers its packs' sources may cross
-/// in a step ([`MarkerTable::per_pack`] per pack, and once more in the
-/// events; the events' room for clip ends and transitions is counted
-/// apart).
-pub(crate) fn marker_bytes(library: &ClipLibrary, characters: usize) -> Option<usize> {
+/// Bytes of a crowd's room for the markers its packs' sources (A, B and
+/// each of its `layers` layers') may cross in a step
+/// ([`MarkerTable::per_pack`] per pack, and once more in the events; the
+/// events' room for clip ends and transitions is counted apart).
+pub(crate) fn marker_bytes(
+    library: &ClipLibrary,
+    characters: usize,
+    layers: usize,
+) -> Option<usize> {
     let most = library.clips().iter().map(|c| c.markers().len()).max()?;
-    let marks = characters.div_ceil(8).checked_mul(16)?.checked_mul(most)?;
+    let sources = layers.checked_add(2)?;
+    let marks = characters
+        .div_ceil(8)
+        .checked_mul(sources)?
+        .checked_mul(8)?;
+    let marks = marks.checked_mul(most)?;
     marks.checked_mul(2)?.checked_mul(size_of::<Event>())
 }
 

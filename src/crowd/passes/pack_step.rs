@@ -18,7 +18,7 @@ use super::shared::Shared;
 use super::transition::{dead_blend_pass, fade, inertialize_pass};
 use crate::crowd::command::Command;
 use crate::crowd::halflives::Decay;
-use crate::crowd::markers::pack_markers;
+use crate::crowd::markers::{Advanced, pack_markers};
 use crate::crowd::motion::*;
 use crate::crowd::place::{reset_places, wrap_places};
 use crate::crowd::state::{Applied, Stepx8};
@@ -62,7 +62,7 @@ pub(crate) fn step_pack<const CUBIC: bool, const INERT: bool>(
 }
 
 /// The pack's state advanced by the step (its layers too), the markers
-/// its base sources crossed kept, the roots given since the last step set
+/// its sources (the base's and the layers') crossed kept, the roots given since the last step set
 /// (before the queued commands, which never touch the root), and the
 /// pack's commands applied in order; the step's events kept.
 #[inline(always)]
@@ -70,9 +70,14 @@ fn commands(sh: &Shared, pack: &mut Pack) -> (Stepx8, Given) {
     let (state, layers) = (&mut *pack.states, &mut *pack.layers);
     let happened = state.advance(splat(sh.dt), layers);
     if sh.markers.most > 0 {
+        let src = Advanced {
+            state,
+            layers,
+            happened: &happened,
+        };
         let n = pack_markers(
             sh.markers,
-            (state, &happened.spans),
+            src,
             (pack.index, sh.characters),
             (sh.dt, sh.marker_weight),
             pack.marks,

@@ -162,7 +162,7 @@ impl ReferenceCrowd {
                 ),
             })?;
         let total = stated_size(library, &cfg, (j, nl, fits), slots)?;
-        let markers = with_stated(MarkerTable::new(library.clips()), total)?;
+        let markers = with_stated(MarkerTable::new(library.clips(), nl), total)?;
         let marks = with_stated(
             packs
                 .checked_mul(markers.per_pack().max(1))
@@ -265,6 +265,9 @@ fn stated_size(
             "workers' scratch",
             RefScratch::bytes(j, nl).and_then(|b| b.checked_mul(threads)),
         ),
-        ("markers crossed", marker_bytes(library, cfg.characters)),
+        (
+            "markers crossed",
+            marker_bytes(library, cfg.characters, cfg.layers.len()),
+        ),
     ])
 }

@@ -13,8 +13,9 @@ use crate::crowd::VelocityCheck;
 use crate::crowd::check::GapAt;
 use crate::crowd::command::Command;
 use crate::crowd::layer::Layout;
+use crate::crowd::markers::Advanced;
 use crate::crowd::place::{Place, Up, wrap_place};
-use crate::crowd::state::{Applied, ClipRows, LayerLanes, Spanx8, Statex8, Stepx8};
+use crate::crowd::state::{Applied, ClipRows, LayerLanes, Statex8, Stepx8};
 use crate::crowd::store::EventBits;
 use crate::crowd::{
     CrowdConfig, FrameStats, MAX_LAYERS, RootDelta, RootMotion, Sampling, Transition,
@@ -106,20 +107,24 @@ fn char_step(st: &Stepx8, state: &Statex8, layers: &[LayerLanes], l: usize) -> C
 /// transitions from the pose it would have shown without its commands;
 /// the pack's figures, its events ([`EventBits`], without the
 /// transitions started) and the number of markers `crossed` found (from
-/// the advanced state and its base sources' moves).
+/// the advanced state and every source's move, the layers' included).
 pub(super) fn reference_pack(
     crowd: &Crowdwide,
     (sorted, rows, frame, dt): (&[(u32, Command)], &[ClipRows], u64, f32),
     (p, state, layers, chars): (usize, &mut Statex8, &mut [LayerLanes], &mut [RefState]),
     s: &mut RefScratch,
-    crossed: impl FnOnce(&Statex8, &[Spanx8; 2]) -> usize,
+    crossed: impl FnOnce(Advanced) -> usize,
 ) -> (FrameStats, EventBits, usize) {
     // A copy on the stack (at most MAX_LAYERS): a step allocates nothing.
     let before = *state;
     let mut layers_before = [<LayerLanes as bytemuck::Zeroable>::zeroed(); MAX_LAYERS];
     layers_before[..layers.len()].copy_from_slice(layers);
     let happened = state.advance(F32x8::splat(dt), layers);
-    let marks = crossed(state, &happened.spans);
+    let marks = crossed(Advanced {
+        state,
+        layers,
+        happened: &happened,
+    });
     // The sources' places moved on by their wraps (before the commands,
     // as the pose the character would have shown has them).
     let clips = |s: &Statex8, l: usize| [s.a.clip, s.b.clip].map(|c| c.to_array()[l] as usize);

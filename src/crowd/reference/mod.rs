@@ -20,10 +20,10 @@ use rayon::prelude::*;
 use super::command::{self, Command, Queue, Which};
 use super::lanes_crowd::check_dt;
 use super::layer::Layout;
-use super::markers::{MarkerTable, pack_markers};
+use super::markers::{Advanced, MarkerTable, pack_markers};
 use super::output::push_events;
 use super::place::Place;
-use super::state::{ClipRows, LayerLanes, LayerState, Spanx8, Statex8};
+use super::state::{ClipRows, LayerLanes, LayerState, Statex8};
 use super::store::EventBits;
 use super::{CharacterState, Event, VelocityCheck};
 use super::{ClipEnd, ClipLibrary, CrowdConfig, FrameStats, Root, Source};
@@ -405,17 +405,11 @@ impl ReferenceCrowd {
         let per = markers.per_pack().max(1);
         let (characters, weight) = (self.cfg.characters, self.cfg.marker_weight);
         let run = |p: usize, state, layers: &mut [LayerLanes], chars, out: &mut _, marks| {
-            // The markers the pack's base sources cross, found with the
-            // 8-lane crowd's code from the same state.
-            let crossed = |state: &Statex8, spans: &[Spanx8; 2]| {
-                pack_markers(
-                    markers,
-                    (state, spans),
-                    (p, characters),
-                    (dt, weight),
-                    marks,
-                )
-            };
+            // The markers the pack's sources (the base's and the layers')
+            // cross, found with the 8-lane crowd's code from the same
+            // state.
+            let crossed =
+                |src: Advanced| pack_markers(markers, src, (p, characters), (dt, weight), marks);
             // Each worker's own scratch (reserved by the step for every
             // thread of this pool): the lock is never contended.
             let t = rayon::current_thread_index().unwrap_or(0) % scratch.len();

@@ -322,16 +322,15 @@ impl LayerLanes {
 
     /// Advances by `dt` (its weight settles, [`WeightLanes::settle`]);
     /// returns the lanes that reached a reporting end, the lanes that
-    /// wrapped, and the lanes idle before the step.
+    /// wrapped, the lanes idle before the step, and its source's move
+    /// (for the markers it crossed, [`crate::crowd::MarkerHit`]).
     #[inline(always)]
-    pub(crate) fn advance(&mut self, dt: F32x8) -> (u8, u8, u8) {
+    pub(crate) fn advance(&mut self, dt: F32x8) -> (u8, u8, u8, Spanx8) {
         let before = self.weight.idle();
-        // Layers' sources do not report markers yet: their moves are
-        // dropped.
-        let (ended, wrapped, _) = self.src.advance(dt);
+        let (ended, wrapped, span) = self.src.advance(dt);
         self.weight.advance(dt);
         self.weight.settle();
-        (ended, wrapped, before)
+        (ended, wrapped, before, span)
     }
 
     /// What the layer shows now, idle before the step in `before`.

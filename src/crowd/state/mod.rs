@@ -156,9 +156,11 @@ pub(crate) struct Happened {
     pub ended_b: u8,
     pub finished: u8,
     pub wrapped: u8,
-    /// Source A's and B's moves ([`super::markers`]); the layers' are not
-    /// kept (layers' sources do not report markers yet).
+    /// Source A's and B's moves ([`super::markers`]).
     pub spans: [Spanx8; 2],
+    /// Each layer's source's move (the first as many as the pack has
+    /// layers).
+    pub layer_spans: [Spanx8; MAX_LAYERS],
     /// Per layer: lanes that reached a reporting end, lanes idle before
     /// the step.
     pub layer_ended: [u8; MAX_LAYERS],
@@ -233,7 +235,8 @@ impl Statex8 {
             ..Happened::default()
         };
         for (k, layer) in layers.iter_mut().enumerate() {
-            let (ended, wrapped, idle) = layer.advance(dt);
+            let (ended, wrapped, idle, span) = layer.advance(dt);
+            h.layer_spans[k] = span;
             h.layer_ended[k] = ended;
             h.layer_idle[k] = idle;
             h.wrapped |= wrapped;
