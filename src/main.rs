@@ -394,21 +394,12 @@ fn percentile(sorted: &[f64], p: f64) -> f64 {
     sorted[((sorted.len() - 1) as f64 * p).round() as usize]
 }
 
-fn run_crowd(a: &CrowdArgs) -> Result<(), Box<dyn std::error::Error>> {
-    let threads = a.threads.map_or_else(
-        || std::thread::available_parallelism().map_or(1, |n| n.get()),
-        |t| t as usize,
-    );
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()?;
-    let (mut library, source) = load_clips(&a.clips)?;
-    let markers_in_clips = match a.no_markers {
-        true => 0,
-        false => add_footsteps(&mut library)?,
-    };
-    let skeleton = library.skeleton().clone();
-    let cfg = CrowdConfig {
+/// The crowd `kineform crowd` runs, from its arguments: the modes, the
+/// velocity check, root motion, clip storage, markers' weight, up to two
+/// layers (an upper-body override feathered at the chest and an additive
+/// on the lower back) and the joints' padding in the boxes.
+fn crowd_config(a: &CrowdArgs, library: &ClipLibrary) -> CrowdConfig {
+    CrowdConfig {
         characters: a.characters as usize,
         transition: match a.transition {
             TransitionArg::Inertialize => Transition::Inertialize,
@@ -443,7 +434,24 @@ fn run_crowd(a: &CrowdArgs) -> Result<(), Box<dyn std::error::Error>> {
             r => vec![r; library.skeleton().len()],
         },
         ..CrowdConfig::default()
+    }
+}
+
+fn run_crowd(a: &CrowdArgs) -> Result<(), Box<dyn std::error::Error>> {
+    let threads = a.threads.map_or_else(
+        || std::thread::available_parallelism().map_or(1, |n| n.get()),
+        |t| t as usize,
+    );
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()?;
+    let (mut library, source) = load_clips(&a.clips)?;
+    let markers_in_clips = match a.no_markers {
+        true => 0,
+        false => add_footsteps(&mut library)?,
     };
+    let skeleton = library.skeleton().clone();
+    let cfg = crowd_config(a, &library);
     let dt = 1.0 / a.fps;
     let mut wander = Wander::new(
         cfg.characters,
