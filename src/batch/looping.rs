@@ -285,6 +285,8 @@ pub fn make_loop(clip: &Clip, options: &LoopOptions) -> Result<Clip> {
     options.method.check()?;
     let packs = joints.div_ceil(8);
     let (pos8, rot8) = in_lanes(clip);
+    // `in_lanes` gives `frames × packs` of each: whole rows, the only
+    // shape `Slice2d::new` refuses otherwise.
     let (ps, rs) = (
         Slice2d::new(&pos8, packs).expect("shape"),
         Slice2d::new(&rot8, packs).expect("shape"),
@@ -411,6 +413,7 @@ fn root_in_character_space(
     let root_r: Vec<Quat> = (0..frames).map(|f| clip.rot(f, 0)).collect();
     let (mut rp, mut rr) = (vec![Vec3::ZERO; frames], vec![Vec3::ZERO; frames]);
     let (bs, be, ratio) = options.method.root_ends(options.ratio);
+    // One column of `frames` rows: every length is whole rows.
     crate::reference::compute_root_inertialize_offsets(
         &mut rp,
         &mut rr,

@@ -417,6 +417,10 @@ impl Matcher {
             w.root = Root::standing(place, yaw);
             w.steer = Steer::new(place, yaw);
             crowd.command(c, Command::SetRoot(w.root))?;
+            // Never empty: `MatchDatabase::new` and its deserialization
+            // refuse a database without a searchable frame. And every
+            // frame below `db.frames()` lies in one clip's span, so it has
+            // a source.
             let f = searched[w.rng.random_range(0..searched.len())];
             let s = db.source(f).expect("a searched frame has a source");
             let src = Source {
