@@ -351,7 +351,10 @@ impl Wander {
                 w.countdown = w
                     .rng
                     .random_range(cfg.transition_every.0..=cfg.transition_every.1);
-                issued += 2 + Self::layers(cfg, w, (c, layers), crowd, &lengths, dt)?;
+                issued += 2;
+                if layers > 0 {
+                    issued += Self::layers(cfg, w, (c, layers), crowd, &lengths, dt)?;
+                }
                 continue;
             }
             // A transition applies after the step advances the old sources,
@@ -391,7 +394,11 @@ impl Wander {
                 w.weight_countdown = w.rng.random_range(1.0..3.0);
                 issued += 1;
             }
-            issued += Self::layers(cfg, w, (c, layers), crowd, &lengths, dt)?;
+            // A crowd without layers (or a driver that leaves them) pays
+            // no call per character for them.
+            if layers > 0 {
+                issued += Self::layers(cfg, w, (c, layers), crowd, &lengths, dt)?;
+            }
         }
         self.started = true;
         Ok(issued)
