@@ -9,7 +9,7 @@ use super::sampling::Sampler;
 use super::shared::Shared;
 use crate::crowd::layer::LayerPlan;
 use crate::crowd::motion::*;
-use crate::crowd::state::{LayerStep, Stepx8};
+use crate::crowd::state::{LayerLanes, LayerStep, Stepx8};
 use crate::database::{Gather, Rows};
 use crate::lanes::{F32x8, I32x8, splat};
 
@@ -94,25 +94,26 @@ impl LayerPass {
     }
 }
 
-/// Each layer of the step `st` applied on the pose `a`, in order; the
-/// layers' hemispheres in `flips` (row `k j + joint` for layer `k`), chosen
-/// anew in the lanes of `fresh` (bits: the sources jumped) and where the
-/// layer is idle ([`LayerStep::idle`]). A layer still at weight zero in all
+/// Each layer of the step `st` (of the layers' `lanes` as it left them)
+/// applied on the pose `a`, in order; the layers' hemispheres in `flips`
+/// (row `k j + joint` for layer `k`), chosen anew in the lanes of `fresh`
+/// (bits: the sources jumped) and where the layer is idle
+/// ([`LayerStep::idle`]). A layer still at weight zero in all
 /// eight lanes is skipped.
 #[inline(always)]
 pub(super) fn layers<const CUBIC: bool>(
     sh: &Shared,
-    st: &Stepx8,
+    (st, lanes): (&Stepx8, &[LayerLanes]),
     a: &mut [Motionx8],
     (flips, fresh): (&mut [u8], u8),
 ) {
     let j = a.len();
-    for (k, (layer, ls)) in sh.layers.iter().zip(st.layers.steps()).enumerate() {
+    for (k, (layer, ls)) in sh.layers.iter().zip(st.layers.steps(lanes)).enumerate() {
         let still = ls.w.simd_eq(F32x8::ZERO) & ls.rate.simd_eq(F32x8::ZERO);
         if still.all() {
             continue;
         }
         let rows = &mut flips[k * j..][..j];
-        layer.apply::<CUBIC>(sh, ls, a, (rows, lane_mask(fresh | ls.idle)));
+        layer.apply::<CUBIC>(sh, &ls, a, (rows, lane_mask(fresh | ls.idle)));
     }
 }

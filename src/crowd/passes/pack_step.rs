@@ -154,7 +154,12 @@ fn input_pass<const CUBIC: bool, const INERT: bool>(
         true => 0xff,
         false => anew,
     };
-    layers::<CUBIC>(sh, step, a, (&mut *pack.layer_flips, fresh));
+    layers::<CUBIC>(
+        sh,
+        (step, &*pack.layers),
+        a,
+        (&mut *pack.layer_flips, fresh),
+    );
 }
 
 /// Whether `cmd` sets the base sources (which start at their clips' own

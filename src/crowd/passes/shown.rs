@@ -178,12 +178,12 @@ pub(crate) fn shown_batch<const CUBIC: bool, const INERT: bool>(
     let fresh = mask(core::array::from_fn(|l| st.wrapped & (1 << l) != 0));
     if !active.any() {
         input::<CUBIC>(sh, &st, out, ((ab, fresh), &places), [&[], &[]]);
-        layers::<CUBIC>(sh, &st, out, (lf, st.wrapped));
+        layers::<CUBIC>(sh, (&st, kl), out, (lf, st.wrapped));
         return;
     }
     let old_a = &mut scratch.old_a;
     input::<CUBIC>(sh, &st, old_a, ((ab, fresh), &places), [&[], &[]]);
-    layers::<CUBIC>(sh, &st, old_a, (lf, st.wrapped));
+    layers::<CUBIC>(sh, (&st, kl), old_a, (lf, st.wrapped));
     if INERT {
         shown_inertialized(sh, store, &at, &st, out, scratch);
     } else {

@@ -69,7 +69,7 @@ fn char_step(st: &Stepx8, state: &Statex8, layers: &[LayerLanes], l: usize) -> C
     let f = |x: F32x8| x.to_array()[l];
     let clip = |s: &crate::crowd::state::SourceLanes| s.clip.to_array()[l] as usize;
     let mut ls = [CharLayer::default(); MAX_LAYERS];
-    for ((o, s), lanes) in ls.iter_mut().zip(st.layers.steps()).zip(layers) {
+    for ((o, s), lanes) in ls.iter_mut().zip(st.layers.steps(layers)).zip(layers) {
         *o = CharLayer {
             src: (clip(&lanes.src), f(s.at.time), f(s.at.rate)),
             w: f(s.w),

@@ -292,21 +292,6 @@ pub(crate) struct LayerStep {
     pub idle: u8,
 }
 
-impl LayerStep {
-    /// No layer.
-    pub(crate) const NONE: LayerStep = LayerStep {
-        at: SampleAt {
-            time: F32x8::ZERO,
-            rate: F32x8::ZERO,
-            start: I32x8::ZERO,
-            last: I32x8::ZERO,
-        },
-        w: F32x8::ZERO,
-        rate: F32x8::ZERO,
-        idle: 0xff,
-    };
-}
-
 impl LayerLanes {
     /// Playing clip 0 from its start at weight 0.
     pub(crate) fn new(rows: ClipRows) -> LayerLanes {

@@ -132,19 +132,29 @@ pub(crate) struct Stepx8 {
     pub layers: Layers,
 }
 
-/// The steps of a pack's layers (the first `len`).
+/// What a step did to a pack's layers (the first `len`), per layer: the
+/// lanes idle before the step, and those that reached a reporting end.
+/// Their steps are read from the layers' lanes when a pass needs them
+/// ([`Layers::steps`]), so a crowd without layers carries and copies
+/// eight bytes of them, not a [`LayerStep`] for every possible layer.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Layers {
     pub len: usize,
-    pub steps: [LayerStep; MAX_LAYERS],
+    pub idle_before: [u8; MAX_LAYERS],
     /// Lanes whose layer reached a reporting end this step, per layer.
     pub ended: [u8; MAX_LAYERS],
 }
 
 impl Layers {
-    /// The layers' steps.
-    pub(crate) fn steps(&self) -> &[LayerStep] {
-        &self.steps[..self.len]
+    /// The steps of `layers` (the pack's layers as this step left them,
+    /// the same `len` of them): what each shows now.
+    #[inline(always)]
+    pub(crate) fn steps<'s>(
+        &'s self,
+        layers: &'s [LayerLanes],
+    ) -> impl Iterator<Item = LayerStep> + 's {
+        let idle = &self.idle_before[..self.len];
+        layers.iter().zip(idle).map(|(l, &before)| l.step(before))
     }
 }
 
@@ -248,10 +258,6 @@ impl Statex8 {
     /// pack's `layers` too), with what `advance` reported.
     #[inline(always)]
     pub(crate) fn step(&self, h: Happened, layers: &[LayerLanes]) -> Stepx8 {
-        let mut steps = [LayerStep::NONE; MAX_LAYERS];
-        for (k, layer) in layers.iter().enumerate() {
-            steps[k] = layer.step(h.layer_idle[k]);
-        }
         Stepx8 {
             a: self.a.sample_at(),
             b: self.b.sample_at(),
@@ -268,7 +274,7 @@ impl Statex8 {
             wrapped: h.wrapped,
             layers: Layers {
                 len: layers.len(),
-                steps,
+                idle_before: h.layer_idle,
                 ended: h.layer_ended,
             },
         }
