@@ -322,6 +322,8 @@ impl Statex8 {
 
     /// Applies `cmd` to lane `l` (already validated, layers against the
     /// pack's `layers`). `rows` gives each clip's place in the database.
+    /// Commands that move sources are played here; the rest set a weight,
+    /// profile, rate, end or root ([`Statex8::set`]).
     pub(crate) fn apply(
         &mut self,
         l: usize,
@@ -330,25 +332,16 @@ impl Statex8 {
         layers: &mut [LayerLanes],
     ) -> Applied {
         match *cmd {
-            Command::Play { a, b } => {
-                self.a.set(l, &a, rows[a.clip]);
-                self.b.set(l, &b, rows[b.clip]);
-                Applied::Jump
-            }
+            Command::Play { a, b } => self.play(l, (&a, &b), rows, None),
             Command::Transition {
                 a,
                 b,
                 duration,
                 halflife,
-            } => {
-                self.a.set(l, &a, rows[a.clip]);
-                self.b.set(l, &b, rows[b.clip]);
-                self.start_transition(l, duration, halflife);
-                Applied::Transition
-            }
+            } => self.play(l, (&a, &b), rows, Some((duration, halflife))),
             Command::PlayLayer { layer, source } => {
                 layers[layer].src.set(l, &source, rows[source.clip]);
-                Applied::Jump
+                self.started(l, None)
             }
             Command::TransitionLayer {
                 layer,
@@ -357,51 +350,72 @@ impl Statex8 {
                 halflife,
             } => {
                 layers[layer].src.set(l, &source, rows[source.clip]);
+                self.started(l, Some((duration, halflife)))
+            }
+            _ => {
+                self.set(l, cmd, layers);
+                Applied::Other
+            }
+        }
+    }
+
+    /// Lane `l`'s base sources set to `a` and `b`, under a transition of
+    /// `(duration, halflife)` when one is given.
+    fn play(
+        &mut self,
+        l: usize,
+        (a, b): (&Source, &Source),
+        rows: &[ClipRows],
+        transition: Option<(f32, f32)>,
+    ) -> Applied {
+        self.a.set(l, a, rows[a.clip]);
+        self.b.set(l, b, rows[b.clip]);
+        self.started(l, transition)
+    }
+
+    /// Lane `l`'s sources (the base's or a layer's) have just been set:
+    /// a transition of `(duration, halflife)` starts when one is given,
+    /// else they jumped.
+    fn started(&mut self, l: usize, transition: Option<(f32, f32)>) -> Applied {
+        match transition {
+            Some((duration, halflife)) => {
                 self.start_transition(l, duration, halflife);
                 Applied::Transition
             }
-            Command::SetWeight { weight } => {
-                self.weight.set(l, weight);
-                Applied::Other
-            }
-            Command::WeightToward { target, halflife } => {
-                self.weight.toward(l, target, halflife);
-                Applied::Other
-            }
-            Command::SetLayerWeight { layer, weight } => {
-                layers[layer].weight.set(l, weight);
-                Applied::Other
-            }
+            None => Applied::Jump,
+        }
+    }
+
+    /// Applies a command that moves no source to lane `l` (a weight, the
+    /// next blend profile, a rate, an end or the root); those that do
+    /// are [`Statex8::apply`]'s and change nothing here.
+    fn set(&mut self, l: usize, cmd: &Command, layers: &mut [LayerLanes]) {
+        match *cmd {
+            Command::SetWeight { weight } => self.weight.set(l, weight),
+            Command::WeightToward { target, halflife } => self.weight.toward(l, target, halflife),
+            Command::SetLayerWeight { layer, weight } => layers[layer].weight.set(l, weight),
             Command::LayerWeightToward {
                 layer,
                 target,
                 halflife,
-            } => {
-                layers[layer].weight.toward(l, target, halflife);
-                Applied::Other
-            }
+            } => layers[layer].weight.toward(l, target, halflife),
             Command::SetBlendProfile { profile } => {
-                lane_i(
-                    &mut self.next_profile,
-                    l,
-                    profile.map_or(0, |p| p as i32 + 1),
-                );
-                Applied::Other
+                let row = profile.map_or(0, |p| p as i32 + 1);
+                lane_i(&mut self.next_profile, l, row);
             }
             Command::SetRate { source, rate } => {
                 lane_f(&mut self.source(source, layers).rate, l, rate);
-                Applied::Other
             }
             Command::SetEnd { source, end } => {
                 let s = self.source(source, layers);
                 s.set_end(l, end);
                 s.replace(l);
-                Applied::Other
             }
-            Command::SetRoot(root) => {
-                self.set_root(l, &root);
-                Applied::Other
-            }
+            Command::SetRoot(root) => self.set_root(l, &root),
+            Command::Play { .. }
+            | Command::Transition { .. }
+            | Command::PlayLayer { .. }
+            | Command::TransitionLayer { .. } => {}
         }
     }
 
