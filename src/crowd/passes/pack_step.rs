@@ -21,7 +21,7 @@ use crate::crowd::halflives::Decay;
 use crate::crowd::markers::{Advanced, pack_markers};
 use crate::crowd::motion::*;
 use crate::crowd::place::{reset_places, wrap_places};
-use crate::crowd::state::{Applied, Stepx8};
+use crate::crowd::state::{Applied, Happened, Stepx8};
 use crate::crowd::store::{Pack, PackResult};
 use crate::lanes::{self, CubicWeights, F32x8, Vec3x8, splat};
 use crate::prefetch;
@@ -42,7 +42,9 @@ pub(crate) fn step_pack<const CUBIC: bool, const INERT: bool>(
     mut pack: Pack,
     scratch: &mut PackScratch,
 ) {
-    let (step, given) = commands(sh, &mut pack);
+    let (happened, given) = commands(sh, &mut pack);
+    let step = pack.states.step(happened, pack.layers);
+    events(&mut pack, &step, given.trans);
     let PackScratch { a, b, shown, .. } = scratch;
     input_pass::<CUBIC, INERT>(sh, &mut pack, &step, given, a);
     if given.trans != 0 {
@@ -66,7 +68,7 @@ pub(crate) fn step_pack<const CUBIC: bool, const INERT: bool>(
 /// (before the queued commands, which never touch the root), and the
 /// pack's commands applied in order; the step's events kept.
 #[inline(always)]
-fn commands(sh: &Shared, pack: &mut Pack) -> (Stepx8, Given) {
+fn commands(sh: &Shared, pack: &mut Pack) -> (Happened, Given) {
     let (state, layers) = (&mut *pack.states, &mut *pack.layers);
     let happened = state.advance(splat(sh.dt), layers);
     if sh.markers.most > 0 {
@@ -106,12 +108,17 @@ fn commands(sh: &Shared, pack: &mut Pack) -> (Stepx8, Given) {
         }
     }
     reset_places(places, placed);
-    let step = state.step(happened, layers);
+    (happened, Given { trans, played })
+}
+
+/// The pack's events of the `step` (`trans`: the lanes that started a
+/// transition).
+#[inline(always)]
+fn events(pack: &mut Pack, step: &Stepx8, trans: u8) {
     let e = &mut *pack.events;
     *e = Default::default();
     e[..4].copy_from_slice(&[step.ended_a, step.ended_b, step.finished & !trans, trans]);
     e[4..][..step.layers.len].copy_from_slice(&step.layers.ended[..step.layers.len]);
-    (step, Given { trans, played })
 }
 
 /// The input, two sources blended, into `a`. Meanwhile the next pack's
