@@ -40,6 +40,8 @@ use core::ops::Range;
 use crate::lanes::{F32x8, Quatx8, Vec3x8};
 use crate::reference::{Kform, Quat, Vec3};
 
+mod direct;
+
 /// Joints per block of rows: the crowd's 32 joints in one block (3.3 KB of
 /// positions, 4.2 KB of rotations: L1-resident with the destination).
 pub(crate) const BLOCK: usize = 32;
@@ -192,8 +194,29 @@ fn blocks<R, O>(
 /// field(&pack[j]))` for every joint `j` of one pack and every lane `k` of
 /// `lanes` (`lanes.end <= 8`; `out` has `lanes.len() * pack.len()`
 /// elements): a pack's characters' rows, in row order.
+///
+/// When `O`'s conversion is a copy of `x, y, z` ([`direct::xyz_floats`]:
+/// `[f32; 3]`, [`Vec3`], glam's `Vec3`) the rows are transposed straight
+/// into `out` ([`direct::pack_xyz`]); any other `O` goes through `rows`
+/// ([`portable_rows3`]). Both write the same bits.
 #[inline(always)]
 pub(crate) fn pack_rows3<'a, T, V: Borrow<Vec3x8>, O: From<Vec3>>(
+    rows: &mut Rows3,
+    pack: &'a [T],
+    lanes: Range<usize>,
+    out: &mut [O],
+    field: impl Fn(&'a T) -> V,
+) {
+    if let Some(floats) = direct::xyz_floats(out) {
+        return direct::pack_xyz(pack, lanes, floats, field);
+    }
+    portable_rows3(rows, pack, lanes, out, field)
+}
+
+/// [`pack_rows3`] for any `O: From<Vec3>`: through the block of rows on
+/// the stack, converted element by element.
+#[inline(always)]
+pub(crate) fn portable_rows3<'a, T, V: Borrow<Vec3x8>, O: From<Vec3>>(
     rows: &mut Rows3,
     pack: &'a [T],
     lanes: Range<usize>,
@@ -214,9 +237,29 @@ pub(crate) fn pack_rows3<'a, T, V: Borrow<Vec3x8>, O: From<Vec3>>(
     );
 }
 
-/// [`pack_rows3`] for a quaternion field, converted with `From<Quat>`.
+/// [`pack_rows3`] for a quaternion field, converted with `From<Quat>`:
+/// straight into `out` ([`direct::pack_quat`]) when `O`'s conversion is a
+/// copy of the four components in a known order ([`direct::quat_floats`]:
+/// `[f32; 4]`, [`Quat`], glam's `Quat`), else through `rows`
+/// ([`portable_rows4`]).
 #[inline(always)]
 pub(crate) fn pack_rows4<'a, T, V: Borrow<Quatx8>, O: From<Quat>>(
+    rows: &mut Rows4,
+    pack: &'a [T],
+    lanes: Range<usize>,
+    out: &mut [O],
+    field: impl Fn(&'a T) -> V,
+) {
+    if let Some((floats, order)) = direct::quat_floats(out) {
+        return direct::pack_quat(pack, lanes, floats, order, field);
+    }
+    portable_rows4(rows, pack, lanes, out, field)
+}
+
+/// [`pack_rows4`] for any `O: From<Quat>`: through the block of rows on
+/// the stack.
+#[inline(always)]
+pub(crate) fn portable_rows4<'a, T, V: Borrow<Quatx8>, O: From<Quat>>(
     rows: &mut Rows4,
     pack: &'a [T],
     lanes: Range<usize>,
@@ -428,6 +471,95 @@ mod tests {
                             let i = r * joints + j;
                             assert_eq!(b3(p3[i]), b3(pos[j].lane(lo + r)), "{joints} {lo}..{hi}");
                             assert_eq!(b4(p4[i]), b4(pack[j].lane(lo + r)), "{joints} {lo}..{hi}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// A type whose `From` no list of [`direct`] names: the portable path.
+    #[derive(Clone, Copy)]
+    struct Other([f32; 4]);
+    impl From<Vec3> for Other {
+        fn from(v: Vec3) -> Other {
+            Other([v.x, v.y, v.z, 5.0])
+        }
+    }
+    impl From<Quat> for Other {
+        fn from(q: Quat) -> Other {
+            Other([q.w, q.x, q.y, q.z])
+        }
+    }
+
+    /// The direct path is taken for exactly the listed types.
+    #[test]
+    fn the_direct_path_is_taken_for_the_listed_types() {
+        assert!(direct::xyz_floats(&mut [[0.0f32; 3]; 2]).is_some());
+        assert!(direct::xyz_floats(&mut [Vec3::ZERO; 2]).is_some());
+        assert!(direct::xyz_floats(&mut [Other([0.0; 4]); 2]).is_none());
+        assert!(direct::xyz_floats(&mut [[0.0f32; 4]; 2]).is_none());
+        let q = |o: Option<(&mut [f32], direct::QuatOrder)>| o.map(|(f, order)| (f.len(), order));
+        use direct::QuatOrder::{Wxyz, Xyzw};
+        assert_eq!(
+            q(direct::quat_floats(&mut [[0.0f32; 4]; 2])),
+            Some((8, Xyzw))
+        );
+        assert_eq!(
+            q(direct::quat_floats(&mut [Quat::IDENTITY; 2])),
+            Some((8, Wxyz))
+        );
+        assert_eq!(q(direct::quat_floats(&mut [Other([0.0; 4]); 2])), None);
+        assert_eq!(q(direct::quat_floats(&mut [[0.0f32; 3]; 2])), None);
+    }
+
+    /// The direct path (`[f32; 3]`, `Vec3`, `[f32; 4]` as `x, y, z, w`,
+    /// `Quat`) writes, bit for bit, what the portable path writes through
+    /// the stack rows, for every joint count from 1 to 19 and around the
+    /// block (whole groups of eight, a last group of 1 to 7, a single last
+    /// rotation) and every lane range (empty, single, entered and left
+    /// part-way). Catches a block of eight joints taken in the wrong
+    /// component order (`x, z, y` for the first joint) and rows stored
+    /// from lane 0 instead of the range's first lane.
+    #[test]
+    fn direct_rows_are_the_portable_rows_for_every_shape() {
+        let (mut r3, mut r4) = (Rows3::new(), Rows4::new());
+        for joints in (1..=19).chain([BLOCK - 1, BLOCK, BLOCK + 1, 2 * BLOCK + 5]) {
+            for seed in [0, 31] {
+                let pack = quats(joints as u32, seed);
+                let pos: Vec<Vec3x8> = pack
+                    .iter()
+                    .map(|q| Vec3x8 {
+                        x: q.x,
+                        y: q.w,
+                        z: q.z,
+                    })
+                    .collect();
+                for lo in 0..8 {
+                    for hi in lo..=8 {
+                        let n = (hi - lo) * joints;
+                        let mut want3 = vec![Other([7.0; 4]); n];
+                        let mut want4 = vec![Other([7.0; 4]); n];
+                        portable_rows3(&mut r3, &pos, lo..hi, &mut want3, |v| v);
+                        portable_rows4(&mut r4, &pack, lo..hi, &mut want4, |q| *q);
+                        let mut a3 = vec![[9.0f32; 3]; n];
+                        let mut v3 = vec![Vec3::splat(9.0); n];
+                        let mut a4 = vec![[9.0f32; 4]; n];
+                        let mut q4 = vec![Quat::new(9.0, 9.0, 9.0, 9.0); n];
+                        pack_rows3(&mut r3, &pos, lo..hi, &mut a3, |v| v);
+                        pack_rows3(&mut r3, &pos, lo..hi, &mut v3, |v| v);
+                        pack_rows4(&mut r4, &pack, lo..hi, &mut a4, |q| *q);
+                        pack_rows4(&mut r4, &pack, lo..hi, &mut q4, |q| *q);
+                        for i in 0..n {
+                            let (w3, w4) = (want3[i].0, want4[i].0);
+                            let at = format!("{joints} joints, lanes {lo}..{hi}, element {i}");
+                            let xyz = Vec3::new(w3[0], w3[1], w3[2]);
+                            let wxyz = Quat::new(w4[0], w4[1], w4[2], w4[3]);
+                            assert_eq!(a3[i].map(f32::to_bits), b3(xyz), "{at}");
+                            assert_eq!(b3(v3[i]), b3(xyz), "{at}");
+                            let xyzw = Quat::new(a4[i][3], a4[i][0], a4[i][1], a4[i][2]);
+                            assert_eq!(b4(xyzw), b4(wxyz), "{at}");
+                            assert_eq!(b4(q4[i]), b4(wxyz), "{at}");
                         }
                     }
                 }
