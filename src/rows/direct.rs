@@ -223,3 +223,56 @@ pub(crate) fn pack_quat<'a, T, V: Borrow<Quatx8>>(
         }
     }
 }
+
+/// A stream of [`Vec3x8`] into its elements' floats, `x, y, z` of
+/// element `8p + k` (lane `k` of `packs[p]`) at `3 (8p + k)`, for as many
+/// elements as `out` holds (`out.len() / 3` of them, at most `8
+/// packs.len()`): one 8x8 transpose per pack ([`super::pair3`], rows
+/// `[x y z x y z _ _]`), each row one 32-byte store at its element, in
+/// ascending order so each store's five spare floats are overwritten by
+/// the next row's or the next pack's; the last pack, whose spare floats
+/// would fall past `out`, through a run on the stack.
+pub(crate) fn runs_xyz(packs: &[Vec3x8], out: &mut [f32]) {
+    for (p, pack) in packs.iter().enumerate() {
+        let at = 24 * p;
+        if at >= out.len() {
+            break;
+        }
+        let rows = super::pair3(pack, pack);
+        if out.len() >= at + 3 * 7 + 8 {
+            for (k, row) in rows.iter().enumerate() {
+                out[at + 3 * k..at + 3 * k + 8].copy_from_slice(row.as_array());
+            }
+        } else {
+            let mut run = [0.0f32; 3 * 7 + 8];
+            for (k, row) in rows.iter().enumerate() {
+                run[3 * k..3 * k + 8].copy_from_slice(row.as_array());
+            }
+            let n = (out.len() - at).min(24);
+            out[at..at + n].copy_from_slice(&run[..n]);
+        }
+    }
+}
+
+/// A stream of [`Quatx8`] into its elements' floats in `order`, element
+/// `8p + k` at `4 (8p + k)`, for as many elements as `out` holds: two
+/// packs per 8x8 transpose, row `k` being element `k` of both, each half
+/// one 16-byte store.
+pub(crate) fn runs_quat(packs: &[Quatx8], out: &mut [f32], order: QuatOrder) {
+    let comps = |q: &Quatx8| match order {
+        QuatOrder::Xyzw => [q.x, q.y, q.z, q.w],
+        QuatOrder::Wxyz => [q.w, q.x, q.y, q.z],
+    };
+    for (o, two) in out.chunks_mut(64).zip(packs.chunks(2)) {
+        let a = comps(&two[0]);
+        let b = two.get(1).map_or(a, comps);
+        let rows = F32x8::transpose([a[0], a[1], a[2], a[3], b[0], b[1], b[2], b[3]]);
+        let (first, second) = o.split_at_mut(o.len().min(32));
+        for (d, row) in first.chunks_mut(4).zip(&rows) {
+            d.copy_from_slice(&row.as_array()[..d.len()]);
+        }
+        for (d, row) in second.chunks_mut(4).zip(&rows) {
+            d.copy_from_slice(&row.as_array()[4..4 + d.len()]);
+        }
+    }
+}

@@ -343,7 +343,14 @@ pub(crate) fn pack_rows_kform<'a, T, O: From<Kform>>(
 /// `out` has (at most `8 * packs.len()`): a stream of [`Vec3x8`] into its
 /// elements, pack by pack (one 8x8 transpose per pack, rows stored
 /// overlapping into a run of eight elements).
+///
+/// Straight into `out`'s floats ([`direct::runs_xyz`]) for the types of
+/// [`direct::xyz_floats`].
 pub(crate) fn runs3<O: From<Vec3>>(packs: &[Vec3x8], out: &mut [O]) {
+    if let Some(floats) = direct::xyz_floats(out) {
+        let n = floats.len().min(24 * packs.len());
+        return direct::runs_xyz(packs, &mut floats[..n]);
+    }
     let mut run = [0.0f32; 3 * 7 + 8];
     for (o, p) in out.chunks_mut(8).zip(packs) {
         for (k, row) in pair3(p, p).iter().enumerate() {
@@ -357,7 +364,14 @@ pub(crate) fn runs3<O: From<Vec3>>(packs: &[Vec3x8], out: &mut [O]) {
 }
 
 /// [`runs3`] for a stream of [`Quatx8`] (two packs per 8x8 transpose).
+///
+/// Straight into `out`'s floats ([`direct::runs_quat`]) for the types of
+/// [`direct::quat_floats`].
 pub(crate) fn runs4<O: From<Quat>>(packs: &[Quatx8], out: &mut [O]) {
+    if let Some((floats, order)) = direct::quat_floats(out) {
+        let n = floats.len().min(32 * packs.len());
+        return direct::runs_quat(packs, &mut floats[..n], order);
+    }
     for (o, p) in out.chunks_mut(16).zip(packs.chunks(2)) {
         let rows = pair4(&p[0], p.last().unwrap_or(&p[0]));
         let (a, b) = o.split_at_mut(o.len().min(8));
@@ -578,14 +592,38 @@ mod tests {
                 z: q.z,
             })
             .collect();
-        for len in [0, 1, 7, 8, 9, 16, 33, 40] {
+        for len in [0, 1, 7, 8, 9, 15, 16, 17, 24, 33, 39, 40] {
             let mut o3 = vec![Vec3::ZERO; len];
             let mut o4 = vec![Quat::IDENTITY; len];
+            let mut a3 = vec![[9.0f32; 3]; len];
+            let mut a4 = vec![[9.0f32; 4]; len];
+            let (mut m3, mut m4) = (vec![Other([7.0; 4]); len], vec![Other([7.0; 4]); len]);
             runs3(&packs3, &mut o3);
             runs4(&packs4, &mut o4);
+            runs3(&packs3, &mut a3);
+            runs4(&packs4, &mut a4);
+            runs3(&packs3, &mut m3);
+            runs4(&packs4, &mut m4);
             for i in 0..len {
-                assert_eq!(b3(o3[i]), b3(packs3[i / 8].lane(i % 8)), "{len}: {i}");
-                assert_eq!(b4(o4[i]), b4(packs4[i / 8].lane(i % 8)), "{len}: {i}");
+                let (v, q) = (packs3[i / 8].lane(i % 8), packs4[i / 8].lane(i % 8));
+                assert_eq!(b3(o3[i]), b3(v), "{len}: {i}");
+                assert_eq!(b4(o4[i]), b4(q), "{len}: {i}");
+                assert_eq!(a3[i].map(f32::to_bits), b3(v), "{len}: {i}");
+                assert_eq!(
+                    b4(Quat::new(a4[i][3], a4[i][0], a4[i][1], a4[i][2])),
+                    b4(q),
+                    "{len}: {i}"
+                );
+                assert_eq!(
+                    b3(Vec3::new(m3[i].0[0], m3[i].0[1], m3[i].0[2])),
+                    b3(v),
+                    "{len}: {i}"
+                );
+                assert_eq!(
+                    b4(Quat::new(m4[i].0[0], m4[i].0[1], m4[i].0[2], m4[i].0[3])),
+                    b4(q),
+                    "{len}: {i}"
+                );
             }
         }
     }
