@@ -26,6 +26,12 @@
 //! instead took 1.47x the time in cache (eight stores per joint where the
 //! pairs need four).
 //!
+//! For the output types whose conversion is a copy of the components in
+//! a known order (`[f32; 3]`, [`Vec3`], `[f32; 4]`, [`Quat`], glam's), the
+//! rows skip the stack: [`direct`] transposes eight positions (three 8x8
+//! blocks) or two rotations at a time straight into the destination; this
+//! module's stack rows are the portable path for every other type.
+//!
 //! While a pack is transposed, the crowd prefetches the lines of the next
 //! pack's field ([`prefetch_next`]): reading 96 of each 416-byte pack-joint
 //! of its world output is a stride the hardware prefetcher follows late
