@@ -224,7 +224,7 @@ fn document(
     rest: Option<&[Kform]>,
     clips: &[(&str, &Clip)],
 ) -> Result<Builder> {
-    check_clips(skeleton.len(), clips)?;
+    check_clips(skeleton, clips)?;
     let rest = rest_pose(skeleton.len(), rest, clips)?;
     let inverse_bind = InverseBind::from_bind_pose(skeleton, &rest)?;
     let mut b = Builder {
@@ -241,8 +241,11 @@ fn document(
 
 /// Refuses clips that kineform's reader would refuse in one document
 /// (more than [`MAX_SAMPLES`] joint-frames in all), that do not have the
-/// skeleton's `joints`, or that hold a value that is not finite.
-fn check_clips(joints: usize, clips: &[(&str, &Clip)]) -> Result<()> {
+/// skeleton's joints, that hold a value that is not finite, or whose
+/// joints reach past [`crate::limits::MAX_REACH`] (kineform's reader
+/// refuses them).
+fn check_clips(skeleton: &Skeleton, clips: &[(&str, &Clip)]) -> Result<()> {
+    let joints = skeleton.len();
     let samples = clips.iter().fold(0usize, |a, (_, c)| {
         a.saturating_add(c.frames().saturating_mul(c.joints()))
     });
@@ -270,6 +273,10 @@ fn check_clips(joints: usize, clips: &[(&str, &Clip)]) -> Result<()> {
         {
             return Err(bad("clip values", f32::NAN, "must be finite"));
         }
+    }
+    for (name, c) in clips {
+        c.check_reach(skeleton.parents(), c.positions())
+            .map_err(|e| super::error(format!("animation {name}"), e.to_string()))?;
     }
     Ok(())
 }
