@@ -10,7 +10,7 @@ use kineform::matching::{FootFeatures, Match, MatchDatabase, search};
 use kineform::reference::{self as r, Vec3};
 
 /// A crowd the driver can run: step it, whatever its kind.
-pub trait Stepped: Driven {
+pub trait Stepped: Driven + Sync {
     fn step_it(&mut self, dt: f32) -> u32;
 }
 
@@ -176,19 +176,19 @@ fn both_crowds_give_the_same_transitions() {
     assert_eq!(lanes, reference);
 }
 
-/// The largest position gap `|(p₁ - p₀) / dt - (v₀ + v₁) / 2|` over every
-/// joint of every character and step of 3 s of the matching crowd at
-/// `rate` Hz.
-fn largest_gap(transition: Transition, rate: f32) -> f32 {
+/// The largest position gaps `|(p₁ - p₀) / h - (v₀ + v₁) / 2|` over every
+/// joint of every character of one 3 s run of the matching crowd stepped
+/// at `rate` Hz, between consecutive steps (`h = 1 / rate`) and between
+/// every `coarse`-th step (`h = coarse / rate`): two step sizes over the
+/// same motion.
+fn largest_gaps(transition: Transition, rate: f32, coarse: usize) -> (f32, f32) {
     let db = shipped::shipped(FootFeatures::DEMO);
     let lib = shipped::library();
     let n = 16;
     let dt = 1.0 / rate;
     let joints = lib.skeleton().len() + 1;
     let mut crowd = Crowd::new(&lib, config(n, transition)).unwrap();
-    let mut prev: Vec<r::Kform> = Vec::new();
-    let mut gap = 0.0f32;
-    let mut k = 0;
+    let mut poses: Vec<Vec<r::Kform>> = Vec::new();
     run(
         &mut crowd,
         &db,
@@ -198,33 +198,61 @@ fn largest_gap(transition: Transition, rate: f32) -> f32 {
                 .flat_map(|i| (1..joints).map(move |j| (i, j)))
                 .map(|(i, j)| c.world_kform(i, j).unwrap())
                 .collect();
-            if k > 1 {
-                for (a, b) in prev.iter().zip(&cur) {
-                    let g = r::length((b.pos - a.pos) / dt - (a.vel + b.vel) * 0.5);
-                    assert!(g.is_finite());
-                    gap = gap.max(g);
-                }
-            }
-            prev = cur;
-            k += 1;
+            poses.push(cur);
         },
     );
-    gap
+    // From the third frame: the first places the characters, the second
+    // plays what the first chose.
+    let gap = |step: usize| {
+        let h = step as f32 * dt;
+        let mut gap = 0.0f32;
+        for k in (2..poses.len() - step).step_by(step) {
+            for (a, b) in poses[k].iter().zip(&poses[k + step]) {
+                let g = r::length((b.pos - a.pos) / h - (a.vel + b.vel) * 0.5);
+                assert!(g.is_finite());
+                gap = gap.max(g);
+            }
+        }
+        gap
+    };
+    (gap(coarse), gap(1))
 }
 
 /// The continuity check of `continuity.rs` (check 1) with the matching
-/// driver: the largest position gap at 240 Hz is at most 1.4x the one at
-/// 60 Hz (so the largest position error `gap dt` shrinks to at most 0.35x
-/// over two halvings of the step), for inertialization and dead blending
-/// (measured: 178 and 238 units/s; 140 and 109, linear sampling's floor
-/// at frame crossings).
-/// A jump in position (a transition not hidden: `Command::Play` in place
-/// of `Transition`) grows the gap as `1 / dt`, 4x.
+/// driver, on one motion: the crowd stepped at 480 Hz for 3 s, its poses
+/// compared every 4th step (120 Hz) and every step (480 Hz). A jump in
+/// position `J` gives a gap `J / h`, 4x from 120 to 480 Hz; a continuous
+/// motion gives linear sampling's floor, half a velocity jump at a clip
+/// frame (whatever the step), which does not grow as `1 / h`. Required:
+/// the largest gap at 480 Hz at most 2.5x the one at 120 Hz, for
+/// inertialization and dead blending.
+///
+/// Measured: 190 then 299 units/s (1.57x) with inertialization, 180 then
+/// 328 (1.82x) with dead blending; the largest gaps are on the right
+/// hand's fingers (the longest lever arms) 60 steps into a transition,
+/// not at its start. A jump (a transition not hidden: `Command::Play` in
+/// place of `Command::Transition` in the driver) measured 2,200 then
+/// 8,775 units/s (3.99x). 2.5 lies about midway, by ratio, between what
+/// the floor gave and 4.
+///
+/// Why not the two runs at 60 and 240 Hz this test compared before (1.34x
+/// against a limit of 1.4x, with no room): at another rate the driver
+/// chooses other frames, so two runs are two motions and each rate's
+/// largest gap is a maximum over other transitions; and the shipped clips
+/// are 120 Hz, so a 60 Hz step averages two of linear sampling's velocity
+/// jumps where a 240 Hz step holds one whole (continuity.rs starts its
+/// convergence at 120 Hz for that reason). The ratio of two maxima of the
+/// floor is not bounded by 1.4: compared on one motion from the clips'
+/// rate it measured up to 1.82, which is why the limit is 2.5 and not
+/// 1.4, and still fails a jump by a margin of 1.6x.
 #[test]
-fn positions_stay_continuous_at_60_and_240_hz() {
+fn positions_stay_continuous_at_120_and_480_hz() {
     for t in [Transition::Inertialize, Transition::DeadBlend] {
-        let (g60, g240) = (largest_gap(t, 60.0), largest_gap(t, 240.0));
-        eprintln!("{t:?}: largest gap {g60} at 60 Hz, {g240} at 240 Hz");
-        assert!(g240 <= 1.4 * g60, "{t:?}: {g60} at 60 Hz, {g240} at 240 Hz");
+        let (g120, g480) = largest_gaps(t, 480.0, 4);
+        eprintln!("{t:?}: largest gap {g120} at 120 Hz, {g480} at 480 Hz");
+        assert!(
+            g480 <= 2.5 * g120,
+            "{t:?}: {g120} at 120 Hz, {g480} at 480 Hz"
+        );
     }
 }
