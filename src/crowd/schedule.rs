@@ -10,10 +10,8 @@
 //! commands apply on every step. Between evaluations its world pose is
 //! *carried*: the last evaluated world pose `E` (the anchor), extrapolated
 //! over the `τ` seconds since along its own world velocities, without
-//! decay (positions `p + v τ`, rotations `exp(ω τ) q` with the turn capped
-//! as dead blending's extrapolation caps it,
-//! [`crate::reference::kform_extrapolate_decayed`] with `alpha = τ`,
-//! `dalpha = 1`; velocities held). When it is evaluated again after being
+//! decay (positions `p + v τ`, rotations `exp(ω τ) q`, the exponential of
+//! the scaled angle axis `ω τ`; velocities held). When it is evaluated again after being
 //! carried, the gap between the pose it would have shown (carried) and the
 //! evaluated one becomes a world-space inertialization offset per joint
 //! ([`crate::reference::op_inertialize_offset`]) that decays over

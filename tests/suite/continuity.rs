@@ -821,7 +821,9 @@ mod level_of_detail {
             let k = if c < 32 { c / 8 + e } else { c * 7 + e * 3 };
             let period = [1u32, 2, 4, 8][k % 4];
             let phase = (if c < 32 { c / 8 } else { c }) as u32 % period;
-            crowd.command(c, Command::SetPeriod { period, phase }).unwrap();
+            crowd
+                .command(c, Command::SetPeriod { period, phase })
+                .unwrap();
         }
     }
 

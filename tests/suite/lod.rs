@@ -10,7 +10,9 @@
 use crate::crowds::*;
 
 use kineform::Error;
-use kineform::crowd::{ClipEnd, Command, Crowd, CrowdConfig, FrameStats, ReferenceCrowd, Sampling, Source};
+use kineform::crowd::{
+    ClipEnd, Command, Crowd, CrowdConfig, FrameStats, ReferenceCrowd, Sampling, Source,
+};
 use kineform::crowd::{Root, RootMotion};
 use kineform::reference::{self as r, Kform, Vec3};
 
@@ -37,7 +39,15 @@ fn bad_periods_are_refused_and_change_nothing() {
     for cfg in [lod_cfg(9), off] {
         let mut lanes = Crowd::new(&library, cfg.clone()).unwrap();
         let mut reference = ReferenceCrowd::new(&library, cfg.clone()).unwrap();
-        let mut bad = vec![(0, 0), (3, 0), (32, 0), (6, 1), (u32::MAX, 0), (4, 4), (1, 1)];
+        let mut bad = vec![
+            (0, 0),
+            (3, 0),
+            (32, 0),
+            (6, 1),
+            (u32::MAX, 0),
+            (4, 4),
+            (1, 1),
+        ];
         if !cfg.level_of_detail {
             bad.push((2, 0));
         }
@@ -89,7 +99,10 @@ fn periods_choose_the_evaluated_steps() {
             lanes.transition(15, a, a, 0.3, 0.1).unwrap();
             reference.transition(15, a, a, 0.3, 0.1).unwrap();
         }
-        let (sl, sr) = (lanes.step(1.0 / 60.0).unwrap(), reference.step(1.0 / 60.0).unwrap());
+        let (sl, sr) = (
+            lanes.step(1.0 / 60.0).unwrap(),
+            reference.step(1.0 / 60.0).unwrap(),
+        );
         let due = (0..16)
             .filter(|&c| {
                 let period = 1u64 << (c % 5);
@@ -163,7 +176,12 @@ fn every_4th_step_to_every_step_has_no_pop() {
             crowd.set_period(c, 1, 0).unwrap();
         }
         let (gap, snap) = gaps(&mut crowd, dt, (0.2 * hz) as usize);
-        eprintln!("MEASURE {hz} Hz: before gap {:.3} snap {:.3}°, after gap {gap:.3} snap {:.3}°", before.0, before.1.to_degrees(), snap.to_degrees());
+        eprintln!(
+            "MEASURE {hz} Hz: before gap {:.3} snap {:.3}°, after gap {gap:.3} snap {:.3}°",
+            before.0,
+            before.1.to_degrees(),
+            snap.to_degrees()
+        );
         after.push((gap, snap));
     }
     for k in 1..3 {
@@ -224,10 +242,21 @@ fn error_of_each_period_against_every_step() {
             crowd.play(c, at(0.11 * c as f32), at(0.0)).unwrap();
             let root = Root {
                 vel: Vec3::new(0.0, 0.0, 17.0),
-                ..Root::standing(Vec3::new(30.0 * (c % 8) as f32, 0.0, 30.0 * (c / 8) as f32), 0.0)
+                ..Root::standing(
+                    Vec3::new(30.0 * (c % 8) as f32, 0.0, 30.0 * (c / 8) as f32),
+                    0.0,
+                )
             };
             crowd.set_root(c, root).unwrap();
-            crowd.command(c, Command::SetPeriod { period, phase: (c / 8) as u32 % period }).unwrap();
+            crowd
+                .command(
+                    c,
+                    Command::SetPeriod {
+                        period,
+                        phase: (c / 8) as u32 % period,
+                    },
+                )
+                .unwrap();
         }
         let mut poses = Vec::new();
         let mut worst = FrameStats::default();
@@ -237,14 +266,23 @@ fn error_of_each_period_against_every_step() {
             let s = crowd.step(1.0 / 60.0).unwrap();
             worst.velocity.merge(&s.velocity);
             let j = crowd.skeleton().len();
-            poses.push((0..n).flat_map(|c| (0..j).map(move |j| (c, j))).map(|(c, j)| crowd.world_kform(c, j).unwrap()).collect());
-            height += (0..n).map(|c| crowd.bounds(c).unwrap().size().y).sum::<f32>() / (n * steps) as f32;
+            poses.push(
+                (0..n)
+                    .flat_map(|c| (0..j).map(move |j| (c, j)))
+                    .map(|(c, j)| crowd.world_kform(c, j).unwrap())
+                    .collect(),
+            );
+            height += (0..n)
+                .map(|c| crowd.bounds(c).unwrap().size().y)
+                .sum::<f32>()
+                / (n * steps) as f32;
         }
         (poses, worst, height)
     };
     let (every, _, height) = run(1);
     let mut last_mean = 0.0;
-    for (period, (mean_bound, max_bound)) in [(2, (0.03, 0.35)), (4, (0.05, 0.7)), (8, (0.09, 1.2))] {
+    for (period, (mean_bound, max_bound)) in [(2, (0.03, 0.35)), (4, (0.05, 0.7)), (8, (0.09, 1.2))]
+    {
         let (poses, stats, _) = run(period);
         let (mut sum, mut count, mut max) = (0.0f64, 0u64, 0.0f32);
         for (a, b) in poses.iter().zip(&every) {
@@ -263,10 +301,23 @@ fn error_of_each_period_against_every_step() {
             stats.velocity.max_gap,
             stats.velocity.bound()
         );
-        assert!(mean <= mean_bound * height, "period {period}: mean error {mean} of height {height}");
-        assert!(max <= max_bound * height, "period {period}: largest error {max} of height {height}");
-        assert!(mean > last_mean, "period {period}: mean {mean} not above the shorter period's");
+        assert!(
+            mean <= mean_bound * height,
+            "period {period}: mean error {mean} of height {height}"
+        );
+        assert!(
+            max <= max_bound * height,
+            "period {period}: largest error {max} of height {height}"
+        );
+        assert!(
+            mean > last_mean,
+            "period {period}: mean {mean} not above the shorter period's"
+        );
         last_mean = mean;
-        assert!(stats.velocity.passed(), "period {period}: {:?}", stats.velocity);
+        assert!(
+            stats.velocity.passed(),
+            "period {period}: {:?}",
+            stats.velocity
+        );
     }
 }

@@ -167,7 +167,7 @@ pub(crate) fn dead_blend_joints2(
 /// The transition pose `tp` extrapolated with `(alpha, dalpha)`, its turn
 /// capped ([`lanes::extrapolation_turn_scale`]).
 #[inline(always)]
-pub(crate) fn extrapolated(tp: &Motionx8, ex: (F32x8, F32x8)) -> Motionx8 {
+fn extrapolated(tp: &Motionx8, ex: (F32x8, F32x8)) -> Motionx8 {
     let moved = tp.ang * ex.0;
     let s = lanes::extrapolation_turn_scale(lanes::dot(moved, moved));
     Motionx8 {

@@ -9,11 +9,11 @@ use super::fk::bounds_of;
 use crate::crowd::bounds::Aabbx8;
 use crate::crowd::check::{PackCheck, write_world};
 use crate::crowd::motion::{
-    LodOffsetx8, Motionx8, extrapolated, inertialize_joint, offset_between, select_motion,
+    LodOffsetx8, Motionx8, inertialize_joint, offset_between, quat_exp_any_sinc, select_motion,
     update_motion, update_shift, update_turn,
 };
 use crate::crowd::schedule::{LOD_BLEND, LodStep, bits_mask};
-use crate::lanes::{CubicWeights, F32x8, splat};
+use crate::lanes::{self, CubicWeights, F32x8, splat};
 
 /// The pack's kept level-of-detail state: each joint's anchor (the last
 /// evaluated world pose) and offset, and which lanes' anchors are kept
@@ -46,7 +46,8 @@ pub(super) fn lod_world<const CHECK: bool>(
     let skip = first || !CHECK;
     let unanchored = bits_mask(!kept.anchored);
     let (m_due, m_resumed) = (bits_mask(lod.due), bits_mask(lod.resumed));
-    let carry = (lod.tau, splat(1.0));
+    let half_tau = lod.tau * splat(0.5);
+    let all_anchored = kept.anchored == 0xff;
     let blend = splat(LOD_BLEND);
     let (run_old, run_new) = (LodStep::running(lod.t_old), LodStep::running(lod.t_new));
     let (w_old, w_new) = (
@@ -55,12 +56,17 @@ pub(super) fn lod_world<const CHECK: bool>(
     );
     let rows = kept.anchor.iter_mut().zip(kept.offset.iter_mut());
     for (j, (anchor, offset)) in rows.enumerate() {
-        let a = select_motion(unanchored, &world[j], anchor);
-        let x = extrapolated(&a, carry);
+        let a = match all_anchored {
+            true => *anchor,
+            false => select_motion(unanchored, &world[j], anchor),
+        };
+        let x = carry(&a, (lod.tau, half_tau));
         let carried = offset_on(&x, offset, (run_old, &w_old));
         let g = match evaluated {
             None => {
-                *anchor = a;
+                if !all_anchored {
+                    *anchor = a;
+                }
                 carried
             }
             Some(e) => {
@@ -90,6 +96,20 @@ pub(super) fn lod_world<const CHECK: bool>(
     }
     .finished(check.finite());
     check
+}
+
+/// `a` carried `tau` seconds along its velocities, which it keeps:
+/// `p + v τ`, `exp(ω τ / 2) q` (`half_tau` is `τ / 2`; the reference's
+/// `ref_carry`).
+#[inline(always)]
+fn carry(a: &Motionx8, (tau, half_tau): (F32x8, F32x8)) -> Motionx8 {
+    let (turn, _) = quat_exp_any_sinc(a.ang * half_tau);
+    Motionx8 {
+        pos: a.pos + a.vel * tau,
+        rot: lanes::quat_mul(turn, a.rot),
+        vel: a.vel,
+        ang: a.ang,
+    }
 }
 
 /// `pose` with `offset` decayed by `w` applied in the `running` lanes

@@ -4,7 +4,7 @@
 
 use super::{RefState, SIZED};
 use crate::crowd::schedule::{LOD_BLEND, LodStep};
-use crate::reference::{self as r, Pose};
+use crate::reference::{self as r, Kform, Pose};
 
 /// One character's level of detail in a step, read out of its pack's
 /// [`LodStep`].
@@ -35,13 +35,22 @@ impl CharLod {
     }
 }
 
+/// Joint `k` carried `tau` seconds along its velocities, which it keeps:
+/// `p + v τ`, `exp(ω τ) q` (a scaled angle axis, [`r::quat_from_scaled_angle_axis`]).
+pub(super) fn ref_carry(k: &Kform, tau: f32) -> Kform {
+    Kform {
+        pos: k.pos + k.vel * tau,
+        rot: r::quat_mul(r::quat_from_scaled_angle_axis(k.ang * tau), k.rot),
+        ..*k
+    }
+}
+
 /// The pose `ch` shows carried, into `out`: each joint of its anchor
-/// extrapolated over `lod.tau` along its velocities without decay
-/// ([`r::kform_extrapolate_decayed`] with `alpha = τ`, `dalpha = 1`), its
-/// offset applied at `lod.t_old` while it runs ([`r::kform_inertialize`]).
+/// carried over `lod.tau` ([`ref_carry`]), its offset applied at
+/// `lod.t_old` while it runs ([`r::kform_inertialize`]).
 pub(super) fn ref_carried(out: &mut Pose, ch: &RefState, lod: &CharLod) {
     for j in 0..out.len() {
-        let x = r::kform_extrapolate_decayed(&ch.anchor.get(j), lod.tau, 1.0);
+        let x = ref_carry(&ch.anchor.get(j), lod.tau);
         let k = match lod.t_old < LOD_BLEND {
             true => r::kform_inertialize(&ch.lod_offset.get(j), &x, lod.t_old, LOD_BLEND),
             false => x,
