@@ -41,7 +41,8 @@
 //! the walks by name (`fk_mem`: one pack at a time, parents read back;
 //! `fk_regs`: one pack, parents in registers; `fk_mem2`: two packs side by
 //! side): where a one-pack walk overtakes the pairs is the threshold of
-//! `batch::fk::walk_for`.
+//! `batch::fk::walk_for` (`stream_above_for`; the bench prints this
+//! machine's caches and threshold first).
 
 mod common;
 use common::*;
@@ -488,6 +489,11 @@ fn rounds(n: usize, cases: &mut [Case], keep: &dyn Fn(&str) -> bool) {
 
 fn main() {
     banner("fk_floor");
+    eprintln!(
+        "[fk_floor] caches {:?}: op_fk walks one pack above {} bytes of local and global pose",
+        batch::caches::Caches::of_this_machine(),
+        batch::fk::stream_above_bytes()
+    );
     let filter = std::env::var("KINEFORM_CASES").unwrap_or_default();
     let keep = move |name: &str| filter.split(',').any(|f| name.contains(f));
     let mut cases = all_cases();

@@ -38,6 +38,48 @@ pub struct Clip {
 }
 
 impl Clip {
+    /// Refuses this clip when its joints, placed at `pos` (its own positions,
+    /// or a library's bones: `frames × joints`, frame-major),
+    /// reach past [`crate::limits::MAX_REACH`] or scale past
+    /// [`crate::limits::MAX_SCALE`] ([`crate::limits::reach`]): a clip's
+    /// world pose would not be finite. Every reader, writer and
+    /// [`crate::crowd::ClipLibrary`] holds clips to it (issue 21, defect 9).
+    pub(crate) fn check_reach(&self, parents: &[i32], pos: &[Vec3]) -> Result<()> {
+        let clip = self;
+        let joints = parents.len();
+        let mut length = vec![0.0f64; joints];
+        let mut frame_of = vec![0usize; joints];
+        let mut scale = vec![0.0f64; joints];
+        for (i, (p, s)) in pos.iter().zip(clip.scales()).enumerate() {
+            let j = i % joints;
+            let l = f64::from(p.x).hypot(f64::from(p.y)).hypot(f64::from(p.z));
+            if l > length[j] {
+                (length[j], frame_of[j]) = (l, i / joints);
+            }
+            scale[j] = scale[j].max(f64::from(s.x.max(s.y).max(s.z)));
+        }
+        match crate::limits::reach(parents, &length, &scale) {
+            None => Ok(()),
+            Some(o) => Err(Error::Clip {
+                frame: frame_of[o.joint],
+                joint: o.joint,
+                reason: match o.scale {
+                    true => format!(
+                        "its scale, multiplied along its chain, reaches {:e}, past {:e} (kineform::limits::MAX_SCALE)",
+                        o.value,
+                        crate::limits::MAX_SCALE
+                    ),
+                    false => format!(
+                        "it reaches {:e} units from the character's root along its chain (its largest position, at this frame, is {:e}), past {:e} (kineform::limits::MAX_REACH)",
+                        o.value,
+                        length[o.joint],
+                        crate::limits::MAX_REACH
+                    ),
+                },
+            }),
+        }
+    }
+
     /// A clip from frame-major arrays of `frames × joints` entries.
     ///
     /// Refuses, writing nothing and naming what is wrong: a clip with no frame

@@ -123,24 +123,7 @@ pub fn convert_file(input: &Path, output: &Path, options: &Options) -> Result<Su
     // The output's format, and that it could be replaced, before the input
     // is read.
     let out_ext = extension(output);
-    let limit = match out_ext.as_str() {
-        "bvh" => crate::limits::MAX_BVH_BYTES,
-        #[cfg(feature = "gltf")]
-        "glb" | "gltf" => crate::limits::MAX_GLB_BYTES,
-        e => {
-            return Err(unsupported(
-                output,
-                &format!(
-                    "cannot write `.{e}` (this build writes .bvh{})",
-                    if cfg!(feature = "gltf") {
-                        ", .glb, .gltf"
-                    } else {
-                        ""
-                    }
-                ),
-            ));
-        }
-    };
+    let limit = output_limit(output, &out_ext)?;
     // A `.gltf` is written with its buffer in a `.bin` of the same name.
     let bin_path = output.with_extension("bin");
     let outputs: &[&Path] = match out_ext.as_str() {
@@ -157,63 +140,8 @@ pub fn convert_file(input: &Path, output: &Path, options: &Options) -> Result<Su
             ));
         }
     }
-    let (skeleton, clips, rest): (Skeleton, Vec<(String, Clip)>, Option<Vec<Kform>>) =
-        match extension(input).as_str() {
-            "bvh" => {
-                let b = bvh::load(input)?;
-                (b.skeleton, vec![("bvh".to_string(), b.clip)], None)
-            }
-            #[cfg(feature = "gltf")]
-            "glb" | "gltf" => {
-                let rate = options
-                    .rate
-                    .map_or(crate::gltf::Rate::Keys, crate::gltf::Rate::Fps);
-                let d = crate::gltf::load(input, rate).map_err(|e| e.in_file(input))?;
-                let clips = d.clips.into_iter().map(|c| (c.name, c.clip)).collect();
-                (d.skeleton, clips, Some(d.rest))
-            }
-            e => {
-                return Err(unsupported(
-                    input,
-                    &format!("cannot read `.{e}` (this build reads {})", formats()),
-                ));
-            }
-        };
-    // The bytes of each output file, in the order of `outputs`.
-    let written: Vec<Vec<u8>> = match out_ext.as_str() {
-        "bvh" => {
-            let Some((_, clip)) = clips.get(options.animation) else {
-                return Err(no_animation(input, clips.len(), options.animation).in_file(input));
-            };
-            let b = bvh_for_clip(&skeleton, clip).map_err(|e| e.in_file(output))?;
-            vec![
-                bvh::write(&b, clip)
-                    .map_err(|e| e.in_file(output))?
-                    .into_bytes(),
-            ]
-        }
-        #[cfg(feature = "gltf")]
-        "glb" => {
-            let named: Vec<(&str, &Clip)> = clips.iter().map(|(n, c)| (n.as_str(), c)).collect();
-            vec![
-                crate::gltf::write_glb(&skeleton, rest.as_deref(), &named)
-                    .map_err(|e| e.in_file(output))?,
-            ]
-        }
-        #[cfg(feature = "gltf")]
-        "gltf" => {
-            let named: Vec<(&str, &Clip)> = clips.iter().map(|(n, c)| (n.as_str(), c)).collect();
-            let bin_name = bin_path
-                .file_name()
-                .and_then(|n| n.to_str())
-                .unwrap_or("buffer.bin");
-            let files = crate::gltf::write_gltf(&skeleton, rest.as_deref(), &named, bin_name)
-                .map_err(|e| e.in_file(output))?;
-            vec![files.gltf, files.bin]
-        }
-        e => return Err(unsupported(output, &format!("cannot write `.{e}`"))),
-    };
-    let _ = &rest;
+    let read = read_input(input, options)?;
+    let written = encode(&read, input, output, options)?;
     for (&out, bytes) in outputs.iter().zip(&written) {
         if bytes.len() as u64 > limit {
             return Err(unsupported(
@@ -234,15 +162,120 @@ pub fn convert_file(input: &Path, output: &Path, options: &Options) -> Result<Su
         .map(|(&p, b)| (p, b.as_slice()))
         .collect();
     crate::files::write_files(&set)?;
-    let first = clips
+    let first = read
+        .clips
         .get(options.animation)
-        .or(clips.first())
+        .or(read.clips.first())
         .map(|(_, c)| c);
     Ok(Summary {
-        joints: skeleton.len(),
-        clips: clips.len(),
+        joints: read.skeleton.len(),
+        clips: read.clips.len(),
         frames: first.map_or(0, Clip::frames),
         frame_time: first.map_or(0.0, Clip::frame_time),
+    })
+}
+
+/// The largest file kineform reads back in the format of `output`
+/// (extension `ext`), or the refusal of a format this build cannot write.
+fn output_limit(output: &Path, ext: &str) -> Result<u64> {
+    match ext {
+        "bvh" => Ok(crate::limits::MAX_BVH_BYTES),
+        #[cfg(feature = "gltf")]
+        "glb" | "gltf" => Ok(crate::limits::MAX_GLB_BYTES),
+        e => Err(unsupported(
+            output,
+            &format!(
+                "cannot write `.{e}` (this build writes .bvh{})",
+                if cfg!(feature = "gltf") {
+                    ", .glb, .gltf"
+                } else {
+                    ""
+                }
+            ),
+        )),
+    }
+}
+
+/// What an input file holds: its skeleton, its named clips, and the rest
+/// pose where the format has one (glTF's nodes).
+struct Read {
+    skeleton: Skeleton,
+    clips: Vec<(String, Clip)>,
+    #[cfg_attr(not(feature = "gltf"), allow(dead_code))]
+    rest: Option<Vec<Kform>>,
+}
+
+/// Reads `input` by its extension (glTF at `options.rate`).
+fn read_input(input: &Path, options: &Options) -> Result<Read> {
+    // Read only by the glTF reader (a build without it has no rate).
+    let _ = options;
+    match extension(input).as_str() {
+        "bvh" => {
+            let b = bvh::load(input)?;
+            Ok(Read {
+                skeleton: b.skeleton,
+                clips: vec![("bvh".to_string(), b.clip)],
+                rest: None,
+            })
+        }
+        #[cfg(feature = "gltf")]
+        "glb" | "gltf" => {
+            let rate = options
+                .rate
+                .map_or(crate::gltf::Rate::Keys, crate::gltf::Rate::Fps);
+            let d = crate::gltf::load(input, rate).map_err(|e| e.in_file(input))?;
+            Ok(Read {
+                skeleton: d.skeleton,
+                clips: d.clips.into_iter().map(|c| (c.name, c.clip)).collect(),
+                rest: Some(d.rest),
+            })
+        }
+        e => Err(unsupported(
+            input,
+            &format!("cannot read `.{e}` (this build reads {})", formats()),
+        )),
+    }
+}
+
+/// The bytes of each output file of `output` (the `.gltf`, then its
+/// `.bin`), encoded from what was read; errors name the file.
+fn encode(read: &Read, input: &Path, output: &Path, options: &Options) -> Result<Vec<Vec<u8>>> {
+    Ok(match extension(output).as_str() {
+        "bvh" => {
+            let Some((_, clip)) = read.clips.get(options.animation) else {
+                return Err(no_animation(input, read.clips.len(), options.animation).in_file(input));
+            };
+            let b = bvh_for_clip(&read.skeleton, clip).map_err(|e| e.in_file(output))?;
+            vec![
+                bvh::write(&b, clip)
+                    .map_err(|e| e.in_file(output))?
+                    .into_bytes(),
+            ]
+        }
+        #[cfg(feature = "gltf")]
+        "glb" => {
+            let named: Vec<(&str, &Clip)> =
+                read.clips.iter().map(|(n, c)| (n.as_str(), c)).collect();
+            vec![
+                crate::gltf::write_glb(&read.skeleton, read.rest.as_deref(), &named)
+                    .map_err(|e| e.in_file(output))?,
+            ]
+        }
+        #[cfg(feature = "gltf")]
+        "gltf" => {
+            let named: Vec<(&str, &Clip)> =
+                read.clips.iter().map(|(n, c)| (n.as_str(), c)).collect();
+            let bin_path = output.with_extension("bin");
+            let bin_name = bin_path
+                .file_name()
+                .and_then(|n| n.to_str())
+                .unwrap_or("buffer.bin");
+            let files =
+                crate::gltf::write_gltf(&read.skeleton, read.rest.as_deref(), &named, bin_name)
+                    .map_err(|e| e.in_file(output))?;
+            vec![files.gltf, files.bin]
+        }
+        e => return Err(unsupported(output, &format!("cannot write `.{e}`"))),
     })
 }
 

@@ -9,12 +9,15 @@
 //! alone, so output is bit-identical for any number of threads (and for
 //! every [`FkMode`]).
 //!
-//! How a chain is walked depends on the working set ([`walk_for`]): two
-//! packs side by side while the local and global poses fit in the
-//! last-level cache, one pack at a time beyond it.
+//! How a chain is walked depends on the working set against this
+//! machine's caches ([`walk_for`], [`stream_above_for`]): two packs side by
+//! side while the local and global poses fit, one pack at a time beyond.
 
 use rayon::prelude::*;
 
+use std::sync::OnceLock;
+
+use super::caches::Caches;
 use super::{chunk, cost_ns, run, same_len};
 use crate::error::Result;
 use crate::lanes::{FkMode, Jointx8, Kformx8, bk_unchecked, fk_packs_unchecked};
@@ -24,38 +27,84 @@ use crate::stream::packs_for;
 
 /// The working set (bytes of local pose read plus global pose written)
 /// above which [`op_fk`] walks one pack at a time ([`Jointx8::FK_STREAM`])
-/// instead of two side by side ([`Jointx8::FK`]): 32 MiB, the L3 of both
-/// machine kinds of PERF.md. Beyond it the data streams from DRAM, and on
-/// the Zen 5 of issue 27 the one-pack walk streamed 1.4 to 2.0x faster
-/// than the pairs (within 1.01 to 1.24x of a copy, the pairs 1.15 to
-/// 2.33x); in cache the pairs are faster (two chains for the core to
-/// overlap). PERF.md, "FK streaming: the walk by working set", has the
-/// sweep on the Zen 3.
+/// instead of two side by side ([`Jointx8::FK`]) where this machine's
+/// caches are unknown: 32 MiB, the L3 of both machine kinds of PERF.md.
+/// [`stream_above_bytes`] gives the threshold this machine uses.
 pub const STREAM_ABOVE_BYTES: usize = 32 << 20;
 
-/// The walk [`op_fk`] takes over `characters × joints` of `T`:
-/// [`Jointx8::FK`] (two packs side by side) while the local and global
-/// poses together take at most [`STREAM_ABOVE_BYTES`], else
-/// [`Jointx8::FK_STREAM`] (one pack). Every walk gives the same bits.
+/// The working set above which [`op_fk`] walks one pack at a time, for
+/// caches `caches` (PERF.md, "FK's walk by working set", has the sweeps
+/// this rule is fitted to):
+///
+/// - a core's L2 of 1 MiB or more (the AVX-512 Zen of issue 27, family 25
+///   model 17: L2 1 MiB, L3 32 MiB): **twice the L2**. There the pairs are
+///   faster only while the working set is about the L2's size (64 to 1,024
+///   characters of 31 joints, 0.1 to 3.5 MB) and 1.1 to 1.8x slower from
+///   8,192 characters (14 MB, inside the L3); at 1,024 characters the
+///   one-pack walk already wins for `PosRotSclx8` (2.5 MB, 12%) and
+///   `Kformx8` (4.8 MB, 6%) and loses 2 to 3% for `PosRotx8` (1.8 MB) and
+///   `Motionx8` (3.3 MB);
+/// - a smaller L2 with a known L3 (the Zen 3 of PERF.md: L2 512 KiB, L3 32
+///   MiB): **the L3**. There the pairs are as fast as one pack or faster
+///   at every size measured, in cache by 10 to 30% and beyond the L3 by 0
+///   to 15%, and the one-pack walk streams within 1.15x of a copy;
+/// - neither known: [`STREAM_ABOVE_BYTES`].
+///
+/// Two machine kinds are all this is fitted to: a CPU of another kind
+/// (Intel's 2 MiB L2s, for one) gets the rule of the kind its caches
+/// resemble, unmeasured. Every walk gives the same bits, so the rule moves
+/// only time.
 ///
 /// ```
-/// use kineform::batch::fk::{STREAM_ABOVE_BYTES, walk_for};
+/// use kineform::batch::caches::Caches;
+/// use kineform::batch::fk::{STREAM_ABOVE_BYTES, stream_above_for};
+///
+/// let zen3 = Caches { l2: Some(512 << 10), l3: Some(32 << 20) };
+/// let zen_avx512 = Caches { l2: Some(1 << 20), l3: Some(32 << 20) };
+/// assert_eq!(stream_above_for(zen3), 32 << 20);
+/// assert_eq!(stream_above_for(zen_avx512), 2 << 20);
+/// assert_eq!(stream_above_for(Caches::default()), STREAM_ABOVE_BYTES);
+/// ```
+pub fn stream_above_for(caches: Caches) -> usize {
+    match caches {
+        Caches { l2: Some(l2), .. } if l2 >= 1 << 20 => l2.saturating_mul(2),
+        Caches { l3: Some(l3), .. } => l3,
+        _ => STREAM_ABOVE_BYTES,
+    }
+}
+
+/// This machine's threshold: [`stream_above_for`] of
+/// [`Caches::of_this_machine`] (read once).
+pub fn stream_above_bytes() -> usize {
+    static ABOVE: OnceLock<usize> = OnceLock::new();
+    *ABOVE.get_or_init(|| stream_above_for(Caches::of_this_machine()))
+}
+
+/// The walk [`op_fk`] takes over `characters × joints` of `T` on this
+/// machine: [`walk_for_above`] with [`stream_above_bytes`].
+///
+/// ```
+/// use kineform::batch::fk::walk_for;
 /// use kineform::lanes::{Jointx8, PosRotx8};
 ///
-/// // 1,000 characters of 31 joints: 1.7 MB each way, in cache.
-/// assert_eq!(walk_for::<PosRotx8>(1_000, 31), PosRotx8::FK);
-/// // 40,000 characters: 69 MB read and written, streaming.
+/// // 64 characters of 31 joints: 0.1 MB each way, in every L2.
+/// assert_eq!(walk_for::<PosRotx8>(64, 31), PosRotx8::FK);
+/// // 40,000 characters: 69 MB read and written, beyond every L3.
 /// assert_eq!(walk_for::<PosRotx8>(40_000, 31), PosRotx8::FK_STREAM);
 /// ```
 pub fn walk_for<T: Jointx8>(characters: usize, joints: usize) -> FkMode {
+    walk_for_above::<T>(characters, joints, stream_above_bytes())
+}
+
+/// [`Jointx8::FK`] (two packs side by side) while the local and global
+/// poses of `characters × joints` of `T` together take at most `above`
+/// bytes, else [`Jointx8::FK_STREAM`] (one pack). Every walk gives the
+/// same bits.
+pub fn walk_for_above<T: Jointx8>(characters: usize, joints: usize, above: usize) -> FkMode {
     let bytes = packs_for(characters)
         .saturating_mul(joints)
         .saturating_mul(2 * size_of::<T>());
-    if bytes <= STREAM_ABOVE_BYTES {
-        T::FK
-    } else {
-        T::FK_STREAM
-    }
+    if bytes <= above { T::FK } else { T::FK_STREAM }
 }
 
 fn same_shape<T: Jointx8>(what: &'static str, a: &PoseStream<T>, b: &PoseStream<T>) -> Result<()> {

@@ -32,6 +32,7 @@ use crate::lanes::{self, F32x8, Kformx8, splat};
 use crate::skeleton::Skeleton;
 use crate::stream::{CrowdPose, F32Stream, KformStream, QuatStream, Vec3Stream};
 
+pub mod caches;
 pub mod cost;
 pub mod crowd;
 pub mod deadblend;

@@ -477,6 +477,17 @@ pub fn parse(text: &str) -> Result<Bvh> {
         line: 0,
         reason: e.to_string(),
     })?;
+    // Every value is within the domain, but a long chain of large offsets
+    // can still reach past what forward kinematics keeps finite.
+    clip.check_reach(skeleton.parents(), clip.positions())
+        .map_err(|e| Error::Bvh {
+            path: None,
+            line: match &e {
+                Error::Clip { joint, .. } => joint_lines.get(*joint).copied().unwrap_or(0),
+                _ => 0,
+            },
+            reason: e.to_string(),
+        })?;
     Ok(Bvh {
         skeleton,
         offsets,

@@ -144,6 +144,10 @@ fn writable(bvh: &Bvh, clip: &Clip) -> Result<Vec<Option<[usize; 3]>>> {
             });
         }
     }
+    // What the reader would refuse (issue 21, defect 9).
+    if let Err(e) = clip.check_reach(bvh.skeleton.parents(), clip.positions()) {
+        return cannot(format!("the motion: {e}"));
+    }
     if bvh.channels.iter().all(Vec::is_empty) {
         return cannot(
             "the motion: no joint has channels, and BVH motion lines cannot be empty".into(),

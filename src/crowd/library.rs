@@ -249,7 +249,7 @@ impl ClipLibrary {
                 }
             }
         }
-        check_reach(mine.parents(), &pos, clip)?;
+        clip.check_reach(mine.parents(), &pos)?;
         let c = Clip::new(
             frames,
             joints,
@@ -328,43 +328,5 @@ impl ClipLibrary {
     /// True when no clip has been added.
     pub fn is_empty(&self) -> bool {
         self.clips.is_empty()
-    }
-}
-
-/// Refuses a clip whose joints, placed at `pos` (the library's bones),
-/// reach past [`crate::limits::MAX_REACH`] or scale past
-/// [`crate::limits::MAX_SCALE`] ([`crate::limits::reach`]).
-fn check_reach(parents: &[i32], pos: &[Vec3], clip: &Clip) -> Result<()> {
-    let joints = parents.len();
-    let mut length = vec![0.0f64; joints];
-    let mut frame_of = vec![0usize; joints];
-    let mut scale = vec![0.0f64; joints];
-    for (i, (p, s)) in pos.iter().zip(clip.scales()).enumerate() {
-        let j = i % joints;
-        let l = f64::from(p.x).hypot(f64::from(p.y)).hypot(f64::from(p.z));
-        if l > length[j] {
-            (length[j], frame_of[j]) = (l, i / joints);
-        }
-        scale[j] = scale[j].max(f64::from(s.x.max(s.y).max(s.z)));
-    }
-    match crate::limits::reach(parents, &length, &scale) {
-        None => Ok(()),
-        Some(o) => Err(Error::Clip {
-            frame: frame_of[o.joint],
-            joint: o.joint,
-            reason: match o.scale {
-                true => format!(
-                    "its scale, multiplied along its chain, reaches {:e}, past {:e} (kineform::limits::MAX_SCALE)",
-                    o.value,
-                    crate::limits::MAX_SCALE
-                ),
-                false => format!(
-                    "it reaches {:e} units from the character's root along its chain (its largest position, at this frame, is {:e}), past {:e} (kineform::limits::MAX_REACH)",
-                    o.value,
-                    length[o.joint],
-                    crate::limits::MAX_REACH
-                ),
-            },
-        }),
     }
 }

@@ -150,113 +150,79 @@ pub(super) fn check_enums(root: &::gltf::json::Root) -> Result<()> {
 pub(super) fn check_indices(root: &::gltf::json::Root) -> Result<()> {
     let (nodes, accessors) = (root.nodes.len(), root.accessors.len());
     let (views, buffers) = (root.buffer_views.len(), root.buffers.len());
-    let bad = |path: String, i: usize, n: usize, what: &str| {
-        err::<()>(
-            path,
-            format!("index {i} out of range: there are {n} {what}"),
-        )
-    };
     for (i, node) in root.nodes.iter().enumerate() {
         for (k, c) in node.children.iter().flatten().enumerate() {
-            if c.value() >= nodes {
-                return bad(
-                    format!("nodes[{i}].children[{k}]"),
-                    c.value(),
-                    nodes,
-                    "nodes",
-                );
-            }
+            index(c.value(), nodes, "nodes", || {
+                format!("nodes[{i}].children[{k}]")
+            })?;
         }
     }
     for (i, skin) in root.skins.iter().enumerate() {
         for (k, j) in skin.joints.iter().enumerate() {
-            if j.value() >= nodes {
-                return bad(format!("skins[{i}].joints[{k}]"), j.value(), nodes, "nodes");
-            }
+            index(j.value(), nodes, "nodes", || {
+                format!("skins[{i}].joints[{k}]")
+            })?;
         }
-        if let Some(a) = skin.inverse_bind_matrices
-            && a.value() >= accessors
-        {
-            return bad(
-                format!("skins[{i}].inverseBindMatrices"),
-                a.value(),
-                accessors,
-                "accessors",
-            );
+        if let Some(a) = skin.inverse_bind_matrices {
+            index(a.value(), accessors, "accessors", || {
+                format!("skins[{i}].inverseBindMatrices")
+            })?;
         }
     }
     for (i, acc) in root.accessors.iter().enumerate() {
-        if let Some(v) = acc.buffer_view
-            && v.value() >= views
-        {
-            return bad(
-                format!("accessors[{i}].bufferView"),
-                v.value(),
-                views,
-                "buffer views",
-            );
+        if let Some(v) = acc.buffer_view {
+            index(v.value(), views, "buffer views", || {
+                format!("accessors[{i}].bufferView")
+            })?;
         }
         if let Some(sp) = &acc.sparse {
             for (what, v) in [
                 ("indices", sp.indices.buffer_view),
                 ("values", sp.values.buffer_view),
             ] {
-                if v.value() >= views {
-                    return bad(
-                        format!("accessors[{i}].sparse.{what}.bufferView"),
-                        v.value(),
-                        views,
-                        "buffer views",
-                    );
-                }
+                index(v.value(), views, "buffer views", || {
+                    format!("accessors[{i}].sparse.{what}.bufferView")
+                })?;
             }
         }
     }
     for (i, view) in root.buffer_views.iter().enumerate() {
-        if view.buffer.value() >= buffers {
-            return bad(
-                format!("bufferViews[{i}].buffer"),
-                view.buffer.value(),
-                buffers,
-                "buffers",
-            );
-        }
+        index(view.buffer.value(), buffers, "buffers", || {
+            format!("bufferViews[{i}].buffer")
+        })?;
     }
     for (a, anim) in root.animations.iter().enumerate() {
         let samplers = anim.samplers.len();
         for (c, ch) in anim.channels.iter().enumerate() {
             let path = format!("animations[{a}].channels[{c}]");
-            if ch.target.node.value() >= nodes {
-                return bad(
-                    format!("{path}.target.node"),
-                    ch.target.node.value(),
-                    nodes,
-                    "nodes",
-                );
-            }
-            if ch.sampler.value() >= samplers {
-                return bad(
-                    format!("{path}.sampler"),
-                    ch.sampler.value(),
-                    samplers,
-                    "samplers",
-                );
-            }
+            index(ch.target.node.value(), nodes, "nodes", || {
+                format!("{path}.target.node")
+            })?;
+            index(ch.sampler.value(), samplers, "samplers", || {
+                format!("{path}.sampler")
+            })?;
         }
         for (k, sm) in anim.samplers.iter().enumerate() {
             for (what, ix) in [("input", sm.input), ("output", sm.output)] {
-                if ix.value() >= accessors {
-                    return bad(
-                        format!("animations[{a}].samplers[{k}].{what}"),
-                        ix.value(),
-                        accessors,
-                        "accessors",
-                    );
-                }
+                index(ix.value(), accessors, "accessors", || {
+                    format!("animations[{a}].samplers[{k}].{what}")
+                })?;
             }
         }
     }
     Ok(())
+}
+
+/// Refuses index `i` at `path` when it is not below `n`, the count of
+/// the document's `what`.
+fn index(i: usize, n: usize, what: &str, path: impl FnOnce() -> String) -> Result<()> {
+    match i < n {
+        true => Ok(()),
+        false => err(
+            path(),
+            format!("index {i} out of range: there are {n} {what}"),
+        ),
+    }
 }
 
 /// Refuses an integer past `u32::MAX` anywhere in the JSON but under

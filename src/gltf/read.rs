@@ -147,6 +147,8 @@ fn read(bytes: &[u8], rate: Rate, dir: Option<&Path>) -> Result<Document> {
             .name()
             .map_or_else(|| format!("animation{a}"), String::from);
         let clip = sample(&doc, &plan, &keys, &joints, &own_rest, a, t)?;
+        clip.check_reach(skeleton.parents(), clip.positions())
+            .map_err(|e| error(format!("animations[{a}]"), e.to_string()))?;
         clips.push(NamedClip { name, clip });
     }
     Ok(Document {

@@ -224,6 +224,27 @@ fn document(
     rest: Option<&[Kform]>,
     clips: &[(&str, &Clip)],
 ) -> Result<Builder> {
+    check_clips(skeleton, clips)?;
+    let rest = rest_pose(skeleton.len(), rest, clips)?;
+    let inverse_bind = InverseBind::from_bind_pose(skeleton, &rest)?;
+    let mut b = Builder {
+        root: json::Root::default(),
+        bin: Vec::new(),
+    };
+    b.root.asset.generator = Some(format!("kineform {}", env!("CARGO_PKG_VERSION")));
+    b.nodes_and_skin(skeleton, &rest, &inverse_bind);
+    for (name, clip) in clips {
+        b.animation(name, clip);
+    }
+    Ok(b)
+}
+
+/// Refuses clips that kineform's reader would refuse in one document
+/// (more than [`MAX_SAMPLES`] joint-frames in all), that do not have the
+/// skeleton's joints, that hold a value that is not finite, or whose
+/// joints reach past [`crate::limits::MAX_REACH`] (kineform's reader
+/// refuses them).
+fn check_clips(skeleton: &Skeleton, clips: &[(&str, &Clip)]) -> Result<()> {
     let joints = skeleton.len();
     let samples = clips.iter().fold(0usize, |a, (_, c)| {
         a.saturating_add(c.frames().saturating_mul(c.joints()))
@@ -253,7 +274,17 @@ fn document(
             return Err(bad("clip values", f32::NAN, "must be finite"));
         }
     }
-    let rest: Vec<Kform> = match (rest, clips.first()) {
+    for (name, c) in clips {
+        c.check_reach(skeleton.parents(), c.positions())
+            .map_err(|e| super::error(format!("animation {name}"), e.to_string()))?;
+    }
+    Ok(())
+}
+
+/// The nodes' rest transforms: `rest` as given (of `joints` joints), else
+/// the first clip's first frame, else the identity.
+fn rest_pose(joints: usize, rest: Option<&[Kform]>, clips: &[(&str, &Clip)]) -> Result<Vec<Kform>> {
+    Ok(match (rest, clips.first()) {
         (Some(r), _) => {
             if r.len() != joints {
                 return Err(Error::Length {
@@ -273,63 +304,67 @@ fn document(
             })
             .collect(),
         (None, None) => vec![Kform::IDENTITY; joints],
-    };
-    let inverse_bind = InverseBind::from_bind_pose(skeleton, &rest)?;
+    })
+}
 
-    let mut b = Builder {
-        root: json::Root::default(),
-        bin: Vec::new(),
-    };
-    b.root.asset.generator = Some(format!("kineform {}", env!("CARGO_PKG_VERSION")));
-    let parents = skeleton.parents();
-    let mut children: Vec<Vec<json::Index<json::Node>>> = vec![Vec::new(); joints];
-    for (j, &p) in parents.iter().enumerate() {
-        if p >= 0 {
-            children[p as usize].push(json::Index::new(j as u32));
+impl Builder {
+    /// One node per joint at its `rest` transform (children listed, the
+    /// roots in the scene), and the skin with `inverse_bind`'s matrices.
+    fn nodes_and_skin(&mut self, skeleton: &Skeleton, rest: &[Kform], inverse_bind: &InverseBind) {
+        let joints = skeleton.len();
+        let parents = skeleton.parents();
+        let mut children: Vec<Vec<json::Index<json::Node>>> = vec![Vec::new(); joints];
+        for (j, &p) in parents.iter().enumerate() {
+            if p >= 0 {
+                children[p as usize].push(json::Index::new(j as u32));
+            }
         }
-    }
-    for (j, (name, k)) in skeleton.names().iter().zip(&rest).enumerate() {
-        let kids = std::mem::take(&mut children[j]);
-        b.root.push(json::Node {
-            name: Some(name.clone()),
-            children: (!kids.is_empty()).then_some(kids),
-            translation: Some(k.pos.to_array()),
-            rotation: Some(json::scene::UnitQuaternion(xyzw(k.rot))),
-            scale: (k.scl != Vec3::ONE).then_some(k.scl.to_array()),
-            ..Default::default()
+        for (j, (name, k)) in skeleton.names().iter().zip(rest).enumerate() {
+            let kids = std::mem::take(&mut children[j]);
+            self.root.push(json::Node {
+                name: Some(name.clone()),
+                children: (!kids.is_empty()).then_some(kids),
+                translation: Some(k.pos.to_array()),
+                rotation: Some(json::scene::UnitQuaternion(xyzw(k.rot))),
+                scale: (k.scl != Vec3::ONE).then_some(k.scl.to_array()),
+                ..Default::default()
+            });
+        }
+        let roots: Vec<json::Index<json::Node>> = (0..joints)
+            .filter(|&j| parents[j] < 0)
+            .map(|j| json::Index::new(j as u32))
+            .collect();
+        let ibm: Vec<f32> = inverse_bind.to_matrices().concat();
+        let ibm = self.accessor(&ibm, 16, json::accessor::Type::Mat4, false);
+        self.root.push(json::Skin {
+            extensions: Default::default(),
+            extras: Default::default(),
+            inverse_bind_matrices: Some(ibm),
+            joints: (0..joints).map(|j| json::Index::new(j as u32)).collect(),
+            name: Some("skeleton".into()),
+            skeleton: (roots.len() == 1).then(|| roots[0]),
         });
+        let scene = self.root.push(json::Scene {
+            extensions: Default::default(),
+            extras: Default::default(),
+            name: None,
+            nodes: roots,
+        });
+        self.root.scene = Some(scene);
     }
-    let roots: Vec<json::Index<json::Node>> = (0..joints)
-        .filter(|&j| parents[j] < 0)
-        .map(|j| json::Index::new(j as u32))
-        .collect();
-    let ibm: Vec<f32> = inverse_bind.to_matrices().concat();
-    let ibm = b.accessor(&ibm, 16, json::accessor::Type::Mat4, false);
-    b.root.push(json::Skin {
-        extensions: Default::default(),
-        extras: Default::default(),
-        inverse_bind_matrices: Some(ibm),
-        joints: (0..joints).map(|j| json::Index::new(j as u32)).collect(),
-        name: Some("skeleton".into()),
-        skeleton: (roots.len() == 1).then(|| roots[0]),
-    });
-    let scene = b.root.push(json::Scene {
-        extensions: Default::default(),
-        extras: Default::default(),
-        name: None,
-        nodes: roots,
-    });
-    b.root.scene = Some(scene);
 
-    for (name, clip) in clips {
+    /// One animation named `name`: a LINEAR sampler keyed at every frame of
+    /// `clip` for each joint's translation and rotation, and its scale
+    /// where it is not one.
+    fn animation(&mut self, name: &str, clip: &Clip) {
         let frames = clip.frames();
         let times: Vec<f32> = (0..frames)
             .map(|f| (f as f64 * clip.frame_time() as f64) as f32)
             .collect();
-        let input = b.accessor(&times, 1, json::accessor::Type::Scalar, true);
+        let input = self.accessor(&times, 1, json::accessor::Type::Scalar, true);
         let mut samplers = Vec::new();
         let mut channels = Vec::new();
-        for j in 0..joints {
+        for j in 0..clip.joints() {
             let mut channel = |b: &mut Builder, values: Vec<f32>, width, property| {
                 let type_ = if width == 3 {
                     json::accessor::Type::Vec3
@@ -360,24 +395,22 @@ fn document(
             let pos: Vec<f32> = (0..frames)
                 .flat_map(|f| clip.pos(f, j).to_array())
                 .collect();
-            channel(&mut b, pos, 3, json::animation::Property::Translation);
+            channel(self, pos, 3, json::animation::Property::Translation);
             let rot: Vec<f32> = (0..frames).flat_map(|f| xyzw(clip.rot(f, j))).collect();
-            channel(&mut b, rot, 4, json::animation::Property::Rotation);
+            channel(self, rot, 4, json::animation::Property::Rotation);
             if (0..frames).any(|f| clip.scl(f, j) != Vec3::ONE) {
                 let scl: Vec<f32> = (0..frames)
                     .flat_map(|f| clip.scl(f, j).to_array())
                     .collect();
-                channel(&mut b, scl, 3, json::animation::Property::Scale);
+                channel(self, scl, 3, json::animation::Property::Scale);
             }
         }
-        b.root.push(json::Animation {
+        self.root.push(json::Animation {
             extensions: Default::default(),
             extras: Default::default(),
             channels,
-            name: Some((*name).to_string()),
+            name: Some(name.to_string()),
             samplers,
         });
     }
-
-    Ok(b)
 }

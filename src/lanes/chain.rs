@@ -13,9 +13,11 @@
 //! are read back from the output just written (a store-to-load forward, off
 //! the arithmetic's critical path once two chains overlap) is the fastest
 //! in cache for every type, so it is every type's [`Jointx8::FK`]. Beyond
-//! the last-level cache [`crate::batch::fk::walk_for`] takes one pack at a
-//! time instead ([`Jointx8::FK_STREAM`]): on issue 27's Zen 5 the pairs
-//! streamed 1.4 to 2.0x slower than one pack (PERF.md).
+//! a threshold read from this machine's caches
+//! ([`crate::batch::fk::stream_above_for`]: twice the L2 where it is 1 MiB
+//! or more, else the L3) [`crate::batch::fk::walk_for`] takes one pack at
+//! a time instead ([`Jointx8::FK_STREAM`]): on the AVX-512 Zen of PERF.md
+//! the pairs ran 1.1 to 1.8x slower than one pack from 14 MB.
 
 use super::joint::Jointx8;
 use crate::skeleton::Chain;

@@ -74,7 +74,7 @@ pub trait Jointx8: Copy + Pod + Send + Sync + PartialEq + core::fmt::Debug {
     /// two packs side by side for every type.
     const FK: FkMode;
 
-    /// How it runs over a working set beyond the last-level cache
+    /// How it runs over a working set beyond this machine's threshold
     /// ([`crate::batch::fk::walk_for`]): one pack at a time; by default the
     /// parents read back from the output, for [`PosRotx8`] and
     /// [`PosRotSclx8`] kept in registers (their one-pack loops do not

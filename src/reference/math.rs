@@ -24,7 +24,7 @@ pub const SLERP_NLERP_ANGLE: f32 = 1e-3;
 pub const FLUSH_TINY: f32 = 1e-30;
 
 /// A 3-vector: positions, velocities, scales, scaled-angle-axis rotations.
-#[derive(Clone, Copy, Debug, PartialEq, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Default, bytemuck::Pod, bytemuck::Zeroable)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[repr(C)]
 pub struct Vec3 {
@@ -230,7 +230,7 @@ pub fn flush_tiny_vec3(v: Vec3) -> Vec3 {
 
 /// A quaternion `(w, x, y, z)`, unit length when it is a rotation.
 /// `Default` is the identity.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[repr(C)]
 pub struct Quat {

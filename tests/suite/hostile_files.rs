@@ -521,3 +521,88 @@ fn defect_9_a_skeleton_out_of_depth_first_order_reads_back_its_own_motion() {
         }
     }
 }
+
+/// The error of a refusal (without printing a large accepted value).
+fn refused<T>(r: kineform::Result<T>) -> String {
+    match r {
+        Ok(_) => panic!("accepted"),
+        Err(e) => e.to_string(),
+    }
+}
+
+/// A BVH chain of `joints` joints, each `offset` units along x from its
+/// parent (the root has three rotation channels, the others none), two
+/// frames.
+fn chain_bvh(joints: usize, offset: &str) -> String {
+    let mut s = format!(
+        "HIERARCHY\nROOT j0\n{{\nOFFSET {offset} 0 0\nCHANNELS 3 Zrotation Yrotation Xrotation\n"
+    );
+    for j in 1..joints {
+        s.push_str(&format!("JOINT j{j}\n{{\nOFFSET {offset} 0 0\n"));
+    }
+    s.push_str(&"}\n".repeat(joints));
+    s.push_str("MOTION\nFrames: 2\nFrame Time: 0.01\n0 0 0\n0 0 0\n");
+    s
+}
+
+/// Defect 9: one domain for clips in every reader, writer and library: a
+/// chain whose joints reach past `MAX_REACH` from the root (1,001 joints
+/// 1e6 apart, each offset within `MAX_POSITION`) loaded from BVH and from
+/// glTF (a `ClipLibrary` refused it, so a file kineform read could not
+/// be played), and was written by both writers. Now the readers refuse it
+/// naming the joint (BVH: its line), the writers refuse to write it, and
+/// 1,000 joints (a reach of exactly 1e9) are accepted.
+#[test]
+fn defect_9_a_clip_past_the_reach_limit_is_refused_by_every_reader_and_writer() {
+    let e = refused(bvh::parse(&chain_bvh(1001, "1e6")));
+    // Joint 1000's `JOINT` line: 5 lines for the root, 3 per joint
+    // (joint j at line 3j + 3).
+    assert!(
+        e.contains("MAX_REACH") && e.contains("joint 1000") && e.contains("line 3003"),
+        "{e}"
+    );
+    bvh::parse(&chain_bvh(1000, "1e6")).unwrap();
+
+    let near = bvh::parse(&chain_bvh(1001, "1e5")).unwrap();
+    let far_pos: Vec<_> = near.clip.positions().iter().map(|p| *p * 10.0).collect();
+    let far = kineform::Clip::new(
+        2,
+        1001,
+        0.01,
+        far_pos,
+        near.clip.rotations().to_vec(),
+        near.clip.scales().to_vec(),
+    )
+    .unwrap();
+    let e = bvh::write(&near, &far).unwrap_err().to_string();
+    assert!(e.contains("MAX_REACH"), "{e}");
+    bvh::write(&near, &near.clip).unwrap();
+
+    #[cfg(feature = "gltf")]
+    {
+        use kineform::gltf;
+        let e = gltf::write_glb(&near.skeleton, None, &[("far", &far)])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("MAX_REACH") && e.contains("far"), "{e}");
+        // A file that another writer made: kineform's own, with every
+        // 1e5 of its translations' keys made 1e6 (the rest pose and the
+        // inverse bind matrices are left as they were).
+        let mut glb = gltf::write_glb(&near.skeleton, None, &[("near", &near.clip)]).unwrap();
+        gltf::parse(&glb, gltf::Rate::Keys).unwrap();
+        let (from, to) = (1e5f32.to_le_bytes(), 1e6f32.to_le_bytes());
+        let mut patched = 0;
+        for i in 0..glb.len() - 3 {
+            if glb[i..i + 4] == from {
+                glb[i..i + 4].copy_from_slice(&to);
+                patched += 1;
+            }
+        }
+        assert!(patched >= 2 * 1001, "{patched}");
+        let e = refused(gltf::parse(&glb, gltf::Rate::Keys));
+        assert!(
+            e.contains("MAX_REACH") && e.contains("animations[0]") && e.contains("joint 1000"),
+            "{e}"
+        );
+    }
+}

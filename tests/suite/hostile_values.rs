@@ -196,7 +196,7 @@ fn run_limited(kb: u64, args: &[&str]) -> std::process::Output {
 /// Defect 5: `kineform crowd --scalar` with 2,000,000 characters under a
 /// 4 GB address-space limit is refused with a typed error saying what
 /// could not be had (each character's poses were cloned infallibly:
-/// SIGABRT, exit 134).
+/// SIGABRT, exit 134), naming the whole reservation that failed.
 #[test]
 fn defect_5_a_reference_crowd_too_big_for_memory_is_refused_not_aborted() {
     let o = run_limited(
@@ -216,6 +216,13 @@ fn defect_5_a_reference_crowd_too_big_for_memory_is_refused_not_aborted() {
     assert_eq!(o.status.code(), Some(1), "{err}");
     assert!(
         err.contains("could not be reserved") && err.contains("in all"),
+        "{err}"
+    );
+    // The message names the reservation that failed as a whole (the
+    // characters' kept states), not the one 512-byte vector that happened
+    // to fail inside it.
+    assert!(
+        err.contains("kept states of 2000000 characters") && !err.contains("512 bytes"),
         "{err}"
     );
 }

@@ -477,33 +477,50 @@ fn threads_do_not_change_bits() {
     case::<Kformx8>(&skel, kf);
 }
 
-/// The walk by working set (`batch::fk::walk_for`): two packs side by
-/// side up to `STREAM_ABOVE_BYTES` of local and global pose, one pack
-/// beyond, at the boundary of each type's own size; and `op_fk` over a
-/// crowd just past the boundary gives the bits of both walks, on one and
-/// two threads (which walk `op_fk` took does not show in its output: that
-/// is the point). Mutations caught: the working set counted without the
-/// type's size (every type switching where `Kformx8` does), and counted
-/// one way only (local, not local and global).
+/// The walk by working set (`batch::fk::walk_for_above`): two packs side
+/// by side up to `above` bytes of local and global pose, one pack beyond,
+/// at the boundary of each type's own size, for the default threshold and
+/// the AVX-512 Zen's (2 MiB); `walk_for` is it with this machine's
+/// threshold (`stream_above_bytes`, from its caches); and `op_fk` over a
+/// crowd just past the default boundary gives the bits of both walks, on
+/// one and two threads (which walk `op_fk` took does not show in its
+/// output: that is the point). Mutations caught: the working set counted
+/// without the type's size (every type switching where `Kformx8` does),
+/// and counted one way only (local, not local and global).
 #[test]
 fn the_walk_follows_the_working_set() {
-    use batch::fk::{STREAM_ABOVE_BYTES, walk_for};
+    use batch::caches::Caches;
+    use batch::fk::{
+        STREAM_ABOVE_BYTES, stream_above_bytes, stream_above_for, walk_for, walk_for_above,
+    };
+    assert_eq!(
+        stream_above_bytes(),
+        stream_above_for(Caches::of_this_machine())
+    );
     fn case<T: Jointx8>(skel: &Skeleton) {
         let name = core::any::type_name::<T>();
         assert_ne!(T::FK, T::FK_STREAM, "{name}: two walks to choose between");
         let joints = skel.len();
-        // The largest crowd of whole packs whose two poses fit.
-        let packs = STREAM_ABOVE_BYTES / (2 * size_of::<T>() * joints);
-        let fits = packs * 8;
-        assert_eq!(walk_for::<T>(fits, joints), T::FK, "{name} at {fits}");
-        assert_eq!(
-            walk_for::<T>(fits + 1, joints),
-            T::FK_STREAM,
-            "{name} at {}",
-            fits + 1
-        );
-        assert_eq!(walk_for::<T>(0, joints), T::FK);
-        assert_eq!(walk_for::<T>(usize::MAX, joints), T::FK_STREAM);
+        for above in [STREAM_ABOVE_BYTES, 2 << 20] {
+            // The largest crowd of whole packs whose two poses fit.
+            let fits = above / (2 * size_of::<T>() * joints) * 8;
+            let walk = |n| walk_for_above::<T>(n, joints, above);
+            assert_eq!(walk(fits), T::FK, "{name} at {fits}, {above}");
+            assert_eq!(
+                walk(fits + 1),
+                T::FK_STREAM,
+                "{name} at {fits} + 1, {above}"
+            );
+            assert_eq!(walk(0), T::FK);
+            assert_eq!(walk(usize::MAX), T::FK_STREAM);
+        }
+        for n in [0, 64, 1024, 8192, 40_000] {
+            assert_eq!(
+                walk_for::<T>(n, joints),
+                walk_for_above::<T>(n, joints, stream_above_bytes())
+            );
+        }
+        let fits = STREAM_ABOVE_BYTES / (2 * size_of::<T>() * joints) * 8;
         // Past the boundary: op_fk walks one pack, with the pairs' bits.
         let chars = fits + 3;
         let local = PoseStream::<T>::from_fn(chars, joints, |c, j| {
@@ -520,7 +537,7 @@ fn the_walk_follows_the_working_set() {
         .unwrap();
         let mut by_size = PoseStream::<T>::new(chars, joints).unwrap();
         batch::fk::op_fk(&mut by_size, &local, skel).unwrap();
-        for (threads, mode) in [(1, T::FK), (2, T::FK), (2, T::FK_STREAM)] {
+        for (threads, mode) in [(1, T::FK), (2, T::FK), (1, T::FK_STREAM), (2, T::FK_STREAM)] {
             let mut g = PoseStream::<T>::new(chars, joints).unwrap();
             pool(threads)
                 .install(|| batch::fk::op_fk_with(&mut g, &local, skel, mode))

@@ -10,6 +10,11 @@
 //! overlapping stores then clobber each next pair's `x`); the crowd's
 //! first partial pack written from lane 0 instead of its start; the block
 //! blocks one joint short of 32 (the last joint of each block unwritten).
+//! `[f32; 3]`, `Vec3`, `[f32; 4]` and `Quat` take the rows transposed
+//! straight into the destination, any other type (`Mine` here) the
+//! portable path through stack rows: both are checked against the lanes.
+//! `copies_of_any_shape_are_the_lanes` (proptest) catches a block of
+//! eight positions with its first joint's `y` and `z` swapped.
 
 use crate::crowds;
 use crowds::*;
@@ -18,6 +23,22 @@ use kineform::crowd::{Crowd, CrowdConfig, Wander};
 use kineform::output;
 use kineform::reference::{Kform, Quat, Vec3};
 use kineform::stream::{CrowdPose, QuatStream, Vec3Stream};
+use proptest::prelude::*;
+
+/// An output type of the caller's own, which no fast path knows: its
+/// copies take the portable path.
+#[derive(Clone, Copy, Debug)]
+struct Mine([u32; 4]);
+impl From<Vec3> for Mine {
+    fn from(v: Vec3) -> Mine {
+        Mine([v.x.to_bits(), v.y.to_bits(), v.z.to_bits(), 0])
+    }
+}
+impl From<Quat> for Mine {
+    fn from(q: Quat) -> Mine {
+        Mine(bits4(q))
+    }
+}
 
 fn bits3(v: Vec3) -> [u32; 3] {
     [v.x, v.y, v.z].map(f32::to_bits)
@@ -65,6 +86,9 @@ fn check_range(crowd: &Crowd, range: core::ops::Range<usize>) {
     crowd.rotations_into(range.clone(), &mut rot).unwrap();
     crowd.rotations_into(range.clone(), &mut xyzw).unwrap();
     crowd.positions_into(range.clone(), &mut arrays).unwrap();
+    let (mut mine3, mut mine4) = (vec![Mine([7; 4]); m], vec![Mine([7; 4]); m]);
+    crowd.positions_into(range.clone(), &mut mine3).unwrap();
+    crowd.rotations_into(range.clone(), &mut mine4).unwrap();
     for (k, c) in range.clone().enumerate() {
         for jj in 0..j {
             let w = crowd.world_kform(c, jj).unwrap();
@@ -99,6 +123,16 @@ fn check_range(crowd: &Crowd, range: core::ops::Range<usize>) {
                 bits3(Vec3::new(arrays[i][0], arrays[i][1], arrays[i][2])),
                 bits3(w.pos),
                 "positions as [f32; 3], range {range:?}, character {c}, joint {jj}"
+            );
+            assert_eq!(
+                mine3[i].0[..3],
+                bits3(w.pos),
+                "positions, portable path, range {range:?}, character {c}, joint {jj}"
+            );
+            assert_eq!(
+                mine4[i].0,
+                bits4(w.rot),
+                "rotations, portable path, range {range:?}, character {c}, joint {jj}"
             );
         }
     }
@@ -217,6 +251,58 @@ fn packed_and_stream_copies_read_the_lanes() {
                 bits3(vs.get(i).unwrap())
             );
             assert_eq!(bits4(qo[i]), bits4(qs.get(i).unwrap()));
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+    /// `output::positions` and `output::rotations` of a pose of any shape
+    /// (joint counts with every remainder by the transposes' groups of
+    /// eight and pairs, partial last packs) and any bits (NaN payloads,
+    /// subnormals, signed zeros: a copy moves them unchanged) give each
+    /// element's lanes bit for bit, into the fast paths' types and into a
+    /// type of the caller's own.
+    #[test]
+    fn copies_of_any_shape_are_the_lanes(
+        characters in 1usize..30,
+        joints in 1usize..42,
+        bits in proptest::collection::vec(any::<u32>(), 7),
+    ) {
+        let mut pose = CrowdPose::new(characters, joints).unwrap();
+        let f = |c: usize, j: usize, e: usize| {
+            f32::from_bits(bits[e].rotate_left((c * 7 + j * 3 + e) as u32) ^ (c * 131 + j) as u32)
+        };
+        for c in 0..characters {
+            for j in 0..joints {
+                pose.set(c, j, Kform {
+                    pos: Vec3::new(f(c, j, 0), f(c, j, 1), f(c, j, 2)),
+                    rot: Quat::new(f(c, j, 3), f(c, j, 4), f(c, j, 5), f(c, j, 6)),
+                    ..Kform::IDENTITY
+                });
+            }
+        }
+        let n = characters * joints;
+        let (mut a3, mut v3, mut m3) = (vec![[9.0f32; 3]; n], vec![Vec3::ZERO; n], vec![Mine([7; 4]); n]);
+        let (mut a4, mut q4, mut m4) = (vec![[9.0f32; 4]; n], vec![Quat::IDENTITY; n], vec![Mine([7; 4]); n]);
+        output::positions(pose.packed(), &mut a3).unwrap();
+        output::positions(pose.packed(), &mut v3).unwrap();
+        output::positions(pose.packed(), &mut m3).unwrap();
+        output::rotations(pose.packed(), &mut a4).unwrap();
+        output::rotations(pose.packed(), &mut q4).unwrap();
+        output::rotations(pose.packed(), &mut m4).unwrap();
+        for c in 0..characters {
+            for j in 0..joints {
+                let (k, i) = (pose.get(c, j).unwrap(), c * joints + j);
+                prop_assert_eq!(a3[i].map(f32::to_bits), bits3(k.pos), "{} {}", c, j);
+                prop_assert_eq!(bits3(v3[i]), bits3(k.pos), "{} {}", c, j);
+                prop_assert_eq!(&m3[i].0[..3], &bits3(k.pos)[..], "{} {}", c, j);
+                let xyzw = Quat::new(a4[i][3], a4[i][0], a4[i][1], a4[i][2]);
+                prop_assert_eq!(bits4(xyzw), bits4(k.rot), "{} {}", c, j);
+                prop_assert_eq!(bits4(q4[i]), bits4(k.rot), "{} {}", c, j);
+                prop_assert_eq!(m4[i].0, bits4(k.rot), "{} {}", c, j);
+            }
         }
     }
 }

@@ -235,8 +235,17 @@ fn characters(
         what: "reference crowd poses",
         reason: format!("{slots} characters' states could not be reserved"),
     })?;
-    for _ in 0..slots {
-        chars.push(RefState::try_new(j, fits, nl)?);
+    for i in 0..slots {
+        // A failure part way names the whole reservation, not the one
+        // small vector that happened to fail (issue 21, defect 10).
+        let state = RefState::try_new(j, fits, nl).map_err(|_| Error::Size {
+            what: "reference crowd poses",
+            reason: format!(
+                "the kept states of {slots} characters ({} bytes each) could not be reserved: memory ran out at character {i}",
+                RefState::bytes(j, fits, nl).unwrap_or(usize::MAX)
+            ),
+        })?;
+        chars.push(state);
     }
     let mut scratch = Vec::new();
     grow_ref_scratch(&mut scratch, (j, nl))?;

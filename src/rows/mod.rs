@@ -26,6 +26,12 @@
 //! instead took 1.47x the time in cache (eight stores per joint where the
 //! pairs need four).
 //!
+//! For the output types whose conversion is a copy of the components in
+//! a known order (`[f32; 3]`, [`Vec3`], `[f32; 4]`, [`Quat`], glam's), the
+//! rows skip the stack: [`direct`] transposes eight positions (three 8x8
+//! blocks) or two rotations at a time straight into the destination; this
+//! module's stack rows are the portable path for every other type.
+//!
 //! While a pack is transposed, the crowd prefetches the lines of the next
 //! pack's field ([`prefetch_next`]): reading 96 of each 416-byte pack-joint
 //! of its world output is a stride the hardware prefetcher follows late
@@ -39,6 +45,8 @@ use core::ops::Range;
 
 use crate::lanes::{F32x8, Quatx8, Vec3x8};
 use crate::reference::{Kform, Quat, Vec3};
+
+mod direct;
 
 /// Joints per block of rows: the crowd's 32 joints in one block (3.3 KB of
 /// positions, 4.2 KB of rotations: L1-resident with the destination).
@@ -192,8 +200,29 @@ fn blocks<R, O>(
 /// field(&pack[j]))` for every joint `j` of one pack and every lane `k` of
 /// `lanes` (`lanes.end <= 8`; `out` has `lanes.len() * pack.len()`
 /// elements): a pack's characters' rows, in row order.
+///
+/// When `O`'s conversion is a copy of `x, y, z` ([`direct::xyz_floats`]:
+/// `[f32; 3]`, [`Vec3`], glam's `Vec3`) the rows are transposed straight
+/// into `out` ([`direct::pack_xyz`]); any other `O` goes through `rows`
+/// ([`portable_rows3`]). Both write the same bits.
 #[inline(always)]
 pub(crate) fn pack_rows3<'a, T, V: Borrow<Vec3x8>, O: From<Vec3>>(
+    rows: &mut Rows3,
+    pack: &'a [T],
+    lanes: Range<usize>,
+    out: &mut [O],
+    field: impl Fn(&'a T) -> V,
+) {
+    if let Some(floats) = direct::xyz_floats(out) {
+        return direct::pack_xyz(pack, lanes, floats, field);
+    }
+    portable_rows3(rows, pack, lanes, out, field)
+}
+
+/// [`pack_rows3`] for any `O: From<Vec3>`: through the block of rows on
+/// the stack, converted element by element.
+#[inline(always)]
+pub(crate) fn portable_rows3<'a, T, V: Borrow<Vec3x8>, O: From<Vec3>>(
     rows: &mut Rows3,
     pack: &'a [T],
     lanes: Range<usize>,
@@ -214,9 +243,29 @@ pub(crate) fn pack_rows3<'a, T, V: Borrow<Vec3x8>, O: From<Vec3>>(
     );
 }
 
-/// [`pack_rows3`] for a quaternion field, converted with `From<Quat>`.
+/// [`pack_rows3`] for a quaternion field, converted with `From<Quat>`:
+/// straight into `out` ([`direct::pack_quat`]) when `O`'s conversion is a
+/// copy of the four components in a known order ([`direct::quat_floats`]:
+/// `[f32; 4]`, [`Quat`], glam's `Quat`), else through `rows`
+/// ([`portable_rows4`]).
 #[inline(always)]
 pub(crate) fn pack_rows4<'a, T, V: Borrow<Quatx8>, O: From<Quat>>(
+    rows: &mut Rows4,
+    pack: &'a [T],
+    lanes: Range<usize>,
+    out: &mut [O],
+    field: impl Fn(&'a T) -> V,
+) {
+    if let Some((floats, order)) = direct::quat_floats(out) {
+        return direct::pack_quat(pack, lanes, floats, order, field);
+    }
+    portable_rows4(rows, pack, lanes, out, field)
+}
+
+/// [`pack_rows4`] for any `O: From<Quat>`: through the block of rows on
+/// the stack.
+#[inline(always)]
+pub(crate) fn portable_rows4<'a, T, V: Borrow<Quatx8>, O: From<Quat>>(
     rows: &mut Rows4,
     pack: &'a [T],
     lanes: Range<usize>,
@@ -300,7 +349,14 @@ pub(crate) fn pack_rows_kform<'a, T, O: From<Kform>>(
 /// `out` has (at most `8 * packs.len()`): a stream of [`Vec3x8`] into its
 /// elements, pack by pack (one 8x8 transpose per pack, rows stored
 /// overlapping into a run of eight elements).
+///
+/// Straight into `out`'s floats ([`direct::runs_xyz`]) for the types of
+/// [`direct::xyz_floats`].
 pub(crate) fn runs3<O: From<Vec3>>(packs: &[Vec3x8], out: &mut [O]) {
+    if let Some(floats) = direct::xyz_floats(out) {
+        let n = floats.len().min(24 * packs.len());
+        return direct::runs_xyz(packs, &mut floats[..n]);
+    }
     let mut run = [0.0f32; 3 * 7 + 8];
     for (o, p) in out.chunks_mut(8).zip(packs) {
         for (k, row) in pair3(p, p).iter().enumerate() {
@@ -314,7 +370,14 @@ pub(crate) fn runs3<O: From<Vec3>>(packs: &[Vec3x8], out: &mut [O]) {
 }
 
 /// [`runs3`] for a stream of [`Quatx8`] (two packs per 8x8 transpose).
+///
+/// Straight into `out`'s floats ([`direct::runs_quat`]) for the types of
+/// [`direct::quat_floats`].
 pub(crate) fn runs4<O: From<Quat>>(packs: &[Quatx8], out: &mut [O]) {
+    if let Some((floats, order)) = direct::quat_floats(out) {
+        let n = floats.len().min(32 * packs.len());
+        return direct::runs_quat(packs, &mut floats[..n], order);
+    }
     for (o, p) in out.chunks_mut(16).zip(packs.chunks(2)) {
         let rows = pair4(&p[0], p.last().unwrap_or(&p[0]));
         let (a, b) = o.split_at_mut(o.len().min(8));
@@ -435,6 +498,95 @@ mod tests {
         }
     }
 
+    /// A type whose `From` no list of [`direct`] names: the portable path.
+    #[derive(Clone, Copy)]
+    struct Other([f32; 4]);
+    impl From<Vec3> for Other {
+        fn from(v: Vec3) -> Other {
+            Other([v.x, v.y, v.z, 5.0])
+        }
+    }
+    impl From<Quat> for Other {
+        fn from(q: Quat) -> Other {
+            Other([q.w, q.x, q.y, q.z])
+        }
+    }
+
+    /// The direct path is taken for exactly the listed types.
+    #[test]
+    fn the_direct_path_is_taken_for_the_listed_types() {
+        assert!(direct::xyz_floats(&mut [[0.0f32; 3]; 2]).is_some());
+        assert!(direct::xyz_floats(&mut [Vec3::ZERO; 2]).is_some());
+        assert!(direct::xyz_floats(&mut [Other([0.0; 4]); 2]).is_none());
+        assert!(direct::xyz_floats(&mut [[0.0f32; 4]; 2]).is_none());
+        let q = |o: Option<(&mut [f32], direct::QuatOrder)>| o.map(|(f, order)| (f.len(), order));
+        use direct::QuatOrder::{Wxyz, Xyzw};
+        assert_eq!(
+            q(direct::quat_floats(&mut [[0.0f32; 4]; 2])),
+            Some((8, Xyzw))
+        );
+        assert_eq!(
+            q(direct::quat_floats(&mut [Quat::IDENTITY; 2])),
+            Some((8, Wxyz))
+        );
+        assert_eq!(q(direct::quat_floats(&mut [Other([0.0; 4]); 2])), None);
+        assert_eq!(q(direct::quat_floats(&mut [[0.0f32; 3]; 2])), None);
+    }
+
+    /// The direct path (`[f32; 3]`, `Vec3`, `[f32; 4]` as `x, y, z, w`,
+    /// `Quat`) writes, bit for bit, what the portable path writes through
+    /// the stack rows, for every joint count from 1 to 19 and around the
+    /// block (whole groups of eight, a last group of 1 to 7, a single last
+    /// rotation) and every lane range (empty, single, entered and left
+    /// part-way). Catches a block of eight joints taken in the wrong
+    /// component order (`x, z, y` for the first joint) and rows stored
+    /// from lane 0 instead of the range's first lane.
+    #[test]
+    fn direct_rows_are_the_portable_rows_for_every_shape() {
+        let (mut r3, mut r4) = (Rows3::new(), Rows4::new());
+        for joints in (1..=19).chain([BLOCK - 1, BLOCK, BLOCK + 1, 2 * BLOCK + 5]) {
+            for seed in [0, 31] {
+                let pack = quats(joints as u32, seed);
+                let pos: Vec<Vec3x8> = pack
+                    .iter()
+                    .map(|q| Vec3x8 {
+                        x: q.x,
+                        y: q.w,
+                        z: q.z,
+                    })
+                    .collect();
+                for lo in 0..8 {
+                    for hi in lo..=8 {
+                        let n = (hi - lo) * joints;
+                        let mut want3 = vec![Other([7.0; 4]); n];
+                        let mut want4 = vec![Other([7.0; 4]); n];
+                        portable_rows3(&mut r3, &pos, lo..hi, &mut want3, |v| v);
+                        portable_rows4(&mut r4, &pack, lo..hi, &mut want4, |q| *q);
+                        let mut a3 = vec![[9.0f32; 3]; n];
+                        let mut v3 = vec![Vec3::splat(9.0); n];
+                        let mut a4 = vec![[9.0f32; 4]; n];
+                        let mut q4 = vec![Quat::new(9.0, 9.0, 9.0, 9.0); n];
+                        pack_rows3(&mut r3, &pos, lo..hi, &mut a3, |v| v);
+                        pack_rows3(&mut r3, &pos, lo..hi, &mut v3, |v| v);
+                        pack_rows4(&mut r4, &pack, lo..hi, &mut a4, |q| *q);
+                        pack_rows4(&mut r4, &pack, lo..hi, &mut q4, |q| *q);
+                        for i in 0..n {
+                            let (w3, w4) = (want3[i].0, want4[i].0);
+                            let at = format!("{joints} joints, lanes {lo}..{hi}, element {i}");
+                            let xyz = Vec3::new(w3[0], w3[1], w3[2]);
+                            let wxyz = Quat::new(w4[0], w4[1], w4[2], w4[3]);
+                            assert_eq!(a3[i].map(f32::to_bits), b3(xyz), "{at}");
+                            assert_eq!(b3(v3[i]), b3(xyz), "{at}");
+                            let xyzw = Quat::new(a4[i][3], a4[i][0], a4[i][1], a4[i][2]);
+                            assert_eq!(b4(xyzw), b4(wxyz), "{at}");
+                            assert_eq!(b4(q4[i]), b4(wxyz), "{at}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     #[test]
     fn runs_are_the_lanes() {
         let packs4 = quats(5, 9);
@@ -446,14 +598,38 @@ mod tests {
                 z: q.z,
             })
             .collect();
-        for len in [0, 1, 7, 8, 9, 16, 33, 40] {
+        for len in [0, 1, 7, 8, 9, 15, 16, 17, 24, 33, 39, 40] {
             let mut o3 = vec![Vec3::ZERO; len];
             let mut o4 = vec![Quat::IDENTITY; len];
+            let mut a3 = vec![[9.0f32; 3]; len];
+            let mut a4 = vec![[9.0f32; 4]; len];
+            let (mut m3, mut m4) = (vec![Other([7.0; 4]); len], vec![Other([7.0; 4]); len]);
             runs3(&packs3, &mut o3);
             runs4(&packs4, &mut o4);
+            runs3(&packs3, &mut a3);
+            runs4(&packs4, &mut a4);
+            runs3(&packs3, &mut m3);
+            runs4(&packs4, &mut m4);
             for i in 0..len {
-                assert_eq!(b3(o3[i]), b3(packs3[i / 8].lane(i % 8)), "{len}: {i}");
-                assert_eq!(b4(o4[i]), b4(packs4[i / 8].lane(i % 8)), "{len}: {i}");
+                let (v, q) = (packs3[i / 8].lane(i % 8), packs4[i / 8].lane(i % 8));
+                assert_eq!(b3(o3[i]), b3(v), "{len}: {i}");
+                assert_eq!(b4(o4[i]), b4(q), "{len}: {i}");
+                assert_eq!(a3[i].map(f32::to_bits), b3(v), "{len}: {i}");
+                assert_eq!(
+                    b4(Quat::new(a4[i][3], a4[i][0], a4[i][1], a4[i][2])),
+                    b4(q),
+                    "{len}: {i}"
+                );
+                assert_eq!(
+                    b3(Vec3::new(m3[i].0[0], m3[i].0[1], m3[i].0[2])),
+                    b3(v),
+                    "{len}: {i}"
+                );
+                assert_eq!(
+                    b4(Quat::new(m4[i].0[0], m4[i].0[1], m4[i].0[2], m4[i].0[3])),
+                    b4(q),
+                    "{len}: {i}"
+                );
             }
         }
     }
