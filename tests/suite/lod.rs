@@ -225,7 +225,7 @@ fn error_of_each_period_against_every_step() {
     };
     let drive = |crowd: &mut Crowd, step: usize| {
         for c in 0..n {
-            if (step + 3 * c) % 36 == 0 && step > 0 {
+            if (step + 3 * c).is_multiple_of(36) && step > 0 {
                 let a = at(0.37 * (step + c) as f32);
                 crowd.transition(c, a, a, 0.3, 0.1).unwrap();
             }
