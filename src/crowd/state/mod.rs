@@ -396,6 +396,9 @@ impl Statex8 {
                 self.set_root(l, &root);
                 Applied::Other
             }
+            // The schedule's, applied by the crowds to their packs'
+            // schedules ([`super::schedule::Schedulex8::set`]).
+            Command::SetPeriod { .. } => Applied::Other,
         }
     }
 
