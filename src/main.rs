@@ -3,6 +3,7 @@
 //! the live velocity check.
 
 mod match_cmd;
+mod match_quality;
 mod report;
 
 use report::{CheckFailed, Measured, report};

@@ -297,7 +297,10 @@ fn commands(frame: usize, n: usize) -> impl Iterator<Item = (usize, f32, bool)> 
 /// thread through `prepare`) allocates nothing at all, events (markers
 /// crossed included), shown poses, two layers (an override and an
 /// additive) and bounding boxes padded per joint (issue 24 item 4) and
-/// copied into the game's memory included.
+/// copied into the game's memory included, with level of detail (issue
+/// 25): the packs at periods 1, 2 and 4 (10%, 30%, 60%), phases
+/// staggered, so that packs are carried whole, and characters at mixed
+/// periods in the last packs, moved every frame between periods 1 and 2.
 #[test]
 fn steady_state_steps_allocate_nothing() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
@@ -312,7 +315,13 @@ fn steady_state_steps_allocate_nothing() {
             Layer::overriding(Mask::new().subtree("Chest", 1.0)),
             Layer::additive(Mask::new().subtree("Chest", 1.0), 0),
         ],
+        level_of_detail: true,
         ..config(n)
+    };
+    let period = |c: usize| match (c / 8) % 10 {
+        0 => 1,
+        1..=3 => 2,
+        _ => 4,
     };
     pool(1).install(|| {
         let mut lanes = Crowd::new(&lib, padded.clone()).unwrap();
@@ -326,6 +335,14 @@ fn steady_state_steps_allocate_nothing() {
                 own.command(c, cmd).unwrap();
                 reference.command(c, cmd).unwrap();
             }
+            let p = period(c);
+            let cmd = Command::SetPeriod {
+                period: p,
+                phase: (c / 8) as u32 % p,
+            };
+            lanes.command(c, cmd).unwrap();
+            own.command(c, cmd).unwrap();
+            reference.command(c, cmd).unwrap();
         }
         // Allocations counted in each part of a frame: the commands given,
         // the lanes crowd's step, its prepared frame, the reference's step,
@@ -338,6 +355,15 @@ fn steady_state_steps_allocate_nothing() {
                 parts[k] += now - at;
                 at = now;
             };
+            for c in n - 16..n {
+                let cmd = Command::SetPeriod {
+                    period: 1 + ((f + c) % 2) as u32,
+                    phase: 0,
+                };
+                lanes.command(c, cmd).unwrap();
+                own.command(c, cmd).unwrap();
+                reference.command(c, cmd).unwrap();
+            }
             for (c, rate, moves) in commands(f, n) {
                 lanes.set_rate(c, Which::A, rate).unwrap();
                 own.set_rate(c, Which::A, rate).unwrap();
@@ -363,6 +389,7 @@ fn steady_state_steps_allocate_nothing() {
             reference.bounds_into(0..n, &mut boxes).unwrap();
             part(4);
             assert_eq!(a, b);
+            assert_eq!(a.evaluated, c.evaluated);
             let marker = |e: &&kineform::crowd::Event| matches!(e.kind, EventKind::Marker(_));
             let marks = lanes.events().iter().filter(marker).count();
             assert_eq!(marks, reference.events().iter().filter(marker).count());
@@ -380,8 +407,9 @@ fn steady_state_steps_allocate_nothing() {
         assert!(
             seen.iter().any(|s| s.0.transitions > 0 && s.1.transitions > 0)
                 && seen.iter().any(|s| s.2 > 0 && s.3 > 0)
-                && seen.iter().any(|s| s.4 > 0),
-            "the frames transition and have events, markers among them: {seen:?}"
+                && seen.iter().any(|s| s.4 > 0)
+                && seen.iter().all(|s| s.0.evaluated < n as u32),
+            "the frames transition, have events, markers among them, and carry characters: {seen:?}"
         );
         assert_eq!(
             count, 0,

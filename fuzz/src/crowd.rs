@@ -224,6 +224,7 @@ fn tame_command(cmd: &Command) -> bool {
         } => source(s) && within(*duration, 0.05, 1.0) && within(*halflife, 0.05, 1.0),
         Command::SetRate { rate, .. } => within(*rate, -2.0, 2.0),
         Command::SetRoot(root) => tame_root(root),
+        Command::SetPeriod { .. } => true,
     }
 }
 
@@ -501,6 +502,7 @@ pub fn check_crowd(data: &[u8]) -> (usize, usize) {
             true => ClipStorage::Compact,
             false => ClipStorage::Full,
         },
+        level_of_detail: flags & 128 != 0,
     };
     let lanes = Crowd::new(&library, cfg.clone());
     let reference = ReferenceCrowd::new(&library, cfg.clone());
@@ -747,6 +749,11 @@ fn command(
             end: b.end(),
         },
         8 => layer_command(b, clips),
+        // Periods and phases in and out of range (32 and 3 refused).
+        6 if b.u8() < 64 => Command::SetPeriod {
+            period: [1, 2, 4, 8, 16, 32, 3][b.u8() as usize % 7],
+            phase: u32::from(b.u8() % 20),
+        },
         _ => Command::SetRoot(b.root()),
     };
     // The lanes crowd through its named methods, the reference through
@@ -778,6 +785,7 @@ fn command(
             halflife,
         } => lanes.layer_weight_toward(c, layer, target, halflife),
         Command::SetBlendProfile { profile } => lanes.set_blend_profile(c, profile),
+        Command::SetPeriod { period, phase } => lanes.set_period(c, period, phase),
     };
     let res_ref = reference.command(c, cmd);
     log.push(format!("command({c}, {cmd:?}) -> {res:?}"));

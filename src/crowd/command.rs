@@ -134,6 +134,21 @@ pub enum Command {
         /// The profile's index, or none.
         profile: Option<usize>,
     },
+    /// The character's update period (level of detail,
+    /// [`super::schedule`]): evaluated on the steps whose number (the
+    /// crowd's frames before the step) is `phase` modulo `period`, and
+    /// carried along its last evaluated world velocities on the others,
+    /// from this step on (1: every step, the default). `period` is 1, 2,
+    /// 4, 8 or 16 ([`super::MAX_PERIOD`]) and `phase` below it; a period
+    /// above 1 needs a crowd built with
+    /// [`super::CrowdConfig::level_of_detail`]. A transition evaluates the
+    /// character on its step whatever its period.
+    SetPeriod {
+        /// Steps between evaluations.
+        period: u32,
+        /// Which step of each `period`.
+        phase: u32,
+    },
 }
 
 pub use crate::limits::COMMAND_MAX;
@@ -256,6 +271,7 @@ impl Command {
             ),
             Command::SetEnd { .. } | Command::SetBlendProfile { .. } => Ok(()),
             Command::SetRoot(r) => check_root(r),
+            Command::SetPeriod { period, phase } => super::schedule::check_period(*period, *phase),
         }
     }
 
@@ -283,6 +299,13 @@ impl Command {
             } => in_range("layer", layer, layers),
             Command::SetBlendProfile { profile: Some(p) } => {
                 in_range("blend profile", p, cfg.blend_profiles.len())
+            }
+            Command::SetPeriod { period, .. } if period > 1 && !cfg.level_of_detail => {
+                Err(Error::Parameter {
+                    name: "period",
+                    value: period as f32,
+                    reason: "must be 1 in a crowd without level_of_detail",
+                })
             }
             _ => Ok(()),
         }

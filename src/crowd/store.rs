@@ -20,7 +20,8 @@
 
 use super::Root;
 use super::command::Command;
-use super::motion::{Motionx8, RootMotionx8, ShiftOffsetx8, TurnOffsetx8};
+use super::motion::{LodOffsetx8, Motionx8, RootMotionx8, ShiftOffsetx8, TurnOffsetx8};
+use super::schedule::Schedulex8;
 use super::state::{LayerLanes, Statex8};
 use crate::lanes::Vec3x8;
 
@@ -229,6 +230,8 @@ pub(crate) struct PackResult {
     /// Whether the pack's step ran this frame.
     pub ran: bool,
     pub transitions: u32,
+    /// Characters evaluated (not carried).
+    pub evaluated: u32,
     pub check: super::VelocityCheck,
 }
 
@@ -254,6 +257,9 @@ pack_store! {
         /// The characters' world bounding boxes, grown by the last step's
         /// forward kinematics ([`super::Aabb`]).
         bounds: super::bounds::Aabbx8,
+        /// The characters' update periods and what carries them between
+        /// evaluations (level of detail, [`super::schedule`]).
+        schedule: Schedulex8,
     }
     rows {
         /// Per joint, which characters' two-source blends take their
@@ -299,6 +305,12 @@ pack_store! {
         /// item `j` (read by the caller and by the next step's velocity
         /// check).
         world: Motionx8,
+        /// Level of detail: each joint's last evaluated world pose, where
+        /// the schedule's `anchored` says (none without level of detail).
+        lod_anchor: Motionx8,
+        /// ... and each joint's world-space offset from the pose carried
+        /// to the one evaluated (none without level of detail).
+        lod_offset: LodOffsetx8,
         /// The markers the pack's sources crossed last step
         /// ([`super::MarkerHit`], as events; the first `mark_count`): room
         /// for each of its sixteen sources to cross every marker of the

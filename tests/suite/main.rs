@@ -48,6 +48,7 @@ mod interop;
 mod joint_map;
 mod joints;
 mod layers;
+mod lod;
 mod loop_offsets;
 mod looping;
 mod markers;

@@ -10,7 +10,7 @@ use kineform::matching::{FootFeatures, Match, MatchDatabase, search};
 use kineform::reference::{self as r, Vec3};
 
 /// A crowd the driver can run: step it, whatever its kind.
-pub trait Stepped: Driven {
+pub trait Stepped: Driven + Sync {
     fn step_it(&mut self, dt: f32) -> u32;
 }
 
@@ -67,8 +67,8 @@ fn run<C: Stepped>(
 /// is under
 /// 4 units (0.22 m; a velocity error of 4 units/s against desired speeds
 /// up to 20) for half the windows and under 9 for nine in ten. Measured:
-/// median 2.5, 90th percentile 5.1, max 8.0 units; mean trajectory error
-/// 3.4 units; 10.1 searches a second. Mutation caught: the roots not
+/// median 2.6, 90th percentile 5.1, max 7.6 units; mean trajectory error
+/// 3.4 units; 10.4 searches a second. Mutation caught: the roots not
 /// moved by the reported root motion (no `follow` in `frame`) leaves every
 /// character standing: median 6.7, 90th percentile 15.7.
 #[test]
@@ -176,19 +176,19 @@ fn both_crowds_give_the_same_transitions() {
     assert_eq!(lanes, reference);
 }
 
-/// The largest position gap `|(p₁ - p₀) / dt - (v₀ + v₁) / 2|` over every
-/// joint of every character and step of 3 s of the matching crowd at
-/// `rate` Hz.
-fn largest_gap(transition: Transition, rate: f32) -> f32 {
+/// The largest position gaps `|(p₁ - p₀) / h - (v₀ + v₁) / 2|` over every
+/// joint of every character of one 3 s run of the matching crowd stepped
+/// at `rate` Hz, between consecutive steps (`h = 1 / rate`) and between
+/// every `coarse`-th step (`h = coarse / rate`): two step sizes over the
+/// same motion.
+fn largest_gaps(transition: Transition, rate: f32, coarse: usize) -> ((f32, f32), (f32, f32)) {
     let db = shipped::shipped(FootFeatures::DEMO);
     let lib = shipped::library();
     let n = 16;
     let dt = 1.0 / rate;
     let joints = lib.skeleton().len() + 1;
     let mut crowd = Crowd::new(&lib, config(n, transition)).unwrap();
-    let mut prev: Vec<r::Kform> = Vec::new();
-    let mut gap = 0.0f32;
-    let mut k = 0;
+    let mut poses: Vec<Vec<r::Kform>> = Vec::new();
     run(
         &mut crowd,
         &db,
@@ -198,33 +198,90 @@ fn largest_gap(transition: Transition, rate: f32) -> f32 {
                 .flat_map(|i| (1..joints).map(move |j| (i, j)))
                 .map(|(i, j)| c.world_kform(i, j).unwrap())
                 .collect();
-            if k > 1 {
-                for (a, b) in prev.iter().zip(&cur) {
-                    let g = r::length((b.pos - a.pos) / dt - (a.vel + b.vel) * 0.5);
-                    assert!(g.is_finite());
-                    gap = gap.max(g);
-                }
-            }
-            prev = cur;
-            k += 1;
+            poses.push(cur);
         },
     );
-    gap
+    // From the third frame: the first places the characters, the second
+    // plays what the first chose.
+    // Per step size: the 99.9th percentile of the gaps and the largest.
+    let gap = |step: usize| {
+        let h = step as f32 * dt;
+        let mut all = Vec::new();
+        for k in (2..poses.len() - step).step_by(step) {
+            for (a, b) in poses[k].iter().zip(&poses[k + step]) {
+                let g = r::length((b.pos - a.pos) / h - (a.vel + b.vel) * 0.5);
+                assert!(g.is_finite());
+                all.push(g);
+            }
+        }
+        all.sort_by(f32::total_cmp);
+        (all[all.len() * 999 / 1000], all[all.len() - 1])
+    };
+    (gap(coarse), gap(1))
 }
 
 /// The continuity check of `continuity.rs` (check 1) with the matching
-/// driver: the largest position gap at 240 Hz is at most 1.4x the one at
-/// 60 Hz (so the largest position error `gap dt` shrinks to at most 0.35x
-/// over two halvings of the step), for inertialization and dead blending
-/// (measured: 178 and 238 units/s; 140 and 109, linear sampling's floor
-/// at frame crossings).
-/// A jump in position (a transition not hidden: `Command::Play` in place
-/// of `Transition`) grows the gap as `1 / dt`, 4x.
+/// driver, on one motion: the crowd stepped at 480 Hz for 3 s, its poses
+/// compared every 4th step (120 Hz) and every step (480 Hz). A jump in
+/// position `J` gives a gap `J / h`, 4x from 120 to 480 Hz; a continuous
+/// motion gives linear sampling's floor, half a velocity jump at a clip
+/// frame (whatever the step), which does not grow as `1 / h`. Required:
+/// the 99.9th percentile of the gaps (over every joint of 16 characters)
+/// at 480 Hz at most 2x the one at 120 Hz, for inertialization and dead
+/// blending.
+///
+/// Measured: 68.9 then 83.0 units/s (1.21x) with inertialization, 66.7
+/// then 68.4 (1.03x) with dead blending. A jump (a transition not hidden:
+/// `Command::Play` in place of `Command::Transition` in the driver):
+/// 1,513 then 4,709 units/s (3.11x): every transition jumps, so the
+/// percentile is the jumps'. 2 lies about midway, by ratio, between the
+/// two.
+///
+/// Why not the largest gap, as before (two runs at 60 and 240 Hz: 178
+/// then 238 units/s, 1.34x against a limit of 1.4x): the largest gap is
+/// one event, a finger (the longest lever arm) at a clip frame in a
+/// blend, and its ratio between two step sizes is noise: 1.34x on two
+/// runs (at another rate the driver chooses other frames, so two runs are
+/// two motions), 1.57x and 1.82x on one motion, then 1.50x and 2.59x
+/// after the driver's stagger fix changed which frames were chosen. The
+/// shipped clips are 120 Hz, so a 240 Hz step holds one of linear
+/// sampling's velocity jumps whole where a 60 Hz step averages two
+/// (continuity.rs starts its convergence at 120 Hz for that reason). The
+/// 99.9th percentile stands on some 170 gaps at 120 Hz and 690 at 480 Hz
+/// above it.
 #[test]
-fn positions_stay_continuous_at_60_and_240_hz() {
+fn positions_stay_continuous_at_120_and_480_hz() {
     for t in [Transition::Inertialize, Transition::DeadBlend] {
-        let (g60, g240) = (largest_gap(t, 60.0), largest_gap(t, 240.0));
-        eprintln!("{t:?}: largest gap {g60} at 60 Hz, {g240} at 240 Hz");
-        assert!(g240 <= 1.4 * g60, "{t:?}: {g60} at 60 Hz, {g240} at 240 Hz");
+        let ((q120, g120), (q480, g480)) = largest_gaps(t, 480.0, 4);
+        eprintln!(
+            "{t:?}: gaps at 120 Hz {q120} (99.9th percentile) {g120} (largest), at 480 Hz {q480}, {g480}"
+        );
+        assert!(
+            q480 <= 2.0 * q120,
+            "{t:?}: {q120} at 120 Hz, {q480} at 480 Hz"
+        );
     }
+}
+
+/// The searches stay staggered: over 8 s at 60 Hz, 60 characters
+/// searching every 0.1 s (ten a frame on average, more on sharp changes),
+/// no frame after the first two searches for more than a third of the
+/// crowd. Mutation caught: restarting a character's interval on a sharp
+/// change (as the driver did until 2026-11-28) put every character in one
+/// phase after its first targets (all sharp, on one update): 46 of the
+/// 60 searched in one frame.
+#[test]
+fn searches_stay_staggered() {
+    let db = shipped::shipped(FootFeatures::DEMO);
+    let lib = shipped::library();
+    let n = 60;
+    let mut crowd = Crowd::new(&lib, config(n, Transition::Inertialize)).unwrap();
+    let mut per_frame = Vec::new();
+    run(&mut crowd, &db, (n, 480, 1.0 / 60.0), &mut |_, m| {
+        per_frame.push(m.last_search().0.len())
+    });
+    let most = per_frame[2..].iter().max().unwrap();
+    let mean = per_frame[2..].iter().sum::<usize>() as f64 / (per_frame.len() - 2) as f64;
+    eprintln!("searches a frame: mean {mean}, most {most}");
+    assert!(*most <= n / 3, "{most} searches in one frame (mean {mean})");
 }

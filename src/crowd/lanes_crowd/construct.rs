@@ -11,10 +11,13 @@ use crate::crowd::bounds::{Aabbx8, check_radii, crowd_radii};
 use crate::crowd::command::Queue;
 use crate::crowd::layer::Layout;
 use crate::crowd::markers::MarkerTable;
-use crate::crowd::motion::{Motionx8, RootMotionx8, ShiftOffsetx8, Track, TurnOffsetx8};
+use crate::crowd::motion::{
+    LodOffsetx8, Motionx8, RootMotionx8, ShiftOffsetx8, Track, TurnOffsetx8,
+};
 use crate::crowd::passes::LayerPass;
 use crate::crowd::passes::{PackScratch, Scratches, ShownPoses};
 use crate::crowd::place::{Up, loop_net};
+use crate::crowd::schedule::Schedulex8;
 use crate::crowd::state::{ClipRows, LayerLanes, Statex8};
 use crate::crowd::store::{PackPlan, PackResult, PackStore, Rows};
 use crate::crowd::{ClipLibrary, CrowdConfig, Root, Transition};
@@ -161,6 +164,12 @@ impl Crowd {
         let layer_bytes = (size_of::<LayerLanes>() + j)
             .checked_mul(layers)
             .and_then(|b| b.checked_mul(packs));
+        let lod_bytes = match cfg.level_of_detail {
+            true => (size_of::<Motionx8>() + size_of::<LodOffsetx8>())
+                .checked_mul(j)
+                .and_then(|b| b.checked_mul(packs)),
+            false => Some(0),
+        };
         let threads = rayon::current_num_threads();
         let scratch_bytes =
             PackScratch::bytes(j, turning, moving, layers).and_then(|b| b.checked_mul(threads));
@@ -171,6 +180,7 @@ impl Crowd {
             ),
             ("fitted half-lives", fit_bytes),
             ("layers", layer_bytes),
+            ("level of detail", lod_bytes),
             ("workers' scratch", scratch_bytes),
             (
                 "events and markers crossed",
@@ -269,6 +279,7 @@ fn pack_store(
     let layers = cfg.layers.len();
     let inert = cfg.transition == Transition::Inertialize;
     let fitted = cfg.fit().is_some();
+    let lod = cfg.level_of_detail;
     let transition = dead_blend_poses(rest, if inert { 0 } else { n(j)? })?;
     Ok(PackStore {
         count: packs,
@@ -329,6 +340,23 @@ fn pack_store(
             packs,
         ),
         world: Rows::new(try_vec("world output", n(j)?, Motionx8::REST)?, packs),
+        schedule: try_vec("schedules", packs, Schedulex8::every_step())?,
+        lod_anchor: Rows::new(
+            try_vec(
+                "level of detail",
+                if lod { n(j)? } else { 0 },
+                Motionx8::REST,
+            )?,
+            packs,
+        ),
+        lod_offset: Rows::new(
+            try_vec(
+                "level of detail",
+                if lod { n(j)? } else { 0 },
+                LodOffsetx8::ZERO,
+            )?,
+            packs,
+        ),
         mark_count: try_vec("markers crossed", packs, 0)?,
         bounds: try_vec("bounding boxes", packs, Aabbx8::ZERO)?,
         marks: Rows::new(
@@ -515,6 +543,9 @@ impl Crowd {
             s.root.pos -= shift;
         }
         for w in self.packs.world.iter_mut() {
+            w.pos -= shift;
+        }
+        for w in self.packs.lod_anchor.iter_mut() {
             w.pos -= shift;
         }
         for b in self.packs.bounds.iter_mut() {

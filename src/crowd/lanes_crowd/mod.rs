@@ -142,6 +142,17 @@ impl Crowd {
             .map(|l| l.get(c % 8))
     }
 
+    /// Character `c`'s update period and phase ([`Command::SetPeriod`]) as
+    /// the last step left them; `None` past the characters.
+    pub fn period(&self, c: usize) -> Option<(u32, u32)> {
+        (c < self.cfg.characters).then(|| self.packs.schedule[c / 8].get(c % 8))
+    }
+
+    /// [`Command::SetPeriod`].
+    pub fn set_period(&mut self, c: usize, period: u32, phase: u32) -> Result<()> {
+        self.command(c, Command::SetPeriod { period, phase })
+    }
+
     /// Queues `cmd` for character `c`, applied at the next step (see
     /// [`super::command`] for the order). Refused, with nothing queued,
     /// when `c` or anything in the command is out of range.

@@ -185,6 +185,7 @@ impl Crowd {
             dt,
             check: cfg.velocity_check,
             extract: cfg.root_motion == RootMotion::Extract,
+            lod: cfg.level_of_detail,
             up: cfg.up_axis().vec(),
             root_layered: layout.covers_root(),
             fit: cfg.fit().map(Fit::new),
@@ -366,6 +367,7 @@ impl PreparedStep<'_> {
         let mut check = VelocityCheck::default();
         for r in &crowd.packs.result {
             stats.transitions += r.transitions;
+            stats.evaluated += r.evaluated;
             check.merge(&r.check);
         }
         stats.velocity = check;

@@ -74,6 +74,24 @@ impl ShiftOffsetx8 {
     };
 }
 
+/// A world-space inertialization offset of one joint of eight characters
+/// (level of detail, [`crate::crowd::schedule`]): the gap between the pose
+/// they would have shown carried and the evaluated one, rotation and
+/// position.
+#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
+#[repr(C)]
+pub(crate) struct LodOffsetx8 {
+    pub(crate) turn: TurnOffsetx8,
+    pub(crate) shift: ShiftOffsetx8,
+}
+
+impl LodOffsetx8 {
+    pub(crate) const ZERO: LodOffsetx8 = LodOffsetx8 {
+        turn: TurnOffsetx8::ZERO,
+        shift: ShiftOffsetx8::ZERO,
+    };
+}
+
 /// The root motion a pack took out of its poses (root motion extraction)
 /// and where its sources' clips stand: the clips' root's place on the
 /// ground and heading last step (in the sources' places' frame), this

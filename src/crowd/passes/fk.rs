@@ -63,7 +63,7 @@ pub(super) fn fk_pass<const CHECK: bool>(
 /// forward kinematics above, whose registers it would crowd (a third more
 /// instructions: PERF.md, "Bounds").
 #[inline(always)]
-fn bounds_of<const PADDED: bool>(world: &[Motionx8], radii: &[f32]) -> Aabbx8 {
+pub(super) fn bounds_of<const PADDED: bool>(world: &[Motionx8], radii: &[f32]) -> Aabbx8 {
     let mut b = Aabbx8::EMPTY;
     let radii = match PADDED {
         true => &radii[..world.len()],

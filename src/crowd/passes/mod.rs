@@ -32,6 +32,10 @@
 //!   [`RootMotionx8`](crate::crowd::motion::RootMotionx8)).
 //! - `fk`: forward kinematics into the world output, with the velocity
 //!   check.
+//! - `lod`: level of detail: the world output of a pack some of whose
+//!   characters are carried between evaluations, or hide the gap of one
+//!   ([`crate::crowd::schedule`]); a pack none of whose characters is due
+//!   runs its commands and this only.
 //! - `scratch` and `ahead`: each thread's scratch ([`PackScratch`],
 //!   [`Scratches`]), and the next pack's memory fetched into L2 while this
 //!   one runs ([`Ahead`]).
@@ -39,6 +43,7 @@
 mod ahead;
 mod fk;
 mod layers;
+mod lod;
 mod pack_step;
 mod profile;
 mod root_motion;

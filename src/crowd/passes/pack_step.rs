@@ -9,6 +9,7 @@
 use super::ahead::Ahead;
 use super::fk::fk_pass;
 use super::layers::layers;
+use super::lod::{Kept, lod_world};
 use super::profile::inertialize_profiled;
 use super::profile::{DeadTiming, Profiles, clear_snapped, dead_blend_profiled};
 use super::root_motion::{extract_root, onto_place};
@@ -16,11 +17,13 @@ use super::sampling::input;
 use super::scratch::PackScratch;
 use super::shared::Shared;
 use super::transition::{dead_blend_pass, fade, inertialize_pass};
+use crate::crowd::check::PackCheck;
 use crate::crowd::command::Command;
 use crate::crowd::halflives::Decay;
 use crate::crowd::markers::{Advanced, pack_markers};
 use crate::crowd::motion::*;
 use crate::crowd::place::{reset_places, wrap_places};
+use crate::crowd::schedule::{LodStep, bits_mask, live_lanes};
 use crate::crowd::state::{Applied, Happened, Stepx8};
 use crate::crowd::store::{Pack, PackResult};
 use crate::lanes::{self, CubicWeights, F32x8, Vec3x8, splat};
@@ -28,24 +31,51 @@ use crate::prefetch;
 
 /// Which of a pack's characters the frame's commands moved at once
 /// (bits): `trans` started a transition, `played` were given new sources
-/// without one.
+/// without one; and `resumed`, those evaluated after being carried (level
+/// of detail), whose blends' hemispheres are chosen anew and whose root
+/// motion restarts as after a jump.
 #[derive(Clone, Copy)]
 struct Given {
     trans: u8,
     played: u8,
+    resumed: u8,
 }
 
 /// One frame of one pack (the module's docs), its figures into
-/// `pack.result`.
+/// `pack.result`. With level of detail, the pack's schedule decides which
+/// characters are evaluated ([`crate::crowd::schedule`]): none, and the
+/// pack runs its commands and carries its world output only
+/// ([`carry_pack`]); some, and it runs whole, the others shown carried.
 pub(crate) fn step_pack<const CUBIC: bool, const INERT: bool>(
     sh: &Shared,
     mut pack: Pack,
     scratch: &mut PackScratch,
 ) {
-    let (happened, given) = commands(sh, &mut pack);
+    let (happened, mut given) = commands(sh, &mut pack);
     let step = pack.states.step(happened, pack.layers);
     events(&mut pack, &step, given.trans);
-    let PackScratch { a, b, shown, .. } = scratch;
+    let lod = match sh.lod {
+        true => {
+            let live = live_lanes(pack.index, sh.characters);
+            let at = (sh.frame, sh.dt);
+            Some(pack.schedule.plan(at, sh.first, given.trans, live))
+        }
+        false => None,
+    };
+    if let Some(lod) = &lod {
+        if lod.due == 0 {
+            carry_pack(sh, &mut pack, lod);
+            return;
+        }
+        given.resumed = lod.resumed;
+    }
+    let PackScratch {
+        a,
+        b,
+        shown,
+        evaluated,
+        ..
+    } = scratch;
     input_pass::<CUBIC, INERT>(sh, &mut pack, &step, given, a);
     if given.trans != 0 {
         start_transitions::<INERT>(sh, &mut pack, given.trans, a, shown);
@@ -55,12 +85,116 @@ pub(crate) fn step_pack<const CUBIC: bool, const INERT: bool>(
         // The base sources' wraps are travel (their places walk on); a
         // layer's over the root is not.
         let layer_wraps = if sh.root_layered { step.wrapped } else { 0 };
-        let jumped = given.played | given.trans | layer_wraps;
+        let jumped = given.played | given.trans | given.resumed | layer_wraps;
         let (m, out) = (&mut local[1], &mut *pack.root_motion);
+        let before = *out;
         let up = Vec3x8::splat(sh.up);
         extract_root(m, &step.root, out, (jumped, sh.first), (splat(sh.dt), up));
+        if let Some(lod) = &lod {
+            carry_root_motion(out, &before, !lod.due, sh.dt);
+        }
     }
-    *pack.result = world_pass(sh, &mut pack, &step, local, given.trans);
+    *pack.result = match &lod {
+        Some(lod) if !plain(lod) => lod_pass(sh, &mut pack, &step, local, evaluated, lod),
+        _ => {
+            if lod.is_some() {
+                pack.schedule.anchored = 0;
+            }
+            world_pass(sh, &mut pack, &step, local, given.trans)
+        }
+    };
+}
+
+/// Whether a pack with level of detail shows its evaluated pose in every
+/// lane this step (all evaluated, no offset starting or running), as a
+/// crowd without it: its forward kinematics writes the world output, and
+/// its anchors are that output.
+#[inline(always)]
+fn plain(lod: &LodStep) -> bool {
+    lod.due == 0xff && lod.resumed == 0 && !LodStep::running(lod.t_new).any()
+}
+
+/// A pack none of whose characters is due this step: its world output
+/// carried ([`lod_world`]) and, where the crowd extracts root motion, its
+/// root motion carried ([`carry_root_motion`]).
+fn carry_pack(sh: &Shared, pack: &mut Pack, lod: &LodStep) {
+    if sh.extract {
+        let before = *pack.root_motion;
+        carry_root_motion(pack.root_motion, &before, 0xff, sh.dt);
+    }
+    let kept = Kept {
+        anchor: pack.lod_anchor,
+        offset: pack.lod_offset,
+        anchored: pack.schedule.anchored,
+    };
+    pack.schedule.anchored = 0xff;
+    let half_dt = splat(0.5 * sh.dt);
+    let out = (&mut *pack.world, &mut *pack.bounds);
+    let at = (sh.radii, sh.first, half_dt);
+    let check = match sh.check {
+        true => lod_world::<true>(out, kept, None, lod, at),
+        false => lod_world::<false>(out, kept, None, lod, at),
+    };
+    *pack.result = figures(sh, pack.index, (check, 0), lod.due, pack.world.len());
+}
+
+/// The root motion of the `carried` lanes (bits): their last step's
+/// velocity and turn rate (`before`), and those times `dt`.
+#[inline(always)]
+fn carry_root_motion(out: &mut RootMotionx8, before: &RootMotionx8, carried: u8, dt: f32) {
+    if carried == 0 {
+        return;
+    }
+    let m = bits_mask(carried);
+    let dt = splat(dt);
+    out.displacement = m.select(before.velocity * dt, out.displacement);
+    out.velocity = m.select(before.velocity, out.velocity);
+    out.turn = m.select(before.turn_rate * dt, out.turn);
+    out.turn_rate = m.select(before.turn_rate, out.turn_rate);
+}
+
+/// The world output of an evaluated pack with level of detail that is not
+/// [`plain`]: forward kinematics into the worker's `evaluated` scratch,
+/// then [`lod_world`] into the world output.
+#[inline(always)]
+fn lod_pass(
+    sh: &Shared,
+    pack: &mut Pack,
+    step: &Stepx8,
+    local: &[Motionx8],
+    evaluated: &mut [Motionx8],
+    lod: &LodStep,
+) -> PackResult {
+    let half_dt = splat(0.5 * sh.dt);
+    let mut unused = crate::crowd::bounds::Aabbx8::EMPTY;
+    let skeleton = (sh.parents, sh.tracks, None);
+    fk_pass::<false>(
+        (evaluated, &mut unused),
+        (&step.root, local),
+        skeleton,
+        true,
+        half_dt,
+    );
+    let kept = Kept {
+        anchor: pack.lod_anchor,
+        offset: pack.lod_offset,
+        anchored: pack.schedule.anchored,
+    };
+    pack.schedule.anchored = 0xff;
+    let out = (&mut *pack.world, &mut *pack.bounds);
+    let at = (sh.radii, sh.first, half_dt);
+    let check = match sh.check {
+        true => lod_world::<true>(out, kept, Some(evaluated), lod, at),
+        false => lod_world::<false>(out, kept, Some(evaluated), lod, at),
+    };
+    let trans = pack_trans(pack);
+    figures(sh, pack.index, (check, trans), lod.due, local.len())
+}
+
+/// The transitions a pack's step started (its events' bits).
+#[inline(always)]
+fn pack_trans(pack: &Pack) -> u8 {
+    pack.events[3]
 }
 
 /// The pack's state advanced by the step (its layers too), the markers
@@ -101,6 +235,9 @@ fn commands(sh: &Shared, pack: &mut Pack) -> (Happened, Given) {
     for (c, cmd) in pack.plan.commands(sh.commands) {
         let l = *c as usize % 8;
         placed |= (sets_base(cmd) as u8) << l;
+        if let Command::SetPeriod { period, phase } = *cmd {
+            pack.schedule.set(l, period, phase);
+        }
         match state.apply(l, cmd, sh.rows, layers) {
             Applied::Transition => trans |= 1 << l,
             Applied::Jump => played |= 1 << l,
@@ -108,7 +245,12 @@ fn commands(sh: &Shared, pack: &mut Pack) -> (Happened, Given) {
         }
     }
     reset_places(places, placed);
-    (happened, Given { trans, played })
+    let given = Given {
+        trans,
+        played,
+        resumed: 0,
+    };
+    (happened, given)
 }
 
 /// The pack's events of the `step` (`trans`: the lanes that started a
@@ -152,7 +294,7 @@ fn input_pass<const CUBIC: bool, const INERT: bool>(
     // once (a command, a wrap around a clip, the first step), kept
     // elsewhere, so that a blend stays continuous however far apart its
     // sources turn.
-    let anew = given.played | given.trans | step.wrapped;
+    let anew = given.played | given.trans | given.resumed | step.wrapped;
     let fresh = mask(core::array::from_fn(|l| sh.first || anew & (1 << l) != 0));
     let flips = (&mut *pack.ab_flips, fresh);
     let places = &pack.root_motion.places;
@@ -316,7 +458,6 @@ fn world_pass(
     trans: u8,
 ) -> PackResult {
     let p = pack.index;
-    let valid: [bool; 8] = core::array::from_fn(|i| p * 8 + i < sh.characters);
     let half_dt = splat(0.5 * sh.dt);
     let (out, pose, skeleton) = (
         (&mut *pack.world, &mut *pack.bounds),
@@ -328,18 +469,27 @@ fn world_pass(
     } else {
         fk_pass::<false>(out, pose, skeleton, sh.first, half_dt)
     };
+    figures(sh, p, (check, trans), 0xff, local.len())
+}
+
+/// A pack's figures: its transitions (`trans`, bits), the characters it
+/// evaluated (`due`, bits) and its velocity check.
+#[inline(always)]
+fn figures(
+    sh: &Shared,
+    p: usize,
+    (check, trans): (PackCheck, u8),
+    due: u8,
+    joints: usize,
+) -> PackResult {
+    let valid: [bool; 8] = core::array::from_fn(|i| p * 8 + i < sh.characters);
+    let count = |bits: u8| (0..8).filter(|&l| bits & (1 << l) != 0 && valid[l]).count() as u32;
     PackResult {
         ran: true,
-        transitions: (0..8)
-            .filter(|&l| trans & (1 << l) != 0 && valid[l])
-            .count() as u32,
+        transitions: count(trans),
+        evaluated: count(due),
         // With the check off, output that is not finite is counted all
         // the same.
-        check: check.finish(
-            (p, valid),
-            local.len(),
-            (sh.first || !sh.check, sh.frame),
-            sh.dt,
-        ),
+        check: check.finish((p, valid), joints, (sh.first || !sh.check, sh.frame), sh.dt),
     }
 }

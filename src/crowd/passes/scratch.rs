@@ -22,6 +22,9 @@ pub(crate) struct PackScratch {
     pub(super) b: Vec<Motionx8>,
     pub(super) shown: Vec<Motionx8>,
     pub(super) old_a: Vec<Motionx8>,
+    /// The evaluated world pose of a pack with level of detail, before
+    /// what it shows is chosen ([`super::lod`]).
+    pub(super) evaluated: Vec<Motionx8>,
     pub(super) kept_turns: Vec<TurnOffsetx8>,
     pub(super) kept_shifts: Vec<ShiftOffsetx8>,
     pub(super) kept_poses: Vec<Motionx8>,
@@ -43,7 +46,7 @@ impl PackScratch {
         moving: usize,
         layers: usize,
     ) -> Option<usize> {
-        let poses = joints.checked_mul(5 * size_of::<Motionx8>() + 2)?;
+        let poses = joints.checked_mul(6 * size_of::<Motionx8>() + 2)?;
         let offsets = turning
             .checked_mul(size_of::<TurnOffsetx8>() + size_of::<Vec3x8>())?
             .checked_add(moving.checked_mul(size_of::<ShiftOffsetx8>() + size_of::<Vec3x8>())?)?;
@@ -70,6 +73,7 @@ impl PackScratch {
             b: v()?,
             shown: v()?,
             old_a: v()?,
+            evaluated: v()?,
             kept_turns: try_vec("a worker's scratch", turning, TurnOffsetx8::ZERO)?,
             kept_shifts: try_vec("a worker's scratch", moving, ShiftOffsetx8::ZERO)?,
             kept_poses: v()?,

@@ -42,6 +42,9 @@ pub(crate) struct Shared<'a> {
     pub dt: f32,
     pub check: bool,
     pub extract: bool,
+    /// Whether the crowd has level of detail
+    /// ([`crate::crowd::CrowdConfig::level_of_detail`]).
+    pub lod: bool,
     /// The crowd's up axis ([`crate::crowd::CrowdConfig::up`]).
     pub up: crate::reference::Vec3,
     /// Whether a layer's mask covers the clips' root joint (its wraps then

@@ -175,15 +175,21 @@ pub(crate) fn shown_batch<const CUBIC: bool, const INERT: bool>(
     gather_bits(ab, &store.ab_flips, j, &at);
     let lf = &mut scratch.kept_layer_flips;
     gather_bits(lf, &store.layer_flips, store.layer_flips.per(), &at);
-    let fresh = mask(core::array::from_fn(|l| st.wrapped & (1 << l) != 0));
+    // ... and where the character was carried last step (level of
+    // detail: its hemispheres were not kept up while it was not sampled).
+    let carried = at.iter().enumerate().fold(0u8, |b, (l, &c)| {
+        b | (((store.schedule[c / 8].carried >> (c % 8)) & 1) << l)
+    });
+    let anew = st.wrapped | carried;
+    let fresh = mask(core::array::from_fn(|l| anew & (1 << l) != 0));
     if !active.any() {
         input::<CUBIC>(sh, &st, out, ((ab, fresh), &places), [&[], &[]]);
-        layers::<CUBIC>(sh, (&st, kl), out, (lf, st.wrapped));
+        layers::<CUBIC>(sh, (&st, kl), out, (lf, anew));
         return;
     }
     let old_a = &mut scratch.old_a;
     input::<CUBIC>(sh, &st, old_a, ((ab, fresh), &places), [&[], &[]]);
-    layers::<CUBIC>(sh, (&st, kl), old_a, (lf, st.wrapped));
+    layers::<CUBIC>(sh, (&st, kl), old_a, (lf, anew));
     if INERT {
         shown_inertialized(sh, store, &at, &st, out, scratch);
     } else {

@@ -13,6 +13,7 @@ use crate::crowd::lanes_crowd::construct::{
 use crate::crowd::layer::Layout;
 use crate::crowd::markers::MarkerTable;
 use crate::crowd::place::Place;
+use crate::crowd::schedule::Schedulex8;
 use crate::crowd::state::{LayerLanes, Statex8};
 use crate::crowd::store::EventBits;
 use crate::crowd::{ClipLibrary, CrowdConfig, Event, FrameStats};
@@ -44,7 +45,7 @@ impl RefState {
     /// fitted half-lives per axis).
     fn bytes(joints: usize, fits: usize, layers: usize) -> Option<usize> {
         pose_bytes(joints)?
-            .checked_mul(3)?
+            .checked_mul(5)?
             .checked_add(joints.checked_mul(2 + layers)?)?
             .checked_add(fits.checked_mul(2 * size_of::<Vec3>())?)?
             .checked_add(size_of::<RefState>())
@@ -62,6 +63,8 @@ impl RefState {
             fit_pos: try_vec(WHAT, fits, Vec3::splat(0.2))?,
             fit_rot: try_vec(WHAT, fits, Vec3::splat(0.2))?,
             world: try_pose(WHAT, joints)?,
+            anchor: try_pose(WHAT, joints)?,
+            lod_offset: try_pose(WHAT, joints)?,
             bounds: crate::crowd::Aabb::ZERO,
             removed: Place::IDENTITY,
             root_motion: crate::crowd::RootDelta::default(),
@@ -75,7 +78,7 @@ impl RefScratch {
     /// `layers` layers.
     fn bytes(joints: usize, layers: usize) -> Option<usize> {
         pose_bytes(joints)?
-            .checked_mul(10)?
+            .checked_mul(12)?
             .checked_add(joints.checked_mul(1 + layers)?)
     }
 
@@ -92,6 +95,8 @@ impl RefScratch {
             local: p()?,
             extrapolated: p()?,
             global: p()?,
+            carried: p()?,
+            shown_lod: p()?,
             sample: try_pose(WHAT, j - 1)?,
             layer: p()?,
             flips: try_vec(WHAT, j, false)?,
@@ -185,6 +190,10 @@ impl ReferenceCrowd {
                 try_vec("layers", packs * nl, LayerLanes::new(rows[0])),
                 total,
             )?,
+            schedules: with_stated(
+                try_vec("level of detail", packs, Schedulex8::every_step()),
+                total,
+            )?,
             layout,
             chars,
             queue: Queue::default(),
@@ -260,6 +269,7 @@ fn stated_size(
             "schedules",
             packs.checked_mul(
                 size_of::<Statex8>()
+                    + size_of::<Schedulex8>()
                     + size_of::<(FrameStats, EventBits, usize)>()
                     + 8 * (3 + nl) * size_of::<Event>(),
             ),

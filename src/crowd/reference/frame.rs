@@ -7,6 +7,7 @@
 use super::bounds::ref_bounds;
 use super::layers::ref_layers;
 use super::layers::{ref_clear_snapped, ref_dead_blend_profiled, ref_inertialize_profiled};
+use super::lod::{CharLod, ref_carried, ref_evaluated};
 use super::{RefScratch, RefState, SIZED};
 use crate::clip::Clip;
 use crate::crowd::VelocityCheck;
@@ -15,6 +16,7 @@ use crate::crowd::command::Command;
 use crate::crowd::layer::Layout;
 use crate::crowd::markers::Advanced;
 use crate::crowd::place::{Place, Up, wrap_place};
+use crate::crowd::schedule::{Schedulex8, live_lanes};
 use crate::crowd::state::{Applied, ClipRows, LayerLanes, Statex8, Stepx8};
 use crate::crowd::store::EventBits;
 use crate::crowd::{
@@ -100,6 +102,16 @@ fn char_step(st: &Stepx8, state: &Statex8, layers: &[LayerLanes], l: usize) -> C
     }
 }
 
+/// A reference pack: its number, its characters' state, schedule and
+/// layers, and their kept poses.
+pub(super) type RefPack<'a> = (
+    usize,
+    &'a mut Statex8,
+    &'a mut Schedulex8,
+    &'a mut [LayerLanes],
+    &'a mut [RefState],
+);
+
 /// Pack `p`'s frame, as the lanes crowd's (`passes::step_pack`): its
 /// characters' states (and layers) advanced and their commands (among the
 /// frame's `sorted` ones) applied with the same code, then each
@@ -111,7 +123,7 @@ fn char_step(st: &Stepx8, state: &Statex8, layers: &[LayerLanes], l: usize) -> C
 pub(super) fn reference_pack(
     crowd: &Crowdwide,
     (sorted, rows, frame, dt): (&[(u32, Command)], &[ClipRows], u64, f32),
-    (p, state, layers, chars): (usize, &mut Statex8, &mut [LayerLanes], &mut [RefState]),
+    (p, state, sched, layers, chars): RefPack,
     s: &mut RefScratch,
     crossed: impl FnOnce(Advanced) -> usize,
 ) -> (FrameStats, EventBits, usize) {
@@ -137,6 +149,9 @@ pub(super) fn reference_pack(
     for (c, cmd) in &sorted[lo..hi] {
         let l = *c as usize % 8;
         placed |= (matches!(cmd, Command::Play { .. } | Command::Transition { .. }) as u8) << l;
+        if let Command::SetPeriod { period, phase } = *cmd {
+            sched.set(l, period, phase);
+        }
         match state.apply(l, cmd, rows, layers) {
             Applied::Transition => trans |= 1 << l,
             Applied::Jump => played |= 1 << l,
@@ -151,6 +166,13 @@ pub(super) fn reference_pack(
     let (mut old_state, old_layers) = (before, &mut layers_before[..layers.len()]);
     let old_events = old_state.advance(F32x8::splat(dt), old_layers);
     let old_step = old_state.step(old_events, old_layers);
+    // Level of detail: who is evaluated (those carried last step choose
+    // their blends' hemispheres anew).
+    let carried_before = sched.carried;
+    let lod = crowd.cfg.level_of_detail.then(|| {
+        let live = live_lanes(p, crowd.cfg.characters);
+        sched.plan((frame, dt), frame == 0, trans, live)
+    });
     let mut total = FrameStats::default();
     for (l, ch) in chars.iter_mut().enumerate() {
         let c = p * 8 + l;
@@ -162,16 +184,29 @@ pub(super) fn reference_pack(
         if placed & (1 << l) != 0 {
             ch.places = [Place::IDENTITY; 2];
         }
+        let cl = lod.as_ref().map(|x| CharLod::of(x, l));
+        if let Some(cl) = cl.filter(|cl| !cl.due) {
+            let check = ref_carry_frame(crowd, ch, s, &cl, (c, frame, dt));
+            total.velocity.merge(&check);
+            continue;
+        }
+        total.evaluated += 1;
         let now = CharStep {
             places: ch.places,
             ..char_step(&step, state, layers, l)
         };
-        let old = moving.then(|| CharStep {
-            places: old_places,
-            ..char_step(&old_step, &old_state, old_layers, l)
+        let old = moving.then(|| {
+            let st = char_step(&old_step, &old_state, old_layers, l);
+            CharStep {
+                places: old_places,
+                wrapped: st.wrapped || carried_before & (1 << l) != 0,
+                ..st
+            }
         });
-        let jumped = (played | trans) & (1 << l) != 0;
-        let check = reference_frame(crowd, (&now, old.as_ref()), ch, s, (c, frame, dt, jumped));
+        let resumed = cl.is_some_and(|cl| cl.resumed);
+        let jumped = (played | trans) & (1 << l) != 0 || resumed;
+        let at = (c, frame, dt, jumped);
+        let check = reference_frame(crowd, (&now, old.as_ref()), ch, s, at, cl.as_ref());
         total.transitions += moving as u32;
         total.velocity.merge(&check);
     }
@@ -329,6 +364,7 @@ fn reference_frame(
     ch: &mut RefState,
     s: &mut RefScratch,
     (character, frame, dt, jumped): (usize, u64, f32, bool),
+    lod: Option<&CharLod>,
 ) -> VelocityCheck {
     let cfg = crowd.cfg;
     let first = frame == 0;
@@ -359,18 +395,60 @@ fn reference_frame(
     s.input = input;
     r::op_fk(&mut s.global, &local, crowd.parents).expect(SIZED);
     s.local = local;
-    let check = match !first && cfg.velocity_check {
-        true => ref_check(&s.global, &ch.world, (character, frame, dt)),
+    let at = (character, frame, dt);
+    match lod {
+        Some(lod) => {
+            ref_evaluated(&mut s.shown_lod, &mut s.carried, &s.global, ch, lod);
+            show(cfg, &s.shown_lod, ch, at)
+        }
+        None => show(cfg, &s.global, ch, at),
+    }
+}
+
+/// `pose` becomes what character `ch` shows: checked against what it
+/// showed last step ([`ref_check`]), and its bounding box.
+fn show(
+    cfg: &CrowdConfig,
+    pose: &Pose,
+    ch: &mut RefState,
+    (character, frame, dt): (usize, u64, f32),
+) -> VelocityCheck {
+    let check = match frame != 0 && cfg.velocity_check {
+        true => ref_check(pose, &ch.world, (character, frame, dt)),
         // Without the check (or before it has a previous frame), output
         // that is not finite is counted all the same (issue 21).
         false => VelocityCheck {
-            non_finite: !pose_finite(&s.global) as u64,
+            non_finite: !pose_finite(pose) as u64,
             ..VelocityCheck::default()
         },
     };
-    ch.world.clone_from(&s.global);
+    ch.world.clone_from(pose);
     ch.bounds = ref_bounds(&ch.world, &cfg.joint_radii, pose_finite(&ch.world));
     check
+}
+
+/// A character not evaluated this step (level of detail): it shows its
+/// carried pose ([`ref_carried`]), and where the crowd extracts root
+/// motion, its last step's velocity and turn rate and those times `dt`.
+fn ref_carry_frame(
+    crowd: &Crowdwide,
+    ch: &mut RefState,
+    s: &mut RefScratch,
+    lod: &CharLod,
+    at: (usize, u64, f32),
+) -> VelocityCheck {
+    let dt = at.2;
+    ref_carried(&mut s.carried, ch, lod);
+    if crowd.cfg.root_motion == RootMotion::Extract {
+        let m = ch.root_motion;
+        ch.root_motion = RootDelta {
+            displacement: m.velocity * dt,
+            velocity: m.velocity,
+            turn: m.turn_rate * dt,
+            turn_rate: m.turn_rate,
+        };
+    }
+    show(crowd.cfg, &s.carried, ch, at)
 }
 
 /// The pose a character would have shown at its `old` step, without its

@@ -12,6 +12,7 @@ mod bounds;
 mod construct;
 mod frame;
 mod layers;
+mod lod;
 
 use std::sync::Mutex;
 
@@ -23,6 +24,7 @@ use super::layer::Layout;
 use super::markers::{Advanced, MarkerTable, pack_markers};
 use super::output::push_events;
 use super::place::Place;
+use super::schedule::Schedulex8;
 use super::state::{ClipRows, LayerLanes, LayerState, Statex8};
 use super::store::EventBits;
 use super::{CharacterState, Event, VelocityCheck};
@@ -45,6 +47,8 @@ pub struct ReferenceCrowd {
     states: Vec<Statex8>,
     /// Each pack's layers (`cfg.layers.len()` per pack).
     layers: Vec<LayerLanes>,
+    /// Each pack's schedule (level of detail, [`super::schedule`]).
+    schedules: Vec<Schedulex8>,
     layout: Layout,
     chars: Vec<RefState>,
     queue: Queue,
@@ -94,6 +98,11 @@ struct RefState {
     fit_pos: Vec<Vec3>,
     fit_rot: Vec<Vec3>,
     world: Pose,
+    /// Level of detail ([`super::schedule`]): the last evaluated world
+    /// pose, and the world-space offset from the pose carried to the one
+    /// evaluated when the character was last resumed.
+    anchor: Pose,
+    lod_offset: Pose,
     /// The world pose's bounding box ([`super::Aabb`]).
     bounds: super::Aabb,
     /// Root motion taken out last step (the clips' root's place and
@@ -115,6 +124,10 @@ struct RefScratch {
     local: Pose,
     extrapolated: Pose,
     global: Pose,
+    /// Level of detail: the pose a character shows carried, and the one it
+    /// shows evaluated.
+    carried: Pose,
+    shown_lod: Pose,
     sample: Pose,
     /// A layer's source sampled.
     layer: Pose,
@@ -192,6 +205,16 @@ impl ReferenceCrowd {
     pub fn events_into(&self, out: &mut Vec<Event>) {
         out.clear();
         out.extend_from_slice(&self.events);
+    }
+
+    /// Character `c`'s update period and phase ([`super::Crowd::period`]).
+    pub fn period(&self, c: usize) -> Option<(u32, u32)> {
+        (c < self.cfg.characters).then(|| self.schedules[c / 8].get(c % 8))
+    }
+
+    /// [`Command::SetPeriod`] ([`super::Crowd::set_period`]).
+    pub fn set_period(&mut self, c: usize, period: u32, phase: u32) -> Result<()> {
+        self.command(c, Command::SetPeriod { period, phase })
     }
 
     /// Queues a command ([`super::Crowd::command`]).
@@ -336,6 +359,9 @@ impl ReferenceCrowd {
             for p in &mut ch.world.pos {
                 *p -= origin;
             }
+            for p in &mut ch.anchor.pos {
+                *p -= origin;
+            }
             ch.bounds.min -= origin;
             ch.bounds.max -= origin;
         }
@@ -365,6 +391,7 @@ impl ReferenceCrowd {
         };
         for (s, _, _) in stats {
             total.transitions += s.transitions;
+            total.evaluated += s.evaluated;
             total.velocity.merge(&s.velocity);
         }
         // The events.
@@ -404,21 +431,25 @@ impl ReferenceCrowd {
         let markers = &self.markers;
         let per = markers.per_pack().max(1);
         let (characters, weight) = (self.cfg.characters, self.cfg.marker_weight);
-        let run = |p: usize, state, layers: &mut [LayerLanes], chars, out: &mut _, marks| {
-            // The markers the pack's sources (the base's and the layers')
-            // cross, found with the 8-lane crowd's code from the same
-            // state.
-            let crossed =
-                |src: Advanced| pack_markers(markers, src, (p, characters), (dt, weight), marks);
-            // Each worker's own scratch (reserved by the step for every
-            // thread of this pool): the lock is never contended.
-            let t = rayon::current_thread_index().unwrap_or(0) % scratch.len();
-            let mut s = scratch[t].lock().unwrap_or_else(|e| e.into_inner());
-            *out = reference_pack(&crowd, frame, (p, state, layers, chars), &mut s, crossed);
-        };
+        let run =
+            |p: usize, (state, sched), layers: &mut [LayerLanes], chars, out: &mut _, marks| {
+                // The markers the pack's sources (the base's and the layers')
+                // cross, found with the 8-lane crowd's code from the same
+                // state.
+                let crossed = |src: Advanced| {
+                    pack_markers(markers, src, (p, characters), (dt, weight), marks)
+                };
+                // Each worker's own scratch (reserved by the step for every
+                // thread of this pool): the lock is never contended.
+                let t = rayon::current_thread_index().unwrap_or(0) % scratch.len();
+                let mut s = scratch[t].lock().unwrap_or_else(|e| e.into_inner());
+                let pack = (p, state, sched, layers, chars);
+                *out = reference_pack(&crowd, frame, pack, &mut s, crossed);
+            };
         let packs = self
             .states
             .par_iter_mut()
+            .zip(self.schedules.par_iter_mut())
             .zip(self.chars.par_chunks_mut(8))
             .zip(self.pack_stats.par_iter_mut())
             .zip(self.marks.par_chunks_mut(per));
@@ -426,14 +457,14 @@ impl ReferenceCrowd {
             // `par_chunks_mut` refuses 0: each pack's layers are empty.
             0 => packs
                 .enumerate()
-                .for_each(|(p, (((state, chars), out), marks))| {
-                    run(p, state, &mut [], chars, out, marks)
+                .for_each(|(p, ((((state, sched), chars), out), marks))| {
+                    run(p, (state, sched), &mut [], chars, out, marks)
                 }),
             _ => packs
                 .zip(self.layers.par_chunks_mut(nl))
                 .enumerate()
-                .for_each(|(p, ((((state, chars), out), marks), layers))| {
-                    run(p, state, layers, chars, out, marks)
+                .for_each(|(p, (((((state, sched), chars), out), marks), layers))| {
+                    run(p, (state, sched), layers, chars, out, marks)
                 }),
         }
     }

@@ -412,6 +412,9 @@ impl Statex8 {
                 s.replace(l);
             }
             Command::SetRoot(root) => self.set_root(l, &root),
+            // The schedule's, applied by the crowds to their packs'
+            // schedules ([`super::schedule::Schedulex8::set`]).
+            Command::SetPeriod { .. } => {}
             Command::Play { .. }
             | Command::Transition { .. }
             | Command::PlayLayer { .. }

@@ -1,0 +1,68 @@
+//! The cost of level of detail (issue 25), for instruction counts: a crowd
+//! of the embedded CMU clip stepped `frames` times at 60 Hz, its characters
+//! playing staggered loops, with a transition every 0.5 s for one
+//! character in 30 (staggered), in one of three modes:
+//!
+//! - `off`: no level of detail ([`kineform::crowd::CrowdConfig::level_of_detail`] off);
+//! - `every`: level of detail on, every character at period 1;
+//! - `mix`: level of detail on, packs of eight at period 1, 2 and 4
+//!   (10%, 30% and 60% of them: issue 25, item 5), phases staggered
+//!   so that each step evaluates an even share.
+//!
+//! Instructions per frame are the difference of two runs' counts over
+//! their difference in frames (so that building the crowd cancels):
+//!
+//! ```text
+//! RAYON_NUM_THREADS=1 valgrind --tool=callgrind --callgrind-out-file=/dev/null \
+//!     target/release/examples/lod_cost mix 10000 8    # and 16
+//! ```
+//!
+//! `cargo run --release --example lod_cost -- MODE [CHARACTERS] [FRAMES]`
+//! prints the frames' wall time too (not a figure on a loaded machine).
+
+use kineform::crowd::{ClipLibrary, Crowd, CrowdConfig, Source};
+
+fn main() -> kineform::Result<()> {
+    let args: Vec<String> = std::env::args().collect();
+    let mode = args.get(1).map_or("off", String::as_str);
+    let n: usize = args.get(2).and_then(|a| a.parse().ok()).unwrap_or(10_000);
+    let frames: usize = args.get(3).and_then(|a| a.parse().ok()).unwrap_or(8);
+    let library = ClipLibrary::from_bvh(&kineform::data::default_clip())?;
+    let len = library.clips()[0].last_time();
+    let cfg = CrowdConfig {
+        characters: n,
+        level_of_detail: mode != "off",
+        ..Default::default()
+    };
+    let mut crowd = Crowd::new(&library, cfg)?;
+    for c in 0..n {
+        let a = Source::looping(0, (c as f32 * 0.137) % len);
+        crowd.play(c, a, a)?;
+        let p = c / 8;
+        let period = match (mode, p % 10) {
+            ("mix", 0) => 1,
+            ("mix", 1..=3) => 2,
+            ("mix", _) => 4,
+            _ => 1,
+        };
+        if mode != "off" {
+            crowd.set_period(c, period, (p / 10) as u32 % period)?;
+        }
+    }
+    let dt = 1.0 / 60.0;
+    let start = std::time::Instant::now();
+    let mut evaluated = 0u64;
+    for f in 0..frames {
+        for c in (f % 30..n).step_by(30 * 30) {
+            let a = Source::looping(0, (f as f32 * 0.31 + c as f32) % len);
+            crowd.transition(c, a, a, 0.3, 0.1)?;
+        }
+        evaluated += u64::from(crowd.step(dt)?.evaluated);
+    }
+    let ms = start.elapsed().as_secs_f64() * 1e3 / frames as f64;
+    println!(
+        "{mode}: {n} characters, {frames} frames, {:.1}% evaluated, {ms:.3} ms/frame",
+        100.0 * evaluated as f64 / (n * frames) as f64
+    );
+    Ok(())
+}

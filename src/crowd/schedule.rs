@@ -1,0 +1,206 @@
+//! Level of detail (issue 25): each character's update period, and what
+//! the crowd keeps to carry a character between the steps it evaluates.
+//!
+//! A character with period `n` and phase `k` ([`Command::SetPeriod`](super::Command::SetPeriod))
+//! is evaluated on the steps whose number (the crowd's
+//! [`frames`](super::Crowd::frames) before the step) is `k` modulo `n`, on
+//! the crowd's first step, and on a step in which a command starts one of
+//! its transitions (a base's or a layer's); its state (sources' times,
+//! weights, root, markers, events) advances on every step and its
+//! commands apply on every step. Between evaluations its world pose is
+//! *carried*: the last evaluated world pose `E` (the anchor), extrapolated
+//! over the `τ` seconds since along its own world velocities, without
+//! decay (positions `p + v τ`, rotations `exp(ω τ) q`, the exponential of
+//! the scaled angle axis `ω τ`; velocities held). When it is evaluated again after being
+//! carried, the gap between the pose it would have shown (carried) and the
+//! evaluated one becomes a world-space inertialization offset per joint
+//! ([`crate::reference::op_inertialize_offset`]) that decays over
+//! [`LOD_BLEND`] seconds ([`crate::reference::kform_inertialize`]), applied
+//! to what it shows on the steps that follow, carried or evaluated:
+//! positions and velocities are continuous across every change of
+//! period. The joints of a carried pose are extrapolated one by one, so
+//! its bones may stretch a little (about `|ω|² τ² / 2` of their length).
+//!
+//! The schedule is per character; the saving is per pack: a pack of eight
+//! characters none of which is due this step costs its commands and the
+//! carry only, while a pack with a character due is evaluated whole
+//! (eight lanes are one SIMD operation) and its other characters shown
+//! carried. So a game gets the full saving by giving the eight characters
+//! of a pack (characters `8p .. 8p + 8`) the same period and phase (a
+//! game sorts its characters into packs by distance once, as it sorts
+//! them for culling); characters are not regrouped behind the caller's
+//! back, so every output stays indexed by the caller's character number
+//! and a period change moves no memory.
+//!
+//! With [`RootMotion::Extract`](super::RootMotion::Extract), a carried
+//! character's root motion is its last step's velocity and turn rate
+//! times `dt`, and its first evaluation after being carried reports its
+//! velocities times `dt` (as a command that moves its sources at once).
+//! Its blends' hemispheres are chosen anew at that evaluation (as after a
+//! wrap), since it was not sampled in between.
+
+use crate::lanes::{F32x8, splat};
+
+/// The longest update period, in steps: periods are 1, 2, 4, 8 or 16.
+pub const MAX_PERIOD: u32 = 16;
+
+/// The seconds over which the gap between a carried pose and the next
+/// evaluated one is hidden (cubic inertialization in world space).
+pub const LOD_BLEND: f32 = 0.1;
+
+/// Eight characters' schedule and carry: what both crowds keep per pack,
+/// advanced by the same code ([`Schedulex8::plan`]).
+#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
+#[repr(C)]
+pub(crate) struct Schedulex8 {
+    /// Seconds since each character's anchor was evaluated (0 on a step
+    /// that evaluates it).
+    pub(crate) since_eval: F32x8,
+    /// Seconds since each character's offset started ([`LOD_BLEND`] and
+    /// more: no offset).
+    pub(crate) since_offset: F32x8,
+    /// Each character's period, 1 to [`MAX_PERIOD`].
+    pub(crate) period: [u8; 8],
+    /// Each character's phase, below its period.
+    pub(crate) phase: [u8; 8],
+    /// Characters carried (not evaluated) in the last step (bits).
+    pub(crate) carried: u8,
+    /// Characters whose anchor is kept in the pack's `lod_anchor` rows
+    /// (bits); for the others it is the last step's world output (they
+    /// were evaluated and shown without an offset). The lanes crowd's
+    /// bookkeeping; the reference keeps its anchors always.
+    pub(crate) anchored: u8,
+    pad: [u8; 14],
+}
+
+impl Schedulex8 {
+    /// Every character evaluated every step, no offset.
+    pub(crate) fn every_step() -> Schedulex8 {
+        Schedulex8 {
+            since_eval: F32x8::ZERO,
+            since_offset: splat(LOD_BLEND),
+            period: [1; 8],
+            phase: [0; 8],
+            carried: 0,
+            anchored: 0,
+            pad: [0; 14],
+        }
+    }
+
+    /// Sets lane `l`'s period and phase (checked by the command).
+    pub(crate) fn set(&mut self, l: usize, period: u32, phase: u32) {
+        self.period[l & 7] = period as u8;
+        self.phase[l & 7] = phase as u8;
+    }
+
+    /// Lane `l`'s period and phase.
+    pub(crate) fn get(&self, l: usize) -> (u32, u32) {
+        (self.period[l & 7] as u32, self.phase[l & 7] as u32)
+    }
+
+    /// This step's plan for the pack at step number `frame` (`first`: the
+    /// crowd's first step, which evaluates every lane; `forced`: the
+    /// characters a command transitions this step; `live`: the lanes that
+    /// hold characters, the others, past the crowd's last character, never
+    /// due after the first step), the schedule advanced by `dt` past it:
+    /// the evaluated lanes' anchors are now, the resumed lanes' offsets
+    /// start now.
+    #[inline(always)]
+    pub(crate) fn plan(
+        &mut self,
+        (frame, dt): (u64, f32),
+        first: bool,
+        forced: u8,
+        live: u8,
+    ) -> LodStep {
+        let mut due = forced;
+        for l in 0..8 {
+            // Periods are powers of two (checked by the command).
+            let n = u64::from(self.period[l].max(1));
+            due |= u8::from(frame & (n - 1) == u64::from(self.phase[l])) << l;
+        }
+        let due = if first { 0xff } else { due & live };
+        let dt = splat(dt);
+        let tau = self.since_eval + dt;
+        let t_old = self.since_offset + dt;
+        let resumed = due & self.carried;
+        let m_due = bits_mask(due);
+        let m_resumed = bits_mask(resumed);
+        let t_new = m_resumed.select(F32x8::ZERO, t_old);
+        let step = LodStep {
+            due,
+            resumed,
+            tau,
+            t_old,
+            t_new,
+        };
+        self.since_eval = m_due.select(F32x8::ZERO, tau);
+        // Held at LOD_BLEND once past it, so that it never grows.
+        self.since_offset = t_new.fast_min(splat(LOD_BLEND));
+        self.carried = !due;
+        step
+    }
+}
+
+/// A pack's level of detail in one step ([`Schedulex8::plan`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct LodStep {
+    /// Characters evaluated this step (bits).
+    pub due: u8,
+    /// Characters evaluated this step after being carried in the last:
+    /// their offsets start now (bits).
+    pub resumed: u8,
+    /// Seconds from each anchor's evaluation to this step (the carry).
+    pub tau: F32x8,
+    /// Seconds into each running offset at this step, before the resumed
+    /// lanes' new ones (the pose they would have shown carried).
+    pub t_old: F32x8,
+    /// ... and after: 0 in the resumed lanes.
+    pub t_new: F32x8,
+}
+
+impl LodStep {
+    /// Whether the offset runs at time `t` (a mask).
+    #[inline(always)]
+    pub(crate) fn running(t: F32x8) -> F32x8 {
+        t.simd_lt(splat(LOD_BLEND))
+    }
+}
+
+/// The lanes of pack `p` that hold characters of a crowd of `characters`
+/// (bits).
+#[inline(always)]
+pub(crate) fn live_lanes(p: usize, characters: usize) -> u8 {
+    match characters.saturating_sub(p * 8) {
+        n if n >= 8 => 0xff,
+        n => (1u8 << n) - 1,
+    }
+}
+
+/// A lane mask from bits (lane `l` set where bit `l` is).
+#[inline(always)]
+pub(crate) fn bits_mask(bits: u8) -> F32x8 {
+    F32x8::new(core::array::from_fn(|l| match bits & (1 << l) != 0 {
+        true => f32::from_bits(u32::MAX),
+        false => 0.0,
+    }))
+}
+
+/// Checks a period and a phase as [`Command::SetPeriod`](super::Command::SetPeriod) takes them.
+pub(crate) fn check_period(period: u32, phase: u32) -> crate::Result<()> {
+    if !(period.is_power_of_two() && period <= MAX_PERIOD) {
+        return Err(crate::Error::Parameter {
+            name: "period",
+            value: period as f32,
+            reason: "must be 1, 2, 4, 8 or 16 (steps)",
+        });
+    }
+    if phase >= period {
+        return Err(crate::Error::Parameter {
+            name: "phase",
+            value: phase as f32,
+            reason: "must be below the period",
+        });
+    }
+    Ok(())
+}
