@@ -184,9 +184,7 @@ impl Database {
 
 /// The words at `base[i] + k` of `table` in lanes.
 ///
-/// With AVX2 the eight words are gathered as two vectors of four (two
-/// `vpgatherdq`), lanes 0, 1, 4, 5 and 2, 3, 6, 7, and split as below.
-/// With AVX alone the eight words are loaded as two vectors of four, lanes 0,
+/// With AVX the eight words are loaded as two vectors of four, lanes 0,
 /// 1, 4, 5 and 2, 3, 6, 7 (each 128-bit half two words), so that one
 /// `vshufps` per half takes their low and high 32 bits in lane order;
 /// built element by element instead, the vectors went through the stack
@@ -197,50 +195,9 @@ impl Database {
 /// with [`check_rows`]).
 #[inline(always)]
 unsafe fn words8(table: &[u64], base: &[u32; 8], k: usize) -> Words8 {
-    #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
-    {
-        use core::arch::x86_64::{
-            __m256i, _mm256_castps_si256, _mm256_castsi256_ps, _mm256_castsi256_si128,
-            _mm256_extracti128_si256, _mm256_i32gather_epi64, _mm256_permutevar8x32_epi32,
-            _mm256_shuffle_ps,
-        };
-        // The rows `base[i] + k` in the order the halves are split in
-        // (lanes 0, 1, 4, 5, then 2, 3, 6, 7), as 32-bit indices.
-        let rows: __m256i =
-            bytemuck::cast(I32x8::new(bytemuck::cast(*base)) + I32x8::splat(k as i32));
-        let order: __m256i = bytemuck::cast(I32x8::new([0, 1, 4, 5, 2, 3, 6, 7]));
-        // SAFETY: these intrinsics need AVX2, which this build enables
-        // (the `cfg` above). The gathers read `table[base[i] + k]` only:
-        // every such row is below `table.len()` (the caller's promise),
-        // and a database's tables hold at most `frames x joints <= 2^31 -
-        // 1` words (`Database::with_storage` refuses more), so `k` and
-        // every row fit in an `i32`, the sum does not wrap, and the
-        // gathers' sign-extended indices are the rows themselves.
-        let (lo, hi) = unsafe {
-            let rows = _mm256_permutevar8x32_epi32(rows, order);
-            let ptr = table.as_ptr().cast::<i64>();
-            let a = _mm256_i32gather_epi64::<8>(ptr, _mm256_castsi256_si128(rows));
-            let b = _mm256_i32gather_epi64::<8>(ptr, _mm256_extracti128_si256::<1>(rows));
-            let (a, b) = (_mm256_castsi256_ps(a), _mm256_castsi256_ps(b));
-            // Per 128-bit half: [a0 a2 b0 b2] (the low halves) and [a1 a3 b1 b3].
-            (
-                _mm256_castps_si256(_mm256_shuffle_ps::<0b10_00_10_00>(a, b)),
-                _mm256_castps_si256(_mm256_shuffle_ps::<0b11_01_11_01>(a, b)),
-            )
-        };
-        Words8 {
-            lo: bytemuck::cast(lo),
-            hi: bytemuck::cast(hi),
-        }
-    }
     // SAFETY: the caller's promise.
-    #[cfg(not(all(target_arch = "x86_64", target_feature = "avx2")))]
     let w = |i: usize| unsafe { *table.get_unchecked(base[i] as usize + k) } as i64;
-    #[cfg(all(
-        target_arch = "x86_64",
-        target_feature = "avx",
-        not(target_feature = "avx2")
-    ))]
+    #[cfg(all(target_arch = "x86_64", target_feature = "avx"))]
     {
         use core::arch::x86_64::{
             __m256, _mm256_castps_si256, _mm256_castsi256_ps, _mm256_set_epi64x, _mm256_shuffle_ps,
