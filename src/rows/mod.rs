@@ -104,27 +104,12 @@ impl Rows3 {
     }
 
     /// Row `k`, column `jj` = lane `k` of `field(block[jj])`, for a block
-    /// of at most [`BLOCK`] joints. Pairs in order, so each store's two
-    /// spare floats are overwritten by the next pair's.
+    /// of at most [`BLOCK`] joints ([`fill_pairs`] with [`pair3`]).
     #[inline(always)]
     fn fill<'a, T, V: Borrow<Vec3x8>>(&mut self, block: &'a [T], field: &impl Fn(&'a T) -> V) {
-        debug_assert!(block.len() <= BLOCK);
-        let block = &block[..block.len().min(BLOCK)];
-        let mut pairs = block.chunks_exact(2);
-        for (jp, two) in pairs.by_ref().enumerate() {
-            let (a, b) = (field(&two[0]), field(&two[1]));
-            for (k, row) in pair3(a.borrow(), b.borrow()).iter().enumerate() {
-                let at = k * S3 + 6 * jp;
-                self.0[at..at + 8].copy_from_slice(row.as_array());
-            }
-        }
-        if let [last] = pairs.remainder() {
-            let v = field(last);
-            for (k, row) in pair3(v.borrow(), v.borrow()).iter().enumerate() {
-                let at = k * S3 + 3 * (block.len() - 1);
-                self.0[at..at + 8].copy_from_slice(row.as_array());
-            }
-        }
+        fill_pairs(&mut self.0, (S3, 3), block, |t| {
+            pair3(field(t.0).borrow(), field(t.1).borrow())
+        });
     }
 
     /// The first `n` elements of row `k`.
@@ -141,26 +126,12 @@ impl Rows4 {
         Rows4([0.0; 8 * S4])
     }
 
-    /// As [`Rows3::fill`], four floats per element.
+    /// As [`Rows3::fill`], four floats per element ([`pair4`]).
     #[inline(always)]
     fn fill<'a, T, V: Borrow<Quatx8>>(&mut self, block: &'a [T], field: &impl Fn(&'a T) -> V) {
-        debug_assert!(block.len() <= BLOCK);
-        let block = &block[..block.len().min(BLOCK)];
-        let mut pairs = block.chunks_exact(2);
-        for (jp, two) in pairs.by_ref().enumerate() {
-            let (a, b) = (field(&two[0]), field(&two[1]));
-            for (k, row) in pair4(a.borrow(), b.borrow()).iter().enumerate() {
-                let at = k * S4 + 8 * jp;
-                self.0[at..at + 8].copy_from_slice(row.as_array());
-            }
-        }
-        if let [last] = pairs.remainder() {
-            let q = field(last);
-            for (k, row) in pair4(q.borrow(), q.borrow()).iter().enumerate() {
-                let at = k * S4 + 4 * (block.len() - 1);
-                self.0[at..at + 8].copy_from_slice(row.as_array());
-            }
-        }
+        fill_pairs(&mut self.0, (S4, 4), block, |t| {
+            pair4(field(t.0).borrow(), field(t.1).borrow())
+        });
     }
 
     /// The first `n` elements of row `k`, as quaternions `(w, x, y, z)`.
@@ -169,6 +140,35 @@ impl Rows4 {
         self.0[k * S4..k * S4 + 4 * n]
             .chunks_exact(4)
             .map(|q| Quat::new(q[0], q[1], q[2], q[3]))
+    }
+}
+
+/// Rows of eight lanes by up to [`BLOCK`] elements of `width` floats
+/// (rows `stride` floats apart) from `block`, transposed two joints at a
+/// time by `pair` (eight rows of a pair's floats, spare floats last). Pairs
+/// in order, so each store's spare floats are overwritten by the next
+/// pair's; a last odd joint is paired with itself.
+#[inline(always)]
+fn fill_pairs<'a, T>(
+    rows: &mut [f32],
+    (stride, width): (usize, usize),
+    block: &'a [T],
+    pair: impl Fn((&'a T, &'a T)) -> [F32x8; 8],
+) {
+    debug_assert!(block.len() <= BLOCK);
+    let block = &block[..block.len().min(BLOCK)];
+    let mut pairs = block.chunks_exact(2);
+    for (jp, two) in pairs.by_ref().enumerate() {
+        for (k, row) in pair((&two[0], &two[1])).iter().enumerate() {
+            let at = k * stride + 2 * width * jp;
+            rows[at..at + 8].copy_from_slice(row.as_array());
+        }
+    }
+    if let [last] = pairs.remainder() {
+        for (k, row) in pair((last, last)).iter().enumerate() {
+            let at = k * stride + width * (block.len() - 1);
+            rows[at..at + 8].copy_from_slice(row.as_array());
+        }
     }
 }
 

@@ -73,6 +73,9 @@ pub(super) fn ref_evaluated(
 ) {
     if lod.resumed {
         ref_carried(carried, ch, lod);
+        // `lod_offset`, `carried` and `evaluated` are the crowd's own poses,
+        // each allocated with the skeleton's joints in `RefState::try_new`
+        // and never resized: the length check cannot refuse them.
         r::op_inertialize_offset(&mut ch.lod_offset, carried, evaluated).expect(SIZED);
     }
     for j in 0..out.len() {
