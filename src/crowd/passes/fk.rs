@@ -48,12 +48,20 @@ pub(super) fn fk_pass<const CHECK: bool>(
             &mut check,
         );
     }
-    *bounds = match radii {
+    *bounds = pack_bounds(world, radii, &check);
+    check
+}
+
+/// The finished box of a pack whose world output `world` was just
+/// written ([`bounds_of`], padded by `radii` where given), NaN in the lanes
+/// `check` found not finite ([`Aabbx8::finished`]).
+#[inline(always)]
+pub(super) fn pack_bounds(world: &[Motionx8], radii: Option<&[f32]>, check: &PackCheck) -> Aabbx8 {
+    match radii {
         Some(radii) => bounds_of::<true>(world, radii),
         None => bounds_of::<false>(world, &[]),
     }
-    .finished(check.finite());
-    check
+    .finished(check.finite())
 }
 
 /// The box of a pack's clip joints (`world[1..]`, just written, in L1),

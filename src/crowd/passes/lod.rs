@@ -5,7 +5,7 @@
 //! evaluated pose into the worker's scratch), with the velocity check and
 //! the bounding boxes of what is shown.
 
-use super::fk::bounds_of;
+use super::fk::pack_bounds;
 use crate::crowd::bounds::Aabbx8;
 use crate::crowd::check::{PackCheck, write_world};
 use crate::crowd::motion::{
@@ -90,11 +90,7 @@ pub(super) fn lod_world<const CHECK: bool>(
             &mut check,
         );
     }
-    *bounds = match radii {
-        Some(radii) => bounds_of::<true>(world, radii),
-        None => bounds_of::<false>(world, &[]),
-    }
-    .finished(check.finite());
+    *bounds = pack_bounds(world, radii, &check);
     check
 }
 
