@@ -71,29 +71,14 @@ pub struct MatchArgs {
     json: bool,
 }
 
-/// Runs `kineform match`.
-pub fn run(a: &MatchArgs) -> Result<(), Box<dyn std::error::Error>> {
-    if !(a.fps.is_finite() && (1.0..=10_000.0).contains(&a.fps)) {
-        return Err(format!("--fps {} must be in [1, 10000]", a.fps).into());
-    }
-    if !(a.seconds.is_finite() && (0.0..=3600.0).contains(&a.seconds)) {
-        return Err(format!("--seconds {} must be in [0, 3600]", a.seconds).into());
-    }
-    if !(a.contact_margin.is_finite() && (0.0..=1e3).contains(&a.contact_margin)) {
-        return Err(format!("--contact-margin {} must be in [0, 1000]", a.contact_margin).into());
-    }
-    let mut library = ClipLibrary::from_bvh(&kineform::data::default_clip())?;
-    for p in &a.clip {
-        library.add_cmu(&kineform::bvh::load(p)?)?;
-    }
-    let mirror = MirrorMap::cmu(library.skeleton())?;
-    matching::add_mirrored(&mut library, &mirror)?;
-    let feet = match a.features {
-        Features::Demo => FootFeatures::DEMO,
-        Features::Spring => FootFeatures::SPRING,
-        Features::Cubic => FootFeatures::CUBIC,
-    };
-    let db = MatchDatabase::build(&library, &MatchConfig::with_feet(feet))?;
+type Failure = Box<dyn std::error::Error>;
+
+/// Runs `kineform match`: the arguments checked, the database built, the
+/// plain crowd timed where asked, the matching crowd run, its figures
+/// printed.
+pub fn run(a: &MatchArgs) -> Result<(), Failure> {
+    check_args(a)?;
+    let (library, db) = database(a)?;
     let cfg = CrowdConfig {
         characters: a.characters,
         root_motion: RootMotion::Extract,
@@ -107,19 +92,8 @@ pub fn run(a: &MatchArgs) -> Result<(), Box<dyn std::error::Error>> {
     };
     let dt = 1.0 / a.fps;
     let frames = (a.seconds * a.fps).round() as usize;
-    // The plain crowd: the matcher's first update places and starts the
-    // characters; after it the crowd is only stepped.
     let plain = match a.plain {
-        true => {
-            let mut crowd = Crowd::new(&library, cfg.clone())?;
-            let mut driver = Matcher::new(a.characters, &db, mcfg.clone())?;
-            driver.update(&mut crowd, &db, dt)?;
-            let start = Instant::now();
-            for _ in 0..frames {
-                crowd.step(dt)?;
-            }
-            Some(start.elapsed().as_secs_f64())
-        }
+        true => Some(time_plain(&library, &db, (&cfg, &mcfg), (dt, frames))?),
         false => None,
     };
     let mut crowd = Crowd::new(&library, cfg)?;
@@ -128,96 +102,223 @@ pub fn run(a: &MatchArgs) -> Result<(), Box<dyn std::error::Error>> {
         true => Some(Quality::new(&db, &library, a.contact_margin)?),
         false => None,
     };
-    let (mut t_update, mut t_step, mut t_follow) = (0.0f64, 0.0f64, 0.0f64);
+    let t = run_matching(&mut crowd, &mut driver, &db, &mut quality, (dt, frames))?;
+    let f = Figures::of(a, &driver, &t, frames, plain);
+    match a.json {
+        true => println!("{}", f.json(&db, quality.as_ref())),
+        false => f.print_text(&db, quality.as_ref()),
+    }
+    Ok(())
+}
+
+/// Refuses a step rate, a length or a contact margin out of its range.
+fn check_args(a: &MatchArgs) -> Result<(), Failure> {
+    if !(a.fps.is_finite() && (1.0..=10_000.0).contains(&a.fps)) {
+        return Err(format!("--fps {} must be in [1, 10000]", a.fps).into());
+    }
+    if !(a.seconds.is_finite() && (0.0..=3600.0).contains(&a.seconds)) {
+        return Err(format!("--seconds {} must be in [0, 3600]", a.seconds).into());
+    }
+    if !(a.contact_margin.is_finite() && (0.0..=1e3).contains(&a.contact_margin)) {
+        return Err(format!("--contact-margin {} must be in [0, 1000]", a.contact_margin).into());
+    }
+    Ok(())
+}
+
+/// The clip library (the embedded clip, the `--clip` files, all mirrored)
+/// and its matching database with the chosen feet features.
+fn database(a: &MatchArgs) -> Result<(ClipLibrary, MatchDatabase), Failure> {
+    let mut library = ClipLibrary::from_bvh(&kineform::data::default_clip())?;
+    for p in &a.clip {
+        library.add_cmu(&kineform::bvh::load(p)?)?;
+    }
+    let mirror = MirrorMap::cmu(library.skeleton())?;
+    matching::add_mirrored(&mut library, &mirror)?;
+    let feet = match a.features {
+        Features::Demo => FootFeatures::DEMO,
+        Features::Spring => FootFeatures::SPRING,
+        Features::Cubic => FootFeatures::CUBIC,
+    };
+    let db = MatchDatabase::build(&library, &MatchConfig::with_feet(feet))?;
+    Ok((library, db))
+}
+
+/// Seconds the plain crowd takes for `frames` steps: the matcher's first
+/// update places and starts the characters; after it the crowd is only
+/// stepped.
+fn time_plain(
+    library: &ClipLibrary,
+    db: &MatchDatabase,
+    (cfg, mcfg): (&CrowdConfig, &MatcherConfig),
+    (dt, frames): (f32, usize),
+) -> Result<f64, Failure> {
+    let mut crowd = Crowd::new(library, cfg.clone())?;
+    let mut driver = Matcher::new(cfg.characters, db, mcfg.clone())?;
+    driver.update(&mut crowd, db, dt)?;
+    let start = Instant::now();
+    for _ in 0..frames {
+        crowd.step(dt)?;
+    }
+    Ok(start.elapsed().as_secs_f64())
+}
+
+/// Seconds the matching crowd spent in each part of its frames, and in all.
+struct Timings {
+    update: f64,
+    step: f64,
+    follow: f64,
+    wall: f64,
+}
+
+/// `frames` frames of the matching crowd (update, step, follow), the
+/// quality figures taken beside where asked (not timed).
+fn run_matching(
+    crowd: &mut Crowd,
+    driver: &mut Matcher,
+    db: &MatchDatabase,
+    quality: &mut Option<Quality>,
+    (dt, frames): (f32, usize),
+) -> Result<Timings, Failure> {
+    let (mut update, mut step, mut follow) = (0.0f64, 0.0f64, 0.0f64);
     let start = Instant::now();
     for _ in 0..frames {
         let t0 = Instant::now();
-        driver.update(&mut crowd, &db, dt)?;
+        driver.update(crowd, db, dt)?;
         let t1 = Instant::now();
-        if let Some(q) = &mut quality {
-            q.transitions(&crowd, &driver, &db);
+        if let Some(q) = quality.as_mut() {
+            q.transitions(crowd, driver, db);
         }
         let t2 = Instant::now();
         crowd.step(dt)?;
         let t3 = Instant::now();
-        driver.follow(&mut crowd)?;
+        driver.follow(crowd)?;
         let t4 = Instant::now();
-        if let Some(q) = &mut quality {
-            q.feet(&crowd, &db, dt);
+        if let Some(q) = quality.as_mut() {
+            q.feet(crowd, db, dt);
         }
-        t_update += (t1 - t0).as_secs_f64();
-        t_step += (t3 - t2).as_secs_f64();
-        t_follow += (t4 - t3).as_secs_f64();
+        update += (t1 - t0).as_secs_f64();
+        step += (t3 - t2).as_secs_f64();
+        follow += (t4 - t3).as_secs_f64();
     }
-    let wall = start.elapsed().as_secs_f64();
-    let s = driver.stats();
-    let per = |x: u64| x as f64 / s.seconds.max(f64::MIN_POSITIVE) / a.characters.max(1) as f64;
-    let share = s.search_time.as_secs_f64() / wall.max(f64::MIN_POSITIVE);
-    let name = match a.features {
-        Features::Demo => "demo",
-        Features::Spring => "spring",
-        Features::Cubic => "cubic",
-    };
-    let ms = |t: f64| 1e3 * t / frames.max(1) as f64;
-    let matching_ms = ms(t_update + t_step + t_follow);
-    let memory = db.memory();
-    let mut j = serde_json::json!({
-        "features": name,
-        "characters": a.characters,
-        "frames": frames,
-        "seed": a.seed,
-        "threads": rayon::current_num_threads(),
-        "database_frames": db.frames(),
-        "database_bytes": memory.bytes,
-        "transitions_per_second": per(s.transitions),
-        "searches_per_second": per(s.searches),
-        "mean_trajectory_error": s.mean_error(),
-        "search_time_share": share,
-        "wall_seconds": wall,
-        "frame_ms": matching_ms,
-        "update_ms": ms(t_update),
-        "step_ms": ms(t_step),
-        "follow_ms": ms(t_follow),
-    });
-    if let Some(p) = plain {
-        j["plain_frame_ms"] = ms(p).into();
-        j["matching_over_plain"] = (matching_ms / ms(p).max(f64::MIN_POSITIVE)).into();
+    Ok(Timings {
+        update,
+        step,
+        follow,
+        wall: start.elapsed().as_secs_f64(),
+    })
+}
+
+/// What a run reports besides the quality figures.
+struct Figures<'a> {
+    a: &'a MatchArgs,
+    name: &'static str,
+    frames: usize,
+    transitions: f64,
+    searches: f64,
+    mean_error: f64,
+    share: f64,
+    wall: f64,
+    /// Milliseconds a frame: update, step, follow, and their sum.
+    update_ms: f64,
+    step_ms: f64,
+    follow_ms: f64,
+    matching_ms: f64,
+    plain_ms: Option<f64>,
+}
+
+impl<'a> Figures<'a> {
+    fn of(
+        a: &'a MatchArgs,
+        driver: &Matcher,
+        t: &Timings,
+        frames: usize,
+        plain: Option<f64>,
+    ) -> Figures<'a> {
+        let s = driver.stats();
+        let per = |x: u64| x as f64 / s.seconds.max(f64::MIN_POSITIVE) / a.characters.max(1) as f64;
+        let ms = |t: f64| 1e3 * t / frames.max(1) as f64;
+        Figures {
+            a,
+            name: match a.features {
+                Features::Demo => "demo",
+                Features::Spring => "spring",
+                Features::Cubic => "cubic",
+            },
+            frames,
+            transitions: per(s.transitions),
+            searches: per(s.searches),
+            mean_error: s.mean_error(),
+            share: s.search_time.as_secs_f64() / t.wall.max(f64::MIN_POSITIVE),
+            wall: t.wall,
+            update_ms: ms(t.update),
+            step_ms: ms(t.step),
+            follow_ms: ms(t.follow),
+            matching_ms: ms(t.update + t.step + t.follow),
+            plain_ms: plain.map(ms),
+        }
     }
-    if let Some(q) = &quality {
-        let ((spring, cubic), (slide, contact), (clip_slide, clip_contact)) =
-            (q.mean_cost(), q.sliding(), q.clips_sliding());
-        j["transition_cost_spring"] = spring.into();
-        j["transition_cost_cubic"] = cubic.into();
-        j["contact_height"] = q.contact_height().into();
-        j["foot_sliding"] = slide.into();
-        j["contact_share"] = contact.into();
-        j["clips_foot_sliding"] = clip_slide.into();
-        j["clips_contact_share"] = clip_contact.into();
+
+    /// The figures as one JSON object (the quality's where taken).
+    fn json(&self, db: &MatchDatabase, quality: Option<&Quality>) -> serde_json::Value {
+        let mut j = serde_json::json!({
+            "features": self.name,
+            "characters": self.a.characters,
+            "frames": self.frames,
+            "seed": self.a.seed,
+            "threads": rayon::current_num_threads(),
+            "database_frames": db.frames(),
+            "database_bytes": db.memory().bytes,
+            "transitions_per_second": self.transitions,
+            "searches_per_second": self.searches,
+            "mean_trajectory_error": self.mean_error,
+            "search_time_share": self.share,
+            "wall_seconds": self.wall,
+            "frame_ms": self.matching_ms,
+            "update_ms": self.update_ms,
+            "step_ms": self.step_ms,
+            "follow_ms": self.follow_ms,
+        });
+        if let Some(p) = self.plain_ms {
+            j["plain_frame_ms"] = p.into();
+            j["matching_over_plain"] = (self.matching_ms / p.max(f64::MIN_POSITIVE)).into();
+        }
+        if let Some(q) = quality {
+            let ((spring, cubic), (slide, contact), (clip_slide, clip_contact)) =
+                (q.mean_cost(), q.sliding(), q.clips_sliding());
+            j["transition_cost_spring"] = spring.into();
+            j["transition_cost_cubic"] = cubic.into();
+            j["contact_height"] = q.contact_height().into();
+            j["foot_sliding"] = slide.into();
+            j["contact_share"] = contact.into();
+            j["clips_foot_sliding"] = clip_slide.into();
+            j["clips_contact_share"] = clip_contact.into();
+        }
+        j
     }
-    if a.json {
-        println!("{j}");
-    } else {
+
+    /// The figures as sentences.
+    fn print_text(&self, db: &MatchDatabase, quality: Option<&Quality>) {
+        let (name, frames, matching_ms) = (self.name, self.frames, self.matching_ms);
         println!(
             "{} characters, {name} features, {frames} frames: {:.2} transitions and {:.2} searches \
              per character per second, mean trajectory error {:.2} units, search {:.1}% of the time, \
              {matching_ms:.3} ms a frame (update {:.3}, step {:.3}, follow {:.3})",
-            a.characters,
-            per(s.transitions),
-            per(s.searches),
-            s.mean_error(),
-            100.0 * share,
-            ms(t_update),
-            ms(t_step),
-            ms(t_follow),
+            self.a.characters,
+            self.transitions,
+            self.searches,
+            self.mean_error,
+            100.0 * self.share,
+            self.update_ms,
+            self.step_ms,
+            self.follow_ms,
         );
-        if let Some(p) = plain {
+        if let Some(p) = self.plain_ms {
             println!(
-                "the same crowd without matching: {:.3} ms a frame; matching {:.2}x",
-                ms(p),
-                matching_ms / ms(p).max(f64::MIN_POSITIVE)
+                "the same crowd without matching: {p:.3} ms a frame; matching {:.2}x",
+                matching_ms / p.max(f64::MIN_POSITIVE)
             );
         }
-        if let Some(q) = &quality {
+        if let Some(q) = quality {
             let ((spring, cubic), (slide, contact)) = (q.mean_cost(), q.sliding());
             println!(
                 "transition cost (feet, exact displacement) {spring:.3} (spring, 0.1 s) {cubic:.3} \
@@ -225,9 +326,8 @@ pub fn run(a: &MatchArgs) -> Result<(), Box<dyn std::error::Error>> {
                  in contact, under {:.2} units); database {} bytes",
                 100.0 * contact,
                 q.contact_height(),
-                memory.bytes
+                db.memory().bytes
             );
         }
     }
-    Ok(())
 }
