@@ -241,7 +241,6 @@ impl Gather for CompactRows<'_> {
     #[inline(always)]
     fn gather(&self, f: &Frames8, j: usize) -> Rowx8 {
         let db = self.db;
-        let (still, fixed) = db.still_parts(j);
         let (rot, step_rot, step_h2) = match db.turning[j] {
             Some(k) => {
                 check_rows(f.max[0], k, self.rot.len());
@@ -259,7 +258,7 @@ impl Gather for CompactRows<'_> {
                 let w = lanes::quat_log_short(lanes::quat_abs(lanes::quat_mul_inv(r1, r0)));
                 (r0, w, lanes::dot(w, w))
             }
-            None => still,
+            None => db.still_rot(j),
         };
         let (pos, step_pos) = match db.moving[j] {
             Some(m) => {
@@ -278,7 +277,7 @@ impl Gather for CompactRows<'_> {
                 );
                 (p0, p1 - p0)
             }
-            None => fixed,
+            None => db.fixed_pos(j),
         };
         Rowx8 {
             pos,

@@ -109,6 +109,23 @@ impl Frames8 {
             max: [most(rot, rot_next), most(pos, pos_next)],
         }
     }
+
+    /// [`Frames8::rows`] with `g` = `f` (full rows, which read no next
+    /// frames): each row and largest found once.
+    #[inline(always)]
+    fn rows_at(f: I32x8, widths: [usize; 2]) -> Frames8 {
+        let rows =
+            |f: I32x8, width: usize| -> [u32; 8] { bytemuck::cast(f * I32x8::splat(width as i32)) };
+        let (rot, pos) = (rows(f, widths[0]), rows(f, widths[1]));
+        let most = |a: [u32; 8]| a.into_iter().fold(0, u32::max);
+        Frames8 {
+            rot,
+            pos,
+            rot_next: rot,
+            pos_next: pos,
+            max: [most(rot), most(pos)],
+        }
+    }
 }
 
 /// The rows a crowd samples, full or compact: eight frames' rows
@@ -360,19 +377,24 @@ impl Database {
         }
     }
 
-    /// The still or fixed parts of joint `j`'s row where it has no rows
-    /// in a table: its rotation (with zero steps) where it is still, its
-    /// position (with a zero step) where it does not move.
+    /// The still part of joint `j`'s row where it has no rotation rows:
+    /// its rotation, with zero steps. Called only where it is still, so
+    /// that a turning joint's gather does not look it up.
     #[inline(always)]
-    fn still_parts(&self, j: usize) -> ((Quatx8, Vec3x8, F32x8), (Vec3x8, Vec3x8)) {
+    fn still_rot(&self, j: usize) -> (Quatx8, Vec3x8, F32x8) {
         (
-            (
-                Quatx8::splat(self.still[j].unwrap_or(Quat::IDENTITY)),
-                Vec3x8::ZERO,
-                F32x8::ZERO,
-            ),
-            (Vec3x8::splat(self.fixed[j]), Vec3x8::ZERO),
+            Quatx8::splat(self.still[j].unwrap_or(Quat::IDENTITY)),
+            Vec3x8::ZERO,
+            F32x8::ZERO,
         )
+    }
+
+    /// The fixed part of joint `j`'s row where it has no position rows:
+    /// its position, with a zero step. Called only where it does not
+    /// move.
+    #[inline(always)]
+    fn fixed_pos(&self, j: usize) -> (Vec3x8, Vec3x8) {
+        (Vec3x8::splat(self.fixed[j]), Vec3x8::ZERO)
     }
 }
 
@@ -394,8 +416,7 @@ impl Gather for FullRows<'_> {
     #[inline(always)]
     fn frames(&self, k: I32x8, start: I32x8, _last: I32x8) -> Frames8 {
         // The next frames are read by compact tables only.
-        let f = k + start;
-        Frames8::rows(f, f, self.db.widths())
+        Frames8::rows_at(k + start, self.db.widths())
     }
 
     /// Joint `j` of eight frames, transposed into lanes: one check for
@@ -414,21 +435,20 @@ impl Gather for FullRows<'_> {
             }))
         };
         let db = self.db;
-        let (still, fixed) = db.still_parts(j);
         let (rot, step_rot, step_h2) = match db.turning[j] {
             Some(k) => {
                 let a = load(self.rot, &f.rot, f.max[0], k);
                 let q = Quatx8::new(a[0], a[1], a[2], a[3]);
                 (q, Vec3x8::new(a[4], a[5], a[6]), a[7])
             }
-            None => still,
+            None => db.still_rot(j),
         };
         let (pos, step_pos) = match db.moving[j] {
             Some(k) => {
                 let b = load(self.pos, &f.pos, f.max[1], k);
                 (Vec3x8::new(b[0], b[1], b[2]), Vec3x8::new(b[3], b[4], b[5]))
             }
-            None => fixed,
+            None => db.fixed_pos(j),
         };
         Rowx8 {
             pos,
