@@ -302,13 +302,15 @@ fn candidates<'e>(m: &Move, entries: &'e [(f32, u32)]) -> &'e [(f32, u32)] {
 
 /// A pack's sources as [`pack_markers`] reads them: the state its step's
 /// advance left (before the step's commands), its layers' lanes (as many
-/// as the crowd has) and what the advance did ([`Happened`]: every
-/// source's move).
+/// as the crowd has) and what the advance did ([`Happened`]: the base
+/// sources' moves; `layer_spans`: the layers' sources' moves, one per
+/// layer).
 #[derive(Clone, Copy)]
 pub(crate) struct Advanced<'a> {
     pub state: &'a Statex8,
     pub layers: &'a [LayerLanes],
     pub happened: &'a Happened,
+    pub layer_spans: &'a [Spanx8],
 }
 
 /// The markers pack `p`'s characters' sources crossed in a step of `dt`
@@ -334,7 +336,7 @@ pub(crate) fn pack_markers(
     // The layers that weigh over the threshold somewhere in the pack.
     let mut layers: [Option<(SourceArrays, [f32; 8])>; MAX_LAYERS] = Default::default();
     let heavy = F32x8::splat(threshold);
-    let moves = src.layers.iter().zip(&src.happened.layer_spans);
+    let moves = src.layers.iter().zip(src.layer_spans);
     for (slot, (layer, span)) in layers.iter_mut().zip(moves) {
         if layer.weight.w.simd_gt(heavy).any() {
             *slot = Some((

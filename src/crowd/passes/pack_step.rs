@@ -24,7 +24,7 @@ use crate::crowd::markers::{Advanced, pack_markers};
 use crate::crowd::motion::*;
 use crate::crowd::place::{reset_places, wrap_places};
 use crate::crowd::schedule::{LodStep, bits_mask, live_lanes};
-use crate::crowd::state::{Applied, Happened, Stepx8};
+use crate::crowd::state::{Applied, Happened, Spanx8, Stepx8};
 use crate::crowd::store::{Pack, PackResult};
 use crate::lanes::{self, CubicWeights, F32x8, Vec3x8, splat};
 use crate::prefetch;
@@ -51,8 +51,8 @@ pub(crate) fn step_pack<const CUBIC: bool, const INERT: bool>(
     mut pack: Pack,
     scratch: &mut PackScratch,
 ) {
-    let (happened, mut given) = commands(sh, &mut pack);
-    let step = pack.states.step(happened, pack.layers);
+    let (happened, mut given) = commands(sh, &mut pack, &mut scratch.layer_spans);
+    let step = pack.states.step(&happened, pack.layers);
     events(&mut pack, &step, given.trans);
     let lod = match sh.lod {
         true => {
@@ -197,19 +197,21 @@ fn pack_trans(pack: &Pack) -> u8 {
     pack.events[3]
 }
 
-/// The pack's state advanced by the step (its layers too), the markers
+/// The pack's state advanced by the step (its layers too, their sources'
+/// moves into `layer_spans`), the markers
 /// its sources (the base's and the layers') crossed kept, the roots given since the last step set
 /// (before the queued commands, which never touch the root), and the
 /// pack's commands applied in order; the step's events kept.
 #[inline(always)]
-fn commands(sh: &Shared, pack: &mut Pack) -> (Happened, Given) {
+fn commands(sh: &Shared, pack: &mut Pack, layer_spans: &mut [Spanx8]) -> (Happened, Given) {
     let (state, layers) = (&mut *pack.states, &mut *pack.layers);
-    let happened = state.advance(splat(sh.dt), layers);
+    let happened = state.advance(splat(sh.dt), layers, layer_spans);
     if sh.markers.most > 0 {
         let src = Advanced {
             state,
             layers,
             happened: &happened,
+            layer_spans,
         };
         let n = pack_markers(
             sh.markers,
@@ -482,8 +484,9 @@ fn figures(
     due: u8,
     joints: usize,
 ) -> PackResult {
-    let valid: [bool; 8] = core::array::from_fn(|i| p * 8 + i < sh.characters);
-    let count = |bits: u8| (0..8).filter(|&l| bits & (1 << l) != 0 && valid[l]).count() as u32;
+    let live = live_lanes(p, sh.characters);
+    let valid: [bool; 8] = core::array::from_fn(|i| live & (1 << i) != 0);
+    let count = |bits: u8| (bits & live).count_ones();
     PackResult {
         ran: true,
         transitions: count(trans),

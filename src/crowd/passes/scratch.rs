@@ -5,7 +5,7 @@
 use std::sync::Mutex;
 
 use crate::crowd::motion::{Motionx8, ShiftOffsetx8, TurnOffsetx8};
-use crate::crowd::state::LayerLanes;
+use crate::crowd::state::{LayerLanes, Spanx8};
 use crate::lanes::Vec3x8;
 
 /// Scratch of one worker, about 13 KB per pose for the CMU skeleton, so a
@@ -34,6 +34,9 @@ pub(crate) struct PackScratch {
     pub(super) kept_fit_pos: Vec<Vec3x8>,
     pub(super) kept_layers: Vec<LayerLanes>,
     pub(super) kept_layer_flips: Vec<u8>,
+    /// Each layer's source's move in the step being run
+    /// ([`crate::crowd::state::Statex8::advance`]), one per layer.
+    pub(super) layer_spans: Vec<Spanx8>,
 }
 
 impl PackScratch {
@@ -50,7 +53,7 @@ impl PackScratch {
         let offsets = turning
             .checked_mul(size_of::<TurnOffsetx8>() + size_of::<Vec3x8>())?
             .checked_add(moving.checked_mul(size_of::<ShiftOffsetx8>() + size_of::<Vec3x8>())?)?;
-        let layers = layers.checked_mul(size_of::<LayerLanes>() + joints)?;
+        let layers = layers.checked_mul(size_of::<LayerLanes>() + size_of::<Spanx8>() + joints)?;
         poses.checked_add(offsets)?.checked_add(layers)
     }
 
@@ -83,6 +86,7 @@ impl PackScratch {
             kept_fit_pos: try_vec("a worker's scratch", moving, Vec3x8::ZERO)?,
             kept_layers: try_vec("a worker's scratch", layers, bytemuck::Zeroable::zeroed())?,
             kept_layer_flips: try_vec("a worker's scratch", layers * rest.len(), 0)?,
+            layer_spans: try_vec("a worker's scratch", layers, Spanx8::default())?,
         })
     }
 }

@@ -152,7 +152,7 @@ pub(crate) fn shown_batch<const CUBIC: bool, const INERT: bool>(
         let rows = kl.iter_mut().zip(store.layers.pack(c / 8));
         rows.for_each(|(k, t)| copy_lane(k, l, t, c % 8));
     }
-    let events = batch.advance(splat(sh.dt), kl);
+    let events = batch.advance(splat(sh.dt), kl, &mut scratch.layer_spans);
     // The old sources' places, moved on by their wraps.
     let mut places = [Placex8::IDENTITY; 2];
     for (l, &c) in at.iter().enumerate() {
@@ -167,7 +167,7 @@ pub(crate) fn shown_batch<const CUBIC: bool, const INERT: bool>(
         [batch.a.clip, batch.b.clip],
         sh.rows,
     );
-    let st = batch.step(events, kl);
+    let st = batch.step(&events, kl);
     let active = st.blend_time.simd_lt(st.duration);
     // The old sources' blend keeps each character's hemispheres (anew
     // where a source wraps around), its layers' too.

@@ -17,7 +17,7 @@ use crate::crowd::layer::Layout;
 use crate::crowd::markers::Advanced;
 use crate::crowd::place::{Place, Up, wrap_place};
 use crate::crowd::schedule::{Schedulex8, live_lanes};
-use crate::crowd::state::{Applied, ClipRows, LayerLanes, Statex8, Stepx8};
+use crate::crowd::state::{Applied, ClipRows, LayerLanes, Spanx8, Statex8, Stepx8};
 use crate::crowd::store::EventBits;
 use crate::crowd::{
     CrowdConfig, FrameStats, MAX_LAYERS, RootDelta, RootMotion, Sampling, Transition,
@@ -131,11 +131,13 @@ pub(super) fn reference_pack(
     let before = *state;
     let mut layers_before = [<LayerLanes as bytemuck::Zeroable>::zeroed(); MAX_LAYERS];
     layers_before[..layers.len()].copy_from_slice(layers);
-    let happened = state.advance(F32x8::splat(dt), layers);
+    let mut layer_spans = [Spanx8::default(); MAX_LAYERS];
+    let happened = state.advance(F32x8::splat(dt), layers, &mut layer_spans);
     let marks = crossed(Advanced {
         state,
         layers,
         happened: &happened,
+        layer_spans: &layer_spans[..layers.len()],
     });
     // The sources' places moved on by their wraps (before the commands,
     // as the pose the character would have shown has them).
@@ -158,14 +160,14 @@ pub(super) fn reference_pack(
             Applied::Other => {}
         }
     }
-    let step = state.step(happened, layers);
+    let step = state.step(&happened, layers);
     let mut events = EventBits::default();
     events[..3].copy_from_slice(&[step.ended_a, step.ended_b, step.finished & !trans]);
     events[4..][..layers.len()].copy_from_slice(&step.layers.ended[..layers.len()]);
     // What transitioning characters would have shown.
     let (mut old_state, old_layers) = (before, &mut layers_before[..layers.len()]);
-    let old_events = old_state.advance(F32x8::splat(dt), old_layers);
-    let old_step = old_state.step(old_events, old_layers);
+    let old_events = old_state.advance(F32x8::splat(dt), old_layers, &mut layer_spans);
+    let old_step = old_state.step(&old_events, old_layers);
     // Level of detail: who is evaluated (those carried last step choose
     // their blends' hemispheres anew).
     let carried_before = sched.carried;

@@ -166,11 +166,10 @@ pub(crate) struct Happened {
     pub ended_b: u8,
     pub finished: u8,
     pub wrapped: u8,
-    /// Source A's and B's moves ([`super::markers`]).
+    /// Source A's and B's moves ([`super::markers`]); the layers' go to
+    /// the caller's slice ([`Statex8::advance`]), so that a crowd without
+    /// layers neither fills nor copies room for them.
     pub spans: [Spanx8; 2],
-    /// Each layer's source's move (the first as many as the pack has
-    /// layers).
-    pub layer_spans: [Spanx8; MAX_LAYERS],
     /// Per layer: lanes that reached a reporting end, lanes idle before
     /// the step.
     pub layer_ended: [u8; MAX_LAYERS],
@@ -215,10 +214,16 @@ impl Statex8 {
     /// Advances every lane by `dt`: sources (clip ends), the weight's
     /// spring (exact exponential, so its velocity is its derivative), the
     /// transition's time, the root along its velocities, and the pack's
-    /// `layers` (sources and weights). Returns what happened, for
-    /// [`Statex8::step`].
+    /// `layers` (sources and weights), each layer's source's move into
+    /// `layer_spans` (at least as many as `layers`). Returns what
+    /// happened, for [`Statex8::step`].
     #[inline(always)]
-    pub(crate) fn advance(&mut self, dt: F32x8, layers: &mut [LayerLanes]) -> Happened {
+    pub(crate) fn advance(
+        &mut self,
+        dt: F32x8,
+        layers: &mut [LayerLanes],
+        layer_spans: &mut [Spanx8],
+    ) -> Happened {
         let (ended_a, wrapped_a, span_a) = self.a.advance(dt);
         let (ended_b, wrapped_b, span_b) = self.b.advance(dt);
         self.weight.advance(dt);
@@ -244,9 +249,10 @@ impl Statex8 {
             spans: [span_a, span_b],
             ..Happened::default()
         };
-        for (k, layer) in layers.iter_mut().enumerate() {
+        let moves = layers.iter_mut().zip(layer_spans);
+        for (k, (layer, layer_span)) in moves.enumerate() {
             let (ended, wrapped, idle, span) = layer.advance(dt);
-            h.layer_spans[k] = span;
+            *layer_span = span;
             h.layer_ended[k] = ended;
             h.layer_idle[k] = idle;
             h.wrapped |= wrapped;
@@ -257,7 +263,7 @@ impl Statex8 {
     /// What the current state shows: sources sampled where they are (the
     /// pack's `layers` too), with what `advance` reported.
     #[inline(always)]
-    pub(crate) fn step(&self, h: Happened, layers: &[LayerLanes]) -> Stepx8 {
+    pub(crate) fn step(&self, h: &Happened, layers: &[LayerLanes]) -> Stepx8 {
         Stepx8 {
             a: self.a.sample_at(),
             b: self.b.sample_at(),
