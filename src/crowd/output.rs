@@ -66,9 +66,14 @@ pub(crate) fn push_events<'b>(
         kinds[2 + k] = (4 + k, EventKind::ClipEnded(Which::Layer(k)));
     }
     let kinds = &kinds[..3 + layers.min(super::MAX_LAYERS)];
+    // The bits the kinds read, to pass over a pack without any at once.
+    let mut read = EventBits::default();
+    kinds.iter().for_each(|&(i, _)| read[i] = 0xff);
     for (p, (bits, marks)) in packs.enumerate() {
-        if kinds.iter().all(|&(i, _)| bits[i] == 0) {
-            out.extend_from_slice(marks);
+        if bits.iter().zip(&read).all(|(b, r)| b & r == 0) {
+            if !marks.is_empty() {
+                out.extend_from_slice(marks);
+            }
             continue;
         }
         let mut marks = marks;
