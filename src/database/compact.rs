@@ -19,11 +19,11 @@
 //! **Where a compact gather's cost goes** (callgrind, the demo crowd of
 //! 2,000 characters on one thread, the embedded clip): the words' loads
 //! cost about what the full rows' loads and 8×8 transpose do (two
-//! instructions a word, [`words8`]); what full rows do not pay is the
+//! instructions a word, `words8`); what full rows do not pay is the
 //! two decodes (about 30 instructions each: three fields, a square root,
 //! the permutation by the dropped index) and the derived step (about 45:
 //! `r₁ r₀⁻¹`, its hemisphere, a division and the arc tangent's series,
-//! [`step_rot`]). The step is what a cheaper word cannot remove: any
+//! `step_rot`). The step is what a cheaper word cannot remove: any
 //! format that stores frames and not steps derives it, and storing it
 //! too does not fit in a quarter of the full rows.
 //!

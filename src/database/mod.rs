@@ -123,7 +123,7 @@ pub trait Gather: Copy {
     /// Starts loading the rows that gathers of the frames `f` will read
     /// (a hint: it reads nothing). Full rows: nothing (a lane's rows of
     /// a frame are a 736- to 864-byte run, left to the hardware
-    /// prefetcher; [`crate::prefetch`] tells of a software prefetch of
+    /// prefetcher; the crate's `prefetch` module tells of a software prefetch of
     /// them that measured slower); compact words: [`CompactRows`]'
     /// prefetch.
     #[inline(always)]
