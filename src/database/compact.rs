@@ -15,6 +15,28 @@
 //! decoded motion's own, and the reference crowd, sampling the decoded
 //! clips ([`super::Database::decoded_clips`]) with
 //! [`crate::reference::op_sample_linear`], computes the same.
+//!
+//! **Where a compact gather's cost goes** (callgrind, the demo crowd of
+//! 2,000 characters on one thread, the embedded clip): the words' loads
+//! cost about what the full rows' loads and 8×8 transpose do (two
+//! instructions a word, `words8`); what full rows do not pay is the
+//! two decodes (about 30 instructions each: three fields, a square root,
+//! the permutation by the dropped index) and the derived step (about 45:
+//! `r₁ r₀⁻¹`, its hemisphere, a division and the arc tangent's series,
+//! `step_rot`). The step is what a cheaper word cannot remove: any
+//! format that stores frames and not steps derives it, and storing it
+//! too does not fit in a quarter of the full rows.
+//!
+//! **Prefetch**: beyond L3 compact clips were 1.7 to 1.8x the full rows'
+//! frame though they read half the lines (PERF.md, "Idle-machine runs
+//! of 2026-11-28"), more than their arithmetic explains in cache. The
+//! likely cause: a lane's words of one frame are 184 to 216 bytes, three
+//! or four lines, too short a run for the hardware prefetcher to learn
+//! (the full rows' 736 to 864 bytes are not), so each new line is a
+//! miss the sampling waits on. Tables larger than
+//! [`PREFETCH_ABOVE_BYTES`] are prefetched into L1 a pack at a time,
+//! both sources' frames and the frames after them, before the pack
+//! samples ([`Gather::prefetch`]).
 
 use super::codec::{self, PositionBox, Words8};
 use super::{Clip, Database, Frames8, Gather, Rowx8, Tables, check_rows, reserve};
@@ -42,6 +64,48 @@ pub struct CompactRows<'a> {
     rot: &'a [u64],
     pos: &'a [u64],
     boxes: &'a [PositionBox],
+    /// Whether [`Gather::prefetch`] fetches (tables larger than
+    /// [`PREFETCH_ABOVE_BYTES`]).
+    prefetch: bool,
+}
+
+/// Compact tables larger than this are prefetched a pack's frames at a
+/// time ([`Gather::prefetch`]): 1 MiB, a core's L2 on the AMD machines
+/// measured (512 KB on Zen 3), so that tables that stay in L2 pay no
+/// prefetch instructions.
+pub const PREFETCH_ABOVE_BYTES: usize = 1 << 20;
+
+/// `s = tan²(θ/4)` of a step of `θ` radians at most which
+/// [`step_rot`] takes the short series of the arc tangent: 0.01, a step
+/// of up to 0.399 rad (23°) a frame, which a 120 Hz clip's joints nearly
+/// always make.
+const LOG_SMALL_S: f32 = 0.01;
+
+/// The step from `r0` to `r1` as the full rows store it:
+/// `w = quat_log_short(quat_abs(r1 r0⁻¹))` ([`lanes::quat_log_short`])
+/// and `w·w`. Where every lane's `s = l² / (1 + w)²` (`l` the length of
+/// the vector part; `s = tan²(θ/4)`) is within [`LOG_SMALL_S`], the factor
+/// `2 atan(√s) / (√s (1 + w))` takes the Taylor series `atan(t)/t = 1 -
+/// s/3 + s²/5 - s³/7`, truncated below `s⁴/9 = 1.2e-9` (within f32
+/// rounding of the minimax polynomial [`lanes::quat_log_short_factor`]
+/// uses, four fewer multiply-adds); otherwise that factor.
+#[inline(always)]
+fn step_rot(r0: lanes::Quatx8, r1: lanes::Quatx8) -> (lanes::Vec3x8, lanes::F32x8) {
+    use lanes::{F32x8, splat};
+    let d = lanes::quat_abs(lanes::quat_mul_inv(r1, r0));
+    let v = d.xyz();
+    let l2 = lanes::dot(v, v);
+    let r = splat(1.0) / (splat(1.0) + d.w);
+    let s = l2 * (r * r);
+    let k: F32x8 = if s.simd_le(splat(LOG_SMALL_S)).all() {
+        let series = s.mul_add(splat(-1.0 / 7.0), splat(1.0 / 5.0));
+        let series = s.mul_add(s.mul_add(series, splat(-1.0 / 3.0)), splat(1.0));
+        (r + r) * series
+    } else {
+        lanes::quat_log_short_factor(d.w, l2)
+    };
+    // `w·w = k² l²`: two multiplies instead of a dot product.
+    (v * k, (k * k) * l2)
 }
 
 impl Compact {
@@ -104,6 +168,7 @@ impl Compact {
             rot: &self.rot,
             pos: &self.pos,
             boxes: &self.boxes,
+            prefetch: self.bytes() > PREFETCH_ABOVE_BYTES,
         }
     }
 }
@@ -185,28 +250,50 @@ impl Database {
 /// The words at `base[i] + k` of `table` in lanes.
 ///
 /// With AVX the eight words are loaded as two vectors of four, lanes 0,
-/// 1, 4, 5 and 2, 3, 6, 7 (each 128-bit half two words), so that one
-/// `vshufps` per half takes their low and high 32 bits in lane order;
+/// 1, 4, 5 and 2, 3, 6, 7 (each 128-bit half two words, loaded as a low
+/// and a high half), so that one `vshufps` per half takes their low and
+/// high 32 bits in lane order;
 /// built element by element instead, the vectors went through the stack
 /// (scalar stores, then a vector load that cannot be forwarded from them).
+/// The joint's column `table + k` is taken once, so each word is one
+/// load at `column + 8 base[i]` (an index and a base register) after its
+/// base is read: two instructions a word instead of three.
 ///
 /// # Safety
 /// Every `base[i] + k` is within `table` (the caller checked the largest
 /// with [`check_rows`]).
 #[inline(always)]
 unsafe fn words8(table: &[u64], base: &[u32; 8], k: usize) -> Words8 {
-    // SAFETY: the caller's promise.
-    let w = |i: usize| unsafe { *table.get_unchecked(base[i] as usize + k) } as i64;
+    // SAFETY: `k <= base[i] + k < table.len()` (the caller's promise), so
+    // the column pointer is within the table.
+    let column = unsafe { table.as_ptr().add(k) };
+    // SAFETY: `column + base[i]` is `table + base[i] + k`, within the
+    // table (the caller's promise).
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "avx")))]
+    let w = |i: usize| unsafe { *column.add(base[i] as usize) } as i64;
     #[cfg(all(target_arch = "x86_64", target_feature = "avx"))]
     {
         use core::arch::x86_64::{
-            __m256, _mm256_castps_si256, _mm256_castsi256_ps, _mm256_set_epi64x, _mm256_shuffle_ps,
+            __m128d, __m256, _mm_load_sd, _mm_loadh_pd, _mm256_castpd_ps, _mm256_castps_si256,
+            _mm256_set_m128d, _mm256_shuffle_ps,
+        };
+        // Words `i` and `j` as the low and high halves of one vector: a
+        // load and a load into the high half (`vmovsd`, `vmovhpd`).
+        let pair = |i: usize, j: usize| -> __m128d {
+            // SAFETY: both addresses are within the table (as for `w`)
+            // and 8-byte aligned (u64 words); the loads move the bits as
+            // they are (no float operation touches them); SSE2 is part
+            // of x86_64.
+            unsafe {
+                let at = |i: usize| column.add(base[i] as usize).cast::<f64>();
+                _mm_loadh_pd(_mm_load_sd(at(i)), at(j))
+            }
         };
         // SAFETY: these intrinsics need AVX, which this build enables
         // (the `cfg` above); they touch no memory.
         let (lo, hi) = unsafe {
-            let a: __m256 = _mm256_castsi256_ps(_mm256_set_epi64x(w(5), w(4), w(1), w(0)));
-            let b: __m256 = _mm256_castsi256_ps(_mm256_set_epi64x(w(7), w(6), w(3), w(2)));
+            let a: __m256 = _mm256_castpd_ps(_mm256_set_m128d(pair(4, 5), pair(0, 1)));
+            let b: __m256 = _mm256_castpd_ps(_mm256_set_m128d(pair(6, 7), pair(2, 3)));
             // Per 128-bit half: [a0 a2 b0 b2] (the low halves) and [a1 a3 b1 b3].
             (
                 _mm256_castps_si256(_mm256_shuffle_ps::<0b10_00_10_00>(a, b)),
@@ -235,6 +322,37 @@ impl Gather for CompactRows<'_> {
         Frames8::rows(k + start, next + start, self.db.widths())
     }
 
+    /// Starts loading into L1 every line the gathers of `f` will read
+    /// (where the tables are larger than [`PREFETCH_ABOVE_BYTES`]): per
+    /// lane, from its frame's first word to the end of the frame after it
+    /// (the two frames are consecutive in a table), in each table; six
+    /// or seven lines a lane for the CMU skeleton's rotations.
+    #[inline(always)]
+    fn prefetch(&self, f: &Frames8) {
+        if !self.prefetch {
+            return;
+        }
+        let [rot_width, pos_width] = self.db.widths();
+        let tables = [
+            (self.rot, &f.rot, &f.rot_next, rot_width),
+            (self.pos, &f.pos, &f.pos_next, pos_width),
+        ];
+        for (table, at, next, width) in tables {
+            let base = table.as_ptr() as usize;
+            for i in 0..8 {
+                // Addresses only (a prefetch never faults): within the
+                // table for frames this database prepared.
+                let first = base.wrapping_add(8 * at[i] as usize);
+                let end = base.wrapping_add(8 * (next[i] as usize + width));
+                let mut line = first & !63;
+                while line < end {
+                    crate::prefetch::to_l1_line(line);
+                    line += 64;
+                }
+            }
+        }
+    }
+
     /// Joint `j` of eight frames and the frames after them, decoded, with
     /// the steps between them derived (see the module docs). One check for
     /// the sixteen words of a table, then unchecked loads.
@@ -255,8 +373,8 @@ impl Gather for CompactRows<'_> {
                     )
                 };
                 let (r0, r1) = (codec::decode_rotations(w0), codec::decode_rotations(w1));
-                let w = lanes::quat_log_short(lanes::quat_abs(lanes::quat_mul_inv(r1, r0)));
-                (r0, w, lanes::dot(w, w))
+                let (w, h2) = step_rot(r0, r1);
+                (r0, w, h2)
             }
             None => db.still_rot(j),
         };
@@ -285,6 +403,83 @@ impl Gather for CompactRows<'_> {
             step_rot,
             step_h2,
             step_pos,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lanes::{Quatx8, Vec3x8};
+    use rand::{Rng, SeedableRng};
+
+    /// The step's half-angle vector in f64: `log(|q1 q0⁻¹|)`.
+    fn step64(q0: Quat, q1: Quat) -> [f64; 3] {
+        let [aw, ax, ay, az] = [q1.w, q1.x, q1.y, q1.z].map(f64::from);
+        let [bw, bx, by, bz] = [q0.w, q0.x, q0.y, q0.z].map(f64::from);
+        let w = aw * bw + ax * bx + ay * by + az * bz;
+        let x = -aw * bx + ax * bw - ay * bz + az * by;
+        let y = -aw * by + ay * bw - az * bx + ax * bz;
+        let z = -aw * bz + az * bw - ax * by + ay * bx;
+        let s = if w < 0.0 { -1.0 } else { 1.0 };
+        let l = (x * x + y * y + z * z).sqrt();
+        let k = if l > 0.0 { l.atan2(w * s) / l } else { 1.0 };
+        [x, y, z].map(|c| c * s * k)
+    }
+
+    /// [`step_rot`] is the logarithm of the step in both of its domains
+    /// (packs of steps within [`LOG_SMALL_S`], and packs with one step
+    /// beyond it), across the hemispheres (`r1` negated in some lanes):
+    /// each component within 2e-7 rad plus 2e-6 of the step's length of
+    /// the f64 logarithm, and `w·w` within that bound carried into the
+    /// square. Fails with the series' `1/5` as `1/4` (an error of
+    /// `s²/20`, 5e-6 relative at the domain's edge).
+    #[test]
+    fn the_derived_step_is_the_logarithm_in_both_domains() {
+        let mut r = rand_pcg::Pcg32::seed_from_u64(27);
+        let unit = |r: &mut rand_pcg::Pcg32| {
+            let v: [f32; 4] = core::array::from_fn(|_| r.random_range(-1.0..1.0));
+            crate::reference::quat_normalize(Quat::new(v[0], v[1], v[2], v[3]))
+        };
+        for round in 0..4000 {
+            // Every other pack has one large step (the general domain).
+            let big_lane = (round % 2 == 1).then_some(round / 2 % 8);
+            let mut q0 = [Quat::IDENTITY; 8];
+            let mut q1 = [Quat::IDENTITY; 8];
+            for i in 0..8 {
+                q0[i] = unit(&mut r);
+                let most = if big_lane == Some(i) { 3.0 } else { 0.39 };
+                let angle: f32 = r.random_range(0.0..most);
+                let axis = crate::reference::normalize(Vec3::new(
+                    r.random_range(-1.0..1.0),
+                    r.random_range(-1.0..1.0),
+                    r.random_range(-1.0..1.0),
+                ));
+                let d = crate::reference::quat_from_angle_axis(angle, axis);
+                let q = crate::reference::quat_mul(d, q0[i]);
+                q1[i] = if r.random() { q } else { -q };
+            }
+            let (w, h2) = step_rot(Quatx8::from_array(q0), Quatx8::from_array(q1));
+            for i in 0..8 {
+                let want = step64(q0[i], q1[i]);
+                let got = Vec3x8::lane(w, i).to_array();
+                let len = want.iter().map(|x| x * x).sum::<f64>();
+                for k in 0..3 {
+                    let e = (got[k] as f64 - want[k]).abs();
+                    assert!(
+                        e <= 2e-7 + 2e-6 * len.sqrt(),
+                        "round {round} lane {i} axis {k}: {got:?} against {want:?}"
+                    );
+                }
+                // The components' bound `b` carried into `|w|²`.
+                let b = 2e-7 + 2e-6 * len.sqrt();
+                let e = (h2.as_array()[i] as f64 - len).abs();
+                assert!(
+                    e <= 2.0 * 3f64.sqrt() * b * len.sqrt() + 3.0 * b * b,
+                    "round {round} lane {i}: w·w {} against {len}",
+                    h2.as_array()[i]
+                );
+            }
         }
     }
 }

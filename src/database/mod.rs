@@ -137,6 +137,16 @@ pub trait Gather: Copy {
     fn frames(&self, k: I32x8, start: I32x8, last: I32x8) -> Frames8;
     /// Joint `j` of the frames `f`, with its steps to the next frames.
     fn gather(&self, f: &Frames8, j: usize) -> Rowx8;
+    /// Starts loading the rows that gathers of the frames `f` will read
+    /// (a hint: it reads nothing). Full rows: nothing (a lane's rows of
+    /// a frame are a 736- to 864-byte run, left to the hardware
+    /// prefetcher; the crate's `prefetch` module tells of a software prefetch of
+    /// them that measured slower); compact words: [`CompactRows`]'
+    /// prefetch.
+    #[inline(always)]
+    fn prefetch(&self, f: &Frames8) {
+        let _ = f;
+    }
 }
 
 /// A database's full rows ([`ClipStorage::Full`]), for sampling.

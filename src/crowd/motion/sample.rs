@@ -46,6 +46,16 @@ impl SampleRows {
             speed: s.rate,
         }
     }
+
+    /// Starts loading the rows these frames read ([`Gather::prefetch`]).
+    #[inline(always)]
+    pub(crate) fn prefetch<const CUBIC: bool, G: Gather>(&self, db: &G) {
+        db.prefetch(&self.at);
+        if CUBIC {
+            db.prefetch(&self.prev);
+            db.prefetch(&self.next);
+        }
+    }
 }
 
 /// Linear sampling of one joint from a gathered row, velocities scaled by

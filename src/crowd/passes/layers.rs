@@ -71,6 +71,7 @@ impl LayerPass {
     ) {
         let sampler = Sampler::new(g, sh);
         let rows = SampleRows::new::<CUBIC, _>(&g, sh.db.frame_time(), &ls.at);
+        rows.prefetch::<CUBIC, _>(&g);
         let refs = self.reference.map(|f| {
             let k = I32x8::splat(f).min(ls.at.last);
             g.frames(k, ls.at.start, ls.at.last)

@@ -217,6 +217,10 @@ fn input_from<const CUBIC: bool, G: Gather>(
         SampleRows::new::<CUBIC, _>(&g, dt, &st.a),
         SampleRows::new::<CUBIC, _>(&g, dt, &st.b),
     );
+    // Both sources' rows at once, so that source B's arrive while
+    // source A is sampled.
+    ra.prefetch::<CUBIC, _>(&g);
+    rb.prefetch::<CUBIC, _>(&g);
     sampler.sample::<CUBIC>(&ra, a, &places[0], ahead[0]);
     let b = (flips, &places[1]);
     sampler.sample_blend::<CUBIC>(&rb, a, b, (st.w, st.w_rate), ahead[1]);
