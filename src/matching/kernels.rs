@@ -356,7 +356,8 @@ pub(crate) fn search_one<const N: usize>(
     };
     let kept = seed.and_then(|f| s.seed(f, margin));
     // Distances are sums of squares: below a negative bar nothing wins.
-    if !(s.best.distance < 0.0) {
+    let hopeless = s.best.distance < 0.0;
+    if !hopeless {
         s.run();
     }
     match kept {
