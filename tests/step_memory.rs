@@ -9,6 +9,7 @@
 //! commands each frame as in the frames before) allocate nothing at all.
 
 use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::Relaxed};
 
@@ -20,13 +21,31 @@ use kineform::crowd::{
 /// Allocations of at least this many bytes fail (`usize::MAX`: none).
 static FAIL_FROM: AtomicUsize = AtomicUsize::new(usize::MAX);
 
-/// Allocations (and reallocations) made while `COUNTING` is set.
+/// Allocations (and reallocations) made while `COUNTING` is set, by
+/// threads whose tag is `COUNTED`.
 static COUNT: AtomicUsize = AtomicUsize::new(0);
 static COUNTING: AtomicBool = AtomicBool::new(false);
+static COUNTED: AtomicUsize = AtomicUsize::new(0);
+
+/// The last pool's number: each pool's threads carry their own, so that a
+/// count taken in one pool leaves out the threads of the pools that
+/// earlier tests dropped (dropping a pool does not wait for its threads,
+/// which may still allocate as they exit while the next test counts).
+static POOLS: AtomicUsize = AtomicUsize::new(0);
+
+thread_local! {
+    /// The number of the pool this thread belongs to (0: none).
+    static TAG: Cell<usize> = const { Cell::new(0) };
+}
+
+/// This thread's pool number (0 while its thread-locals are torn down).
+fn tag() -> usize {
+    TAG.try_with(Cell::get).unwrap_or(0)
+}
 
 /// Whether an allocation of `size` bytes is refused; counts it.
 fn refused(size: usize) -> bool {
-    if COUNTING.load(Relaxed) {
+    if COUNTING.load(Relaxed) && tag() == COUNTED.load(Relaxed) {
         COUNT.fetch_add(1, Relaxed);
     }
     size >= FAIL_FROM.load(Relaxed)
@@ -76,8 +95,10 @@ static ALLOCATOR: Refusing = Refusing;
 /// One test at a time: the refusal is process-wide.
 static SERIAL: Mutex<()> = Mutex::new(());
 
-/// Allocations made by `f`, on any thread (the tests run one at a time).
+/// Allocations made by `f`, on any thread of the pool it is called in (the
+/// tests run one at a time; call it inside `pool(n).install`).
 fn allocations(f: impl FnOnce()) -> usize {
+    COUNTED.store(tag(), Relaxed);
     COUNT.store(0, Relaxed);
     COUNTING.store(true, Relaxed);
     f();
@@ -123,9 +144,12 @@ fn config(characters: usize) -> CrowdConfig {
     }
 }
 
+/// A pool of `threads` threads tagged with a number of their own.
 fn pool(threads: usize) -> rayon::ThreadPool {
+    let number = POOLS.fetch_add(1, Relaxed) + 1;
     rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
+        .start_handler(move |_| TAG.with(|t| t.set(number)))
         .build()
         .unwrap()
 }
