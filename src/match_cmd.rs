@@ -47,6 +47,10 @@ pub struct MatchArgs {
     /// count as the one playing (`MatcherConfig::same_clip_window`).
     #[arg(long, default_value_t = MatcherConfig::default().same_clip_window)]
     same_clip_window: f32,
+    /// A character transitions only to a frame whose distance beats the
+    /// playing frame's by more than this (`MatcherConfig::switch_margin`).
+    #[arg(long, default_value_t = MatcherConfig::default().switch_margin)]
+    switch_margin: f32,
     /// Seed of the gamepad targets and the starting frames.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -88,6 +92,7 @@ pub fn run(a: &MatchArgs) -> Result<(), Failure> {
         seed: a.seed,
         search_every: a.search_every,
         same_clip_window: a.same_clip_window,
+        switch_margin: a.switch_margin,
         ..MatcherConfig::default()
     };
     let dt = 1.0 / a.fps;
@@ -265,6 +270,7 @@ impl<'a> Figures<'a> {
             "characters": self.a.characters,
             "frames": self.frames,
             "seed": self.a.seed,
+            "switch_margin": self.a.switch_margin,
             "threads": rayon::current_num_threads(),
             "database_frames": db.frames(),
             "database_bytes": db.memory().bytes,

@@ -112,18 +112,18 @@ fn dist8_limited<const N: usize>(q: &[F32x8; N], f: &[F32x8; N], limit: F32x8) -
     Some(total(&a))
 }
 
-/// The bounds of a splatted query to the eight boxes of box pack `bp`.
+/// Four running sums of the box bound's terms over features `from` to
+/// `to` (the reference's order).
 #[inline(always)]
-fn bound8<const N: usize>(q: &[F32x8; N], level: &Level, bp: usize) -> F32x8 {
-    let lo: &[F32x8; N] = level.lo[bp * N..(bp + 1) * N]
-        .try_into()
-        .expect("N features");
-    let hi: &[F32x8; N] = level.hi[bp * N..(bp + 1) * N]
-        .try_into()
-        .expect("N features");
-    let mut a = [F32x8::ZERO; 4];
-    let mut d = 0;
-    while d < N {
+fn bound_sums<const N: usize>(
+    a: &mut [F32x8; 4],
+    q: &[F32x8; N],
+    (lo, hi): (&[F32x8; N], &[F32x8; N]),
+    from: usize,
+    to: usize,
+) {
+    let mut d = from;
+    while d < to {
         let t = |k: usize| q[k] - q[k].fast_max(lo[k]).fast_min(hi[k]);
         let (t0, t1, t2, t3) = (t(d), t(d + 1), t(d + 2), t(d + 3));
         a[0] = add_square(a[0], t0);
@@ -132,6 +132,25 @@ fn bound8<const N: usize>(q: &[F32x8; N], level: &Level, bp: usize) -> F32x8 {
         a[3] = add_square(a[3], t3);
         d += 4;
     }
+}
+
+/// Box pack `bp`'s minima and maxima.
+#[inline(always)]
+fn box_pack<const N: usize>(level: &Level, bp: usize) -> (&[F32x8; N], &[F32x8; N]) {
+    let lo = level.lo[bp * N..(bp + 1) * N]
+        .try_into()
+        .expect("N features");
+    let hi = level.hi[bp * N..(bp + 1) * N]
+        .try_into()
+        .expect("N features");
+    (lo, hi)
+}
+
+/// The bounds of a splatted query to the eight boxes of box pack `bp`.
+#[inline(always)]
+fn bound8<const N: usize>(q: &[F32x8; N], level: &Level, bp: usize) -> F32x8 {
+    let mut a = [F32x8::ZERO; 4];
+    bound_sums(&mut a, q, box_pack(level, bp), 0, N);
     total(&a)
 }
 
@@ -197,15 +216,20 @@ impl<const N: usize> Searcher<'_, N> {
         better(bound, first as usize, self.best)
     }
 
-    fn seed(&mut self, f: usize) {
-        let Some(s) = self.ix.slot(f) else {
-            return;
-        };
+    /// Starts from seed frame `f` at its distance less `margin` (the
+    /// hysteresis bar, [`super::reference::settle`]); returns the seed at
+    /// its own distance, `None` when `f` is not searched.
+    fn seed(&mut self, f: usize, margin: f32) -> Option<Match> {
+        let s = self.ix.slot(f)?;
         let d = dist8(&self.q, pack::<N>(self.ix, s / 8)).to_array()[s % 8];
         self.best = Match {
             frame: f,
-            distance: d,
+            distance: d - margin,
         };
+        Some(Match {
+            frame: f,
+            distance: d,
+        })
     }
 
     fn leaf(&mut self, b: usize) {
@@ -313,10 +337,16 @@ fn sort_by_bound(v: &mut [(f32, usize)]) {
 
 /// The accelerated search for one query (module docs of
 /// [`super::search`]).
+///
+/// A seeded search keeps its seed unless a frame beats it by `margin`:
+/// the search starts from the seed's distance less `margin`, and when no
+/// frame is better than that bar (the best is still the seed's frame) the
+/// seed is returned at its own distance.
 pub(crate) fn search_one<const N: usize>(
     ix: &Index,
     q: &[f32],
     seed: Option<usize>,
+    margin: f32,
 ) -> (Match, SearchStats) {
     let mut s = Searcher::<N> {
         ix,
@@ -324,9 +354,14 @@ pub(crate) fn search_one<const N: usize>(
         best: NONE,
         stats: SearchStats::default(),
     };
-    if let Some(f) = seed {
-        s.seed(f);
+    let kept = seed.and_then(|f| s.seed(f, margin));
+    // Distances are sums of squares: below a negative bar nothing wins.
+    let hopeless = s.best.distance < 0.0;
+    if !hopeless {
+        s.run();
     }
-    s.run();
-    (s.best, s.stats)
+    match kept {
+        Some(k) if s.best.frame == k.frame => (k, s.stats),
+        _ => (s.best, s.stats),
+    }
 }

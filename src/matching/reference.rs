@@ -36,6 +36,15 @@
 //! frame: frame `i` at distance `d` is better than the best `(b, j)` when
 //! `d < b`, or `d == b` and `i < j` ([`better`]). Excluded frames never
 //! win; an infinite distance (an overflowing query) still ranks, by frame.
+//!
+//! **Hysteresis.** A query seeded with the searched frame `s` a character
+//! plays, at distance `d_s`, and a switch margin `m >= 0`
+//! ([`search_seeded`]): the best frame `b` when it is better than `s` at
+//! `d_s - m` (`better(b.distance, b.frame, (s, d_s - m))`), else `s`
+//! itself at `d_s`. With `m = 0` that is the best frame (the seed is a
+//! candidate, so `b` is never worse). The searches may start from the
+//! bound `d_s - m`: every frame that could change the result is at most
+//! that far, which prunes more boxes the larger `m` is.
 
 use super::database::MatchDatabase;
 use super::search::Match;
@@ -93,6 +102,41 @@ pub const NONE: Match = Match {
     frame: usize::MAX,
     distance: f32::INFINITY,
 };
+
+/// [`search`] with hysteresis (module docs): the best frame for `q` when
+/// it beats the searched `seed` by `margin`, else the seed at its own
+/// distance. An unseeded query, or one seeded with a frame not searched,
+/// gets [`search`]'s frame.
+pub fn search_seeded(db: &MatchDatabase, q: &[f32], seed: Option<usize>, margin: f32) -> Match {
+    let best = search(db, q);
+    match seed.filter(|&s| db.searchable(s)) {
+        Some(s) => settle(best, seed_match(db, q, s), margin),
+        None => best,
+    }
+}
+
+/// Seed frame `s`'s distance to `q` (`s` searched).
+pub(crate) fn seed_match(db: &MatchDatabase, q: &[f32], s: usize) -> Match {
+    let mut f = db.index.features(s);
+    f.resize(q.len(), 0.0);
+    Match {
+        frame: s,
+        distance: distance(q, &f),
+    }
+}
+
+/// The hysteresis rule (module docs): `best` when it is better than the
+/// `seed` at its distance less `margin`, else the seed.
+pub(crate) fn settle(best: Match, seed: Match, margin: f32) -> Match {
+    let bar = Match {
+        frame: seed.frame,
+        distance: seed.distance - margin,
+    };
+    match better(best.distance, best.frame, bar) {
+        true => best,
+        false => seed,
+    }
+}
 
 /// The best searched frame of `db` for the normalized, padded query `q`
 /// ([`MatchDatabase::query`]): every searched frame in order, [`distance`]

@@ -17,7 +17,12 @@
 //! lower first frame); in a level-0 box, its two frame packs, each
 //! abandoned once every lane's partial distance exceeds the best. A
 //! `seed` frame (the one a character plays) is evaluated first to start
-//! with a good best; it changes the speed, never the result.
+//! with a good best; it changes the speed, never the result. With a
+//! switch margin ([`QueryBatch::set_margin`]) the seeded search starts
+//! from the seed's distance less the margin (hysteresis,
+//! [`super::reference`]'s module docs): frames that cannot beat the seed by
+//! the margin are never looked at, and the seed is the result when none
+//! does.
 
 use rayon::prelude::*;
 
@@ -50,6 +55,7 @@ pub const ACCEL_BLOCK: usize = 16;
 #[derive(Clone, Debug, PartialEq)]
 pub struct QueryBatch {
     padded: usize,
+    margin: f32,
     q: Vec<f32>,
     seeds: Vec<u32>,
 }
@@ -61,9 +67,32 @@ impl QueryBatch {
     pub fn new(db: &MatchDatabase) -> QueryBatch {
         QueryBatch {
             padded: db.layout().padded(),
+            margin: 0.0,
             q: Vec::new(),
             seeds: Vec::new(),
         }
+    }
+
+    /// Sets the switch margin of every seeded query of the batch
+    /// (hysteresis: a seeded query's result is its seed unless a frame
+    /// beats the seed's distance by `margin`; [`super::reference::search_seeded`]).
+    /// 0, the default, gives the best frame. Refuses, changing nothing, a
+    /// margin that is negative or not finite.
+    pub fn set_margin(&mut self, margin: f32) -> Result<()> {
+        if !(margin.is_finite() && margin >= 0.0) {
+            return Err(Error::Parameter {
+                name: "margin",
+                value: margin,
+                reason: "must be finite and at least 0",
+            });
+        }
+        self.margin = margin;
+        Ok(())
+    }
+
+    /// The switch margin ([`QueryBatch::set_margin`]).
+    pub fn margin(&self) -> f32 {
+        self.margin
     }
 
     /// Adds a normalized, padded query (its `seed`: a frame to evaluate
@@ -177,6 +206,17 @@ pub fn brute_force(db: &MatchDatabase, queries: &QueryBatch, out: &mut [Match]) 
     } else {
         out.par_chunks_mut(BRUTE_BLOCK).enumerate().for_each(run);
     }
+    // Hysteresis, after the fact: the seed's own distance, then the rule.
+    for (i, o) in out.iter_mut().enumerate() {
+        let q = queries.get(i).expect("query in batch");
+        if let Some(s) = queries.seed(i).filter(|&s| db.searchable(s)) {
+            *o = super::reference::settle(
+                *o,
+                super::reference::seed_match(db, q, s),
+                queries.margin,
+            );
+        }
+    }
     Ok(())
 }
 
@@ -208,7 +248,7 @@ pub fn accelerated_one(
     }
     check_finite(QUERY_NOT_FINITE, q)?;
     let ix = &db.index;
-    Ok(with_width!(ix.padded, search_one(ix, q, seed)))
+    Ok(with_width!(ix.padded, search_one(ix, q, seed, 0.0)))
 }
 
 /// The accelerated search for each query of `queries`, into `out`, on
@@ -221,7 +261,8 @@ pub fn accelerated(db: &MatchDatabase, queries: &QueryBatch, out: &mut [Match]) 
         for (i, o) in out.iter_mut().enumerate() {
             let qi = k * ACCEL_BLOCK + i;
             let q = queries.get(qi).expect("query in batch");
-            *o = with_width!(ix.padded, search_one(ix, q, queries.seed(qi))).0;
+            let (seed, margin) = (queries.seed(qi), queries.margin);
+            *o = with_width!(ix.padded, search_one(ix, q, seed, margin)).0;
         }
     };
     if out.len() <= ACCEL_BLOCK {
@@ -233,11 +274,13 @@ pub fn accelerated(db: &MatchDatabase, queries: &QueryBatch, out: &mut [Match]) 
 }
 
 /// The scalar reference for each query of `queries`, into `out`, on
-/// rayon (one query a task): [`super::reference::search`].
+/// rayon (one query a task): [`super::reference::search_seeded`] with the
+/// batch's seeds and margin.
 pub fn reference(db: &MatchDatabase, queries: &QueryBatch, out: &mut [Match]) -> Result<()> {
     queries.check(db, out)?;
     out.par_iter_mut().enumerate().for_each(|(i, o)| {
-        *o = super::reference::search(db, queries.get(i).expect("query in batch"));
+        let q = queries.get(i).expect("query in batch");
+        *o = super::reference::search_seeded(db, q, queries.seed(i), queries.margin);
     });
     Ok(())
 }

@@ -345,6 +345,14 @@ fn refusals_name_what_is_wrong_and_write_nothing() {
     assert!(batch.push(&vec![f32::INFINITY; n], None).is_err());
     assert!(batch.push(&vec![0.0; n - 1], None).is_err());
     assert!(batch.is_empty());
+    // Switch margins: negative or not finite refused, the margin kept.
+    for m in [-1.0, -f32::MIN_POSITIVE, f32::NAN, f32::INFINITY] {
+        let e = batch.set_margin(m).unwrap_err();
+        assert!(e.to_string().contains("margin"), "{e}");
+        assert_eq!(batch.margin(), 0.0);
+    }
+    batch.set_margin(2.5).unwrap();
+    assert_eq!(batch.margin(), 2.5);
     // Wrong output length.
     batch.push(&vec![0.0; n], None).unwrap();
     assert!(search::accelerated(&db, &batch, &mut []).is_err());

@@ -3,7 +3,10 @@
 //! small set of exact binary fractions, duplicated frames, queries that
 //! are frames), excluded frames, seeds, and queries so far that every
 //! distance overflows to infinity (ranked by frame alone). Sizes cover one,
-//! two and three levels of boxes.
+//! two and three levels of boxes. Batches carry a switch margin
+//! (hysteresis: a seeded query keeps its seed unless a frame beats it by
+//! the margin), 0 in a third of the cases, exact palette sums or any
+//! value in the others.
 
 use kineform::matching::{
     ClipSpan, DatabaseParts, FeatureJoints, FootFeatures, Match, MatchConfig, MatchDatabase,
@@ -28,6 +31,8 @@ struct Shape {
     /// Chance that a frame is not searched.
     excluded: f64,
     feet: FootFeatures,
+    /// The batch's switch margin.
+    margin: f32,
 }
 
 fn database(s: Shape) -> MatchDatabase {
@@ -76,10 +81,11 @@ fn database(s: Shape) -> MatchDatabase {
     .unwrap()
 }
 
-fn queries(db: &MatchDatabase, seed: u64, n: usize, palette: bool) -> QueryBatch {
+fn queries(db: &MatchDatabase, seed: u64, n: usize, palette: bool, margin: f32) -> QueryBatch {
     let mut rng = Pcg64::seed_from_u64(seed ^ 0x9e37);
     let (dims, padded) = (db.layout().dims(), db.layout().padded());
     let mut batch = QueryBatch::new(db);
+    batch.set_margin(margin).unwrap();
     for k in 0..n {
         let mut q = vec![0.0f32; padded];
         match k % 4 {
@@ -105,19 +111,30 @@ fn queries(db: &MatchDatabase, seed: u64, n: usize, palette: bool) -> QueryBatch
 
 fn check(s: Shape, n: usize) -> Result<(), TestCaseError> {
     let db = database(s);
-    let batch = queries(&db, s.seed, n, s.palette);
+    let batch = queries(&db, s.seed, n, s.palette, s.margin);
     let none = Match {
         frame: usize::MAX,
         distance: f32::NAN,
     };
-    let (mut b, mut a) = (vec![none; n], vec![none; n]);
+    let (mut b, mut a, mut rs) = (vec![none; n], vec![none; n], vec![none; n]);
     search::brute_force(&db, &batch, &mut b).unwrap();
     search::accelerated(&db, &batch, &mut a).unwrap();
+    search::reference(&db, &batch, &mut rs).unwrap();
     let key = |m: Match| (m.frame, m.distance.to_bits());
     for i in 0..n {
         let q = batch.get(i).unwrap();
-        let r = reference::search(&db, q);
+        let best = reference::search(&db, q);
+        let r = reference::search_seeded(&db, q, batch.seed(i), s.margin);
         prop_assert!(db.searchable(r.frame));
+        // The rule: the best frame, or the searched seed it does not beat
+        // by the margin (that seed at its own distance, never nearer than
+        // the best); with no margin always the best.
+        if r != best {
+            prop_assert_eq!(Some(r.frame), batch.seed(i));
+            prop_assert!(s.margin > 0.0 && r.distance >= best.distance);
+            prop_assert!(best.distance >= r.distance - s.margin);
+        }
+        prop_assert_eq!(key(rs[i]), key(r), "search::reference, query {}", i);
         prop_assert_eq!(key(b[i]), key(r), "brute force, query {}", i);
         prop_assert_eq!(
             key(a[i]),
@@ -127,7 +144,7 @@ fn check(s: Shape, n: usize) -> Result<(), TestCaseError> {
             batch.seed(i)
         );
         let (one, _) = search::accelerated_one(&db, q, batch.seed(i)).unwrap();
-        prop_assert_eq!(key(one), key(r), "accelerated_one, query {}", i);
+        prop_assert_eq!(key(one), key(best), "accelerated_one, query {}", i);
     }
     Ok(())
 }
@@ -147,8 +164,9 @@ proptest! {
         duplicates in prop_oneof![Just(0.0), Just(0.3), Just(0.9)],
         excluded in prop_oneof![Just(0.0), Just(0.2), Just(0.95)],
         feet in feet(),
+        margin in prop_oneof![Just(0.0f32), Just(0.5), Just(2.0), 0.0f32..40.0],
     ) {
-        check(Shape { frames, seed, palette, duplicates, excluded, feet }, 24)?;
+        check(Shape { frames, seed, palette, duplicates, excluded, feet, margin }, 24)?;
     }
 }
 
@@ -162,8 +180,10 @@ fn three_levels_of_boxes_agree_with_the_reference() {
             duplicates: 0.3,
             excluded: 0.1,
             feet: FootFeatures::DEMO,
+            margin: 0.0,
         };
         check(s, 48).unwrap();
+        check(Shape { margin: 3.0, ..s }, 48).unwrap();
     }
 }
 
@@ -176,10 +196,11 @@ fn a_database_of_one_frame_repeated_gives_its_first_searched_frame() {
         duplicates: 1.0,
         excluded: 0.5,
         feet: FootFeatures::DEMO,
+        margin: 0.0,
     };
     let db = database(s);
     let first = (0..db.frames()).find(|&f| db.searchable(f)).unwrap();
-    let batch = queries(&db, 3, 16, true);
+    let batch = queries(&db, 3, 16, true, 0.0);
     let mut a = vec![
         Match {
             frame: 0,

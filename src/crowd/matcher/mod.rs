@@ -73,6 +73,12 @@ pub struct MatcherConfig {
     /// Frames of the clip playing within this of its time (seconds) count
     /// as the one playing: no transition.
     pub same_clip_window: f32,
+    /// Hysteresis: a character searching while it plays a searched frame
+    /// transitions only to a frame whose distance beats the playing
+    /// frame's by more than this ([`QueryBatch::set_margin`]; 0: to the
+    /// best frame whenever it is not the one playing). Real matchers bias
+    /// the continuing pose alike (Unreal's `ContinuingPoseCostBias`).
+    pub switch_margin: f32,
     /// Length of a transition, seconds.
     pub blend_duration: f32,
     /// Dead blending's extrapolation half-life, seconds.
@@ -100,6 +106,7 @@ impl Default for MatcherConfig {
             sharp_velocity: 8.0,
             sharp_turn: 1.0,
             same_clip_window: 0.2,
+            switch_margin: SWITCH_MARGIN,
             blend_duration: 0.3,
             extrapolation_halflife: 0.2,
             clamp_distance: 10.0,
@@ -137,6 +144,7 @@ impl MatcherConfig {
             ("sharp_velocity", self.sharp_velocity),
             ("sharp_turn", self.sharp_turn),
             ("same_clip_window", self.same_clip_window),
+            ("switch_margin", self.switch_margin),
             ("spacing", self.spacing),
         ];
         for (name, v) in non_negative {
@@ -249,6 +257,8 @@ impl Matcher {
     /// crowd's library). Refuses what [`MatcherConfig::check`] refuses.
     pub fn new(characters: usize, db: &MatchDatabase, cfg: MatcherConfig) -> Result<Matcher> {
         cfg.check()?;
+        let mut batch = QueryBatch::new(db);
+        batch.set_margin(cfg.switch_margin)?;
         let walkers = (0..characters)
             .map(|i| Walker {
                 rng: Pcg32::seed_from_u64(
@@ -269,7 +279,7 @@ impl Matcher {
             cfg,
             walkers,
             started: false,
-            batch: QueryBatch::new(db),
+            batch,
             due: Vec::new(),
             found: Vec::new(),
             transitions: Vec::new(),
@@ -451,6 +461,10 @@ impl Matcher {
         crowd.set_roots(0, &self.roots)
     }
 }
+
+/// [`MatcherConfig::switch_margin`]'s default (docs/matching-comparison.md,
+/// "Hysteresis").
+pub const SWITCH_MARGIN: f32 = 5.0;
 
 /// Characters per rayon task of the driver's per-character passes.
 const PER_TASK: usize = 256;
