@@ -14,18 +14,26 @@
 //!
 //! - positions, eight joints at a time: the 24 lane vectors `x, y, z` of
 //!   joints `j .. j + 8` in that order are three 8x8 blocks; transposed
-//!   (`wide`'s `f32x8::transpose`, 24 shuffles each with AVX), row `k` of
-//!   the three blocks is lane `k`'s 24 floats `x y z` of the eight joints,
-//!   which are contiguous in the destination: three 32-byte stores. 72
-//!   shuffles and 24 stores per 64 elements, where the stack rows took 96
-//!   shuffles, 32 stores and a conversion per element.
+//!   ([`super::shuffle::transpose8`], 24 shuffles each with AVX), row `k`
+//!   of the three blocks is lane `k`'s 24 floats `x y z` of the eight
+//!   joints, which are contiguous in the destination: three 32-byte
+//!   stores. Each block's eight vectors are loaded as its transpose needs
+//!   them and its rows stored before the next block is read (24 inputs
+//!   held at once spilled 15 of AVX2's 16 registers), and the eight rows
+//!   are addressed once per group ([`at_rows`]), not checked per store: 72
+//!   shuffles, 24 loads and 24 stores per 64 elements, about 2.1
+//!   instructions an element in the loop.
 //! - rotations, two joints at a time: the 8x8 block of two quaternions in
 //!   the destination's component order gives eight rows of two whole
 //!   elements, each one 32-byte store at its place.
+//! - streams (elements consecutive, [`runs_xyz`], [`runs_quat`]): a pack's
+//!   eight elements are 24 or 32 consecutive floats, made from its three or
+//!   four lane vectors with 9 or 12 shuffles.
 //!
-//! A last group of fewer than eight joints (or a last single rotation) is
-//! transposed with its last joint repeated into a row on the stack, and
-//! only its own floats are copied out.
+//! A pack entered part-way (not all eight lanes wanted), and a last group
+//! of fewer than eight joints (or a last single rotation, transposed with
+//! its last joint repeated), go through rows on the stack, and only their
+//! own floats are copied out.
 //!
 //! Which type `O` is, is read with `typeid::of` (a `TypeId` for a type
 //! parameter that need not be `'static`), compared with each listed type's

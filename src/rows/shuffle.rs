@@ -3,12 +3,12 @@
 //! vectors into consecutive floats, with as few shuffles as AVX needs and
 //! no stage holding more than 16 vector registers.
 //!
-//! The kernels are written once over four AVX shuffles ([`unpack_lo`],
-//! [`unpack_hi`], [`shuffle_ps`], [`permute2f128`]), each one instruction
-//! with AVX (`safe_arch`, under `cfg(target_feature = "avx")`: the
-//! portable index shuffle is scalarised by the compiler, about 28 moves
-//! for each) and otherwise the same pick of lanes written out
-//! ([`portable`]). A shuffle only moves floats, so both write the exact
+//! The kernels are written once over four AVX shuffles ([`Shuffles`]:
+//! `unpack_lo`, `unpack_hi`, `shuffle_ps`, `permute2f128`), each one
+//! instruction with AVX (`Avx`, `safe_arch`'s wrappers, under
+//! `cfg(target_feature = "avx")`: a portable index shuffle is scalarised
+//! by the compiler, about 28 moves for each) and otherwise the same pick
+//! of lanes written out ([`Portable`]); [`Native`] is this build's. A shuffle only moves floats, so both write the exact
 //! bits of their inputs; `tests::avx_shuffles_are_the_portable_ones`
 //! compares them bit for bit, and `rows::tests` the kernels with the
 //! lanes.
@@ -243,11 +243,24 @@ mod tests {
     fn portable_shuffles_pick_the_stated_lanes() {
         let (a, b) = (lanes(1), lanes(2));
         let want = |idx: [usize; 8]| {
-            [idx.map(|j| if j < 8 { a.to_array()[j] } else { b.to_array()[j - 8] }.to_bits())]
+            [idx.map(|j| {
+                if j < 8 {
+                    a.to_array()[j]
+                } else {
+                    b.to_array()[j - 8]
+                }
+                .to_bits()
+            })]
         };
         type P = Portable;
-        assert_eq!(bits([P::unpack_lo(&a, &b)]), want([0, 8, 1, 9, 4, 12, 5, 13]));
-        assert_eq!(bits([P::unpack_hi(&a, &b)]), want([2, 10, 3, 11, 6, 14, 7, 15]));
+        assert_eq!(
+            bits([P::unpack_lo(&a, &b)]),
+            want([0, 8, 1, 9, 4, 12, 5, 13])
+        );
+        assert_eq!(
+            bits([P::unpack_hi(&a, &b)]),
+            want([2, 10, 3, 11, 6, 14, 7, 15])
+        );
         let shuffled = P::shuffle_ps::<0xd8>(&a, &b);
         assert_eq!(bits([shuffled]), want([0, 2, 9, 11, 4, 6, 13, 15]));
         let permuted = P::permute2f128::<0x30>(&a, &b);
@@ -263,19 +276,19 @@ mod tests {
         let r: [F32x8; 8] = core::array::from_fn(|i| lanes(i as u32));
         let t = bits(transpose8::<Portable>(core::array::from_fn(|i| &r[i])));
         let at = |v: &F32x8, k: usize| v.to_array()[k].to_bits();
-        for k in 0..8 {
-            assert_eq!(t[k], core::array::from_fn(|i| at(&r[i], k)), "row {k}");
+        for (k, row) in t.iter().enumerate() {
+            assert_eq!(*row, core::array::from_fn(|i| at(&r[i], k)), "row {k}");
         }
         let xyz = bits(xyz_runs::<Portable>(&r[0], &r[1], &r[2]));
         let quad = bits(quad_runs::<Portable>([&r[3], &r[4], &r[5], &r[6]]));
         for e in 0..8 {
-            for c in 0..3 {
+            for (c, lanes) in r[..3].iter().enumerate() {
                 let i = 3 * e + c;
-                assert_eq!(xyz[i / 8][i % 8], at(&r[c], e), "xyz element {e}");
+                assert_eq!(xyz[i / 8][i % 8], at(lanes, e), "xyz element {e}");
             }
-            for c in 0..4 {
+            for (c, lanes) in r[3..7].iter().enumerate() {
                 let i = 4 * e + c;
-                assert_eq!(quad[i / 8][i % 8], at(&r[3 + c], e), "quad element {e}");
+                assert_eq!(quad[i / 8][i % 8], at(lanes, e), "quad element {e}");
             }
         }
     }
@@ -309,9 +322,15 @@ mod tests {
                 permute 0x20 0x31 0x30 0x21 0x02 0x13 0x00 0x33);
             let r: [F32x8; 8] = core::array::from_fn(|i| lanes(seed * 8 + i as u32));
             let refs: [&F32x8; 8] = core::array::from_fn(|i| &r[i]);
-            assert_eq!(bits(transpose8::<Avx>(refs)), bits(transpose8::<Portable>(refs)));
+            assert_eq!(
+                bits(transpose8::<Avx>(refs)),
+                bits(transpose8::<Portable>(refs))
+            );
             let (x, y, z) = (&r[0], &r[1], &r[2]);
-            assert_eq!(bits(xyz_runs::<Avx>(x, y, z)), bits(xyz_runs::<Portable>(x, y, z)));
+            assert_eq!(
+                bits(xyz_runs::<Avx>(x, y, z)),
+                bits(xyz_runs::<Portable>(x, y, z))
+            );
             let c = [&r[4], &r[5], &r[6], &r[7]];
             assert_eq!(bits(quad_runs::<Avx>(c)), bits(quad_runs::<Portable>(c)));
         }
