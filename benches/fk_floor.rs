@@ -21,7 +21,7 @@
 //! - `<type>/bk/...`: `batch::fk::op_bk`, backward kinematics.
 //!
 //! In L1: 8 characters (one pack), one thread. In cache: 64 characters (8
-//! packs, in L2), one thread. Streaming: 40,000 characters (34.7 MB each way for positions and rotations, 94 MB for
+//! packs, in L2), one and two threads. Streaming: 40,000 characters (34.7 MB each way for positions and rotations, 94 MB for
 //! kineforms: beyond the 32 MB L3), one and two threads.
 //!
 //! `cargo bench --bench fk_floor` runs these under criterion. With
@@ -42,7 +42,8 @@
 //! `fk_regs`: one pack, parents in registers; `fk_mem2`: two packs side by
 //! side): where a one-pack walk overtakes the pairs is the threshold of
 //! `batch::fk::walk_for` (`stream_above_for`; the bench prints this
-//! machine's caches and threshold first).
+//! machine's caches and thresholds on 1 and 2 threads first).
+//! `KINEFORM_SIZES=1024,2048` sweeps those crowd sizes only.
 
 mod common;
 use common::*;
@@ -239,8 +240,12 @@ fn joint_cases<T: Jointx8>(cases: &mut Vec<Case>, name: &str, skel: &Skeleton) {
     let pools = [1, threads].map(|t| Arc::new(pool(t)));
     let mut rng = Rng::new(11);
     let sweep = std::env::var_os("KINEFORM_SWEEP").is_some();
+    let sizes: Vec<usize> = std::env::var("KINEFORM_SIZES")
+        .ok()
+        .map(|v| v.split(',').filter_map(|n| n.trim().parse().ok()).collect())
+        .unwrap_or_else(|| SWEEP.to_vec());
     let labels: Vec<(String, usize)> = if sweep {
-        SWEEP.iter().map(|&n| (format!("n{n}"), n)).collect()
+        sizes.iter().map(|&n| (format!("n{n}"), n)).collect()
     } else {
         [("l1", 8), ("cache", IN_CACHE), ("stream", STREAMING)]
             .map(|(l, n)| (l.to_string(), n))
@@ -260,7 +265,7 @@ fn joint_cases<T: Jointx8>(cases: &mut Vec<Case>, name: &str, skel: &Skeleton) {
         let local = Arc::new(
             PoseStream::<T>::from_fn(chars, joints, move |c, j| e[c * joints + j]).expect("local"),
         );
-        let pools: &[Arc<rayon::ThreadPool>] = if chars != STREAMING && !sweep {
+        let pools: &[Arc<rayon::ThreadPool>] = if chars == 8 && !sweep {
             &pools[..1]
         } else {
             &pools
@@ -489,11 +494,13 @@ fn rounds(n: usize, cases: &mut [Case], keep: &dyn Fn(&str) -> bool) {
 
 fn main() {
     banner("fk_floor");
-    eprintln!(
-        "[fk_floor] caches {:?}: op_fk walks one pack above {} bytes of local and global pose",
-        batch::caches::Caches::of_this_machine(),
-        batch::fk::stream_above_bytes()
-    );
+    for t in [1, 2] {
+        eprintln!(
+            "[fk_floor] caches {:?}, {t} threads: op_fk walks one pack above {} bytes of local and global pose",
+            batch::caches::Caches::of_this_machine(),
+            pool(t).install(batch::fk::stream_above_bytes)
+        );
+    }
     let filter = std::env::var("KINEFORM_CASES").unwrap_or_default();
     let keep = move |name: &str| filter.split(',').any(|f| name.contains(f));
     let mut cases = all_cases();

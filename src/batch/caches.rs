@@ -10,16 +10,37 @@ use std::path::Path;
 use std::sync::OnceLock;
 
 /// The data cache sizes of one core, in bytes; `None` where unknown.
+/// Read with [`Caches::l2`] and [`Caches::l3`]; made with [`Caches::new`]
+/// (further levels or fields may come, so the fields are private).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Caches {
     /// The level-2 cache of one core (data or unified).
-    pub l2: Option<usize>,
+    pub(crate) l2: Option<usize>,
     /// The level-3 cache that core shares (one slice's size as the kernel
     /// reports it: a CCX's on AMD).
-    pub l3: Option<usize>,
+    pub(crate) l3: Option<usize>,
 }
 
 impl Caches {
+    /// Caches of a core with an L2 of `l2` bytes sharing an L3 of `l3`
+    /// bytes (`None`: unknown), for [`super::fk::stream_above_for`] on a
+    /// machine described rather than read.
+    pub const fn new(l2: Option<usize>, l3: Option<usize>) -> Caches {
+        Caches { l2, l3 }
+    }
+
+    /// The level-2 cache of one core (data or unified), in bytes.
+    pub const fn l2(&self) -> Option<usize> {
+        self.l2
+    }
+
+    /// The level-3 cache that core shares, in bytes (one slice's size as
+    /// the kernel reports it: a CCX's on AMD).
+    pub const fn l3(&self) -> Option<usize> {
+        self.l3
+    }
+
     /// This machine's caches (CPU 0's), read from sysfs on the first call
     /// and kept; [`Caches::default`] (all unknown) off Linux.
     pub fn of_this_machine() -> Caches {
@@ -118,15 +139,10 @@ mod tests {
         entry(2, "2", "Unified", "1024K");
         entry(3, "3", "Unified", "32768K");
         let c = Caches::from_sysfs(dir.path());
-        assert_eq!(
-            c,
-            Caches {
-                l2: Some(1 << 20),
-                l3: Some(32 << 20)
-            }
-        );
+        assert_eq!(c, Caches::new(Some(1 << 20), Some(32 << 20)));
+        assert_eq!((c.l2(), c.l3()), (Some(1 << 20), Some(32 << 20)));
         entry(3, "3", "Unified", "lots");
-        assert_eq!(Caches::from_sysfs(dir.path()).l3, None);
+        assert_eq!(Caches::from_sysfs(dir.path()).l3(), None);
         assert_eq!(
             Caches::from_sysfs(&dir.path().join("missing")),
             Caches::default()

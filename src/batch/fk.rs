@@ -10,12 +10,11 @@
 //! every [`FkMode`]).
 //!
 //! How a chain is walked depends on the working set against this
-//! machine's caches ([`walk_for`], [`stream_above_for`]): two packs side by
-//! side while the local and global poses fit, one pack at a time beyond.
+//! machine's caches and the threads it is split over ([`walk_for`],
+//! [`stream_above_for`]): two packs side by side while the local and
+//! global poses fit, one pack at a time beyond.
 
 use rayon::prelude::*;
-
-use std::sync::OnceLock;
 
 use super::caches::Caches;
 use super::{chunk, cost_ns, run, same_len};
@@ -33,55 +32,66 @@ use crate::stream::packs_for;
 pub const STREAM_ABOVE_BYTES: usize = 32 << 20;
 
 /// The working set above which [`op_fk`] walks one pack at a time, for
-/// caches `caches` (PERF.md, "FK's walk by working set", has the sweeps
-/// this rule is fitted to):
+/// caches `caches` and a crowd split over `threads` threads (PERF.md,
+/// "FK's walk by working set", has the sweeps this rule is fitted to):
 ///
 /// - a core's L2 of 1 MiB or more (the AVX-512 Zen of issue 27, family 25
-///   model 17: L2 1 MiB, L3 32 MiB): **twice the L2**. There the pairs are
-///   faster only while the working set is about the L2's size (64 to 1,024
-///   characters of 31 joints, 0.1 to 3.5 MB) and 1.1 to 1.8x slower from
-///   8,192 characters (14 MB, inside the L3); at 1,024 characters the
-///   one-pack walk already wins for `PosRotSclx8` (2.5 MB, 12%) and
-///   `Kformx8` (4.8 MB, 6%) and loses 2 to 3% for `PosRotx8` (1.8 MB) and
-///   `Motionx8` (3.3 MB);
+///   model 17: L2 1 MiB, L3 32 MiB), **one thread: twice the L2**. There
+///   the pairs are faster only while the working set is about the L2's
+///   size (64 to 1,024 characters of 31 joints, 0.1 to 3.5 MB) and 1.1 to
+///   1.8x slower from 8,192 characters (14 MB, inside the L3); at 1,024
+///   characters the one-pack walk already wins for `PosRotSclx8` (2.5 MB,
+///   12%) and `Kformx8` (4.8 MB, 6%) and loses 2 to 3% for `PosRotx8`
+///   (1.8 MB) and `Motionx8` (3.3 MB);
+/// - the same caches, **two threads or more: the L3**. Each core then
+///   walks half the crowd out of the shared L3, and the one-pack walk's
+///   advantage between the L2 and the L3 is gone: `Kformx8` on two threads
+///   was 1.43 to 1.57x a copy with one pack at 1,024 to 4,096 characters
+///   (4.8 to 19 MB) where the pairs were 1.28 to 1.38x at 2,048 and 4,096,
+///   and one pack wins again past the L3 (1.02 to 1.14x at 8,192 and more);
 /// - a smaller L2 with a known L3 (the Zen 3 of PERF.md: L2 512 KiB, L3 32
-///   MiB): **the L3**. There the pairs are as fast as one pack or faster
-///   at every size measured, in cache by 10 to 30% and beyond the L3 by 0
-///   to 15%, and the one-pack walk streams within 1.15x of a copy;
+///   MiB), any threads: **the L3**. There the pairs are as fast as one
+///   pack or faster at every size measured, in cache by 10 to 30% and
+///   beyond the L3 by 0 to 15%, and the one-pack walk streams within 1.15x
+///   of a copy;
 /// - neither known: [`STREAM_ABOVE_BYTES`].
 ///
 /// Two machine kinds are all this is fitted to: a CPU of another kind
 /// (Intel's 2 MiB L2s, for one) gets the rule of the kind its caches
-/// resemble, unmeasured. Every walk gives the same bits, so the rule moves
-/// only time.
+/// resemble, unmeasured; the two-thread rule is measured for `Kformx8`
+/// alone (`/work/notes/measure-readout.sh` sweeps every type). Every walk
+/// gives the same bits, so the rule moves only time.
 ///
 /// ```
 /// use kineform::batch::caches::Caches;
 /// use kineform::batch::fk::{STREAM_ABOVE_BYTES, stream_above_for};
 ///
-/// let zen3 = Caches { l2: Some(512 << 10), l3: Some(32 << 20) };
-/// let zen_avx512 = Caches { l2: Some(1 << 20), l3: Some(32 << 20) };
-/// assert_eq!(stream_above_for(zen3), 32 << 20);
-/// assert_eq!(stream_above_for(zen_avx512), 2 << 20);
-/// assert_eq!(stream_above_for(Caches::default()), STREAM_ABOVE_BYTES);
+/// let zen3 = Caches::new(Some(512 << 10), Some(32 << 20));
+/// let zen_avx512 = Caches::new(Some(1 << 20), Some(32 << 20));
+/// assert_eq!(stream_above_for(zen3, 1), 32 << 20);
+/// assert_eq!(stream_above_for(zen3, 2), 32 << 20);
+/// assert_eq!(stream_above_for(zen_avx512, 1), 2 << 20);
+/// assert_eq!(stream_above_for(zen_avx512, 2), 32 << 20);
+/// assert_eq!(stream_above_for(Caches::default(), 1), STREAM_ABOVE_BYTES);
 /// ```
-pub fn stream_above_for(caches: Caches) -> usize {
-    match caches {
-        Caches { l2: Some(l2), .. } if l2 >= 1 << 20 => l2.saturating_mul(2),
-        Caches { l3: Some(l3), .. } => l3,
+pub fn stream_above_for(caches: Caches, threads: usize) -> usize {
+    match (caches.l2, caches.l3) {
+        (Some(l2), _) if l2 >= 1 << 20 && threads <= 1 => l2.saturating_mul(2),
+        (_, Some(l3)) => l3,
         _ => STREAM_ABOVE_BYTES,
     }
 }
 
-/// This machine's threshold: [`stream_above_for`] of
-/// [`Caches::of_this_machine`] (read once).
+/// This machine's threshold on the current rayon pool:
+/// [`stream_above_for`] of [`Caches::of_this_machine`] (read once) and
+/// `rayon::current_num_threads()`.
 pub fn stream_above_bytes() -> usize {
-    static ABOVE: OnceLock<usize> = OnceLock::new();
-    *ABOVE.get_or_init(|| stream_above_for(Caches::of_this_machine()))
+    stream_above_for(Caches::of_this_machine(), rayon::current_num_threads())
 }
 
 /// The walk [`op_fk`] takes over `characters × joints` of `T` on this
-/// machine: [`walk_for_above`] with [`stream_above_bytes`].
+/// machine and the current rayon pool: [`walk_for_above`] with
+/// [`stream_above_bytes`].
 ///
 /// ```
 /// use kineform::batch::fk::walk_for;

@@ -14,8 +14,9 @@
 //! the arithmetic's critical path once two chains overlap) is the fastest
 //! in cache for every type, so it is every type's [`Jointx8::FK`]. Beyond
 //! a threshold read from this machine's caches
-//! ([`crate::batch::fk::stream_above_for`]: twice the L2 where it is 1 MiB
-//! or more, else the L3) [`crate::batch::fk::walk_for`] takes one pack at
+//! ([`crate::batch::fk::stream_above_for`]: on one thread twice the L2
+//! where it is 1 MiB or more, else the L3) [`crate::batch::fk::walk_for`]
+//! takes one pack at
 //! a time instead ([`Jointx8::FK_STREAM`]): on the AVX-512 Zen of PERF.md
 //! the pairs ran 1.1 to 1.8x slower than one pack from 14 MB.
 

@@ -14,18 +14,26 @@
 //!
 //! - positions, eight joints at a time: the 24 lane vectors `x, y, z` of
 //!   joints `j .. j + 8` in that order are three 8x8 blocks; transposed
-//!   (`wide`'s `f32x8::transpose`, 24 shuffles each with AVX), row `k` of
-//!   the three blocks is lane `k`'s 24 floats `x y z` of the eight joints,
-//!   which are contiguous in the destination: three 32-byte stores. 72
-//!   shuffles and 24 stores per 64 elements, where the stack rows took 96
-//!   shuffles, 32 stores and a conversion per element.
+//!   ([`super::shuffle::transpose8`], 24 shuffles each with AVX), row `k`
+//!   of the three blocks is lane `k`'s 24 floats `x y z` of the eight
+//!   joints, which are contiguous in the destination: three 32-byte
+//!   stores. Each block's eight vectors are loaded as its transpose needs
+//!   them and its rows stored before the next block is read (24 inputs
+//!   held at once spilled 15 of AVX2's 16 registers), and the eight rows
+//!   are addressed once per group ([`at_rows`]), not checked per store: 72
+//!   shuffles, 24 loads and 24 stores per 64 elements, about 2.1
+//!   instructions an element in the loop.
 //! - rotations, two joints at a time: the 8x8 block of two quaternions in
 //!   the destination's component order gives eight rows of two whole
 //!   elements, each one 32-byte store at its place.
+//! - streams (elements consecutive, [`runs_xyz`], [`runs_quat`]): a pack's
+//!   eight elements are 24 or 32 consecutive floats, made from its three or
+//!   four lane vectors with 9 or 12 shuffles.
 //!
-//! A last group of fewer than eight joints (or a last single rotation) is
-//! transposed with its last joint repeated into a row on the stack, and
-//! only its own floats are copied out.
+//! A pack entered part-way (not all eight lanes wanted), and a last group
+//! of fewer than eight joints (or a last single rotation, transposed with
+//! its last joint repeated), go through rows on the stack, and only their
+//! own floats are copied out.
 //!
 //! Which type `O` is, is read with `typeid::of` (a `TypeId` for a type
 //! parameter that need not be `'static`), compared with each listed type's
@@ -40,6 +48,7 @@ use core::ops::Range;
 
 use bytemuck::Pod;
 
+use super::shuffle::{Native, quad_runs, transpose8, xyz_runs};
 use crate::lanes::{F32x8, Quatx8, Vec3x8};
 use crate::reference::{Quat, Vec3};
 
@@ -119,38 +128,121 @@ pub(crate) fn quat_floats<O>(out: &mut [O]) -> Option<(&mut [f32], QuatOrder)> {
     None
 }
 
-/// `out[(k - lanes.start) stride + at ..][..8]` = `rows[k]` for each lane
-/// `k` of `lanes` (at most `0..8`): one 32-byte store per row.
+/// The eight rows of a pack's output, `stride` floats each, when `out`
+/// holds (at least) eight of them.
 #[inline(always)]
-fn store_rows(out: &mut [f32], stride: usize, at: usize, lanes: &Range<usize>, rows: &[F32x8; 8]) {
-    for (dst, row) in out.chunks_exact_mut(stride).zip(&rows[lanes.clone()]) {
-        dst[at..at + 8].copy_from_slice(row.as_array());
+fn eight_rows(out: &mut [f32], stride: usize) -> Option<[&mut [f32]; 8]> {
+    let mut it = out.chunks_exact_mut(stride);
+    Some([
+        it.next()?,
+        it.next()?,
+        it.next()?,
+        it.next()?,
+        it.next()?,
+        it.next()?,
+        it.next()?,
+        it.next()?,
+    ])
+}
+
+/// The `N` floats at `at` of a row.
+#[inline(always)]
+fn chunk_at<const N: usize>(row: &mut [f32], at: usize) -> Option<&mut [f32; N]> {
+    row.get_mut(at..)?.first_chunk_mut()
+}
+
+/// The `N` floats at `at` of each of eight rows: where one group of
+/// joints goes, checked once per group rather than once per store.
+#[inline(always)]
+fn at_rows<'r, const N: usize>(
+    rows: &'r mut [&mut [f32]; 8],
+    at: usize,
+) -> Option<[&'r mut [f32; N]; 8]> {
+    let [r0, r1, r2, r3, r4, r5, r6, r7] = rows;
+    Some([
+        chunk_at(r0, at)?,
+        chunk_at(r1, at)?,
+        chunk_at(r2, at)?,
+        chunk_at(r3, at)?,
+        chunk_at(r4, at)?,
+        chunk_at(r5, at)?,
+        chunk_at(r6, at)?,
+        chunk_at(r7, at)?,
+    ])
+}
+
+/// `out[(k - lanes.start) stride + at ..][..n]` = `rows[k][..n]` for each
+/// lane `k` of `lanes`: rows made on the stack copied out (a pack entered
+/// part-way, a last group of fewer joints).
+#[inline(always)]
+fn copy_rows<const N: usize>(
+    out: &mut [f32],
+    (stride, at, n): (usize, usize, usize),
+    lanes: &Range<usize>,
+    rows: &[[f32; N]; 8],
+) {
+    for (dst, k) in out.chunks_exact_mut(stride).zip(lanes.clone()) {
+        dst[at..at + n].copy_from_slice(&rows[k][..n]);
     }
 }
 
-/// The three 8x8 blocks of eight joints' positions: the 24 lane vectors
-/// `x, y, z` of `v[0]`, then of `v[1]`, ..., eight at a time, each block
-/// transposed. Row `k` of block `b` is floats `8b .. 8b + 8` of lane `k`'s
-/// 24 floats `x y z` of the eight joints in turn.
+/// Eight joints' positions (`v[i]` or, past `v`'s length, its last) as
+/// eight lane rows `dst[k]`: the 24 lane vectors `x, y, z` of `v[0]`, then
+/// of `v[1]`, ..., are three 8x8 blocks, each transposed ([`transpose8`])
+/// and stored before the next block is read; row `k` of the three blocks
+/// is lane `k`'s 24 floats `x y z` of the eight joints in turn.
 #[inline(always)]
-pub(crate) fn blocks_of_eight(v: &[Vec3x8; 8]) -> [[F32x8; 8]; 3] {
-    [
-        F32x8::transpose([
-            v[0].x, v[0].y, v[0].z, v[1].x, v[1].y, v[1].z, v[2].x, v[2].y,
-        ]),
-        F32x8::transpose([
-            v[2].z, v[3].x, v[3].y, v[3].z, v[4].x, v[4].y, v[4].z, v[5].x,
-        ]),
-        F32x8::transpose([
-            v[5].y, v[5].z, v[6].x, v[6].y, v[6].z, v[7].x, v[7].y, v[7].z,
-        ]),
-    ]
+fn xyz_group<V: Borrow<Vec3x8>>(v: &[V; 8], dst: [&mut [f32; 24]; 8]) {
+    let [p0, p1, p2, p3, p4, p5, p6, p7] = [
+        v[0].borrow(),
+        v[1].borrow(),
+        v[2].borrow(),
+        v[3].borrow(),
+        v[4].borrow(),
+        v[5].borrow(),
+        v[6].borrow(),
+        v[7].borrow(),
+    ];
+    let t = transpose8::<Native>;
+    let blocks = [
+        [&p0.x, &p0.y, &p0.z, &p1.x, &p1.y, &p1.z, &p2.x, &p2.y],
+        [&p2.z, &p3.x, &p3.y, &p3.z, &p4.x, &p4.y, &p4.z, &p5.x],
+        [&p5.y, &p5.z, &p6.x, &p6.y, &p6.z, &p7.x, &p7.y, &p7.z],
+    ];
+    let [d0, d1, d2, d3, d4, d5, d6, d7] = dst;
+    for (b, block) in blocks.into_iter().enumerate() {
+        let r = t(block);
+        let span = 8 * b..8 * b + 8;
+        d0[span.clone()].copy_from_slice(r[0].as_array());
+        d1[span.clone()].copy_from_slice(r[1].as_array());
+        d2[span.clone()].copy_from_slice(r[2].as_array());
+        d3[span.clone()].copy_from_slice(r[3].as_array());
+        d4[span.clone()].copy_from_slice(r[4].as_array());
+        d5[span.clone()].copy_from_slice(r[5].as_array());
+        d6[span.clone()].copy_from_slice(r[6].as_array());
+        d7[span].copy_from_slice(r[7].as_array());
+    }
+}
+
+/// The joints `j0 .. j0 + group.len()` (at most 8) of a pack.
+#[inline(always)]
+fn group_of<'a, T, V>(group: &'a [T], field: &impl Fn(&'a T) -> V) -> Option<[V; 8]> {
+    let last = group.last()?;
+    let f = |i: usize| field(group.get(i).unwrap_or(last));
+    Some([f(0), f(1), f(2), f(3), f(4), f(5), f(6), f(7)])
 }
 
 /// `out[3 ((k - lanes.start) joints + j) ..][..3]` = `x, y, z` of lane `k`
 /// of `field(&pack[j])`, for every joint `j` of one pack and lane `k` of
 /// `lanes` (`out` holds `3 lanes.len() pack.len()` floats): a pack's rows
 /// written straight into the destination's floats.
+///
+/// Eight joints at a time ([`xyz_group`]: three 8x8 transposes of 24
+/// shuffles, each block's eight inputs read from the pack as it needs them
+/// and its rows stored before the next, so nothing waits in registers or on
+/// the stack), straight into the eight rows when the pack's eight lanes
+/// are wanted; a pack entered part-way, and a last group of fewer than
+/// eight joints (its last repeated), through rows on the stack.
 #[inline(always)]
 pub(crate) fn pack_xyz<'a, T, V: Borrow<Vec3x8>>(
     pack: &'a [T],
@@ -158,38 +250,50 @@ pub(crate) fn pack_xyz<'a, T, V: Borrow<Vec3x8>>(
     out: &mut [f32],
     field: impl Fn(&'a T) -> V,
 ) {
-    let joints = pack.len();
-    debug_assert!(lanes.end <= 8 && out.len() == 3 * lanes.len() * joints);
+    let stride = 3 * pack.len();
+    debug_assert!(lanes.end <= 8 && out.len() == lanes.len() * stride);
     let lanes = lanes.start..lanes.end.min(8);
     let mut groups = pack.chunks_exact(8);
-    for (g, eight) in groups.by_ref().enumerate() {
-        let v: [Vec3x8; 8] = core::array::from_fn(|i| *field(&eight[i]).borrow());
-        let [b0, b1, b2] = blocks_of_eight(&v);
-        store_rows(out, 3 * joints, 24 * g, &lanes, &b0);
-        store_rows(out, 3 * joints, 24 * g + 8, &lanes, &b1);
-        store_rows(out, 3 * joints, 24 * g + 16, &lanes, &b2);
+    if let (true, Some(mut rows)) = (lanes == (0..8), eight_rows(out, stride)) {
+        for (g, eight) in groups.by_ref().enumerate() {
+            let (Some(v), Some(dst)) = (group_of(eight, &field), at_rows(&mut rows, 24 * g)) else {
+                break;
+            };
+            xyz_group(&v, dst);
+        }
     }
-    // A last group of fewer than eight joints, its last one repeated:
-    // through rows on the stack, only its own floats copied out.
-    let rest = groups.remainder();
-    if let Some(last) = rest.last() {
-        let n = rest.len();
-        let v: [Vec3x8; 8] = core::array::from_fn(|i| *field(rest.get(i).unwrap_or(last)).borrow());
-        let mut tail = [[0.0f32; 24]; 8];
-        for (b, block) in blocks_of_eight(&v).iter().enumerate() {
-            for (t, row) in tail.iter_mut().zip(block) {
-                t[8 * b..8 * b + 8].copy_from_slice(row.as_array());
-            }
-        }
-        let at = 3 * (joints - n);
-        for (dst, k) in out.chunks_exact_mut(3 * joints).zip(lanes) {
-            dst[at..at + 3 * n].copy_from_slice(&tail[k][..3 * n]);
-        }
+    let first = 8 * (pack.len() / 8 - groups.len());
+    for (g, group) in pack[first..].chunks(8).enumerate() {
+        let Some(v) = group_of(group, &field) else {
+            break;
+        };
+        let mut rows = [[0.0f32; 24]; 8];
+        xyz_group(&v, rows.each_mut());
+        let at = 3 * first + 24 * g;
+        copy_rows(out, (stride, at, 3 * group.len()), &lanes, &rows);
     }
 }
 
+/// A quaternion's four lane vectors in `order`.
+#[inline(always)]
+fn quat_comps(q: &Quatx8, order: QuatOrder) -> [&F32x8; 4] {
+    match order {
+        QuatOrder::Xyzw => [&q.x, &q.y, &q.z, &q.w],
+        QuatOrder::Wxyz => [&q.w, &q.x, &q.y, &q.z],
+    }
+}
+
+/// The rows of two rotations (`b` the second, `a` again for a last
+/// single one): row `k` is lane `k`'s two elements in `order`.
+#[inline(always)]
+fn quat_pair(a: &Quatx8, b: &Quatx8, order: QuatOrder) -> [F32x8; 8] {
+    let (a, b) = (quat_comps(a, order), quat_comps(b, order));
+    transpose8::<Native>([a[0], a[1], a[2], a[3], b[0], b[1], b[2], b[3]])
+}
+
 /// As [`pack_xyz`] for rotations, four floats per element in `order`:
-/// two joints per 8x8 transpose, each row two whole elements.
+/// two joints per 8x8 transpose ([`quat_pair`]), each row two whole
+/// elements, one 32-byte store at its place.
 #[inline(always)]
 pub(crate) fn pack_quat<'a, T, V: Borrow<Quatx8>>(
     pack: &'a [T],
@@ -198,28 +302,51 @@ pub(crate) fn pack_quat<'a, T, V: Borrow<Quatx8>>(
     order: QuatOrder,
     field: impl Fn(&'a T) -> V,
 ) {
-    let joints = pack.len();
-    debug_assert!(lanes.end <= 8 && out.len() == 4 * lanes.len() * joints);
+    let stride = 4 * pack.len();
+    debug_assert!(lanes.end <= 8 && out.len() == lanes.len() * stride);
     let lanes = lanes.start..lanes.end.min(8);
-    let comps = |q: &Quatx8| match order {
-        QuatOrder::Xyzw => [q.x, q.y, q.z, q.w],
-        QuatOrder::Wxyz => [q.w, q.x, q.y, q.z],
-    };
     let mut pairs = pack.chunks_exact(2);
-    for (p, two) in pairs.by_ref().enumerate() {
-        let (a, b) = (
-            comps(field(&two[0]).borrow()),
-            comps(field(&two[1]).borrow()),
-        );
-        let rows = F32x8::transpose([a[0], a[1], a[2], a[3], b[0], b[1], b[2], b[3]]);
-        store_rows(out, 4 * joints, 8 * p, &lanes, &rows);
+    if let (true, Some(mut rows)) = (lanes == (0..8), eight_rows(out, stride)) {
+        for (p, two) in pairs.by_ref().enumerate() {
+            let Some(dst) = at_rows::<8>(&mut rows, 8 * p) else {
+                break;
+            };
+            let (a, b) = (field(&two[0]), field(&two[1]));
+            let r = quat_pair(a.borrow(), b.borrow(), order);
+            for (d, r) in dst.into_iter().zip(&r) {
+                *d = *r.as_array();
+            }
+        }
     }
-    if let [last] = pairs.remainder() {
-        let a = comps(field(last).borrow());
-        let rows = F32x8::transpose([a[0], a[1], a[2], a[3], a[0], a[1], a[2], a[3]]);
-        let at = 4 * (joints - 1);
-        for (dst, k) in out.chunks_exact_mut(4 * joints).zip(lanes) {
-            dst[at..at + 4].copy_from_slice(&rows[k].as_array()[..4]);
+    let first = 2 * (pack.len() / 2 - pairs.len());
+    for (p, two) in pack[first..].chunks(2).enumerate() {
+        let (a, b) = (field(&two[0]), field(two.last().unwrap_or(&two[0])));
+        let r = quat_pair(a.borrow(), b.borrow(), order);
+        let rows = [0, 1, 2, 3, 4, 5, 6, 7].map(|k| *r[k].as_array());
+        let at = 4 * first + 8 * p;
+        copy_rows(out, (stride, at, 4 * two.len()), &lanes, &rows);
+    }
+}
+
+/// `out` = the floats of `runs(pack)` for each pack in turn, as far as
+/// `out` goes: whole runs of `8 N` floats stored straight, a last part
+/// of one through the stack.
+#[inline(always)]
+fn store_runs<P, const N: usize, const F: usize>(
+    packs: &[P],
+    out: &mut [f32],
+    runs: impl Fn(&P) -> [F32x8; N],
+) {
+    debug_assert_eq!(F, 8 * N);
+    let (whole, rest) = out.as_chunks_mut::<F>();
+    for (o, p) in whole.iter_mut().zip(packs) {
+        for (o, r) in o.chunks_exact_mut(8).zip(&runs(p)) {
+            o.copy_from_slice(r.as_array());
+        }
+    }
+    if let (false, Some(p)) = (rest.is_empty(), packs.get(whole.len())) {
+        for (o, r) in rest.chunks_mut(8).zip(&runs(p)) {
+            o.copy_from_slice(&r.as_array()[..o.len()]);
         }
     }
 }
@@ -227,52 +354,16 @@ pub(crate) fn pack_quat<'a, T, V: Borrow<Quatx8>>(
 /// A stream of [`Vec3x8`] into its elements' floats, `x, y, z` of
 /// element `8p + k` (lane `k` of `packs[p]`) at `3 (8p + k)`, for as many
 /// elements as `out` holds (`out.len() / 3` of them, at most `8
-/// packs.len()`): one 8x8 transpose per pack ([`super::pair3`], rows
-/// `[x y z x y z _ _]`), each row one 32-byte store at its element, in
-/// ascending order so each store's five spare floats are overwritten by
-/// the next row's or the next pack's; the last pack, whose spare floats
-/// would fall past `out`, through a run on the stack.
+/// packs.len()`): each pack's 24 floats are contiguous, three vectors
+/// ([`xyz_runs`]: 9 shuffles) stored in turn.
 pub(crate) fn runs_xyz(packs: &[Vec3x8], out: &mut [f32]) {
-    for (p, pack) in packs.iter().enumerate() {
-        let at = 24 * p;
-        if at >= out.len() {
-            break;
-        }
-        let rows = super::pair3(pack, pack);
-        if out.len() >= at + 3 * 7 + 8 {
-            for (k, row) in rows.iter().enumerate() {
-                out[at + 3 * k..at + 3 * k + 8].copy_from_slice(row.as_array());
-            }
-        } else {
-            let mut run = [0.0f32; 3 * 7 + 8];
-            for (k, row) in rows.iter().enumerate() {
-                run[3 * k..3 * k + 8].copy_from_slice(row.as_array());
-            }
-            let n = (out.len() - at).min(24);
-            out[at..at + n].copy_from_slice(&run[..n]);
-        }
-    }
+    store_runs::<_, 3, 24>(packs, out, |p| xyz_runs::<Native>(&p.x, &p.y, &p.z));
 }
 
 /// A stream of [`Quatx8`] into its elements' floats in `order`, element
-/// `8p + k` at `4 (8p + k)`, for as many elements as `out` holds: two
-/// packs per 8x8 transpose, row `k` being element `k` of both, each half
-/// one 16-byte store.
+/// `8p + k` at `4 (8p + k)`, for as many elements as `out` holds: each
+/// pack's 32 floats are four vectors ([`quad_runs`]: 12 shuffles) stored
+/// in turn.
 pub(crate) fn runs_quat(packs: &[Quatx8], out: &mut [f32], order: QuatOrder) {
-    let comps = |q: &Quatx8| match order {
-        QuatOrder::Xyzw => [q.x, q.y, q.z, q.w],
-        QuatOrder::Wxyz => [q.w, q.x, q.y, q.z],
-    };
-    for (o, two) in out.chunks_mut(64).zip(packs.chunks(2)) {
-        let a = comps(&two[0]);
-        let b = two.get(1).map_or(a, comps);
-        let rows = F32x8::transpose([a[0], a[1], a[2], a[3], b[0], b[1], b[2], b[3]]);
-        let (first, second) = o.split_at_mut(o.len().min(32));
-        for (d, row) in first.chunks_mut(4).zip(&rows) {
-            d.copy_from_slice(&row.as_array()[..d.len()]);
-        }
-        for (d, row) in second.chunks_mut(4).zip(&rows) {
-            d.copy_from_slice(&row.as_array()[4..4 + d.len()]);
-        }
-    }
+    store_runs::<_, 4, 32>(packs, out, |p| quad_runs::<Native>(quat_comps(p, order)));
 }

@@ -47,6 +47,7 @@ use crate::lanes::{F32x8, Quatx8, Vec3x8};
 use crate::reference::{Kform, Quat, Vec3};
 
 mod direct;
+mod shuffle;
 
 /// Joints per block of rows: the crowd's 32 joints in one block (3.3 KB of
 /// positions, 4.2 KB of rotations: L1-resident with the destination).

@@ -480,23 +480,43 @@ fn threads_do_not_change_bits() {
 /// The walk by working set (`batch::fk::walk_for_above`): two packs side
 /// by side up to `above` bytes of local and global pose, one pack beyond,
 /// at the boundary of each type's own size, for the default threshold and
-/// the AVX-512 Zen's (2 MiB); `walk_for` is it with this machine's
-/// threshold (`stream_above_bytes`, from its caches); and `op_fk` over a
+/// the AVX-512 Zen's (2 MiB); the threshold by caches and threads
+/// (`stream_above_for`: twice a big L2 on one thread, the L3 on two or
+/// more or with a smaller L2); `walk_for` is it with this machine's
+/// threshold on the current pool (`stream_above_bytes`, from its caches and
+/// the pool's threads, checked on pools of 1 and 2); and `op_fk` over a
 /// crowd just past the default boundary gives the bits of both walks, on
 /// one and two threads (which walk `op_fk` took does not show in its
 /// output: that is the point). Mutations caught: the working set counted
 /// without the type's size (every type switching where `Kformx8` does),
-/// and counted one way only (local, not local and global).
+/// and counted one way only (local, not local and global); the thread
+/// count ignored (`stream_above_bytes` asking `stream_above_for` for one
+/// thread: the 2-thread pool's check fails here).
 #[test]
 fn the_walk_follows_the_working_set() {
     use batch::caches::Caches;
     use batch::fk::{
         STREAM_ABOVE_BYTES, stream_above_bytes, stream_above_for, walk_for, walk_for_above,
     };
+    // The threshold follows the pool it is asked on: the per-core rule
+    // on one thread, the shared cache's on two (a machine with a big L2).
+    let here = Caches::of_this_machine();
+    for threads in [1, 2] {
+        let above = pool(threads).install(stream_above_bytes);
+        assert_eq!(above, stream_above_for(here, threads), "{threads} threads");
+    }
+    let big_l2 = Caches::new(Some(1 << 20), Some(32 << 20));
+    assert_eq!(stream_above_for(big_l2, 1), 2 << 20);
+    for threads in [2, 3, 16] {
+        assert_eq!(stream_above_for(big_l2, threads), 32 << 20, "{threads}");
+    }
     assert_eq!(
-        stream_above_bytes(),
-        stream_above_for(Caches::of_this_machine())
+        stream_above_for(Caches::new(Some(1 << 20), None), 2),
+        STREAM_ABOVE_BYTES
     );
+    let zen3 = Caches::new(Some(512 << 10), Some(32 << 20));
+    assert_eq!(stream_above_for(zen3, 1), 32 << 20);
+    assert_eq!(stream_above_for(zen3, 2), 32 << 20);
     fn case<T: Jointx8>(skel: &Skeleton) {
         let name = core::any::type_name::<T>();
         assert_ne!(T::FK, T::FK_STREAM, "{name}: two walks to choose between");
@@ -515,10 +535,13 @@ fn the_walk_follows_the_working_set() {
             assert_eq!(walk(usize::MAX), T::FK_STREAM);
         }
         for n in [0, 64, 1024, 8192, 40_000] {
-            assert_eq!(
-                walk_for::<T>(n, joints),
-                walk_for_above::<T>(n, joints, stream_above_bytes())
-            );
+            for threads in [1, 2] {
+                pool(threads).install(|| {
+                    let above = stream_above_for(Caches::of_this_machine(), threads);
+                    let want = walk_for_above::<T>(n, joints, above);
+                    assert_eq!(walk_for::<T>(n, joints), want, "{name} {n}, {threads}");
+                });
+            }
         }
         let fits = STREAM_ABOVE_BYTES / (2 * size_of::<T>() * joints) * 8;
         // Past the boundary: op_fk walks one pack, with the pairs' bits.
