@@ -46,7 +46,7 @@ pub const MAX_PERIOD: u32 = 16;
 
 /// The seconds over which the gap between a carried pose and the next
 /// evaluated one is hidden (cubic inertialization in world space).
-pub const LOD_BLEND: f32 = 0.1;
+pub const LOD_BLEND: f32 = 0.05;
 
 /// Eight characters' schedule and carry: what both crowds keep per pack,
 /// advanced by the same code ([`Schedulex8::plan`]).
@@ -70,7 +70,14 @@ pub(crate) struct Schedulex8 {
     /// were evaluated and shown without an offset). The lanes crowd's
     /// bookkeeping; the reference keeps its anchors always.
     pub(crate) anchored: u8,
-    pad: [u8; 14],
+    /// 1 where the pack's last step evaluated none of its characters and
+    /// so wrote no world output (the lanes crowd's bookkeeping): its world
+    /// rows are stale, and what the pack shows is its carried pose, made
+    /// when it is read ([`crate::crowd::passes::Carried`]) from its
+    /// anchors, offsets and the two clocks above, or written by
+    /// [`Crowd::settle`](super::Crowd::settle).
+    pub(crate) stale: u8,
+    pad: [u8; 13],
 }
 
 impl Schedulex8 {
@@ -83,7 +90,8 @@ impl Schedulex8 {
             phase: [0; 8],
             carried: 0,
             anchored: 0,
-            pad: [0; 14],
+            stale: 0,
+            pad: [0; 13],
         }
     }
 

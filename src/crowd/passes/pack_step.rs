@@ -54,6 +54,7 @@ pub(crate) fn step_pack<const CUBIC: bool, const INERT: bool>(
     let (happened, mut given) = commands(sh, &mut pack);
     let step = pack.states.step(happened, pack.layers);
     events(&mut pack, &step, given.trans);
+    let before = (pack.schedule.since_eval, pack.schedule.since_offset);
     let lod = match sh.lod {
         true => {
             let live = live_lanes(pack.index, sh.characters);
@@ -64,11 +65,13 @@ pub(crate) fn step_pack<const CUBIC: bool, const INERT: bool>(
     };
     if let Some(lod) = &lod {
         if lod.due == 0 {
-            carry_pack(sh, &mut pack, lod);
+            carry_pack(sh, &mut pack);
             return;
         }
         given.resumed = lod.resumed;
     }
+    // The clocks of the carried pose a stale pack showed last step.
+    let stale = (pack.schedule.stale != 0).then_some(before);
     let PackScratch {
         a,
         b,
@@ -95,7 +98,9 @@ pub(crate) fn step_pack<const CUBIC: bool, const INERT: bool>(
         }
     }
     *pack.result = match &lod {
-        Some(lod) if !plain(lod) => lod_pass(sh, &mut pack, &step, local, evaluated, lod),
+        Some(lod) if !plain(lod) => {
+            lod_pass(sh, &mut pack, &step, (local, evaluated), (lod, stale))
+        }
         _ => {
             if lod.is_some() {
                 pack.schedule.anchored = 0;
@@ -114,28 +119,22 @@ fn plain(lod: &LodStep) -> bool {
     lod.due == 0xff && lod.resumed == 0 && !LodStep::running(lod.t_new).any()
 }
 
-/// A pack none of whose characters is due this step: its world output
-/// carried ([`lod_world`]) and, where the crowd extracts root motion, its
-/// root motion carried ([`carry_root_motion`]).
-fn carry_pack(sh: &Shared, pack: &mut Pack, lod: &LodStep) {
+/// A pack none of whose characters is due this step: where the crowd
+/// extracts root motion, its root motion carried ([`carry_root_motion`]);
+/// its world output is not written (its schedule marks it stale: what it
+/// shows is made when it is read, [`super::lod::Carried`]), so its step
+/// costs O(1), not O(joints). Nothing is shown that its step did not
+/// already check, so it adds nothing to the velocity check.
+fn carry_pack(sh: &Shared, pack: &mut Pack) {
     if sh.extract {
         let before = *pack.root_motion;
         carry_root_motion(pack.root_motion, &before, 0xff, sh.dt);
     }
-    let kept = Kept {
-        anchor: pack.lod_anchor,
-        offset: pack.lod_offset,
-        anchored: pack.schedule.anchored,
+    pack.schedule.stale = 1;
+    *pack.result = PackResult {
+        ran: true,
+        ..PackResult::default()
     };
-    pack.schedule.anchored = 0xff;
-    let half_dt = splat(0.5 * sh.dt);
-    let out = (&mut *pack.world, &mut *pack.bounds);
-    let at = (sh.radii, sh.first, half_dt);
-    let check = match sh.check {
-        true => lod_world::<true>(out, kept, None, lod, at),
-        false => lod_world::<false>(out, kept, None, lod, at),
-    };
-    *pack.result = figures(sh, pack.index, (check, 0), lod.due, pack.world.len());
 }
 
 /// The root motion of the `carried` lanes (bits): their last step's
@@ -161,9 +160,8 @@ fn lod_pass(
     sh: &Shared,
     pack: &mut Pack,
     step: &Stepx8,
-    local: &[Motionx8],
-    evaluated: &mut [Motionx8],
-    lod: &LodStep,
+    (local, evaluated): (&[Motionx8], &mut [Motionx8]),
+    (lod, stale): (&LodStep, Option<(F32x8, F32x8)>),
 ) -> PackResult {
     let half_dt = splat(0.5 * sh.dt);
     let mut unused = crate::crowd::bounds::Aabbx8::EMPTY;
@@ -181,11 +179,12 @@ fn lod_pass(
         anchored: pack.schedule.anchored,
     };
     pack.schedule.anchored = 0xff;
+    pack.schedule.stale = 0;
     let out = (&mut *pack.world, &mut *pack.bounds);
     let at = (sh.radii, sh.first, half_dt);
     let check = match sh.check {
-        true => lod_world::<true>(out, kept, Some(evaluated), lod, at),
-        false => lod_world::<false>(out, kept, Some(evaluated), lod, at),
+        true => lod_world::<true>(out, kept, evaluated, (lod, stale), at),
+        false => lod_world::<false>(out, kept, evaluated, (lod, stale), at),
     };
     let trans = pack_trans(pack);
     figures(sh, pack.index, (check, trans), lod.due, local.len())
