@@ -151,44 +151,23 @@ impl Crowd {
     /// World-space output, pack-major: `world()[p * joints + j]` is joint `j`
     /// of characters `8p .. 8p + 8` (lane `i` character `8p + i`).
     ///
-    /// With level of detail ([`super::CrowdConfig::level_of_detail`]), a
-    /// pack none of whose characters was evaluated in the last step is not
-    /// written by it (its carried pose is made when it is read, so that it
-    /// costs its step nothing per joint): every other reader
-    /// ([`Crowd::world_kform`], [`Crowd::world_pose`], the `*_into`
-    /// readers, [`Crowd::bounds`]) makes it, but this slice and
-    /// [`Crowd::world_packed`] show it only after [`Crowd::settle`].
+    /// With level of detail ([`super::CrowdConfig::level_of_detail`]), the
+    /// rows hold each character's anchor, the world pose it was last
+    /// evaluated at, which it shows carried along its velocities (and with
+    /// the offset that hides a resumption, while that runs): the other
+    /// readers ([`Crowd::world_kform`], [`Crowd::world_pose`], the `*_into`
+    /// readers, [`Crowd::bounds`]) give that shown pose, made when they
+    /// read it, so that a step costs a carried pack nothing per joint;
+    /// this slice and [`Crowd::world_packed`] give the anchors.
     pub fn world(&self) -> &[super::Motionx8] {
         &self.packs.world
     }
 
-    /// Writes the carried pose of every pack the last step did not write
-    /// (level of detail, [`Crowd::world`]) into the world output, so that
-    /// [`Crowd::world`] and [`Crowd::world_packed`] show what the other
-    /// readers give; O(joints) for each such pack, nothing for the others
-    /// and without level of detail. What the crowd shows does not change.
-    pub fn settle(&mut self) {
-        let radii = (!self.cfg.joint_radii.is_empty()).then_some(&self.radii[..]);
-        let store = &mut self.packs;
-        for p in 0..store.count {
-            if store.schedule[p].stale == 0 {
-                continue;
-            }
-            let (nj, na) = (store.world.per(), store.lod_anchor.per());
-            let world = &mut store.world[p * nj..][..nj];
-            let anchor = &mut store.lod_anchor[p * na..][..na];
-            let offset = store.lod_offset.pack(p);
-            let out = (world, &mut store.bounds[p]);
-            Carried::settle(&mut store.schedule[p], out, (anchor, offset), radii);
-        }
-    }
-
-    /// Pack `p` as it shows its last step's carried pose, where the step
-    /// did not write it (level of detail: [`Carried`]).
+    /// Pack `p` as it shows its pose where that is not its world rows
+    /// (level of detail: [`Carried`]).
     fn carried(&self, p: usize) -> Option<Carried<'_>> {
         let s = &self.packs;
-        let rows = (s.lod_anchor.pack(p), s.lod_offset.pack(p));
-        Carried::of(&s.schedule[p], s.world.pack(p), rows.0, rows.1)
+        Carried::of(&s.schedule[p], s.world.pack(p), s.lod_offset.pack(p))
     }
 
     /// The joint radii the boxes are padded by, where given.
@@ -198,9 +177,9 @@ impl Crowd {
 
     /// Pack `p`'s boxes as shown.
     fn pack_box(&self, p: usize) -> super::bounds::Aabbx8 {
-        match self.carried(p) {
-            Some(k) => k.bounds(self.radii()),
-            None => self.packs.bounds[p],
+        match (self.packs.schedule[p].stale, self.carried(p)) {
+            (1.., Some(k)) => k.bounds(self.radii()),
+            _ => self.packs.bounds[p],
         }
     }
 
@@ -426,7 +405,7 @@ impl Crowd {
     /// joint 0 the character's root), for [`crate::output::positions`],
     /// [`crate::output::rotations`], [`crate::output::transforms`] (all
     /// characters, on all cores) and [`crate::skinning`]; with level of
-    /// detail, after [`Crowd::settle`] (see [`Crowd::world`]).
+    /// detail, the anchors (see [`Crowd::world`]).
     pub fn world_packed(&self) -> Packed<'_, super::Motionx8> {
         Packed::new(&self.packs.world, self.cfg.characters, self.skeleton.len())
             .expect("a crowd holds ceil(characters / 8) x joints packs")

@@ -46,7 +46,7 @@ pub const MAX_PERIOD: u32 = 16;
 
 /// The seconds over which the gap between a carried pose and the next
 /// evaluated one is hidden (cubic inertialization in world space).
-pub const LOD_BLEND: f32 = 0.05;
+pub const LOD_BLEND: f32 = 0.1;
 
 /// Eight characters' schedule and carry: what both crowds keep per pack,
 /// advanced by the same code ([`Schedulex8::plan`]).
@@ -65,19 +65,11 @@ pub(crate) struct Schedulex8 {
     pub(crate) phase: [u8; 8],
     /// Characters carried (not evaluated) in the last step (bits).
     pub(crate) carried: u8,
-    /// Characters whose anchor is kept in the pack's `lod_anchor` rows
-    /// (bits); for the others it is the last step's world output (they
-    /// were evaluated and shown without an offset). The lanes crowd's
-    /// bookkeeping; the reference keeps its anchors always.
-    pub(crate) anchored: u8,
     /// 1 where the pack's last step evaluated none of its characters and
-    /// so wrote no world output (the lanes crowd's bookkeeping): its world
-    /// rows are stale, and what the pack shows is its carried pose, made
-    /// when it is read ([`crate::crowd::passes::Carried`]) from its
-    /// anchors, offsets and the two clocks above, or written by
-    /// [`Crowd::settle`](super::Crowd::settle).
+    /// so wrote nothing: its boxes are made when read (the lanes crowd's
+    /// bookkeeping; [`crate::crowd::passes::Carried`]).
     pub(crate) stale: u8,
-    pad: [u8; 13],
+    pad: [u8; 14],
 }
 
 impl Schedulex8 {
@@ -89,9 +81,8 @@ impl Schedulex8 {
             period: [1; 8],
             phase: [0; 8],
             carried: 0,
-            anchored: 0,
             stale: 0,
-            pad: [0; 13],
+            pad: [0; 14],
         }
     }
 
@@ -132,7 +123,6 @@ impl Schedulex8 {
         let tau = self.since_eval + dt;
         let t_old = self.since_offset + dt;
         let resumed = due & self.carried;
-        let m_due = bits_mask(due);
         let m_resumed = bits_mask(resumed);
         let t_new = m_resumed.select(F32x8::ZERO, t_old);
         let step = LodStep {
@@ -142,7 +132,9 @@ impl Schedulex8 {
             t_old,
             t_new,
         };
-        self.since_eval = m_due.select(F32x8::ZERO, tau);
+        // Lanes past the crowd's last character are never due: their clock
+        // is held at 0, so that their (never read) rows need no carrying.
+        self.since_eval = bits_mask(due | !live).select(F32x8::ZERO, tau);
         // Held at LOD_BLEND once past it, so that it never grows.
         self.since_offset = t_new.fast_min(splat(LOD_BLEND));
         self.carried = !due;

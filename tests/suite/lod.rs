@@ -323,14 +323,14 @@ fn error_of_each_period_against_every_step() {
 }
 
 /// A pack none of whose characters is due costs its step nothing per
-/// joint: the step leaves its world rows as they were (its carried pose is
-/// made when it is read), and every reader shows that carried pose: the
-/// `*_into` readers and the boxes agree with `world_kform` joint by joint
-/// (bit for bit, the same code), the pose moves along its velocities
-/// between steps, and after `settle` the `world` slice holds it too.
-/// Writing the carried pose in the step (mutation) changes the rows and
-/// fails the first assertion; reading the stale rows (mutation: readers
-/// ignoring the schedule) fails the second.
+/// joint: the step leaves its world rows (its characters' anchors) as
+/// they were, and every reader shows the carried pose, made when it is
+/// read: the `*_into` readers agree with `world_kform` joint by joint (bit
+/// for bit, the same code), the boxes hold it, and it moves along its
+/// velocities between steps. Writing the carried pose in the step
+/// (mutation) changes the rows and fails the first assertion; readers
+/// that show the rows as they are (mutation: `Carried::of` always `None`)
+/// fail the one on moving along the velocities.
 #[test]
 fn a_carried_pack_costs_its_step_nothing_per_joint_and_reads_carried() {
     let library = embedded();
@@ -394,9 +394,17 @@ fn a_carried_pack_costs_its_step_nothing_per_joint_and_reads_carried() {
         crowd.bounds_into(0..n, &mut boxes).unwrap();
         for c in 0..n {
             assert_eq!(Some(boxes[c]), crowd.bounds(c));
+            // The box a resuming step made from the carried pose holds the
+            // pose readers make from the anchor and the whole offset (the
+            // same, to rounding).
+            let slack = Vec3::splat(1e-3);
+            let held = kineform::crowd::Aabb {
+                min: boxes[c].min - slack,
+                max: boxes[c].max + slack,
+            };
             for j in 1..joints {
                 let p = shown[c * joints + j].pos;
-                assert!(boxes[c].contains(p), "step {step}: {c} {j}");
+                assert!(held.contains(p), "step {step}: {c} {j}");
             }
         }
         // Carried before any offset runs (steps 1 to 3): along velocities.
@@ -410,24 +418,5 @@ fn a_carried_pack_costs_its_step_nothing_per_joint_and_reads_carried() {
             }
         }
         prev = Some(shown.clone());
-        // After settle (every other step: the steps between read the
-        // anchors where the step left them), the slice shows what the
-        // readers gave, and the readers still do.
-        if step % 2 == 1 {
-            let bounds = crowd.bounds(3);
-            crowd.settle();
-            let nj = joints;
-            for (i, k) in shown.iter().enumerate() {
-                let (c, j) = (i / nj, i % nj);
-                let w = &crowd.world()[(c / 8) * nj + j];
-                assert_eq!(
-                    (w.pos.lane(c % 8), w.rot.lane(c % 8)),
-                    (k.pos, k.rot),
-                    "{i}"
-                );
-                assert_eq!(crowd.world_kform(c, j), Some(*k));
-            }
-            assert_eq!(crowd.bounds(3), bounds);
-        }
     }
 }

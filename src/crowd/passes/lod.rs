@@ -7,7 +7,6 @@
 //! pack none of whose characters was evaluated shows, made when it is
 //! read ([`Carried`]).
 
-use super::fk::pack_bounds;
 use crate::crowd::bounds::Aabbx8;
 use crate::crowd::check::{PackCheck, write_world};
 use crate::crowd::motion::ShiftOffsetx8;
@@ -17,15 +16,6 @@ use crate::crowd::motion::{
 };
 use crate::crowd::schedule::{LOD_BLEND, LodStep, Schedulex8, bits_mask};
 use crate::lanes::{self, CubicWeights, F32x8, Vec3x8, splat};
-
-/// The pack's kept level-of-detail state: each joint's anchor (the last
-/// evaluated world pose) and offset, and which lanes' anchors are kept
-/// (the others' is the last step's world output).
-pub(super) struct Kept<'a> {
-    pub anchor: &'a mut [Motionx8],
-    pub offset: &'a mut [LodOffsetx8],
-    pub anchored: u8,
-}
 
 /// The clock of a carried pose: seconds since each anchor (`tau`) and
 /// into each running offset (`t`; [`LOD_BLEND`] and more: none).
@@ -73,56 +63,40 @@ impl Clock {
     }
 }
 
-/// A pack whose last step evaluated none of its characters
-/// ([`Schedulex8::stale`]): its step wrote nothing, and what it shows is
-/// made here when it is read, joint by joint, from its anchors (the
-/// `lod_anchor` rows where the schedule's `anchored` says, else its world
-/// rows, which then still hold the pose it was last shown evaluated), its
-/// offsets and its schedule's clocks: the same pose the step would have
-/// written ([`lod_world`] without an evaluated pose). So a carried pack
-/// costs its step O(1), not O(joints).
+/// What a pack with level of detail shows, made when it is read: its
+/// world rows hold each character's anchor (the world pose it was last
+/// evaluated at), and it shows that anchor carried over the seconds since
+/// (its schedule's `since_eval`) with its offset where it runs (at
+/// `since_offset`), joint by joint: the pose its step showed (and
+/// checked). A step that evaluates nobody in the pack writes nothing, so a
+/// carried pack costs its step O(1), not O(joints).
 pub(crate) struct Carried<'a> {
     world: &'a [Motionx8],
-    anchor: &'a [Motionx8],
     offset: &'a [LodOffsetx8],
-    unanchored: F32x8,
-    all_anchored: bool,
     clock: Clock,
 }
 
 impl<'a> Carried<'a> {
-    /// Pack rows `world`, `anchor` and `offset` under `sched`, when the
-    /// pack is stale (else `None`: its world rows are what it shows).
+    /// Pack rows `world` and `offset` under `sched`, when what the pack
+    /// shows is not its rows (a character carried, or an offset running;
+    /// else `None`: its rows are what it shows).
     #[inline]
     pub(crate) fn of(
         sched: &Schedulex8,
         world: &'a [Motionx8],
-        anchor: &'a [Motionx8],
         offset: &'a [LodOffsetx8],
     ) -> Option<Carried<'a>> {
-        (sched.stale != 0).then(|| Carried {
+        (!shows_rows(sched.since_eval, sched.since_offset)).then(|| Carried {
             world,
-            anchor,
             offset,
-            unanchored: bits_mask(!sched.anchored),
-            all_anchored: sched.anchored == 0xff,
             clock: Clock::at(sched.since_eval, sched.since_offset),
         })
-    }
-
-    /// Joint `j`'s anchor (the last evaluated world pose).
-    #[inline(always)]
-    fn anchor(&self, j: usize) -> Motionx8 {
-        match self.all_anchored {
-            true => self.anchor[j],
-            false => select_motion(self.unanchored, &self.world[j], &self.anchor[j]),
-        }
     }
 
     /// Joint `j` as the pack shows it.
     #[inline(always)]
     pub(crate) fn joint(&self, j: usize) -> Motionx8 {
-        self.clock.shown(&self.anchor(j), &self.offset[j])
+        self.clock.shown(&self.world[j], &self.offset[j])
     }
 
     /// The joint whose world row is `row` (one of this pack's world rows):
@@ -133,8 +107,8 @@ impl<'a> Carried<'a> {
         at / size_of::<Motionx8>()
     }
 
-    /// The characters' boxes as shown ([`pack_bounds`] of the joints
-    /// [`Carried::joint`] gives, padded by `radii` where given).
+    /// The characters' boxes as shown ([`Carried::joint`]'s positions,
+    /// padded by `radii` where given, as [`pack_bounds`]).
     pub(crate) fn bounds(&self, radii: Option<&[f32]>) -> Aabbx8 {
         let mut check = PackCheck::EMPTY;
         let mut b = Aabbx8::EMPTY;
@@ -148,87 +122,70 @@ impl<'a> Carried<'a> {
                 F32x8::ZERO,
                 &mut check,
             );
-            match (j, radii) {
-                (0, _) => {}
-                (_, Some(r)) => b.grow(&g.pos, splat(r[j])),
-                (_, None) => b.grow_point(&g.pos),
-            }
+            grow(&mut b, j, &g.pos, radii);
         }
         b.finished(check.finite())
     }
+}
 
-    /// The pack's carried pose written into its world rows and its anchors
-    /// all kept in the `lod_anchor` rows, as its step would have done
-    /// ([`Crowd::settle`](crate::crowd::Crowd::settle)).
-    pub(crate) fn settle(
-        sched: &mut Schedulex8,
-        (world, bounds): (&mut [Motionx8], &mut Aabbx8),
-        (anchor, offset): (&mut [Motionx8], &[LodOffsetx8]),
-        radii: Option<&[f32]>,
-    ) {
-        if sched.stale == 0 {
-            return;
-        }
-        let unanchored = bits_mask(!sched.anchored);
-        let clock = Clock::at(sched.since_eval, sched.since_offset);
-        let mut check = PackCheck::EMPTY;
-        for (j, (w, a)) in world.iter_mut().zip(anchor.iter_mut()).enumerate() {
-            *a = select_motion(unanchored, w, a);
-            let g = clock.shown(a, &offset[j]);
-            write_world(w, &g, (F32x8::ZERO, true), F32x8::ZERO, &mut check);
-        }
-        *bounds = pack_bounds(world, radii, &check);
-        sched.anchored = 0xff;
-        sched.stale = 0;
+/// Whether a pack whose clocks are `since_eval` and `since_offset` shows
+/// its world rows as they are: nobody carried, no offset running.
+#[inline(always)]
+pub(super) fn shows_rows(since_eval: F32x8, since_offset: F32x8) -> bool {
+    !(since_eval.simd_gt(F32x8::ZERO).any() || LodStep::running(since_offset).any())
+}
+
+/// `b` grown by joint `j`'s position `p` (not joint 0, the world root),
+/// padded by its radius where given.
+#[inline(always)]
+fn grow(b: &mut Aabbx8, j: usize, p: &Vec3x8, radii: Option<&[f32]>) {
+    match (j, radii) {
+        (0, _) => {}
+        (_, Some(r)) => b.grow(p, splat(r[j])),
+        (_, None) => b.grow_point(p),
     }
 }
 
-/// Writes the pack's world output for a step with level of detail `lod`
-/// (module docs) that evaluates some of its characters (`evaluated`, the
-/// world pose forward kinematics gave): per joint, the pose each character
-/// shows carried (its anchor extrapolated over `lod.tau` along its
-/// velocities, with its running offset at `lod.t_old`); the resumed
-/// lanes' new offsets from that carried pose to the evaluated one, and in
-/// the evaluated lanes the evaluated pose with its offset at `lod.t_new`.
-/// Each joint checked against the previous step's output when `CHECK`
-/// and not `first` ([`write_world`]): where the pack was stale (`stale`,
-/// its schedule's clocks before this step), that output is the carried
-/// pose it showed, made again here ([`Carried`]). Then the bounding boxes
-/// of the output. Every anchor is kept after it.
+/// Writes an evaluated pack's step with level of detail `lod` (module
+/// docs) that is not plain (someone carried, resumed or with an offset
+/// running): per joint, from its anchor (the world row), the pose each
+/// character shows carried (the anchor over `lod.tau` along its
+/// velocities, with its running offset at `lod.t_old`); the resumed lanes'
+/// new offsets from that carried pose to the evaluated one (`evaluated`,
+/// from forward kinematics), and what the evaluated lanes show (the
+/// evaluated pose with its offset at `lod.t_new`: for a resumed lane, the
+/// carried pose). What the pack shows is checked against what it showed
+/// last step (made again from the anchor at `was`, its clocks then) when
+/// `CHECK` and not `first` ([`write_world`]), and boxed; the evaluated
+/// lanes' rows become their evaluated pose, their new anchor.
 #[inline(never)]
 pub(super) fn lod_world<const CHECK: bool>(
     (world, bounds): (&mut [Motionx8], &mut Aabbx8),
-    kept: Kept,
+    offsets: &mut [LodOffsetx8],
     evaluated: &[Motionx8],
-    (lod, stale): (&LodStep, Option<(F32x8, F32x8)>),
+    (lod, was): (&LodStep, (F32x8, F32x8)),
     (radii, first, half_dt): (Option<&[f32]>, bool, F32x8),
 ) -> PackCheck {
     let mut check = PackCheck::EMPTY;
     let skip = first || !CHECK;
-    let unanchored = bits_mask(!kept.anchored);
     let (m_due, m_resumed) = (bits_mask(lod.due), bits_mask(lod.resumed));
-    let all_anchored = kept.anchored == 0xff;
     let old = Clock::at(lod.tau, lod.t_old);
     let (run_new, w_new) = (
         LodStep::running(lod.t_new),
         CubicWeights::new(lod.t_new, splat(LOD_BLEND)),
     );
-    let before = stale.map(|(tau, t)| Clock::at(tau, t));
-    // Whether every due lane resumes (no due lane shows an offset already
-    // running, nor none).
+    let was = Clock::at(was.0, was.1);
+    // Whether every due lane resumes: its offset at 0 is the whole gap, so
+    // it shows the carried pose (`e` plus the offset at `t_new` = 0 is
+    // `carried`, to rounding).
     let fresh_only = lod.due == lod.resumed;
-    let rows = kept.anchor.iter_mut().zip(kept.offset.iter_mut());
-    for (j, (anchor, offset)) in rows.enumerate() {
-        let a = match all_anchored {
-            true => *anchor,
-            false => select_motion(unanchored, &world[j], anchor),
-        };
-        if let (Some(before), false) = (&before, skip) {
-            // The check reads the previous output's positions and
-            // velocities only.
-            let (pos, vel) = before.moving(&a, &offset.shift);
-            world[j].pos = pos;
-            world[j].vel = vel;
+    let mut b = Aabbx8::EMPTY;
+    for (j, (row, offset)) in world.iter_mut().zip(offsets.iter_mut()).enumerate() {
+        let a = *row;
+        // The check reads the previous output's positions and velocities.
+        let mut prev = a;
+        if !skip {
+            (prev.pos, prev.vel) = was.moving(&a, &offset.shift);
         }
         let carried = old.shown(&a, offset);
         let e = &evaluated[j];
@@ -237,27 +194,18 @@ pub(super) fn lod_world<const CHECK: bool>(
             update_turn(m_resumed, &turn, &mut offset.turn);
             update_shift(m_resumed, &shift, &mut offset.shift);
         }
-        *anchor = a;
-        update_motion(m_due, e, anchor);
         let g = match fresh_only {
-            // Each due lane resumed: its offset at 0 is the whole gap, so
-            // it shows the carried pose (`e` plus the offset at `t_new`
-            // = 0 is `carried`, to rounding).
             true => carried,
             false => {
                 let shown = offset_on(e, offset, (run_new, &w_new));
                 select_motion(m_due, &shown, &carried)
             }
         };
-        write_world(
-            &mut world[j],
-            &g,
-            (splat(j as f32), skip),
-            half_dt,
-            &mut check,
-        );
+        write_world(&mut prev, &g, (splat(j as f32), skip), half_dt, &mut check);
+        grow(&mut b, j, &g.pos, radii);
+        update_motion(m_due, e, row);
     }
-    *bounds = pack_bounds(world, radii, &check);
+    *bounds = b.finished(check.finite());
     check
 }
 

@@ -9,7 +9,7 @@
 use super::ahead::Ahead;
 use super::fk::fk_pass;
 use super::layers::layers;
-use super::lod::{Kept, lod_world};
+use super::lod::{lod_world, shows_rows};
 use super::profile::inertialize_profiled;
 use super::profile::{DeadTiming, Profiles, clear_snapped, dead_blend_profiled};
 use super::root_motion::{extract_root, onto_place};
@@ -70,8 +70,6 @@ pub(crate) fn step_pack<const CUBIC: bool, const INERT: bool>(
         }
         given.resumed = lod.resumed;
     }
-    // The clocks of the carried pose a stale pack showed last step.
-    let stale = (pack.schedule.stale != 0).then_some(before);
     let PackScratch {
         a,
         b,
@@ -98,31 +96,34 @@ pub(crate) fn step_pack<const CUBIC: bool, const INERT: bool>(
         }
     }
     *pack.result = match &lod {
-        Some(lod) if !plain(lod) => {
-            lod_pass(sh, &mut pack, &step, (local, evaluated), (lod, stale))
+        Some(lod) if !plain(lod, before) => {
+            lod_pass(sh, &mut pack, &step, (local, evaluated), (lod, before))
         }
         _ => {
-            if lod.is_some() {
-                pack.schedule.anchored = 0;
-            }
+            pack.schedule.stale = 0;
             world_pass(sh, &mut pack, &step, local, given.trans)
         }
     };
 }
 
 /// Whether a pack with level of detail shows its evaluated pose in every
-/// lane this step (all evaluated, no offset starting or running), as a
-/// crowd without it: its forward kinematics writes the world output, and
-/// its anchors are that output.
+/// lane this step (all evaluated, no offset starting or running) after
+/// showing its world rows last step (its clocks then, `was`), as a crowd
+/// without it: its forward kinematics writes the world output, checked
+/// against those rows, and its anchors are that output.
 #[inline(always)]
-fn plain(lod: &LodStep) -> bool {
-    lod.due == 0xff && lod.resumed == 0 && !LodStep::running(lod.t_new).any()
+fn plain(lod: &LodStep, was: (F32x8, F32x8)) -> bool {
+    lod.due == 0xff
+        && lod.resumed == 0
+        && !LodStep::running(lod.t_new).any()
+        && shows_rows(was.0, was.1)
 }
 
 /// A pack none of whose characters is due this step: where the crowd
 /// extracts root motion, its root motion carried ([`carry_root_motion`]);
-/// its world output is not written (its schedule marks it stale: what it
-/// shows is made when it is read, [`super::lod::Carried`]), so its step
+/// its world output (its characters' anchors) is not written and what it
+/// shows is made when it is read ([`super::lod::Carried`]; its schedule
+/// marks its boxes stale), so its step
 /// costs O(1), not O(joints). Nothing is shown that its step did not
 /// already check, so it adds nothing to the velocity check.
 fn carry_pack(sh: &Shared, pack: &mut Pack) {
@@ -154,14 +155,14 @@ fn carry_root_motion(out: &mut RootMotionx8, before: &RootMotionx8, carried: u8,
 
 /// The world output of an evaluated pack with level of detail that is not
 /// [`plain`]: forward kinematics into the worker's `evaluated` scratch,
-/// then [`lod_world`] into the world output.
+/// then [`lod_world`] (`was`: the pack's clocks before this step).
 #[inline(always)]
 fn lod_pass(
     sh: &Shared,
     pack: &mut Pack,
     step: &Stepx8,
     (local, evaluated): (&[Motionx8], &mut [Motionx8]),
-    (lod, stale): (&LodStep, Option<(F32x8, F32x8)>),
+    (lod, was): (&LodStep, (F32x8, F32x8)),
 ) -> PackResult {
     let half_dt = splat(0.5 * sh.dt);
     let mut unused = crate::crowd::bounds::Aabbx8::EMPTY;
@@ -173,18 +174,12 @@ fn lod_pass(
         true,
         half_dt,
     );
-    let kept = Kept {
-        anchor: pack.lod_anchor,
-        offset: pack.lod_offset,
-        anchored: pack.schedule.anchored,
-    };
-    pack.schedule.anchored = 0xff;
     pack.schedule.stale = 0;
     let out = (&mut *pack.world, &mut *pack.bounds);
-    let at = (sh.radii, sh.first, half_dt);
+    let (offsets, at) = (&mut *pack.lod_offset, (sh.radii, sh.first, half_dt));
     let check = match sh.check {
-        true => lod_world::<true>(out, kept, evaluated, (lod, stale), at),
-        false => lod_world::<false>(out, kept, evaluated, (lod, stale), at),
+        true => lod_world::<true>(out, offsets, evaluated, (lod, was), at),
+        false => lod_world::<false>(out, offsets, evaluated, (lod, was), at),
     };
     let trans = pack_trans(pack);
     figures(sh, pack.index, (check, trans), lod.due, local.len())
