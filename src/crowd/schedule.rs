@@ -21,9 +21,15 @@
 //! period. The joints of a carried pose are extrapolated one by one, so
 //! its bones may stretch a little (about `|ω|² τ² / 2` of their length).
 //!
+//! The lanes crowd keeps each character's anchor in its world rows and
+//! makes the shown pose when it is read (`passes::Carried`: every reader
+//! but the raw [`Crowd::world`](super::Crowd::world) slice), so a step
+//! writes nothing for a pack none of whose characters is due, and a
+//! resumed pack writes its evaluated pose and offsets only.
+//!
 //! The schedule is per character; the saving is per pack: a pack of eight
-//! characters none of which is due this step costs its commands and the
-//! carry only, while a pack with a character due is evaluated whole
+//! characters none of which is due this step costs its commands only
+//! (O(1), nothing per joint), while a pack with a character due is evaluated whole
 //! (eight lanes are one SIMD operation) and its other characters shown
 //! carried. So a game gets the full saving by giving the eight characters
 //! of a pack (characters `8p .. 8p + 8`) the same period and phase (a

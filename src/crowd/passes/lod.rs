@@ -1,11 +1,14 @@
-//! Level of detail in a pack's frame ([`crate::crowd::schedule`]): the
-//! world output of an evaluated pack some of whose characters are
-//! carried, resumed after being carried, or still hiding the gap of a
-//! resumption, written joint by joint in place of forward kinematics'
-//! (which then writes the evaluated pose into the worker's scratch), with
-//! the velocity check and the bounding boxes of what is shown; and what a
-//! pack none of whose characters was evaluated shows, made when it is
-//! read ([`Carried`]).
+//! Level of detail in a pack's frame ([`crate::crowd::schedule`]). With
+//! level of detail a pack's world rows hold its characters' anchors (the
+//! world pose each was last evaluated at), and what it shows is made from
+//! them ([`Carried`]: carried along their velocities, with the offset
+//! that hides a resumption while it runs) when a reader asks, so that a
+//! step that evaluates none of the pack's characters writes nothing. An
+//! evaluated pack that is not plain (someone carried, resumed, or with an
+//! offset running) runs [`lod_world`] in place of forward kinematics'
+//! output (which then writes the evaluated pose into the worker's
+//! scratch): the resumed characters' new offsets, the velocity check and
+//! the boxes of what it shows, and the evaluated characters' new anchors.
 
 use crate::crowd::bounds::Aabbx8;
 use crate::crowd::check::{PackCheck, write_world};
@@ -108,7 +111,7 @@ impl<'a> Carried<'a> {
     }
 
     /// The characters' boxes as shown ([`Carried::joint`]'s positions,
-    /// padded by `radii` where given, as [`pack_bounds`]).
+    /// padded by `radii` where given, as forward kinematics' boxes).
     pub(crate) fn bounds(&self, radii: Option<&[f32]>) -> Aabbx8 {
         let mut check = PackCheck::EMPTY;
         let mut b = Aabbx8::EMPTY;
