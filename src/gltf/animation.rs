@@ -391,20 +391,15 @@ impl Tracks<'_> {
     }
 }
 
-/// Animation `a` sampled at its timing: each joint's own transform, folded
-/// under the helpers above it (static ones as one product, animated ones
-/// frame by frame).
-pub(super) fn sample(
-    doc: &::gltf::Document,
+/// Animation `a`'s tracks: each joint's (`n_joints`) and each animated
+/// helper's translation, rotation and scale, as its channels give them.
+fn tracks<'k>(
     plan: &Plan,
-    keys: &Keys,
-    joints: &Joints,
-    own_rest: &[Kform],
+    keys: &'k Keys,
     a: usize,
-    timing: &Timing,
-) -> Result<Clip> {
-    let path = format!("animations[{a}]");
-    let n_joints = own_rest.len();
+    n_joints: usize,
+    path: &str,
+) -> Result<(Vec<Tracks<'k>>, Vec<Tracks<'k>>)> {
     let mut jt = vec![Tracks::default(); n_joints];
     let mut ht = vec![Tracks::default(); plan.dynamic.len()];
     for ch in &plan.channels[a] {
@@ -424,6 +419,24 @@ pub(super) fn sample(
             Prop::Scale => slot.scl = Some(track(times, values, mode, &spath)?),
         }
     }
+    Ok((jt, ht))
+}
+
+/// Animation `a` sampled at its timing: each joint's own transform, folded
+/// under the helpers above it (static ones as one product, animated ones
+/// frame by frame).
+pub(super) fn sample(
+    doc: &::gltf::Document,
+    plan: &Plan,
+    keys: &Keys,
+    joints: &Joints,
+    own_rest: &[Kform],
+    a: usize,
+    timing: &Timing,
+) -> Result<Clip> {
+    let path = format!("animations[{a}]");
+    let n_joints = own_rest.len();
+    let (mut jt, mut ht) = tracks(plan, keys, a, n_joints, &path)?;
     let frames = timing.frames;
     let n = frames * n_joints;
     let reserve = |what: &str| {

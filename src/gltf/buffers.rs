@@ -6,7 +6,7 @@
 
 use std::borrow::Cow;
 use std::io::Read;
-use std::path::{Component, Path};
+use std::path::{Component, Path, PathBuf};
 
 use base64::Engine;
 
@@ -103,6 +103,14 @@ fn data_uri(uri: &str, path: &str) -> Result<Vec<u8>> {
 /// The file `uri` names in `dir`: at most `len` bytes of a regular file
 /// whose real path is inside `dir`'s.
 fn read_file(dir: &Path, uri: &str, len: usize, path: &str) -> Result<Vec<u8>> {
+    let (file, real) = resolve(dir, uri, path)?;
+    read_regular(&file, &real, len, path)
+}
+
+/// The file a buffer URI names inside `dir` (as named, and with its links
+/// resolved): refused unless it is a percent-encoded relative path without
+/// `..` or a scheme that stays inside `dir` once links are followed.
+fn resolve(dir: &Path, uri: &str, path: &str) -> Result<(PathBuf, PathBuf)> {
     let outside = || {
         err(
             path,
@@ -141,6 +149,16 @@ fn read_file(dir: &Path, uri: &str, len: usize, path: &str) -> Result<Vec<u8>> {
             ),
         );
     }
+    Ok((file, real))
+}
+
+/// `len` bytes of `real` (shown as `file`), refused unless it is a regular
+/// file (checked before and after opening, without following a link or
+/// waiting on a FIFO put in its place) holding at least that many; the
+/// room for them reserved fallibly.
+fn read_regular(file: &Path, real: &Path, len: usize, path: &str) -> Result<Vec<u8>> {
+    let io =
+        |what: &str, e: std::io::Error| error(path, format!("{}: {what}: {e}", file.display()));
     let regular = |meta: &std::fs::Metadata| -> Result<()> {
         if meta.is_file() {
             return Ok(());
@@ -153,7 +171,7 @@ fn read_file(dir: &Path, uri: &str, len: usize, path: &str) -> Result<Vec<u8>> {
             ),
         )
     };
-    let meta = std::fs::metadata(&real).map_err(|e| io("cannot open", e))?;
+    let meta = std::fs::metadata(real).map_err(|e| io("cannot open", e))?;
     regular(&meta)?;
     if meta.len() < len as u64 {
         return err(
@@ -174,7 +192,7 @@ fn read_file(dir: &Path, uri: &str, len: usize, path: &str) -> Result<Vec<u8>> {
         use std::os::unix::fs::OpenOptionsExt;
         options.custom_flags(libc::O_NONBLOCK | libc::O_NOFOLLOW);
     }
-    let f = options.open(&real).map_err(|e| io("cannot open", e))?;
+    let f = options.open(real).map_err(|e| io("cannot open", e))?;
     regular(&f.metadata().map_err(|e| io("cannot open", e))?)?;
     let mut bytes = Vec::new();
     bytes.try_reserve_exact(len).map_err(|_| {
