@@ -440,10 +440,12 @@ pub struct CrowdConfig {
     /// update periods above 1 ([`Command::SetPeriod`]), carried along
     /// their world velocities between evaluations. Off by default: a crowd
     /// without it keeps nothing for it and spends one test per pack and
-    /// step on it. On, each pack keeps its characters' last evaluated
-    /// world pose and a world-space offset per joint (about 800 bytes per
-    /// character and joint: 25 KB per character for the CMU skeleton's 32
-    /// crowd joints, twice the world output and more).
+    /// step on it. On, the world output holds each character's last
+    /// evaluated world pose (its anchor, [`Crowd::world`]), and each pack
+    /// keeps a world-space offset per joint (48 bytes per character and
+    /// joint: 1.5 KB per character for the CMU skeleton's 32 crowd joints;
+    /// measured 4.4 KB a character in all at 100,000 characters, against
+    /// 2.7 KB without).
     #[cfg_attr(feature = "serde", serde(default))]
     pub level_of_detail: bool,
 }

@@ -12,6 +12,7 @@ use super::Motionx8;
 use super::bounds::{Aabb, check_readout};
 use super::command::Which;
 use super::markers::MarkerHit;
+use super::passes::Carried;
 use super::store::EventBits;
 use crate::error::{Error, Result};
 use crate::lanes::Vec3x8;
@@ -154,8 +155,37 @@ impl Crowd {
 
     /// World-space output, pack-major: `world()[p * joints + j]` is joint `j`
     /// of characters `8p .. 8p + 8` (lane `i` character `8p + i`).
+    ///
+    /// With level of detail ([`super::CrowdConfig::level_of_detail`]), the
+    /// rows hold each character's anchor, the world pose it was last
+    /// evaluated at, which it shows carried along its velocities (and with
+    /// the offset that hides a resumption, while that runs): the other
+    /// readers ([`Crowd::world_kform`], [`Crowd::world_pose`], the `*_into`
+    /// readers, [`Crowd::bounds`]) give that shown pose, made when they
+    /// read it, so that a step costs a carried pack nothing per joint;
+    /// this slice and [`Crowd::world_packed`] give the anchors.
     pub fn world(&self) -> &[super::Motionx8] {
         &self.packs.world
+    }
+
+    /// Pack `p` as it shows its pose where that is not its world rows
+    /// (level of detail: [`Carried`]).
+    fn carried(&self, p: usize) -> Option<Carried<'_>> {
+        let s = &self.packs;
+        Carried::of(&s.schedule[p], s.world.pack(p), s.lod_offset.pack(p))
+    }
+
+    /// The joint radii the boxes are padded by, where given.
+    fn radii(&self) -> Option<&[f32]> {
+        (!self.cfg.joint_radii.is_empty()).then_some(&self.radii[..])
+    }
+
+    /// Pack `p`'s boxes as shown.
+    fn pack_box(&self, p: usize) -> super::bounds::Aabbx8 {
+        match (self.packs.schedule[p].stale, self.carried(p)) {
+            (1.., Some(k)) => k.bounds(self.radii()),
+            _ => self.packs.bounds[p],
+        }
     }
 
     /// Joint `j` of character `c` in world space (rotation, position and
@@ -163,7 +193,10 @@ impl Crowd {
     pub fn world_kform(&self, c: usize, j: usize) -> Option<Kform> {
         let nj = self.skeleton.len();
         (c < self.cfg.characters && j < nj).then(|| {
-            let w = &self.packs.world[(c / 8) * nj + j];
+            let w = &match self.carried(c / 8) {
+                Some(k) => k.joint(j),
+                None => self.packs.world[(c / 8) * nj + j],
+            };
             let l = c % 8;
             Kform {
                 pos: w.pos.lane(l),
@@ -205,8 +238,8 @@ impl Crowd {
     }
 
     /// Copies characters `chars` into `out`, character-major (`out[(c -
-    /// start) * joints + j]`): `write(scratch, pack, lanes, rows)` writes
-    /// lanes `lanes` of one pack into their rows (`crate::rows`: each
+    /// start) * joints + j]`): `write(scratch, p, pack, lanes, rows)` writes
+    /// lanes `lanes` of pack `p` (its world rows `pack`) into their rows (`crate::rows`: each
     /// joint's lanes transposed in registers, the rows written front to
     /// back). A first pack entered part-way is copied alone; the rest go on
     /// the current rayon pool when there are enough of them to pay for it
@@ -217,7 +250,7 @@ impl Crowd {
         chars: Range<usize>,
         out: &mut [O],
         scratch: impl Fn() -> R + Send + Sync,
-        write: impl Fn(&mut R, &[Motionx8], Range<usize>, &mut [O]) + Send + Sync,
+        write: impl Fn(&mut R, usize, &[Motionx8], Range<usize>, &mut [O]) + Send + Sync,
     ) -> Result<()> {
         self.check_out(&chars, out.len())?;
         let nj = self.skeleton.len();
@@ -232,6 +265,7 @@ impl Crowd {
             let (head, rest) = out.split_at_mut((hi - skip) * nj);
             write(
                 &mut rows,
+                first / 8,
                 &self.packs.world[(first / 8) * nj..][..nj],
                 skip..hi,
                 head,
@@ -239,16 +273,21 @@ impl Crowd {
             first += hi - skip;
             out = rest;
         }
-        let packs = &self.packs.world[(first / 8) * nj..];
+        let p0 = first / 8;
+        let packs = &self.packs.world[p0 * nj..];
         if out.len() < 32 * 8 * nj {
-            for (o, pack) in out.chunks_mut(8 * nj).zip(packs.chunks_exact(nj)) {
-                write(&mut rows, pack, 0..o.len() / nj, o);
+            let chunks = out.chunks_mut(8 * nj).zip(packs.chunks_exact(nj));
+            for (p, (o, pack)) in chunks.enumerate() {
+                write(&mut rows, p0 + p, pack, 0..o.len() / nj, o);
             }
         } else {
             out.par_chunks_mut(8 * nj)
                 .zip(packs.par_chunks_exact(nj))
+                .enumerate()
                 .with_min_len(16)
-                .for_each_init(scratch, |r, (o, pack)| write(r, pack, 0..o.len() / nj, o));
+                .for_each_init(scratch, |r, (p, (o, pack))| {
+                    write(r, p0 + p, pack, 0..o.len() / nj, o)
+                });
         }
         Ok(())
     }
@@ -261,9 +300,12 @@ impl Crowd {
         out: &mut [O],
         field: impl Fn(&Motionx8) -> &Vec3x8 + Send + Sync,
     ) -> Result<()> {
-        self.copy_out(chars, out, Rows3::new, |r, pack, lanes, o| {
+        self.copy_out(chars, out, Rows3::new, |r, p, pack, lanes, o| {
             rows::prefetch_next(pack, &field);
-            rows::pack_rows3(r, pack, lanes, o, &field)
+            match self.carried(p) {
+                Some(k) => rows::pack_rows3(r, pack, lanes, o, |m| *field(&k.joint(k.index(m)))),
+                None => rows::pack_rows3(r, pack, lanes, o, &field),
+            }
         })
     }
 
@@ -312,9 +354,12 @@ impl Crowd {
         chars: Range<usize>,
         out: &mut [O],
     ) -> Result<()> {
-        self.copy_out(chars, out, Rows4::new, |r, pack, lanes, o| {
+        self.copy_out(chars, out, Rows4::new, |r, p, pack, lanes, o| {
             rows::prefetch_next(pack, |m: &Motionx8| &m.rot);
-            rows::pack_rows4(r, pack, lanes, o, |m: &Motionx8| &m.rot)
+            match self.carried(p) {
+                Some(k) => rows::pack_rows4(r, pack, lanes, o, |m| k.joint(k.index(m)).rot),
+                None => rows::pack_rows4(r, pack, lanes, o, |m: &Motionx8| &m.rot),
+            }
         })
     }
 
@@ -323,7 +368,7 @@ impl Crowd {
     /// radius, [`super::CrowdConfig::joint_radii`]); `None` past the
     /// crowd.
     pub fn bounds(&self, c: usize) -> Option<Aabb> {
-        (c < self.cfg.characters).then(|| self.packs.bounds[c / 8].lane(c % 8))
+        (c < self.cfg.characters).then(|| self.pack_box(c / 8).lane(c % 8))
     }
 
     /// The world bounding boxes of characters `chars` after the last step
@@ -351,8 +396,12 @@ impl Crowd {
     /// ```
     pub fn bounds_into(&self, chars: Range<usize>, out: &mut [Aabb]) -> Result<()> {
         check_readout(&chars, self.cfg.characters, out.len())?;
+        let mut at = (usize::MAX, super::bounds::Aabbx8::EMPTY);
         for (o, c) in out.iter_mut().zip(chars) {
-            *o = self.packs.bounds[c / 8].lane(c % 8);
+            if at.0 != c / 8 {
+                at = (c / 8, self.pack_box(c / 8));
+            }
+            *o = at.1.lane(c % 8);
         }
         Ok(())
     }
@@ -360,7 +409,8 @@ impl Crowd {
     /// The whole crowd's world output as a [`Packed`] view (crowd joints:
     /// joint 0 the character's root), for [`crate::output::positions`],
     /// [`crate::output::rotations`], [`crate::output::transforms`] (all
-    /// characters, on all cores) and [`crate::skinning`].
+    /// characters, on all cores) and [`crate::skinning`]; with level of
+    /// detail, the anchors (see [`Crowd::world`]).
     pub fn world_packed(&self) -> Packed<'_, super::Motionx8> {
         Packed::new(&self.packs.world, self.cfg.characters, self.skeleton.len())
             .expect("a crowd holds ceil(characters / 8) x joints packs")

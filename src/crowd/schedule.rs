@@ -21,9 +21,15 @@
 //! period. The joints of a carried pose are extrapolated one by one, so
 //! its bones may stretch a little (about `|ω|² τ² / 2` of their length).
 //!
+//! The lanes crowd keeps each character's anchor in its world rows and
+//! makes the shown pose when it is read (`passes::Carried`: every reader
+//! but the raw [`Crowd::world`](super::Crowd::world) slice), so a step
+//! writes nothing for a pack none of whose characters is due, and a
+//! resumed pack writes its evaluated pose and offsets only.
+//!
 //! The schedule is per character; the saving is per pack: a pack of eight
-//! characters none of which is due this step costs its commands and the
-//! carry only, while a pack with a character due is evaluated whole
+//! characters none of which is due this step costs its commands only
+//! (O(1), nothing per joint), while a pack with a character due is evaluated whole
 //! (eight lanes are one SIMD operation) and its other characters shown
 //! carried. So a game gets the full saving by giving the eight characters
 //! of a pack (characters `8p .. 8p + 8`) the same period and phase (a
@@ -65,11 +71,10 @@ pub(crate) struct Schedulex8 {
     pub(crate) phase: [u8; 8],
     /// Characters carried (not evaluated) in the last step (bits).
     pub(crate) carried: u8,
-    /// Characters whose anchor is kept in the pack's `lod_anchor` rows
-    /// (bits); for the others it is the last step's world output (they
-    /// were evaluated and shown without an offset). The lanes crowd's
-    /// bookkeeping; the reference keeps its anchors always.
-    pub(crate) anchored: u8,
+    /// 1 where the pack's last step evaluated none of its characters and
+    /// so wrote nothing: its boxes are made when read (the lanes crowd's
+    /// bookkeeping; [`crate::crowd::passes::Carried`]).
+    pub(crate) stale: u8,
     pad: [u8; 14],
 }
 
@@ -82,7 +87,7 @@ impl Schedulex8 {
             period: [1; 8],
             phase: [0; 8],
             carried: 0,
-            anchored: 0,
+            stale: 0,
             pad: [0; 14],
         }
     }
@@ -124,7 +129,6 @@ impl Schedulex8 {
         let tau = self.since_eval + dt;
         let t_old = self.since_offset + dt;
         let resumed = due & self.carried;
-        let m_due = bits_mask(due);
         let m_resumed = bits_mask(resumed);
         let t_new = m_resumed.select(F32x8::ZERO, t_old);
         let step = LodStep {
@@ -134,7 +138,9 @@ impl Schedulex8 {
             t_old,
             t_new,
         };
-        self.since_eval = m_due.select(F32x8::ZERO, tau);
+        // Lanes past the crowd's last character are never due: their clock
+        // is held at 0, so that their (never read) rows need no carrying.
+        self.since_eval = bits_mask(due | !live).select(F32x8::ZERO, tau);
         // Held at LOD_BLEND once past it, so that it never grows.
         self.since_offset = t_new.fast_min(splat(LOD_BLEND));
         self.carried = !due;

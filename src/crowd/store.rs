@@ -303,12 +303,11 @@ pack_store! {
         roots: Root,
         /// The world output: joint `j` of the pack's characters at row
         /// item `j` (read by the caller and by the next step's velocity
-        /// check).
+        /// check). With level of detail, each character's anchor (the pose
+        /// it was last evaluated at), which it shows carried
+        /// ([`super::passes::Carried`]).
         world: Motionx8,
-        /// Level of detail: each joint's last evaluated world pose, where
-        /// the schedule's `anchored` says (none without level of detail).
-        lod_anchor: Motionx8,
-        /// ... and each joint's world-space offset from the pose carried
+        /// Level of detail: each joint's world-space offset from the pose carried
         /// to the one evaluated (none without level of detail).
         lod_offset: LodOffsetx8,
         /// The markers the pack's sources crossed last step

@@ -321,3 +321,102 @@ fn error_of_each_period_against_every_step() {
         );
     }
 }
+
+/// A pack none of whose characters is due costs its step nothing per
+/// joint: the step leaves its world rows (its characters' anchors) as
+/// they were, and every reader shows the carried pose, made when it is
+/// read: the `*_into` readers agree with `world_kform` joint by joint (bit
+/// for bit, the same code), the boxes hold it, and it moves along its
+/// velocities between steps. Writing the carried pose in the step
+/// (mutation) changes the rows and fails the first assertion; readers
+/// that show the rows as they are (mutation: `Carried::of` always `None`)
+/// fail the one on moving along the velocities.
+#[test]
+fn a_carried_pack_costs_its_step_nothing_per_joint_and_reads_carried() {
+    let library = embedded();
+    let n = 13; // pack 1 has 5 characters: lanes past the last are never read
+    let joints = library.skeleton().len() + 1;
+    let cfg = CrowdConfig {
+        joint_radii: vec![2.0; joints - 1],
+        ..lod_cfg(n)
+    };
+    let mut crowd = Crowd::new(&library, cfg).unwrap();
+    for c in 0..n {
+        crowd
+            .play(
+                c,
+                Source::looping(0, 0.1 * c as f32),
+                Source::looping(0, 0.0),
+            )
+            .unwrap();
+        // Pack 0 every 4th step (phase 0), pack 1 every step.
+        crowd.set_period(c, if c < 8 { 4 } else { 1 }, 0).unwrap();
+    }
+    let dt = 1.0 / 60.0;
+    let mut prev: Option<Vec<Kform>> = None;
+    for step in 0..12 {
+        let rows_before: Vec<u32> = bytemuck::cast_slice(&crowd.world()[..joints]).to_vec();
+        crowd.step(dt).unwrap();
+        let carried = step % 4 != 0 && step > 0;
+        if carried {
+            let rows: &[u32] = bytemuck::cast_slice(&crowd.world()[..joints]);
+            assert!(
+                rows == &rows_before[..],
+                "step {step} wrote a carried pack's rows"
+            );
+        }
+        let shown: Vec<Kform> = (0..n)
+            .flat_map(|c| (0..joints).map(move |j| (c, j)))
+            .map(|(c, j)| crowd.world_kform(c, j).unwrap())
+            .collect();
+        let mut pos = vec![[0.0f32; 3]; n * joints];
+        let mut vel = vec![[0.0f32; 3]; n * joints];
+        let mut ang = vec![[0.0f32; 3]; n * joints];
+        let mut rot = vec![[0.0f32; 4]; n * joints];
+        crowd.positions_into(0..n, &mut pos).unwrap();
+        crowd.velocities_into(0..n, &mut vel).unwrap();
+        crowd.angular_velocities_into(0..n, &mut ang).unwrap();
+        crowd.rotations_into(0..n, &mut rot).unwrap();
+        let mut one = vec![[0.0f32; 3]; 3 * joints];
+        crowd.positions_into(2..5, &mut one).unwrap();
+        for (i, k) in shown.iter().enumerate() {
+            let q = [k.rot.x, k.rot.y, k.rot.z, k.rot.w];
+            let v3 = |v: Vec3| [v.x, v.y, v.z];
+            assert_eq!(
+                (pos[i], vel[i], ang[i]),
+                (v3(k.pos), v3(k.vel), v3(k.ang)),
+                "{i}"
+            );
+            assert_eq!(rot[i], q, "step {step}, joint-character {i}");
+        }
+        assert_eq!(&one[..], &pos[2 * joints..5 * joints]);
+        let mut boxes = vec![kineform::crowd::Aabb::ZERO; n];
+        crowd.bounds_into(0..n, &mut boxes).unwrap();
+        for c in 0..n {
+            assert_eq!(Some(boxes[c]), crowd.bounds(c));
+            // The box a resuming step made from the carried pose holds the
+            // pose readers make from the anchor and the whole offset (the
+            // same, to rounding).
+            let slack = Vec3::splat(1e-3);
+            let held = kineform::crowd::Aabb {
+                min: boxes[c].min - slack,
+                max: boxes[c].max + slack,
+            };
+            for j in 1..joints {
+                let p = shown[c * joints + j].pos;
+                assert!(held.contains(p), "step {step}: {c} {j}");
+            }
+        }
+        // Carried before any offset runs (steps 1 to 3): along velocities.
+        if let (Some(prev), true) = (&prev, carried && step < 4) {
+            for (a, b) in prev.iter().zip(&shown).take(8 * joints) {
+                let moved = (b.pos - a.pos) - a.vel * dt;
+                assert!(
+                    r::length(moved) < 1e-3 * (1.0 + r::length(a.pos)),
+                    "{a:?} {b:?}"
+                );
+            }
+        }
+        prev = Some(shown.clone());
+    }
+}

@@ -165,7 +165,7 @@ impl Crowd {
             .checked_mul(layers)
             .and_then(|b| b.checked_mul(packs));
         let lod_bytes = match cfg.level_of_detail {
-            true => (size_of::<Motionx8>() + size_of::<LodOffsetx8>())
+            true => size_of::<LodOffsetx8>()
                 .checked_mul(j)
                 .and_then(|b| b.checked_mul(packs)),
             false => Some(0),
@@ -341,14 +341,6 @@ fn pack_store(
         ),
         world: Rows::new(try_vec("world output", n(j)?, Motionx8::REST)?, packs),
         schedule: try_vec("schedules", packs, Schedulex8::every_step())?,
-        lod_anchor: Rows::new(
-            try_vec(
-                "level of detail",
-                if lod { n(j)? } else { 0 },
-                Motionx8::REST,
-            )?,
-            packs,
-        ),
         lod_offset: Rows::new(
             try_vec(
                 "level of detail",
@@ -543,9 +535,6 @@ impl Crowd {
             s.root.pos -= shift;
         }
         for w in self.packs.world.iter_mut() {
-            w.pos -= shift;
-        }
-        for w in self.packs.lod_anchor.iter_mut() {
             w.pos -= shift;
         }
         for b in self.packs.bounds.iter_mut() {

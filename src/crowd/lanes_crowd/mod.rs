@@ -52,7 +52,7 @@ pub struct Crowd {
     rest: Vec<Motionx8>,
     /// Each crowd joint's radius in its character's bounds (0 for joint
     /// 0, outside them; [`CrowdConfig::joint_radii`]).
-    radii: Vec<f32>,
+    pub(super) radii: Vec<f32>,
     /// Everything kept or scheduled per pack (playback, transitions,
     /// roots given, root motion, world output, the frame's plan): the one
     /// home of per-pack state.

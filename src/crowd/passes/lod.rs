@@ -1,96 +1,214 @@
-//! Level of detail in a pack's frame ([`crate::crowd::schedule`]): the
-//! world output of a pack some of whose characters are carried, resumed
-//! after being carried, or still hiding the gap of a resumption, written
-//! joint by joint in place of forward kinematics' (which then writes the
-//! evaluated pose into the worker's scratch), with the velocity check and
-//! the bounding boxes of what is shown.
+//! Level of detail in a pack's frame ([`crate::crowd::schedule`]). With
+//! level of detail a pack's world rows hold its characters' anchors (the
+//! world pose each was last evaluated at), and what it shows is made from
+//! them ([`Carried`]: carried along their velocities, with the offset
+//! that hides a resumption while it runs) when a reader asks, so that a
+//! step that evaluates none of the pack's characters writes nothing. An
+//! evaluated pack that is not plain (someone carried, resumed, or with an
+//! offset running) runs [`lod_world`] in place of forward kinematics'
+//! output (which then writes the evaluated pose into the worker's
+//! scratch): the resumed characters' new offsets, the velocity check and
+//! the boxes of what it shows, and the evaluated characters' new anchors.
 
-use super::fk::pack_bounds;
 use crate::crowd::bounds::Aabbx8;
 use crate::crowd::check::{PackCheck, write_world};
+use crate::crowd::motion::ShiftOffsetx8;
 use crate::crowd::motion::{
     LodOffsetx8, Motionx8, inertialize_joint, offset_between, quat_exp_any_sinc, select_motion,
     update_motion, update_shift, update_turn,
 };
-use crate::crowd::schedule::{LOD_BLEND, LodStep, bits_mask};
-use crate::lanes::{self, CubicWeights, F32x8, splat};
+use crate::crowd::schedule::{LOD_BLEND, LodStep, Schedulex8, bits_mask};
+use crate::lanes::{self, CubicWeights, F32x8, Vec3x8, splat};
 
-/// The pack's kept level-of-detail state: each joint's anchor (the last
-/// evaluated world pose) and offset, and which lanes' anchors are kept
-/// (the others' is the last step's world output).
-pub(super) struct Kept<'a> {
-    pub anchor: &'a mut [Motionx8],
-    pub offset: &'a mut [LodOffsetx8],
-    pub anchored: u8,
+/// The clock of a carried pose: seconds since each anchor (`tau`) and
+/// into each running offset (`t`; [`LOD_BLEND`] and more: none).
+#[derive(Clone, Copy)]
+struct Clock {
+    tau: F32x8,
+    half_tau: F32x8,
+    running: F32x8,
+    w: CubicWeights,
 }
 
-/// Writes the pack's world output for a step with level of detail `lod`
-/// (module docs): per joint, the pose each character shows carried (its
-/// anchor extrapolated over `lod.tau` along its velocities, with its
-/// running offset at `lod.t_old`); where the pack was evaluated
-/// (`evaluated`, the world pose forward kinematics gave), the resumed
-/// lanes' new offsets from that carried pose to the evaluated one, and in
-/// the evaluated lanes the evaluated pose with its offset at `lod.t_new`.
-/// Each joint checked against the previous step's output when `CHECK`
-/// and not `first` ([`write_world`]); then the bounding boxes of the
-/// output. Every anchor is kept after it.
+impl Clock {
+    #[inline(always)]
+    fn at(tau: F32x8, t: F32x8) -> Clock {
+        Clock {
+            tau,
+            half_tau: tau * splat(0.5),
+            running: LodStep::running(t),
+            w: CubicWeights::new(t, splat(LOD_BLEND)),
+        }
+    }
+
+    /// The position and velocity of [`Clock::shown`] (world-space offsets
+    /// move positions apart from rotations).
+    #[inline(always)]
+    fn moving(&self, a: &Motionx8, shift: &ShiftOffsetx8) -> (Vec3x8, Vec3x8) {
+        let (pos, vel) = (a.pos + a.vel * self.tau, a.vel);
+        if !self.running.any() {
+            return (pos, vel);
+        }
+        let (z, r) = (Vec3x8::ZERO, self.running);
+        let off = self.w.offset(shift.pos, shift.vel);
+        let dv = self.w.velocity(shift.pos, shift.vel);
+        let on =
+            |v: Vec3x8| Vec3x8::new(r.select(v.x, z.x), r.select(v.y, z.y), r.select(v.z, z.z));
+        (pos + on(off), vel + on(dv))
+    }
+
+    /// The pose shown carried from anchor `a` with `offset` at this clock:
+    /// [`carry`], then the offset where it runs ([`offset_on`]).
+    #[inline(always)]
+    fn shown(&self, a: &Motionx8, offset: &LodOffsetx8) -> Motionx8 {
+        let x = carry(a, (self.tau, self.half_tau));
+        offset_on(&x, offset, (self.running, &self.w))
+    }
+}
+
+/// What a pack with level of detail shows, made when it is read: its
+/// world rows hold each character's anchor (the world pose it was last
+/// evaluated at), and it shows that anchor carried over the seconds since
+/// (its schedule's `since_eval`) with its offset where it runs (at
+/// `since_offset`), joint by joint: the pose its step showed (and
+/// checked). A step that evaluates nobody in the pack writes nothing, so a
+/// carried pack costs its step O(1), not O(joints).
+pub(crate) struct Carried<'a> {
+    world: &'a [Motionx8],
+    offset: &'a [LodOffsetx8],
+    clock: Clock,
+}
+
+impl<'a> Carried<'a> {
+    /// Pack rows `world` and `offset` under `sched`, when what the pack
+    /// shows is not its rows (a character carried, or an offset running;
+    /// else `None`: its rows are what it shows).
+    #[inline]
+    pub(crate) fn of(
+        sched: &Schedulex8,
+        world: &'a [Motionx8],
+        offset: &'a [LodOffsetx8],
+    ) -> Option<Carried<'a>> {
+        (!shows_rows(sched.since_eval, sched.since_offset)).then(|| Carried {
+            world,
+            offset,
+            clock: Clock::at(sched.since_eval, sched.since_offset),
+        })
+    }
+
+    /// Joint `j` as the pack shows it.
+    #[inline(always)]
+    pub(crate) fn joint(&self, j: usize) -> Motionx8 {
+        self.clock.shown(&self.world[j], &self.offset[j])
+    }
+
+    /// The joint whose world row is `row` (one of this pack's world rows):
+    /// its place in the rows, from the addresses (no `unsafe`: integers).
+    #[inline(always)]
+    pub(crate) fn index(&self, row: &Motionx8) -> usize {
+        let at = row as *const Motionx8 as usize - self.world.as_ptr() as usize;
+        at / size_of::<Motionx8>()
+    }
+
+    /// The characters' boxes as shown ([`Carried::joint`]'s positions,
+    /// padded by `radii` where given, as forward kinematics' boxes).
+    pub(crate) fn bounds(&self, radii: Option<&[f32]>) -> Aabbx8 {
+        let mut check = PackCheck::EMPTY;
+        let mut b = Aabbx8::EMPTY;
+        let mut scratch = Motionx8::REST;
+        for j in 0..self.world.len() {
+            let g = self.joint(j);
+            write_world(
+                &mut scratch,
+                &g,
+                (F32x8::ZERO, true),
+                F32x8::ZERO,
+                &mut check,
+            );
+            grow(&mut b, j, &g.pos, radii);
+        }
+        b.finished(check.finite())
+    }
+}
+
+/// Whether a pack whose clocks are `since_eval` and `since_offset` shows
+/// its world rows as they are: nobody carried, no offset running.
+#[inline(always)]
+pub(super) fn shows_rows(since_eval: F32x8, since_offset: F32x8) -> bool {
+    !(since_eval.simd_gt(F32x8::ZERO).any() || LodStep::running(since_offset).any())
+}
+
+/// `b` grown by joint `j`'s position `p` (not joint 0, the world root),
+/// padded by its radius where given.
+#[inline(always)]
+fn grow(b: &mut Aabbx8, j: usize, p: &Vec3x8, radii: Option<&[f32]>) {
+    match (j, radii) {
+        (0, _) => {}
+        (_, Some(r)) => b.grow(p, splat(r[j])),
+        (_, None) => b.grow_point(p),
+    }
+}
+
+/// Writes an evaluated pack's step with level of detail `lod` (module
+/// docs) that is not plain (someone carried, resumed or with an offset
+/// running): per joint, from its anchor (the world row), the pose each
+/// character shows carried (the anchor over `lod.tau` along its
+/// velocities, with its running offset at `lod.t_old`); the resumed lanes'
+/// new offsets from that carried pose to the evaluated one (`evaluated`,
+/// from forward kinematics), and what the evaluated lanes show (the
+/// evaluated pose with its offset at `lod.t_new`: for a resumed lane, the
+/// carried pose). What the pack shows is checked against what it showed
+/// last step (made again from the anchor at `was`, its clocks then) when
+/// `CHECK` and not `first` ([`write_world`]), and boxed; the evaluated
+/// lanes' rows become their evaluated pose, their new anchor.
 #[inline(never)]
 pub(super) fn lod_world<const CHECK: bool>(
     (world, bounds): (&mut [Motionx8], &mut Aabbx8),
-    kept: Kept,
-    evaluated: Option<&[Motionx8]>,
-    lod: &LodStep,
+    offsets: &mut [LodOffsetx8],
+    evaluated: &[Motionx8],
+    (lod, was): (&LodStep, (F32x8, F32x8)),
     (radii, first, half_dt): (Option<&[f32]>, bool, F32x8),
 ) -> PackCheck {
     let mut check = PackCheck::EMPTY;
     let skip = first || !CHECK;
-    let unanchored = bits_mask(!kept.anchored);
     let (m_due, m_resumed) = (bits_mask(lod.due), bits_mask(lod.resumed));
-    let half_tau = lod.tau * splat(0.5);
-    let all_anchored = kept.anchored == 0xff;
-    let blend = splat(LOD_BLEND);
-    let (run_old, run_new) = (LodStep::running(lod.t_old), LodStep::running(lod.t_new));
-    let (w_old, w_new) = (
-        CubicWeights::new(lod.t_old, blend),
-        CubicWeights::new(lod.t_new, blend),
+    let old = Clock::at(lod.tau, lod.t_old);
+    let (run_new, w_new) = (
+        LodStep::running(lod.t_new),
+        CubicWeights::new(lod.t_new, splat(LOD_BLEND)),
     );
-    let rows = kept.anchor.iter_mut().zip(kept.offset.iter_mut());
-    for (j, (anchor, offset)) in rows.enumerate() {
-        let a = match all_anchored {
-            true => *anchor,
-            false => select_motion(unanchored, &world[j], anchor),
-        };
-        let x = carry(&a, (lod.tau, half_tau));
-        let carried = offset_on(&x, offset, (run_old, &w_old));
-        let g = match evaluated {
-            None => {
-                if !all_anchored {
-                    *anchor = a;
-                }
-                carried
-            }
-            Some(e) => {
-                let e = &e[j];
-                if lod.resumed != 0 {
-                    let (turn, shift) = offset_between(&carried, e);
-                    update_turn(m_resumed, &turn, &mut offset.turn);
-                    update_shift(m_resumed, &shift, &mut offset.shift);
-                }
+    let was = Clock::at(was.0, was.1);
+    // Whether every due lane resumes: its offset at 0 is the whole gap, so
+    // it shows the carried pose (`e` plus the offset at `t_new` = 0 is
+    // `carried`, to rounding).
+    let fresh_only = lod.due == lod.resumed;
+    let mut b = Aabbx8::EMPTY;
+    for (j, (row, offset)) in world.iter_mut().zip(offsets.iter_mut()).enumerate() {
+        let a = *row;
+        // The check reads the previous output's positions and velocities.
+        let mut prev = a;
+        if !skip {
+            (prev.pos, prev.vel) = was.moving(&a, &offset.shift);
+        }
+        let carried = old.shown(&a, offset);
+        let e = &evaluated[j];
+        if lod.resumed != 0 {
+            let (turn, shift) = offset_between(&carried, e);
+            update_turn(m_resumed, &turn, &mut offset.turn);
+            update_shift(m_resumed, &shift, &mut offset.shift);
+        }
+        let g = match fresh_only {
+            true => carried,
+            false => {
                 let shown = offset_on(e, offset, (run_new, &w_new));
-                *anchor = a;
-                update_motion(m_due, e, anchor);
                 select_motion(m_due, &shown, &carried)
             }
         };
-        write_world(
-            &mut world[j],
-            &g,
-            (splat(j as f32), skip),
-            half_dt,
-            &mut check,
-        );
+        write_world(&mut prev, &g, (splat(j as f32), skip), half_dt, &mut check);
+        grow(&mut b, j, &g.pos, radii);
+        update_motion(m_due, e, row);
     }
-    *bounds = pack_bounds(world, radii, &check);
+    *bounds = b.finished(check.finite());
     check
 }
 

@@ -57,6 +57,7 @@ mod transition;
 
 pub(crate) use ahead::Ahead;
 pub(crate) use layers::LayerPass;
+pub(crate) use lod::Carried;
 pub(crate) use pack_step::step_pack;
 pub(crate) use scratch::{PackScratch, Scratches};
 pub(crate) use shared::Shared;

@@ -9,7 +9,7 @@
 use super::ahead::Ahead;
 use super::fk::fk_pass;
 use super::layers::layers;
-use super::lod::{Kept, lod_world};
+use super::lod::{lod_world, shows_rows};
 use super::profile::inertialize_profiled;
 use super::profile::{DeadTiming, Profiles, clear_snapped, dead_blend_profiled};
 use super::root_motion::{extract_root, onto_place};
@@ -54,6 +54,7 @@ pub(crate) fn step_pack<const CUBIC: bool, const INERT: bool>(
     let (happened, mut given) = commands(sh, &mut pack, &mut scratch.layer_spans);
     let step = pack.states.step(&happened, pack.layers);
     events(&mut pack, &step, given.trans);
+    let before = (pack.schedule.since_eval, pack.schedule.since_offset);
     let lod = match sh.lod {
         true => {
             let live = live_lanes(pack.index, sh.characters);
@@ -64,7 +65,7 @@ pub(crate) fn step_pack<const CUBIC: bool, const INERT: bool>(
     };
     if let Some(lod) = &lod {
         if lod.due == 0 {
-            carry_pack(sh, &mut pack, lod);
+            carry_pack(sh, &mut pack);
             return;
         }
         given.resumed = lod.resumed;
@@ -95,47 +96,46 @@ pub(crate) fn step_pack<const CUBIC: bool, const INERT: bool>(
         }
     }
     *pack.result = match &lod {
-        Some(lod) if !plain(lod) => lod_pass(sh, &mut pack, &step, local, evaluated, lod),
+        Some(lod) if !plain(lod, before) => {
+            lod_pass(sh, &mut pack, &step, (local, evaluated), (lod, before))
+        }
         _ => {
-            if lod.is_some() {
-                pack.schedule.anchored = 0;
-            }
+            pack.schedule.stale = 0;
             world_pass(sh, &mut pack, &step, local, given.trans)
         }
     };
 }
 
 /// Whether a pack with level of detail shows its evaluated pose in every
-/// lane this step (all evaluated, no offset starting or running), as a
-/// crowd without it: its forward kinematics writes the world output, and
-/// its anchors are that output.
+/// lane this step (all evaluated, no offset starting or running) after
+/// showing its world rows last step (its clocks then, `was`), as a crowd
+/// without it: its forward kinematics writes the world output, checked
+/// against those rows, and its anchors are that output.
 #[inline(always)]
-fn plain(lod: &LodStep) -> bool {
-    lod.due == 0xff && lod.resumed == 0 && !LodStep::running(lod.t_new).any()
+fn plain(lod: &LodStep, was: (F32x8, F32x8)) -> bool {
+    lod.due == 0xff
+        && lod.resumed == 0
+        && !LodStep::running(lod.t_new).any()
+        && shows_rows(was.0, was.1)
 }
 
-/// A pack none of whose characters is due this step: its world output
-/// carried ([`lod_world`]) and, where the crowd extracts root motion, its
-/// root motion carried ([`carry_root_motion`]).
-fn carry_pack(sh: &Shared, pack: &mut Pack, lod: &LodStep) {
+/// A pack none of whose characters is due this step: where the crowd
+/// extracts root motion, its root motion carried ([`carry_root_motion`]);
+/// its world output (its characters' anchors) is not written and what it
+/// shows is made when it is read ([`super::lod::Carried`]; its schedule
+/// marks its boxes stale), so its step
+/// costs O(1), not O(joints). Nothing is shown that its step did not
+/// already check, so it adds nothing to the velocity check.
+fn carry_pack(sh: &Shared, pack: &mut Pack) {
     if sh.extract {
         let before = *pack.root_motion;
         carry_root_motion(pack.root_motion, &before, 0xff, sh.dt);
     }
-    let kept = Kept {
-        anchor: pack.lod_anchor,
-        offset: pack.lod_offset,
-        anchored: pack.schedule.anchored,
+    pack.schedule.stale = 1;
+    *pack.result = PackResult {
+        ran: true,
+        ..PackResult::default()
     };
-    pack.schedule.anchored = 0xff;
-    let half_dt = splat(0.5 * sh.dt);
-    let out = (&mut *pack.world, &mut *pack.bounds);
-    let at = (sh.radii, sh.first, half_dt);
-    let check = match sh.check {
-        true => lod_world::<true>(out, kept, None, lod, at),
-        false => lod_world::<false>(out, kept, None, lod, at),
-    };
-    *pack.result = figures(sh, pack.index, (check, 0), lod.due, pack.world.len());
 }
 
 /// The root motion of the `carried` lanes (bits): their last step's
@@ -155,15 +155,14 @@ fn carry_root_motion(out: &mut RootMotionx8, before: &RootMotionx8, carried: u8,
 
 /// The world output of an evaluated pack with level of detail that is not
 /// [`plain`]: forward kinematics into the worker's `evaluated` scratch,
-/// then [`lod_world`] into the world output.
+/// then [`lod_world`] (`was`: the pack's clocks before this step).
 #[inline(always)]
 fn lod_pass(
     sh: &Shared,
     pack: &mut Pack,
     step: &Stepx8,
-    local: &[Motionx8],
-    evaluated: &mut [Motionx8],
-    lod: &LodStep,
+    (local, evaluated): (&[Motionx8], &mut [Motionx8]),
+    (lod, was): (&LodStep, (F32x8, F32x8)),
 ) -> PackResult {
     let half_dt = splat(0.5 * sh.dt);
     let mut unused = crate::crowd::bounds::Aabbx8::EMPTY;
@@ -175,17 +174,12 @@ fn lod_pass(
         true,
         half_dt,
     );
-    let kept = Kept {
-        anchor: pack.lod_anchor,
-        offset: pack.lod_offset,
-        anchored: pack.schedule.anchored,
-    };
-    pack.schedule.anchored = 0xff;
+    pack.schedule.stale = 0;
     let out = (&mut *pack.world, &mut *pack.bounds);
-    let at = (sh.radii, sh.first, half_dt);
+    let (offsets, at) = (&mut *pack.lod_offset, (sh.radii, sh.first, half_dt));
     let check = match sh.check {
-        true => lod_world::<true>(out, kept, Some(evaluated), lod, at),
-        false => lod_world::<false>(out, kept, Some(evaluated), lod, at),
+        true => lod_world::<true>(out, offsets, evaluated, (lod, was), at),
+        false => lod_world::<false>(out, offsets, evaluated, (lod, was), at),
     };
     let trans = pack_trans(pack);
     figures(sh, pack.index, (check, trans), lod.due, local.len())

@@ -189,7 +189,13 @@ pub(super) fn reference_pack(
         let cl = lod.as_ref().map(|x| CharLod::of(x, l));
         if let Some(cl) = cl.filter(|cl| !cl.due) {
             let check = ref_carry_frame(crowd, ch, s, &cl, (c, frame, dt));
-            total.velocity.merge(&check);
+            // A pack with nobody evaluated adds nothing to the check, as
+            // in the lanes crowd, whose step does not make its carried
+            // pose (`passes::Carried`); a carried character of an
+            // evaluated pack is checked.
+            if lod.as_ref().is_some_and(|x| x.due != 0) {
+                total.velocity.merge(&check);
+            }
             continue;
         }
         total.evaluated += 1;

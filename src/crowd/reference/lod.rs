@@ -61,7 +61,8 @@ pub(super) fn ref_carried(out: &mut Pose, ch: &RefState, lod: &CharLod) {
 
 /// The pose `ch` shows evaluated at `evaluated`, into `out`: where it
 /// resumes, its new offset from the pose it shows carried (computed into
-/// `carried`) to the evaluated one ([`r::op_inertialize_offset`]); its
+/// `carried`) to the evaluated one ([`r::op_inertialize_offset`]), and the
+/// carried pose (the evaluated one with the whole offset); elsewhere its
 /// offset applied at `lod.t_new` while it runs. The evaluated pose becomes
 /// its anchor.
 pub(super) fn ref_evaluated(
@@ -77,6 +78,12 @@ pub(super) fn ref_evaluated(
         // each allocated with the skeleton's joints in `RefState::try_new`
         // and never resized: the length check cannot refuse them.
         r::op_inertialize_offset(&mut ch.lod_offset, carried, evaluated).expect(SIZED);
+    }
+    if lod.resumed {
+        // Its offset at 0 is the whole gap: it shows the carried pose.
+        out.clone_from(carried);
+        ch.anchor.clone_from(evaluated);
+        return;
     }
     for j in 0..out.len() {
         let e = evaluated.get(j);
