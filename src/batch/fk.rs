@@ -43,12 +43,19 @@ pub const STREAM_ABOVE_BYTES: usize = 32 << 20;
 ///   characters the one-pack walk already wins for `PosRotSclx8` (2.5 MB,
 ///   12%) and `Kformx8` (4.8 MB, 6%) and loses 2 to 3% for `PosRotx8`
 ///   (1.8 MB) and `Motionx8` (3.3 MB);
-/// - the same caches, **two threads or more: the L3**. Each core then
-///   walks half the crowd out of the shared L3, and the one-pack walk's
-///   advantage between the L2 and the L3 is gone: `Kformx8` on two threads
-///   was 1.43 to 1.57x a copy with one pack at 1,024 to 4,096 characters
-///   (4.8 to 19 MB) where the pairs were 1.28 to 1.38x at 2,048 and 4,096,
-///   and one pack wins again past the L3 (1.02 to 1.14x at 8,192 and more);
+/// - the same caches, **`t` threads: twice the L2 per thread** (4 MiB on
+///   two), at most the L3 ([`STREAM_ABOVE_BYTES`] when it is unknown). Each core then walks its share of the crowd,
+///   and the pairs' advantage ends where that share leaves its L2, not
+///   where the whole crowd leaves the L3: in the idle sweep of 2026-11-28
+///   (12:30 UTC, PERF.md "FK's walk by working set, idle"), two threads,
+///   the pairs were 1.62 to 1.77x a copy at 8,192 characters (20 to 32
+///   MB, inside the L3) where one pack was 1.05 to 1.16x, and one pack was
+///   ahead at 4,096 (10 to 16 MB: 1.11 to 1.33x against 1.22 to 1.65x);
+///   below 8 MB the two walks were within the run's noise of each other
+///   but for `Kformx8` at 2,048 (8 MB: pairs 1.26x, one pack 1.43x). An
+///   earlier, less quiet run had the L3 as this threshold (the pairs
+///   1.28 to 1.38x at 2,048 and 4,096 `Kformx8` characters, one pack 1.43
+///   to 1.57x): the two disagree between 8 and 16 MB, and agree above;
 /// - a smaller L2 with a known L3 (the Zen 3 of PERF.md: L2 512 KiB, L3 32
 ///   MiB), any threads: **the L3**. There the pairs are as fast as one
 ///   pack or faster at every size measured, in cache by 10 to 30% and
@@ -58,8 +65,8 @@ pub const STREAM_ABOVE_BYTES: usize = 32 << 20;
 ///
 /// Two machine kinds are all this is fitted to: a CPU of another kind
 /// (Intel's 2 MiB L2s, for one) gets the rule of the kind its caches
-/// resemble, unmeasured; the two-thread rule is measured for `Kformx8`
-/// alone (`/work/notes/measure-readout.sh` sweeps every type). Every walk
+/// resemble, unmeasured; the rule for more than two threads is the
+/// two-thread one extended, unmeasured (these machines have two). Every walk
 /// gives the same bits, so the rule moves only time.
 ///
 /// ```
@@ -71,12 +78,16 @@ pub const STREAM_ABOVE_BYTES: usize = 32 << 20;
 /// assert_eq!(stream_above_for(zen3, 1), 32 << 20);
 /// assert_eq!(stream_above_for(zen3, 2), 32 << 20);
 /// assert_eq!(stream_above_for(zen_avx512, 1), 2 << 20);
-/// assert_eq!(stream_above_for(zen_avx512, 2), 32 << 20);
+/// assert_eq!(stream_above_for(zen_avx512, 2), 4 << 20);
+/// assert_eq!(stream_above_for(zen_avx512, 64), 32 << 20);
 /// assert_eq!(stream_above_for(Caches::default(), 1), STREAM_ABOVE_BYTES);
 /// ```
 pub fn stream_above_for(caches: Caches, threads: usize) -> usize {
     match (caches.l2, caches.l3) {
-        (Some(l2), _) if l2 >= 1 << 20 && threads <= 1 => l2.saturating_mul(2),
+        (Some(l2), l3) if l2 >= 1 << 20 => {
+            let share = l2.saturating_mul(2).saturating_mul(threads.max(1));
+            share.min(l3.unwrap_or(STREAM_ABOVE_BYTES))
+        }
         (_, Some(l3)) => l3,
         _ => STREAM_ABOVE_BYTES,
     }

@@ -481,8 +481,8 @@ fn threads_do_not_change_bits() {
 /// by side up to `above` bytes of local and global pose, one pack beyond,
 /// at the boundary of each type's own size, for the default threshold and
 /// the AVX-512 Zen's (2 MiB); the threshold by caches and threads
-/// (`stream_above_for`: twice a big L2 on one thread, the L3 on two or
-/// more or with a smaller L2); `walk_for` is it with this machine's
+/// (`stream_above_for`: twice a big L2 per thread, at most the L3; the L3
+/// with a smaller L2); `walk_for` is it with this machine's
 /// threshold on the current pool (`stream_above_bytes`, from its caches and
 /// the pool's threads, checked on pools of 1 and 2); and `op_fk` over a
 /// crowd just past the default boundary gives the bits of both walks, on
@@ -498,8 +498,8 @@ fn the_walk_follows_the_working_set() {
     use batch::fk::{
         STREAM_ABOVE_BYTES, stream_above_bytes, stream_above_for, walk_for, walk_for_above,
     };
-    // The threshold follows the pool it is asked on: the per-core rule
-    // on one thread, the shared cache's on two (a machine with a big L2).
+    // The threshold follows the pool it is asked on: twice a big L2 per
+    // thread of the pool, at most the shared cache.
     let here = Caches::of_this_machine();
     for threads in [1, 2] {
         let above = pool(threads).install(stream_above_bytes);
@@ -507,11 +507,17 @@ fn the_walk_follows_the_working_set() {
     }
     let big_l2 = Caches::new(Some(1 << 20), Some(32 << 20));
     assert_eq!(stream_above_for(big_l2, 1), 2 << 20);
-    for threads in [2, 3, 16] {
+    assert_eq!(stream_above_for(big_l2, 2), 4 << 20);
+    assert_eq!(stream_above_for(big_l2, 3), 6 << 20);
+    for threads in [16, 17, usize::MAX] {
         assert_eq!(stream_above_for(big_l2, threads), 32 << 20, "{threads}");
     }
     assert_eq!(
         stream_above_for(Caches::new(Some(1 << 20), None), 2),
+        4 << 20
+    );
+    assert_eq!(
+        stream_above_for(Caches::new(Some(1 << 20), None), 64),
         STREAM_ABOVE_BYTES
     );
     let zen3 = Caches::new(Some(512 << 10), Some(32 << 20));
