@@ -192,6 +192,12 @@ impl Packs<'_> {
         self.first..self.first + self.len
     }
 
+    /// Whether every pack of the run has run this frame (nothing left to
+    /// step, so no scratch is needed for it).
+    pub(crate) fn all_ran(&self) -> bool {
+        (0..self.len).all(|i| self.ran(i))
+    }
+
     /// Whether pack `i` of the run (its first is 0) has run this frame.
     #[inline(always)]
     pub(crate) fn ran(&self, i: usize) -> bool {

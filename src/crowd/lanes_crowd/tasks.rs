@@ -465,7 +465,10 @@ impl<'f> ShownRange<'f> {
     /// thread (or leaves them to the next part when this thread's scratch
     /// cannot be had, [`PreparedStep`]).
     pub fn run(self) {
-        if self.is_empty() {
+        // A run already computed (the rest of a frame whose batches all
+        // ran elsewhere) takes no scratch: a thread without one of its own
+        // would make one for nothing (0.1 M instructions a frame).
+        if self.is_empty() || self.batches.all_done() {
             return;
         }
         let ShownRange {
@@ -549,7 +552,8 @@ impl<'f> PackRange<'f> {
     /// thread (or leaves them to the next part when this thread's scratch
     /// cannot be had, [`PreparedStep`]).
     pub fn run(self) {
-        if self.is_empty() {
+        // As ShownRange::run: no scratch for a run that has all run.
+        if self.is_empty() || self.packs.all_ran() {
             return;
         }
         let PackRange { sh, packs, kit } = self;

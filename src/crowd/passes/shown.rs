@@ -113,6 +113,12 @@ impl<'a> ShownBatches<'a> {
         )
     }
 
+    /// Whether every batch of the run is computed (nothing left to run,
+    /// so no scratch is needed for it).
+    pub(crate) fn all_done(&self) -> bool {
+        self.done.iter().all(|&d| d)
+    }
+
     /// Computes the run's batches not yet computed.
     pub(crate) fn run<const CUBIC: bool, const INERT: bool>(
         self,
