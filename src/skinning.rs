@@ -67,7 +67,7 @@ pub const IDENTITY_3X4: [f32; 12] = [1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0
 /// `1 - 2(y² + z²)`, `2(xy - wz)`, `2(xz + wy)` on the first row and so on
 /// (the matrix that maps `v` to `q v q*`).
 #[inline(always)]
-fn rot3<T>(w: T, x: T, y: T, z: T, one: T) -> [[T; 3]; 3]
+pub(crate) fn rot3<T>(w: T, x: T, y: T, z: T, one: T) -> [[T; 3]; 3]
 where
     T: Copy + core::ops::Add<Output = T> + core::ops::Sub<Output = T> + core::ops::Mul<Output = T>,
 {

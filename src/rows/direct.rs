@@ -26,6 +26,11 @@
 //! - rotations, two joints at a time: the 8x8 block of two quaternions in
 //!   the destination's component order gives eight rows of two whole
 //!   elements, each one 32-byte store at its place.
+//! - transforms into `[f32; 16]` ([`matrix_floats`], [`pack_matrix`]):
+//!   each joint's eight column-major matrices `T R S` made in lanes, as
+//!   [`crate::skinning::kform_matrix`] makes one (the same bits), then two
+//!   8x8 transposes whose row `k` is lane `k`'s matrix: two 32-byte stores
+//!   each (PERF.md: `output::transforms` 5.3x a copy before, 3.0x after).
 //! - streams (elements consecutive, [`runs_xyz`], [`runs_quat`]): a pack's
 //!   eight elements are 24 or 32 consecutive floats, made from its three or
 //!   four lane vectors with 9 or 12 shuffles.
@@ -49,7 +54,7 @@ use core::ops::Range;
 use bytemuck::Pod;
 
 use super::shuffle::{Native, quad_runs, transpose8, xyz_runs};
-use crate::lanes::{F32x8, Quatx8, Vec3x8};
+use crate::lanes::{F32x8, Quatx8, Vec3x8, splat};
 use crate::reference::{Quat, Vec3};
 
 /// Whether `O` is `T` (`T` a type without lifetime parameters).
@@ -126,6 +131,16 @@ pub(crate) fn quat_floats<O>(out: &mut [O]) -> Option<(&mut [f32], QuatOrder)> {
     #[cfg(feature = "glam033")]
     as_floats!(QuatOrder::Xyzw; glam033::Quat);
     None
+}
+
+/// The floats of `out` when `O` is `[f32; 16]`, whose `From<Kform>` is
+/// [`crate::skinning::kform_matrix`] (the column-major `T R S`); `None`
+/// for any other type (glam's and mint's matrices keep the portable path:
+/// their conversions are their crates' own arithmetic, whose bits this
+/// path does not promise).
+#[inline(always)]
+pub(crate) fn matrix_floats<O>(out: &mut [O]) -> Option<&mut [f32]> {
+    same::<O, [f32; 16]>(out).map(bytemuck::cast_slice_mut)
 }
 
 /// The eight rows of a pack's output, `stride` floats each, when `out`
@@ -325,6 +340,70 @@ pub(crate) fn pack_quat<'a, T, V: Borrow<Quatx8>>(
         let rows = [0, 1, 2, 3, 4, 5, 6, 7].map(|k| *r[k].as_array());
         let at = 4 * first + 8 * p;
         copy_rows(out, (stride, at, 4 * two.len()), &lanes, &rows);
+    }
+}
+
+/// The column-major matrices `T R S` of one joint of eight characters,
+/// row `k` of the two halves the 16 floats of lane `k`'s matrix:
+/// [`crate::skinning::kform_matrix`] per lane with the same operations in
+/// the same order (`rot3`, each rotation column times its scale), so the
+/// same bits; its 16 lane vectors (three scaled columns and a zero, then
+/// the translation and a one) as two 8x8 transposes.
+#[inline(always)]
+fn matrix_halves(pos: &Vec3x8, rot: &Quatx8, scl: &Vec3x8) -> [[F32x8; 8]; 2] {
+    let r = crate::skinning::rot3(rot.w, rot.x, rot.y, rot.z, splat(1.0));
+    let s = [scl.x, scl.y, scl.z];
+    let col = |c: usize| [r[0][c] * s[c], r[1][c] * s[c], r[2][c] * s[c]];
+    let (c0, c1, c2) = (col(0), col(1), col(2));
+    let (zero, one) = (splat(0.0), splat(1.0));
+    let t = transpose8::<Native>;
+    [
+        t([&c0[0], &c0[1], &c0[2], &zero, &c1[0], &c1[1], &c1[2], &zero]),
+        t([&c2[0], &c2[1], &c2[2], &zero, &pos.x, &pos.y, &pos.z, &one]),
+    ]
+}
+
+/// `out[16 ((k - lanes.start) joints + j) ..][..16]` = the column-major
+/// matrix `T R S` of lane `k` of `pack[j]` ([`matrix_halves`]), for every
+/// joint `j` and lane `k` of `lanes` (`out` holds `16 lanes.len()
+/// pack.len()` floats): each matrix two 32-byte stores at its place when
+/// the pack's eight lanes are wanted, else through rows on the stack.
+#[inline(always)]
+pub(crate) fn pack_matrix<'a, T>(
+    pack: &'a [T],
+    lanes: Range<usize>,
+    out: &mut [f32],
+    pos: impl Fn(&'a T) -> Vec3x8,
+    rot: impl Fn(&'a T) -> Quatx8,
+    scl: impl Fn(&'a T) -> Vec3x8,
+) {
+    let stride = 16 * pack.len();
+    debug_assert!(lanes.end <= 8 && out.len() == lanes.len() * stride);
+    let lanes = lanes.start..lanes.end.min(8);
+    let halves = |t: &'a T| matrix_halves(&pos(t), &rot(t), &scl(t));
+    if let (true, Some(mut rows)) = (lanes == (0..8), eight_rows(out, stride)) {
+        for (j, t) in pack.iter().enumerate() {
+            let Some(dst) = at_rows::<16>(&mut rows, 16 * j) else {
+                break;
+            };
+            let [lo, hi] = halves(t);
+            for (k, d) in dst.into_iter().enumerate() {
+                let (a, b) = d.split_at_mut(8);
+                a.copy_from_slice(lo[k].as_array());
+                b.copy_from_slice(hi[k].as_array());
+            }
+        }
+        return;
+    }
+    for (j, t) in pack.iter().enumerate() {
+        let [lo, hi] = halves(t);
+        let rows: [[f32; 16]; 8] = core::array::from_fn(|k| {
+            let mut m = [0.0f32; 16];
+            m[..8].copy_from_slice(lo[k].as_array());
+            m[8..].copy_from_slice(hi[k].as_array());
+            m
+        });
+        copy_rows(out, (stride, 16 * j, 16), &lanes, &rows);
     }
 }
 

@@ -306,7 +306,10 @@ impl KformRows {
 
 /// [`pack_rows3`] for whole transforms: `O::from(Kform { pos, rot, scl,
 /// ..Kform::IDENTITY })` of each lane (velocities zero), from a joint's
-/// three lane fields.
+/// three lane fields. Into `[f32; 16]` ([`direct::matrix_floats`]) the
+/// matrices are made in lanes and transposed straight into `out`
+/// ([`direct::pack_matrix`]: the same bits); any other `O` goes through
+/// `rows`.
 #[inline(always)]
 pub(crate) fn pack_rows_kform<'a, T, O: From<Kform>>(
     rows: &mut KformRows,
@@ -317,6 +320,9 @@ pub(crate) fn pack_rows_kform<'a, T, O: From<Kform>>(
     rot: impl Fn(&'a T) -> Quatx8,
     scl: impl Fn(&'a T) -> Vec3x8,
 ) {
+    if let Some(floats) = direct::matrix_floats(out) {
+        return direct::pack_matrix(pack, lanes, floats, pos, rot, scl);
+    }
     blocks(
         rows,
         pack.len(),
