@@ -280,7 +280,15 @@ fn pack_store(
     let inert = cfg.transition == Transition::Inertialize;
     let fitted = cfg.fit().is_some();
     let lod = cfg.level_of_detail;
-    let transition = dead_blend_poses(rest, if inert { 0 } else { n(j)? })?;
+    // `k` rows per pack where `on`, none otherwise.
+    let n_if = |on: bool, k: usize| if on { n(k) } else { Ok(0) };
+    let rows = |what, len| (what, len, packs);
+    let offsets = "inertialization offsets";
+    // Any finite half-life: read only while a transition runs, and
+    // written at its start.
+    let half_life = Vec3x8::splat(crate::reference::Vec3::splat(0.2));
+    let fits = "dead blending's fitted half-lives";
+    let standing = Root::standing(crate::reference::Vec3::ZERO, 0.0);
     Ok(PackStore {
         count: packs,
         states: try_vec("character states", packs, Statex8::new(row0))?,
@@ -289,73 +297,31 @@ fn pack_store(
         events: try_vec("events", packs, Default::default())?,
         plan: try_vec("the frame's plan", packs, PackPlan::default())?,
         result: try_vec("the frame's figures", packs, PackResult::default())?,
-        ab_flips: Rows::new(try_vec("blend paths", n(j)?, 0)?, packs),
-        turns: Rows::new(
-            try_vec(
-                "inertialization offsets",
-                if inert { n(turning)? } else { 0 },
-                TurnOffsetx8::ZERO,
-            )?,
-            packs,
-        ),
-        shifts: Rows::new(
-            try_vec(
-                "inertialization offsets",
-                if inert { n(moving)? } else { 0 },
-                ShiftOffsetx8::ZERO,
-            )?,
-            packs,
-        ),
-        transition: Rows::new(transition, packs),
-        dead_flips: Rows::new(
-            try_vec("dead blending's paths", if inert { 0 } else { n(j)? }, 0)?,
-            packs,
-        ),
-        // Any finite half-life: read only while a transition runs, and
-        // written at its start.
-        fit_rot: Rows::new(
-            try_vec(
-                "dead blending's fitted half-lives",
-                if fitted { n(turning)? } else { 0 },
-                Vec3x8::splat(crate::reference::Vec3::splat(0.2)),
-            )?,
-            packs,
-        ),
-        fit_pos: Rows::new(
-            try_vec(
-                "dead blending's fitted half-lives",
-                if fitted { n(moving)? } else { 0 },
-                Vec3x8::splat(crate::reference::Vec3::splat(0.2)),
-            )?,
-            packs,
-        ),
-        layers: Rows::new(try_vec("layers", n(layers)?, LayerLanes::new(row0))?, packs),
-        layer_flips: Rows::new(try_vec("layer paths", n(layers * j)?, 0)?, packs),
-        roots: Rows::new(
-            try_vec(
-                "roots given",
-                n(8)?,
-                Root::standing(crate::reference::Vec3::ZERO, 0.0),
-            )?,
-            packs,
-        ),
-        world: Rows::new(try_vec("world output", n(j)?, Motionx8::REST)?, packs),
+        ab_flips: pack_rows(rows("blend paths", n(j)?), 0)?,
+        turns: pack_rows(rows(offsets, n_if(inert, turning)?), TurnOffsetx8::ZERO)?,
+        shifts: pack_rows(rows(offsets, n_if(inert, moving)?), ShiftOffsetx8::ZERO)?,
+        transition: Rows::new(dead_blend_poses(rest, n_if(!inert, j)?)?, packs),
+        dead_flips: pack_rows(rows("dead blending's paths", n_if(!inert, j)?), 0)?,
+        fit_rot: pack_rows(rows(fits, n_if(fitted, turning)?), half_life)?,
+        fit_pos: pack_rows(rows(fits, n_if(fitted, moving)?), half_life)?,
+        layers: pack_rows(rows("layers", n(layers)?), LayerLanes::new(row0))?,
+        layer_flips: pack_rows(rows("layer paths", n(layers * j)?), 0)?,
+        roots: pack_rows(rows("roots given", n(8)?), standing)?,
+        world: pack_rows(rows("world output", n(j)?), Motionx8::REST)?,
         schedule: try_vec("schedules", packs, Schedulex8::every_step())?,
-        lod_offset: Rows::new(
-            try_vec(
-                "level of detail",
-                if lod { n(j)? } else { 0 },
-                LodOffsetx8::ZERO,
-            )?,
-            packs,
-        ),
+        lod_offset: pack_rows(rows("level of detail", n_if(lod, j)?), LodOffsetx8::ZERO)?,
         mark_count: try_vec("markers crossed", packs, 0)?,
         bounds: try_vec("bounding boxes", packs, Aabbx8::ZERO)?,
-        marks: Rows::new(
-            try_vec("markers crossed", n(marks_per_pack)?, NO_EVENT)?,
-            packs,
-        ),
+        marks: pack_rows(rows("markers crossed", n(marks_per_pack)?), NO_EVENT)?,
     })
+}
+
+/// `len` items of `value` ([`try_vec`]) as rows over `packs` packs.
+fn pack_rows<T: Clone>(
+    (what, len, packs): (&'static str, usize, usize),
+    value: T,
+) -> Result<Rows<T>> {
+    Ok(Rows::new(try_vec(what, len, value)?, packs))
 }
 
 /// Bytes of a crowd's room for the markers its packs' sources (A, B and

@@ -145,25 +145,9 @@ pub(super) fn reference_pack(
     for (l, ch) in chars.iter_mut().enumerate() {
         wrap_place(&mut ch.places, &happened.spans, clips(state, l), rows, l);
     }
-    let lo = sorted.partition_point(|(c, _)| (*c as usize) < p * 8);
-    let hi = sorted.partition_point(|(c, _)| (*c as usize) < (p + 1) * 8);
-    let (mut trans, mut played, mut placed) = (0u8, 0u8, 0u8);
-    for (c, cmd) in &sorted[lo..hi] {
-        let l = *c as usize % 8;
-        placed |= (matches!(cmd, Command::Play { .. } | Command::Transition { .. }) as u8) << l;
-        if let Command::SetPeriod { period, phase } = *cmd {
-            sched.set(l, period, phase);
-        }
-        match state.apply(l, cmd, rows, layers) {
-            Applied::Transition => trans |= 1 << l,
-            Applied::Jump => played |= 1 << l,
-            Applied::Other => {}
-        }
-    }
+    let (trans, played, placed) = pack_commands(sorted, p, (state, sched, layers), rows);
     let step = state.step(&happened, layers);
-    let mut events = EventBits::default();
-    events[..3].copy_from_slice(&[step.ended_a, step.ended_b, step.finished & !trans]);
-    events[4..][..layers.len()].copy_from_slice(&step.layers.ended[..layers.len()]);
+    let events = step_events(&step, trans, layers.len());
     // What transitioning characters would have shown.
     let (mut old_state, old_layers) = (before, &mut layers_before[..layers.len()]);
     let old_events = old_state.advance(F32x8::splat(dt), old_layers, &mut layer_spans);
@@ -219,6 +203,45 @@ pub(super) fn reference_pack(
         total.velocity.merge(&check);
     }
     (total, events, marks)
+}
+
+/// A pack step's events ([`EventBits`]): sources A and B ended, the
+/// transitions finished (not those started by `trans`, the bits of the
+/// characters that began one this step), each of `nlayers` layers'
+/// sources ended; the transitions started are left to the caller.
+fn step_events(step: &Stepx8, trans: u8, nlayers: usize) -> EventBits {
+    let mut events = EventBits::default();
+    events[..3].copy_from_slice(&[step.ended_a, step.ended_b, step.finished & !trans]);
+    events[4..][..nlayers].copy_from_slice(&step.layers.ended[..nlayers]);
+    events
+}
+
+/// Pack `p`'s commands among the frame's `sorted` ones applied in order
+/// to its state, schedule and layers (the lanes crowd's code): the bits
+/// of the characters that started a transition, that jumped (played),
+/// and whose places restart (played or transitioned).
+fn pack_commands(
+    sorted: &[(u32, Command)],
+    p: usize,
+    (state, sched, layers): (&mut Statex8, &mut Schedulex8, &mut [LayerLanes]),
+    rows: &[ClipRows],
+) -> (u8, u8, u8) {
+    let lo = sorted.partition_point(|(c, _)| (*c as usize) < p * 8);
+    let hi = sorted.partition_point(|(c, _)| (*c as usize) < (p + 1) * 8);
+    let (mut trans, mut played, mut placed) = (0u8, 0u8, 0u8);
+    for (c, cmd) in &sorted[lo..hi] {
+        let l = *c as usize % 8;
+        placed |= (matches!(cmd, Command::Play { .. } | Command::Transition { .. }) as u8) << l;
+        if let Command::SetPeriod { period, phase } = *cmd {
+            sched.set(l, period, phase);
+        }
+        match state.apply(l, cmd, rows, layers) {
+            Applied::Transition => trans |= 1 << l,
+            Applied::Jump => played |= 1 << l,
+            Applied::Other => {}
+        }
+    }
+    (trans, played, placed)
 }
 
 /// Samples clip `src` at `time` played at `rate` into crowd pose `out`
