@@ -183,13 +183,21 @@ pub(crate) fn live_lanes(p: usize, characters: usize) -> u8 {
     }
 }
 
-/// A lane mask from bits (lane `l` set where bit `l` is).
+/// A lane mask from bits (lane `l` set where bit `l` is), opaque to the
+/// optimizer ([`crate::crowd::motion::opaque`]): a select by a mask LLVM
+/// can see through, stored back where it was loaded from (the level of
+/// detail's `update_motion` of the world rows, its offsets), becomes
+/// masked stores (`vpmaskmovd`), microcoded on AMD Zen: they were 44% of
+/// `passes::lod::lod_world`'s time (perf, 100,000 characters, periods
+/// 1/2/4) before the mask was made opaque.
 #[inline(always)]
 pub(crate) fn bits_mask(bits: u8) -> F32x8 {
-    F32x8::new(core::array::from_fn(|l| match bits & (1 << l) != 0 {
-        true => f32::from_bits(u32::MAX),
-        false => 0.0,
-    }))
+    crate::crowd::motion::opaque(F32x8::new(core::array::from_fn(|l| {
+        match bits & (1 << l) != 0 {
+            true => f32::from_bits(u32::MAX),
+            false => 0.0,
+        }
+    })))
 }
 
 /// Checks a period and a phase as [`Command::SetPeriod`](super::Command::SetPeriod) takes them.

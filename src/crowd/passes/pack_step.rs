@@ -145,12 +145,14 @@ fn carry_root_motion(out: &mut RootMotionx8, before: &RootMotionx8, carried: u8,
     if carried == 0 {
         return;
     }
+    // Bitwise selects of an opaque mask: a blend stored back becomes
+    // masked stores ([`update_turn`]).
     let m = bits_mask(carried);
     let dt = splat(dt);
-    out.displacement = m.select(before.velocity * dt, out.displacement);
-    out.velocity = m.select(before.velocity, out.velocity);
-    out.turn = m.select(before.turn_rate * dt, out.turn);
-    out.turn_rate = m.select(before.turn_rate, out.turn_rate);
+    out.displacement = bitselect_vec3(m, before.velocity * dt, out.displacement);
+    out.velocity = bitselect_vec3(m, before.velocity, out.velocity);
+    out.turn = m.bitselect(before.turn_rate * dt, out.turn);
+    out.turn_rate = m.bitselect(before.turn_rate, out.turn_rate);
 }
 
 /// The world output of an evaluated pack with level of detail that is not
@@ -343,7 +345,7 @@ fn start_transitions<const INERT: bool>(
         // moved and turned onto the new sources' place, so no offset
         // slides or turns it there.
         let onto = onto_place(&shown[1], &a[1], Vec3x8::splat(sh.up));
-        shown[1] = select_motion(m_trans, &onto, &shown[1]);
+        update_motion(m_trans, &onto, &mut shown[1]);
     }
     new_offsets::<INERT>(sh, pack, m_trans, (a, shown));
     if let (true, Some(p)) = (INERT, Profiles::of(sh.layout, pack.states.profile, m_trans)) {
