@@ -26,7 +26,7 @@
 //! - rotations, two joints at a time: the 8x8 block of two quaternions in
 //!   the destination's component order gives eight rows of two whole
 //!   elements, each one 32-byte store at its place.
-//! - transforms into `[f32; 16]` ([`matrix_floats`], [`pack_matrix`]):
+//! - transforms into `[f32; 16]` and glam's `Mat4` ([`matrix_floats`], [`pack_matrix`]):
 //!   each joint's eight column-major matrices `T R S` made in lanes, as
 //!   [`crate::skinning::kform_matrix`] makes one (the same bits), then two
 //!   8x8 transposes whose row `k` is lane `k`'s matrix: two 32-byte stores
@@ -133,14 +133,28 @@ pub(crate) fn quat_floats<O>(out: &mut [O]) -> Option<(&mut [f32], QuatOrder)> {
     None
 }
 
-/// The floats of `out` when `O` is `[f32; 16]`, whose `From<Kform>` is
-/// [`crate::skinning::kform_matrix`] (the column-major `T R S`); `None`
-/// for any other type (glam's and mint's matrices keep the portable path:
-/// their conversions are their crates' own arithmetic, whose bits this
-/// path does not promise).
+/// The floats of `out` when `O` is `[f32; 16]` or glam's `Mat4`, whose
+/// `From<Kform>` is [`crate::skinning::kform_matrix`] (the column-major
+/// `T R S`; glam's through `Mat4::from_cols_array`, its 16 floats in the
+/// same order); `None` for any other type (mint's `ColumnMatrix4` is not
+/// `Pod`, glam's `Affine3A` holds other floats).
 #[inline(always)]
 pub(crate) fn matrix_floats<O>(out: &mut [O]) -> Option<&mut [f32]> {
-    same::<O, [f32; 16]>(out).map(bytemuck::cast_slice_mut)
+    macro_rules! as_floats {
+        ($($t:ty),*) => {$(
+            if is::<O, $t>() {
+                return same::<O, $t>(out).map(|s| bytemuck::cast_slice_mut(s));
+            }
+        )*};
+    }
+    as_floats!([f32; 16]);
+    #[cfg(feature = "glam029")]
+    as_floats!(glam029::Mat4);
+    #[cfg(feature = "glam030")]
+    as_floats!(glam030::Mat4);
+    #[cfg(feature = "glam033")]
+    as_floats!(glam033::Mat4);
+    None
 }
 
 /// The eight rows of a pack's output, `stride` floats each, when `out`
