@@ -66,8 +66,9 @@ for part in $parts; do
   compact)
     for round in 1 2; do
       echo "-- round $round"
+      # The name, then its time line (not the change from the last run).
       "$(bin crowd)" --bench 'crowd/clips/' --noplot --warm-up-time 2 --measurement-time 4 --discard-baseline 2>/dev/null \
-        | grep -E '^crowd/clips/|^ +time:' | paste - - | sed 's/  */ /g'
+        | grep -E '^crowd/clips/|^ +time: +\[[0-9]' | paste - - | sed 's/  */ /g'
     done
     if [ -n "${COMPACT_BASE:-}" ]; then
       BIG=$(for i in $(seq 11); do ls data/mocap/*.bvh; done | sed 's/^/--clip /' | tr '\n' ' ')
