@@ -437,7 +437,9 @@ fn crowd_config(a: &CrowdArgs, library: &ClipLibrary) -> CrowdConfig {
     }
 }
 
-fn run_crowd(a: &CrowdArgs) -> Result<(), Box<dyn std::error::Error>> {
+/// The pool `kineform crowd` steps in (`--threads`, else every core) and
+/// its thread count.
+fn crowd_pool(a: &CrowdArgs) -> Result<(usize, rayon::ThreadPool), Box<dyn std::error::Error>> {
     let threads = a.threads.map_or_else(
         || std::thread::available_parallelism().map_or(1, |n| n.get()),
         |t| t as usize,
@@ -445,6 +447,88 @@ fn run_crowd(a: &CrowdArgs) -> Result<(), Box<dyn std::error::Error>> {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()?;
+    Ok((threads, pool))
+}
+
+/// The crowd of `--scalar` or the 8-lane one, built in the pool it steps
+/// in: its stated size counts one worker's scratch per thread of that pool.
+fn build_crowd(
+    pool: &rayon::ThreadPool,
+    a: &CrowdArgs,
+    library: &ClipLibrary,
+    cfg: &CrowdConfig,
+) -> kineform::Result<AnyCrowd> {
+    pool.install(|| {
+        Ok(if a.scalar {
+            AnyCrowd::Scalar(Box::new(ReferenceCrowd::new(library, cfg.clone())?))
+        } else {
+            AnyCrowd::Lanes(Box::new(Crowd::new(library, cfg.clone())?))
+        })
+    })
+}
+
+/// A progress bar of `len` frames, hidden until the run has taken a
+/// second (and never shown for `--json` or when stderr is not a terminal).
+fn frames_bar(
+    a: &CrowdArgs,
+    len: usize,
+) -> Result<(ProgressBar, bool), Box<dyn std::error::Error>> {
+    let show = !a.json && std::io::stderr().is_terminal();
+    let bar = ProgressBar::new(len as u64);
+    bar.set_style(ProgressStyle::with_template(
+        "{bar:40} {pos}/{len} frames {elapsed}",
+    )?);
+    bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
+    Ok((bar, show))
+}
+
+/// What the timed frames add up: their times, commands and markers, and
+/// the characters' boxes as a renderer reads them after each frame (its
+/// buffer, kept), their sizes summed per axis and the largest extent.
+struct Timed {
+    times: Vec<f64>,
+    commands: u64,
+    markers: u64,
+    boxes: Vec<Aabb>,
+    box_sizes: [f64; 3],
+    box_largest: f64,
+}
+
+impl Timed {
+    fn new(frames: usize, characters: usize) -> Timed {
+        Timed {
+            times: Vec::with_capacity(frames),
+            commands: 0,
+            markers: 0,
+            boxes: vec![Aabb::ZERO; characters],
+            box_sizes: [0.0; 3],
+            box_largest: 0.0,
+        }
+    }
+
+    /// A timed frame of `seconds` whose step gave `s`.
+    fn record(&mut self, crowd: &AnyCrowd, s: &FrameStats, seconds: f64) -> kineform::Result<()> {
+        self.times.push(seconds);
+        self.commands += s.commands as u64;
+        let crossed = crowd.events().iter().map(|e| match e.kind {
+            EventKind::Marker(m) => u64::from(m.count),
+            _ => 0,
+        });
+        self.markers += crossed.sum::<u64>();
+        crowd.bounds_into(&mut self.boxes)?;
+        for b in &self.boxes {
+            let s = b.size().to_array().map(f64::from);
+            for (sum, s) in self.box_sizes.iter_mut().zip(s) {
+                *sum += s;
+            }
+            self.box_largest = self.box_largest.max(s[0].max(s[1]).max(s[2]));
+        }
+        Ok(())
+    }
+}
+
+fn run_crowd(a: &CrowdArgs) -> Result<(), Box<dyn std::error::Error>> {
+    let (threads, pool) = crowd_pool(a)?;
     let (mut library, source) = load_clips(&a.clips)?;
     let markers_in_clips = match a.no_markers {
         true => 0,
@@ -462,15 +546,7 @@ fn run_crowd(a: &CrowdArgs) -> Result<(), Box<dyn std::error::Error>> {
             ..WanderConfig::default()
         },
     );
-    // Built in the pool it steps in: its stated size counts one worker's
-    // scratch per thread of that pool.
-    let mut crowd = pool.install(|| -> kineform::Result<AnyCrowd> {
-        Ok(if a.scalar {
-            AnyCrowd::Scalar(Box::new(ReferenceCrowd::new(&library, cfg.clone())?))
-        } else {
-            AnyCrowd::Lanes(Box::new(Crowd::new(&library, cfg.clone())?))
-        })
-    })?;
+    let mut crowd = build_crowd(&pool, a, &library, &cfg)?;
     let joints = skeleton.len();
     let frames = a.frames as usize;
     let names = skeleton.names().to_vec();
@@ -478,23 +554,11 @@ fn run_crowd(a: &CrowdArgs) -> Result<(), Box<dyn std::error::Error>> {
     // The first frame fills the previous-frame state of the velocity check.
     let total = Instant::now();
     pool.install(|| crowd.step(&mut wander, dt))?;
-    let show_bar = !a.json && std::io::stderr().is_terminal();
     let warmup = a.warmup as usize;
-    let bar = ProgressBar::new((warmup + frames) as u64);
-    bar.set_style(ProgressStyle::with_template(
-        "{bar:40} {pos}/{len} frames {elapsed}",
-    )?);
-    bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
-    let mut times = Vec::with_capacity(frames);
+    let (bar, show_bar) = frames_bar(a, warmup + frames)?;
+    let mut timed = Timed::new(frames, cfg.characters);
     let mut check = VelocityCheck::default();
     let mut transitions = 0u64;
-    let mut commands = 0u64;
-    let mut markers = 0u64;
-    // The boxes as a renderer reads them after each frame (its buffer,
-    // kept), and their sizes summed per axis over the timed frames.
-    let mut boxes = vec![Aabb::ZERO; cfg.characters];
-    let mut box_sizes = [0f64; 3];
-    let mut box_largest = 0f64;
     pool.install(|| -> kineform::Result<()> {
         for f in 0..warmup + frames {
             if show_bar && total.elapsed() > Duration::from_secs(1) && bar.is_hidden() {
@@ -505,21 +569,7 @@ fn run_crowd(a: &CrowdArgs) -> Result<(), Box<dyn std::error::Error>> {
             let t = Instant::now();
             let s = crowd.step(&mut wander, dt)?;
             if f >= warmup {
-                times.push(t.elapsed().as_secs_f64());
-                commands += s.commands as u64;
-                let crossed = crowd.events().iter().map(|e| match e.kind {
-                    EventKind::Marker(m) => u64::from(m.count),
-                    _ => 0,
-                });
-                markers += crossed.sum::<u64>();
-                crowd.bounds_into(&mut boxes)?;
-                for b in &boxes {
-                    let s = b.size().to_array().map(f64::from);
-                    for (sum, s) in box_sizes.iter_mut().zip(s) {
-                        *sum += s;
-                    }
-                    box_largest = box_largest.max(s[0].max(s[1]).max(s[2]));
-                }
+                timed.record(&crowd, &s, t.elapsed().as_secs_f64())?;
             }
             transitions += s.transitions as u64;
             check.merge(&s.velocity);
@@ -528,6 +578,14 @@ fn run_crowd(a: &CrowdArgs) -> Result<(), Box<dyn std::error::Error>> {
         Ok(())
     })?;
     bar.finish_and_clear();
+    let Timed {
+        times,
+        commands,
+        markers,
+        box_sizes,
+        box_largest,
+        ..
+    } = timed;
     report(
         a,
         &cfg,
