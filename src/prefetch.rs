@@ -19,14 +19,7 @@ pub fn to_l2(data: &[u8]) {
 /// architecturally, so no reference to it is made.
 #[inline(always)]
 pub fn to_l2_line(addr: usize) {
-    // SAFETY: as in `lines`: a prefetch never faults and does not access
-    // memory in the language's sense, whatever the address.
-    #[cfg(target_arch = "x86_64")]
-    unsafe {
-        core::arch::x86_64::_mm_prefetch::<HINT_T1>(core::ptr::without_provenance::<i8>(addr))
-    };
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = addr;
+    line_at::<{ HINT_T1 }>(addr);
 }
 
 /// Starts loading the 64-byte line at address `addr` into L1
@@ -34,10 +27,18 @@ pub fn to_l2_line(addr: usize) {
 /// instructions later (the compact clip words of a pack's frames).
 #[inline(always)]
 pub fn to_l1_line(addr: usize) {
-    // SAFETY: as in `to_l2_line`.
+    line_at::<{ HINT_T0 }>(addr);
+}
+
+/// The prefetch of the line at `addr` with hint `HINT`.
+#[inline(always)]
+fn line_at<const HINT: i32>(addr: usize) {
+    // SAFETY: `_mm_prefetch` needs SSE, part of the x86_64 baseline; a
+    // prefetch never faults and does not access memory in the language's
+    // sense, whatever the address (no provenance is claimed for it).
     #[cfg(target_arch = "x86_64")]
     unsafe {
-        core::arch::x86_64::_mm_prefetch::<HINT_T0>(core::ptr::without_provenance::<i8>(addr))
+        core::arch::x86_64::_mm_prefetch::<HINT>(core::ptr::without_provenance::<i8>(addr))
     };
     #[cfg(not(target_arch = "x86_64"))]
     let _ = addr;
@@ -45,6 +46,8 @@ pub fn to_l1_line(addr: usize) {
 
 #[cfg(target_arch = "x86_64")]
 const HINT_T0: i32 = core::arch::x86_64::_MM_HINT_T0;
+#[cfg(not(target_arch = "x86_64"))]
+const HINT_T0: i32 = 0;
 
 #[cfg(target_arch = "x86_64")]
 const HINT_T1: i32 = core::arch::x86_64::_MM_HINT_T1;
@@ -53,14 +56,7 @@ const HINT_T1: i32 = 0;
 
 #[inline(always)]
 fn lines<const HINT: i32>(data: &[u8]) {
-    #[cfg(target_arch = "x86_64")]
     for line in data.chunks(64) {
-        // SAFETY: `_mm_prefetch` needs SSE, part of the x86_64 baseline, so
-        // the target feature is always present; a prefetch is only a hint
-        // that never faults or reads architecturally, and the pointer is
-        // into a live slice anyway.
-        unsafe { core::arch::x86_64::_mm_prefetch::<HINT>(line.as_ptr().cast()) };
+        line_at::<HINT>(line.as_ptr() as usize);
     }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = data;
 }

@@ -79,25 +79,29 @@ fn same<O, T: Pod>(out: &mut [O]) -> Option<&mut [T]> {
     Some(unsafe { core::slice::from_raw_parts_mut(out.as_mut_ptr().cast::<T>(), out.len()) })
 }
 
+/// In a function of an output type parameter `O`: returns the floats of
+/// `out` (a `&mut [O]`) when `O` is one of the types listed
+/// ([`same`]).
+macro_rules! floats_if {
+    ($out:ident; $($t:ty),*) => {$(
+        if is::<O, $t>() {
+            return same::<O, $t>($out).map(|s| bytemuck::cast_slice_mut(s));
+        }
+    )*};
+}
+
 /// The floats of `out` when `O` is a type whose `From<Vec3>` writes `x, y,
 /// z` as its three floats in that order (`[f32; 3]`, [`Vec3`], glam's
 /// `Vec3`); `None` for any other type.
 #[inline(always)]
 pub(crate) fn xyz_floats<O>(out: &mut [O]) -> Option<&mut [f32]> {
-    macro_rules! as_floats {
-        ($($t:ty),*) => {$(
-            if is::<O, $t>() {
-                return same::<O, $t>(out).map(|s| bytemuck::cast_slice_mut(s));
-            }
-        )*};
-    }
-    as_floats!([f32; 3], Vec3);
+    floats_if!(out; [f32; 3], Vec3);
     #[cfg(feature = "glam029")]
-    as_floats!(glam029::Vec3);
+    floats_if!(out; glam029::Vec3);
     #[cfg(feature = "glam030")]
-    as_floats!(glam030::Vec3);
+    floats_if!(out; glam030::Vec3);
     #[cfg(feature = "glam033")]
-    as_floats!(glam033::Vec3);
+    floats_if!(out; glam033::Vec3);
     None
 }
 
@@ -140,20 +144,13 @@ pub(crate) fn quat_floats<O>(out: &mut [O]) -> Option<(&mut [f32], QuatOrder)> {
 /// `Pod`, glam's `Affine3A` holds other floats).
 #[inline(always)]
 pub(crate) fn matrix_floats<O>(out: &mut [O]) -> Option<&mut [f32]> {
-    macro_rules! as_floats {
-        ($($t:ty),*) => {$(
-            if is::<O, $t>() {
-                return same::<O, $t>(out).map(|s| bytemuck::cast_slice_mut(s));
-            }
-        )*};
-    }
-    as_floats!([f32; 16]);
+    floats_if!(out; [f32; 16]);
     #[cfg(feature = "glam029")]
-    as_floats!(glam029::Mat4);
+    floats_if!(out; glam029::Mat4);
     #[cfg(feature = "glam030")]
-    as_floats!(glam030::Mat4);
+    floats_if!(out; glam030::Mat4);
     #[cfg(feature = "glam033")]
-    as_floats!(glam033::Mat4);
+    floats_if!(out; glam033::Mat4);
     None
 }
 
