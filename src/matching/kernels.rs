@@ -137,6 +137,8 @@ fn bound_sums<const N: usize>(
 /// Box pack `bp`'s minima and maxima.
 #[inline(always)]
 fn box_pack<const N: usize>(level: &Level, bp: usize) -> (&[F32x8; N], &[F32x8; N]) {
+    // Unreachable: a slice of `N` converts to `[_; N]` whatever `N` is
+    // (and `bp` is a box pack of the level, whose rows are `N` wide).
     let lo = level.lo[bp * N..(bp + 1) * N]
         .try_into()
         .expect("N features");
@@ -161,6 +163,7 @@ pub(crate) fn brute_block<const N: usize>(
     first: usize,
     out: &mut [Match],
 ) {
+    // Unreachable: the callers' `check` made `out` one match per query.
     let qs: Vec<[F32x8; N]> = (0..out.len())
         .map(|i| splat_query(queries.get(first + i).expect("query in batch")))
         .collect();

@@ -208,6 +208,7 @@ pub fn brute_force(db: &MatchDatabase, queries: &QueryBatch, out: &mut [Match]) 
     }
     // Hysteresis, after the fact: the seed's own distance, then the rule.
     for (i, o) in out.iter_mut().enumerate() {
+        // Unreachable: `check` made `out` one match per query.
         let q = queries.get(i).expect("query in batch");
         if let Some(s) = queries.seed(i).filter(|&s| db.searchable(s)) {
             *o = super::reference::settle(
@@ -260,6 +261,7 @@ pub fn accelerated(db: &MatchDatabase, queries: &QueryBatch, out: &mut [Match]) 
     let run = |(k, out): (usize, &mut [Match])| {
         for (i, o) in out.iter_mut().enumerate() {
             let qi = k * ACCEL_BLOCK + i;
+            // Unreachable: `check` made `out` one match per query.
             let q = queries.get(qi).expect("query in batch");
             let (seed, margin) = (queries.seed(qi), queries.margin);
             *o = with_width!(ix.padded, search_one(ix, q, seed, margin)).0;
@@ -279,6 +281,7 @@ pub fn accelerated(db: &MatchDatabase, queries: &QueryBatch, out: &mut [Match]) 
 pub fn reference(db: &MatchDatabase, queries: &QueryBatch, out: &mut [Match]) -> Result<()> {
     queries.check(db, out)?;
     out.par_iter_mut().enumerate().for_each(|(i, o)| {
+        // Unreachable: `check` made `out` one match per query.
         let q = queries.get(i).expect("query in batch");
         *o = super::reference::search_seeded(db, q, queries.seed(i), queries.margin);
     });
