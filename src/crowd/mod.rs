@@ -53,6 +53,9 @@
 //!   ([`MarkerHit`], reported as [`EventKind::Marker`]), found from each
 //!   source's move (the base's two and each layer's) as the state
 //!   advanced it, with the crossing rules.
+//! - `schedule` and [`budget`]: level of detail, each character's update
+//!   period and its carry between evaluations, and the budget allocator
+//!   that chooses the periods from the characters' significance.
 //! - [`check`]: the live velocity check and its verdict.
 //! - `bounds`: each character's world bounding box ([`Aabb`]), grown in
 //!   the forward-kinematics pass from its joints' positions, padded by
@@ -77,6 +80,7 @@
 //! velocities), joint `j + 1` is clip joint `j`.
 
 mod bounds;
+pub mod budget;
 pub mod check;
 pub mod command;
 mod halflives;
@@ -100,6 +104,7 @@ mod lanes_crowd;
 
 pub use crate::database::ClipStorage;
 pub use bounds::Aabb;
+pub use budget::{Budget, BudgetChoice, CharacterCost};
 pub use check::{GapAt, VelocityCheck};
 pub use command::{Command, Driven, Which};
 pub use lanes_crowd::{Crowd, PackRange, PreparedStep, ShownRange};
@@ -549,4 +554,7 @@ pub struct FrameStats {
     /// the check is off, but for [`VelocityCheck::non_finite`], which
     /// counts output that is not finite on every step).
     pub velocity: VelocityCheck,
+    /// What the budget allocator chose for this step and what the step
+    /// spent ([`Crowd::set_budget`]); `None` without a budget.
+    pub budget: Option<BudgetChoice>,
 }

@@ -65,6 +65,9 @@ pub(crate) struct Schedulex8 {
     /// Seconds since each character's offset started ([`LOD_BLEND`] and
     /// more: no offset).
     pub(crate) since_offset: F32x8,
+    /// Each character's significance for the budget allocator
+    /// ([`super::budget`]; 0 until the game sets it).
+    pub(crate) significance: F32x8,
     /// Each character's period, 1 to [`MAX_PERIOD`].
     pub(crate) period: [u8; 8],
     /// Each character's phase, below its period.
@@ -86,6 +89,7 @@ impl Schedulex8 {
             since_offset: splat(LOD_BLEND),
             period: [1; 8],
             phase: [0; 8],
+            significance: F32x8::ZERO,
             carried: 0,
             stale: 0,
             pad: [0; 14],
@@ -101,6 +105,22 @@ impl Schedulex8 {
     /// Lane `l`'s period and phase.
     pub(crate) fn get(&self, l: usize) -> (u32, u32) {
         (self.period[l & 7] as u32, self.phase[l & 7] as u32)
+    }
+
+    /// Sets lane `l`'s significance (checked by the caller: not NaN).
+    pub(crate) fn set_significance(&mut self, l: usize, value: f32) {
+        let mut s = self.significance.to_array();
+        s[l & 7] = value;
+        self.significance = F32x8::new(s);
+    }
+
+    /// The pack's significance: its most significant `live` lane's
+    /// (bits), `-inf` for none.
+    pub(crate) fn significance(&self, live: u8) -> f32 {
+        let s = self.significance.to_array();
+        (0..8)
+            .filter(|l| live & (1 << l) != 0)
+            .fold(f32::NEG_INFINITY, |m, l| m.max(s[l]))
     }
 
     /// This step's plan for the pack at step number `frame` (`first`: the

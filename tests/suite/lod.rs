@@ -114,27 +114,39 @@ fn periods_choose_the_evaluated_steps() {
     }
 }
 
-/// Largest velocity gap `|(p₁ - p₀) / dt - (v₀ + v₁) / 2|` and largest
-/// turn beyond the angular velocities (radians) over `steps` steps of
-/// `crowd` from now, every character and joint.
-fn gaps(crowd: &mut Crowd, dt: f32, steps: usize) -> (f32, f32) {
+/// Every character's world joint transforms, character-major.
+pub(crate) fn pose(crowd: &Crowd) -> Vec<Kform> {
     let (n, joints) = (crowd.characters(), crowd.skeleton().len());
-    let pose = |crowd: &Crowd| -> Vec<Kform> {
-        (0..n)
-            .flat_map(|c| (0..joints).map(move |j| (c, j)))
-            .map(|(c, j)| crowd.world_kform(c, j).unwrap())
-            .collect()
-    };
+    (0..n)
+        .flat_map(|c| (0..joints).map(move |j| (c, j)))
+        .map(|(c, j)| crowd.world_kform(c, j).unwrap())
+        .collect()
+}
+
+/// Largest velocity gap `|(p₁ - p₀) / dt - (v₀ + v₁) / 2|` and largest
+/// turn beyond the angular velocities (radians) between two poses `dt`
+/// apart.
+pub(crate) fn step_gaps(prev: &[Kform], cur: &[Kform], dt: f32) -> (f32, f32) {
+    let (mut gap, mut snap) = (0.0f32, 0.0f32);
+    for (a, b) in prev.iter().zip(cur) {
+        gap = gap.max(r::length((b.pos - a.pos) / dt - (a.vel + b.vel) * 0.5));
+        let turned = 2.0 * r::length(r::quat_log(r::quat_abs(r::quat_mul_inv(b.rot, a.rot))));
+        snap = snap.max(turned - r::length(a.ang).max(r::length(b.ang)) * dt);
+    }
+    (gap, snap)
+}
+
+/// Largest velocity gap and turn beyond the angular velocities
+/// ([`step_gaps`]) over `steps` steps of `crowd` from now, every
+/// character and joint.
+fn gaps(crowd: &mut Crowd, dt: f32, steps: usize) -> (f32, f32) {
     let (mut gap, mut snap) = (0.0f32, 0.0f32);
     let mut prev = pose(crowd);
     for _ in 0..steps {
         crowd.step(dt).unwrap();
         let cur = pose(crowd);
-        for (a, b) in prev.iter().zip(&cur) {
-            gap = gap.max(r::length((b.pos - a.pos) / dt - (a.vel + b.vel) * 0.5));
-            let turned = 2.0 * r::length(r::quat_log(r::quat_abs(r::quat_mul_inv(b.rot, a.rot))));
-            snap = snap.max(turned - r::length(a.ang).max(r::length(b.ang)) * dt);
-        }
+        let (g, s) = step_gaps(&prev, &cur, dt);
+        (gap, snap) = (gap.max(g), snap.max(s));
         prev = cur;
     }
     (gap, snap)

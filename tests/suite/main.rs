@@ -20,6 +20,7 @@ mod backends;
 mod batch;
 #[cfg(feature = "wander")]
 mod bounds;
+mod budget;
 mod bvh;
 mod catalogue_equivalence;
 mod catalogue_velocities;

@@ -257,6 +257,7 @@ impl Crowd {
             db,
             library: library.clone(),
             frames: 0,
+            budget: Default::default(),
             cfg,
         })
     }

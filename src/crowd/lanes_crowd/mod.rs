@@ -13,6 +13,7 @@ mod tasks;
 
 pub use tasks::{PackRange, PreparedStep, ShownRange};
 
+use super::budget::{self, Allocator, Budget};
 use super::command::{self, Command, Queue, Which};
 use super::layer::Layout;
 use super::motion::{Motionx8, Track};
@@ -76,6 +77,9 @@ pub struct Crowd {
     /// Every clip's markers, sorted ([`super::markers`]).
     pub(crate) markers: super::markers::MarkerTable,
     pub(crate) frames: u64,
+    /// The budget allocator ([`super::budget`]): the budget, the measured
+    /// cost, the step's spending.
+    pub(crate) budget: Allocator,
 }
 
 /// A crowd's step must be finite, positive, and at most this (seconds):
@@ -153,10 +157,45 @@ impl Crowd {
         self.command(c, Command::SetPeriod { period, phase })
     }
 
+    /// Sets the significance of characters `first .. first +
+    /// values.len()` for the budget allocator ([`super::budget`]: higher
+    /// is more significant, such as closeness to the camera; 0 until set),
+    /// used from the next step on. Any number but NaN; a refusal sets none
+    /// ([`Error::Index`] for a range past the crowd, [`Error::Character`]
+    /// naming the first NaN). Periods are chosen per pack of eight
+    /// (characters `8p .. 8p + 8`) from its most significant character, so
+    /// a game that keeps close characters in the same pack (as it sorts
+    /// them for culling) gets the most from its budget.
+    pub fn set_significance(&mut self, first: usize, values: &[f32]) -> Result<()> {
+        let n = self.cfg.characters;
+        budget::set_significance(&mut self.packs.schedule, n, first, values)
+    }
+
+    /// Sets the crowd's time budget per step (`None`: none, the periods
+    /// stay as the allocator left them and are the game's to set again):
+    /// from the next step on, every step chooses each pack's update
+    /// period so that the steps spend about `budget.seconds` of CPU time,
+    /// highest significance first ([`super::budget`]), and reports its
+    /// choice in [`super::FrameStats::budget`]. While a budget is set,
+    /// [`Command::SetPeriod`] is refused. Refused, changing nothing: a
+    /// budget out of range ([`Error::Parameter`] with the range), or any
+    /// budget for a crowd without [`super::CrowdConfig::level_of_detail`].
+    pub fn set_budget(&mut self, budget: Option<Budget>) -> Result<()> {
+        budget::check_level_of_detail(budget, self.cfg.level_of_detail)?;
+        self.budget.set(budget, self.packs.count)
+    }
+
+    /// The budget set by [`Crowd::set_budget`], if any.
+    pub fn budget(&self) -> Option<Budget> {
+        self.budget.budget()
+    }
+
     /// Queues `cmd` for character `c`, applied at the next step (see
     /// [`super::command`] for the order). Refused, with nothing queued,
-    /// when `c` or anything in the command is out of range.
+    /// when `c` or anything in the command is out of range, and a
+    /// [`Command::SetPeriod`] while a budget is set ([`Crowd::set_budget`]).
     pub fn command(&mut self, c: usize, cmd: Command) -> Result<()> {
+        budget::check_command(self.budget.budget(), &cmd)?;
         match cmd {
             Command::SetRoot(root) => {
                 Queue::check(&self.cfg, &self.library, c, &cmd)?;

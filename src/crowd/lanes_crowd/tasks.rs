@@ -13,8 +13,11 @@
 //! current rayon pool.
 
 use core::ops::Range;
+use std::sync::atomic::AtomicU64;
+use std::time::Instant;
 
 use super::{Crowd, check_dt};
+use crate::crowd::budget::add_elapsed;
 use crate::crowd::command::Command;
 use crate::crowd::halflives::Fit;
 use crate::crowd::motion::{Motionx8, TurnOffsetx8};
@@ -38,9 +41,11 @@ impl Crowd {
     /// for the frame's commands and shown poses.
     pub fn step(&mut self, dt: f32) -> Result<FrameStats> {
         check_dt(dt)?;
+        let start = self.budget.timing().map(|_| Instant::now());
         self.reserve_workers()?;
         self.prepare_step(dt, false)?;
         let commands = self.plan();
+        self.budget.add_since(start);
         let mut frame = PreparedStep {
             crowd: self,
             dt,
@@ -96,10 +101,12 @@ impl Crowd {
     /// about 4 ms on one thread), a batch of shown poses less.
     pub fn prepare(&mut self, dt: f32) -> Result<PreparedStep<'_>> {
         check_dt(dt)?;
+        let start = self.budget.timing().map(|_| Instant::now());
         // Issue 21: the root domain, and the frame's memory reserved
         // fallibly, before anything changes.
         self.prepare_step(dt, true)?;
         let commands = self.plan();
+        self.budget.add_since(start);
         Ok(PreparedStep {
             crowd: self,
             dt,
@@ -111,7 +118,8 @@ impl Crowd {
     /// The frame's plan: the queued commands sorted by character, and for
     /// each pack its commands among them and where its transitioning
     /// characters are among the frame's (whose shown poses get room);
-    /// every pack marked not run. Returns the number of commands given.
+    /// every pack marked not run; the budget's periods where one is set.
+    /// Returns the number of commands given.
     fn plan(&mut self) -> u32 {
         self.queue.drain_sorted(&mut self.sorted);
         let given = self
@@ -143,6 +151,9 @@ impl Crowd {
             r.ran = false;
         }
         self.shown.plan(&self.rest);
+        // The budget's choice of periods, before any pack runs.
+        let n = self.cfg.characters;
+        self.budget.allocate(&mut self.packs.schedule, n);
         u32::try_from(given).unwrap_or(u32::MAX)
     }
 
@@ -161,6 +172,7 @@ impl Crowd {
             packs,
             scratch,
             sorted,
+            budget,
             shown,
             frames,
             markers,
@@ -203,6 +215,7 @@ impl Crowd {
             layers: cfg.layers.len(),
             cubic: cfg.sampling == Sampling::Cubic,
             inert: cfg.transition == Transition::Inertialize,
+            spent: budget.timing(),
         };
         (sh, packs, shown, kit)
     }
@@ -252,6 +265,8 @@ struct Kit<'a> {
     layers: usize,
     cubic: bool,
     inert: bool,
+    /// Where a run adds the time it took (a budget is set).
+    spent: Option<&'a AtomicU64>,
 }
 
 impl Kit<'_> {
@@ -259,7 +274,12 @@ impl Kit<'_> {
     /// `None`, not run, when none can be had.
     fn with<R>(&self, f: impl FnOnce(&mut PackScratch) -> R) -> Option<R> {
         let make = || PackScratch::try_new(self.rest, self.turning, self.moving, self.layers);
-        self.scratch.with(make, f)
+        let start = self.spent.map(|_| Instant::now());
+        let out = self.scratch.with(make, f);
+        if let (Some(spent), Some(t)) = (self.spent, start) {
+            add_elapsed(spent, t);
+        }
+        out
     }
 }
 
@@ -358,6 +378,7 @@ impl PreparedStep<'_> {
         );
         self.finished = true;
         let crowd = &mut *self.crowd;
+        let start = crowd.budget.timing().map(|_| Instant::now());
         crowd.frames += 1;
         crowd.collect_events();
         let mut stats = FrameStats {
@@ -371,6 +392,8 @@ impl PreparedStep<'_> {
             check.merge(&r.check);
         }
         stats.velocity = check;
+        crowd.budget.add_since(start);
+        stats.budget = crowd.budget.finish(stats.evaluated);
         stats
     }
 }

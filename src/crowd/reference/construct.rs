@@ -215,6 +215,7 @@ impl ReferenceCrowd {
             library: library.clone(),
             decoded,
             frames: 0,
+            budget: Default::default(),
             cfg,
         })
     }

@@ -18,6 +18,7 @@ use std::sync::Mutex;
 
 use rayon::prelude::*;
 
+use super::budget::{self, Allocator, Budget, add_elapsed};
 use super::command::{self, Command, Queue, Which};
 use super::lanes_crowd::check_dt;
 use super::layer::Layout;
@@ -33,6 +34,7 @@ use crate::error::Result;
 use crate::reference::{Kform, Pose, Vec3};
 use crate::skeleton::Skeleton;
 use frame::{Crowdwide, reference_pack};
+use std::time::Instant;
 
 /// The same crowd through the scalar reference, one character at a time.
 pub struct ReferenceCrowd {
@@ -68,6 +70,8 @@ pub struct ReferenceCrowd {
     markers: MarkerTable,
     marks: Vec<Event>,
     frames: u64,
+    /// The budget allocator ([`super::budget`]), as the lanes crowd's.
+    budget: Allocator,
 }
 
 /// Every pose of a reference crowd has the crowd skeleton's joints (made
@@ -219,7 +223,27 @@ impl ReferenceCrowd {
 
     /// Queues a command ([`super::Crowd::command`]).
     pub fn command(&mut self, c: usize, cmd: Command) -> Result<()> {
+        budget::check_command(self.budget.budget(), &cmd)?;
         self.queue.push(&self.cfg, &self.library, c, cmd)
+    }
+
+    /// Sets characters' significance for the budget allocator
+    /// ([`super::Crowd::set_significance`]).
+    pub fn set_significance(&mut self, first: usize, values: &[f32]) -> Result<()> {
+        let n = self.cfg.characters;
+        budget::set_significance(&mut self.schedules, n, first, values)
+    }
+
+    /// Sets the crowd's time budget per step ([`super::Crowd::set_budget`]):
+    /// the same allocator, timing this crowd's own steps.
+    pub fn set_budget(&mut self, budget: Option<Budget>) -> Result<()> {
+        budget::check_level_of_detail(budget, self.cfg.level_of_detail)?;
+        self.budget.set(budget, self.schedules.len())
+    }
+
+    /// The budget set, if any ([`super::Crowd::budget`]).
+    pub fn budget(&self) -> Option<Budget> {
+        self.budget.budget()
     }
 
     /// [`Command::Play`] ([`super::Crowd::play`]).
@@ -372,6 +396,7 @@ impl ReferenceCrowd {
     /// ([`super::Crowd::step`], refusing what it refuses).
     pub fn step(&mut self, dt: f32) -> Result<FrameStats> {
         check_dt(dt)?;
+        let start = self.budget.timing().map(|_| Instant::now());
         let n = self.cfg.characters;
         let queue = &self.queue;
         super::state::check_roots_after(&self.states, n, dt, |c| queue.sets_root(c))?;
@@ -381,8 +406,12 @@ impl ReferenceCrowd {
         // The frame's commands, by character.
         self.queue.drain_sorted(&mut self.sorted);
         let commands = self.sorted.len() as u32;
-        // The packs, each its characters' frames one at a time.
+        // The budget's choice of periods, then the packs, each its
+        // characters' frames one at a time.
+        self.budget.allocate(&mut self.schedules, n);
+        self.budget.add_since(start);
         self.packs(dt);
+        let start = self.budget.timing().map(|_| Instant::now());
         let stats = &self.pack_stats;
         self.frames += 1;
         let mut total = FrameStats {
@@ -411,6 +440,8 @@ impl ReferenceCrowd {
                 ..VelocityCheck::default()
             };
         }
+        self.budget.add_since(start);
+        total.budget = self.budget.finish(total.evaluated);
         Ok(total)
     }
 
@@ -431,6 +462,7 @@ impl ReferenceCrowd {
         let markers = &self.markers;
         let per = markers.per_pack().max(1);
         let (characters, weight) = (self.cfg.characters, self.cfg.marker_weight);
+        let spent = self.budget.timing();
         let run =
             |p: usize, (state, sched), layers: &mut [LayerLanes], chars, out: &mut _, marks| {
                 // The markers the pack's sources (the base's and the layers')
@@ -444,7 +476,11 @@ impl ReferenceCrowd {
                 let t = rayon::current_thread_index().unwrap_or(0) % scratch.len();
                 let mut s = scratch[t].lock().unwrap_or_else(|e| e.into_inner());
                 let pack = (p, state, sched, layers, chars);
+                let start = spent.map(|_| Instant::now());
                 *out = reference_pack(&crowd, frame, pack, &mut s, crossed);
+                if let (Some(spent), Some(t)) = (spent, start) {
+                    add_elapsed(spent, t);
+                }
             };
         let packs = self
             .states

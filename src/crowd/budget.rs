@@ -1,0 +1,385 @@
+//! The budget allocator (issue 25, item 3): the game gives each character
+//! a significance (its closeness to the camera, or any number: higher is
+//! more significant) and the crowd a time budget per step; the crowd
+//! chooses every character's update period ([`super::schedule`]) so that
+//! its steps fit the budget, highest significance first, from its own
+//! measured cost per evaluated character, as Unreal's Animation Budget
+//! Allocator does, but with no interpolation and so no lag: a character
+//! between evaluations is carried along its own velocities.
+//!
+//! The budget is CPU time summed over the threads that run a step (as
+//! Unreal's is): a step of 2 ms on each of two threads spends 4 ms. The
+//! crowd times its own work (each run of a [`super::PreparedStep`]'s parts
+//! on whatever thread runs it, and the frame's serial parts), so the
+//! budget holds whatever job system runs the step.
+//!
+//! **The choice, each step, before the packs run.** Periods are chosen
+//! per pack of eight characters (the unit the crowd evaluates: a pack
+//! with one character due costs as much as a full one), so a pack's
+//! significance is its most significant character's. With `k` seconds per
+//! evaluated character, a pack of `n` characters at period `P` costs
+//! `k n / P` a step on average. The packs are taken in order of
+//! significance (ties: the lower pack first); all start at
+//! [`MAX_PERIOD`], which leaves the slack `S = B - Σ k n / 16`, and each in
+//! turn takes the shortest period, no shorter than the pack before it
+//! took, whose extra cost `k n / P - k n / 16` the slack still holds, and
+//! spends it. So periods never shorten as significance falls, every pack
+//! gets the most the budget leaves after the ones before it, and the packs
+//! after it keep at least period 16.
+//! When even period 16 for all does not fit, every pack gets it and the
+//! choice says it does not fit ([`BudgetChoice::fits`]).
+//!
+//! **Phases.** A pack whose period does not change keeps its phase; one
+//! that changes takes the next phase of its new period in turn (a counter
+//! per period), so each step evaluates an even share. A pack moved to a
+//! shorter period is evaluated at its next phase; the gap to what it
+//! showed carried is hidden as every resumption's ([`super::LOD_BLEND`]).
+//!
+//! **The cost.** With [`CharacterCost::Measured`], `k` is a running mean
+//! (each step weighing a quarter) of each step's CPU time over the
+//! characters it evaluated, which holds the step's fixed costs (carried
+//! packs, commands) too: if the budget is above those, the choice settles
+//! where the measured steps take the budget. Before the first measured
+//! step (a crowd's first step evaluates everyone anyway) every pack gets
+//! period 1. [`CharacterCost::Fixed`] uses a caller's figure (a target
+//! machine's, or a test's: the choice then depends on nothing measured,
+//! and both crowds make the same one).
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Instant;
+
+use super::schedule::{MAX_PERIOD, Schedulex8, live_lanes};
+use crate::error::{Error, Result};
+
+/// The periods the allocator chooses from, shortest first (every period
+/// a character may have, [`MAX_PERIOD`] last).
+pub const PERIODS: [u32; 5] = [1, 2, 4, 8, 16];
+
+/// The longest budget a step may be given, in seconds.
+pub const MAX_BUDGET: f32 = 10.0;
+
+/// A crowd's time budget per step ([`super::Crowd::set_budget`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct Budget {
+    /// CPU seconds a step may spend, summed over the threads that run it:
+    /// finite, in `(0, 10]`.
+    pub seconds: f32,
+    /// What an evaluated character costs.
+    pub cost: CharacterCost,
+}
+
+/// What an evaluated character costs the allocator ([`Budget::cost`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub enum CharacterCost {
+    /// The crowd's own steps, timed: CPU time over the characters each
+    /// evaluated, a running mean (module docs).
+    Measured,
+    /// The caller's figure, seconds per evaluated character: finite, in
+    /// `(0, 1]`.
+    Fixed(f32),
+}
+
+impl Budget {
+    /// `seconds` of CPU time a step, the cost measured by the crowd.
+    pub fn measured(seconds: f32) -> Budget {
+        Budget {
+            seconds,
+            cost: CharacterCost::Measured,
+        }
+    }
+
+    /// `seconds` of CPU time a step at `per_character` seconds per
+    /// evaluated character.
+    pub fn fixed(seconds: f32, per_character: f32) -> Budget {
+        Budget {
+            seconds,
+            cost: CharacterCost::Fixed(per_character),
+        }
+    }
+
+    /// Refuses a budget out of `(0, 10]` seconds or a fixed cost out of
+    /// `(0, 1]` ([`Error::Parameter`] with the range).
+    pub(crate) fn check(&self) -> Result<()> {
+        if !(self.seconds > 0.0 && self.seconds <= MAX_BUDGET) {
+            return Err(Error::Parameter {
+                name: "budget seconds",
+                value: self.seconds,
+                reason: "must be > 0 and <= 10 (CPU seconds a step)",
+            });
+        }
+        match self.cost {
+            CharacterCost::Fixed(k) if !(k > 0.0 && k <= 1.0) => Err(Error::Parameter {
+                name: "seconds per character",
+                value: k,
+                reason: "must be > 0 and <= 1",
+            }),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// What the allocator chose for a step ([`super::FrameStats::budget`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+pub struct BudgetChoice {
+    /// Characters given each period of [`PERIODS`] (1, 2, 4, 8, 16).
+    pub characters_at: [u32; 5],
+    /// The seconds per evaluated character the choice was made with (0
+    /// before anything was measured: every pack at period 1).
+    pub seconds_per_character: f32,
+    /// The CPU seconds a step is expected to spend on average under the
+    /// choice: `Σ k n / P` over the packs.
+    pub expected_seconds: f32,
+    /// Whether the choice fits the budget (false: every pack at period
+    /// 16 is still expected to spend more).
+    pub fits: bool,
+    /// The CPU seconds this step spent, summed over its threads (the
+    /// figure the next choices learn from under
+    /// [`CharacterCost::Measured`]).
+    pub measured_seconds: f32,
+}
+
+/// The allocator a crowd keeps: its budget, its cost, and the room to
+/// order its packs.
+#[derive(Debug, Default)]
+pub(crate) struct Allocator {
+    budget: Option<Budget>,
+    /// The measured seconds per evaluated character (a running mean).
+    measured: Option<f32>,
+    /// Each pack's order key: significance (descending), then pack.
+    keys: Vec<u64>,
+    /// The next phase each period hands out.
+    next_phase: [u32; 5],
+    /// The last step's choice.
+    choice: Option<BudgetChoice>,
+    /// Nanoseconds this step's work has spent so far, on any thread.
+    spent: AtomicU64,
+}
+
+impl Allocator {
+    /// Sets the budget for `packs` packs (`None`: periods are the game's
+    /// again, as the allocator left them), room for the packs' order
+    /// reserved first ([`Error::Size`]); a refused budget changes nothing.
+    pub(crate) fn set(&mut self, budget: Option<Budget>, packs: usize) -> Result<()> {
+        if let Some(b) = &budget {
+            b.check()?;
+            let more = packs.saturating_sub(self.keys.len());
+            self.keys.try_reserve_exact(more).map_err(|_| Error::Size {
+                what: "budget allocator",
+                reason: format!("room to order {packs} packs could not be reserved"),
+            })?;
+        }
+        if budget.map(|b| b.cost) != self.budget.map(|b| b.cost) {
+            self.measured = None;
+        }
+        self.budget = budget;
+        Ok(())
+    }
+
+    /// The budget, if one is set.
+    pub(crate) fn budget(&self) -> Option<Budget> {
+        self.budget
+    }
+
+    /// Whether the step's work is timed (a budget is set).
+    pub(crate) fn timing(&self) -> Option<&AtomicU64> {
+        self.budget.is_some().then_some(&self.spent)
+    }
+
+    /// Chooses every pack's period for the coming step of a crowd of
+    /// `characters` (module docs), writing each pack's schedule; nothing
+    /// without a budget.
+    pub(crate) fn allocate(&mut self, schedules: &mut [Schedulex8], characters: usize) {
+        let Some(budget) = self.budget else {
+            self.choice = None;
+            return;
+        };
+        self.spent.store(0, Ordering::Relaxed);
+        let k = match budget.cost {
+            CharacterCost::Fixed(k) => Some(k),
+            CharacterCost::Measured => self.measured,
+        };
+        self.keys.clear();
+        for (p, s) in schedules.iter().enumerate() {
+            self.keys
+                .push(order_key(s.significance(live_lanes(p, characters)), p));
+        }
+        self.keys.sort_unstable();
+        let mut choice = BudgetChoice {
+            seconds_per_character: k.unwrap_or(0.0),
+            fits: true,
+            ..BudgetChoice::default()
+        };
+        let k = f64::from(k.unwrap_or(0.0));
+        let n_of = |p: usize| live_lanes(p, characters).count_ones();
+        let cost = |n: u32, i: usize| k * f64::from(n) / f64::from(PERIODS[i]);
+        let all_last: f64 = (0..schedules.len()).map(|p| cost(n_of(p), 4)).sum();
+        let mut slack = f64::from(budget.seconds) - all_last;
+        choice.fits = slack >= 0.0;
+        let (mut expected, mut floor) = (0.0, 0);
+        for key in &self.keys {
+            let p = *key as u32 as usize;
+            let n = n_of(p);
+            let extra = |i: usize| cost(n, i) - cost(n, 4);
+            // Period 16's extra is 0: it always fits a slack >= 0, and
+            // takes what a negative slack leaves. No shorter period than a
+            // more significant pack's (the last pack, with fewer
+            // characters, might fit one).
+            let i = (floor..4).find(|&i| extra(i) <= slack).unwrap_or(4);
+            floor = i;
+            slack -= extra(i);
+            expected += cost(n, i);
+            choice.characters_at[i] += n;
+            set_pack(&mut schedules[p], i, &mut self.next_phase);
+        }
+        choice.expected_seconds = expected as f32;
+        self.choice = Some(choice);
+    }
+
+    /// Adds `since`'s elapsed time to the step's spending (a serial part
+    /// of the step, where a budget is set).
+    pub(crate) fn add_since(&self, since: Option<Instant>) {
+        if let Some(t) = since {
+            add_elapsed(&self.spent, t);
+        }
+    }
+
+    /// The step is done, having evaluated `evaluated` characters: its
+    /// spending feeds the measured cost, and the choice is returned with
+    /// it.
+    pub(crate) fn finish(&mut self, evaluated: u32) -> Option<BudgetChoice> {
+        let mut choice = self.choice.take()?;
+        let seconds = self.spent.swap(0, Ordering::Relaxed) as f64 * 1e-9;
+        choice.measured_seconds = seconds as f32;
+        if evaluated > 0 {
+            let m = (seconds / f64::from(evaluated)).clamp(1e-12, 1.0) as f32;
+            self.measured = Some(match self.measured {
+                None => m,
+                Some(k) => k + (m - k) * 0.25,
+            });
+        }
+        Some(choice)
+    }
+}
+
+/// Sets the significance of characters `first .. first + values.len()`
+/// of a crowd of `characters` in their packs' schedules, after checking
+/// them all (a refusal sets none): [`Error::Index`] for a range past the
+/// crowd, [`Error::Character`] naming the first NaN (any other number,
+/// infinities included, orders).
+pub(crate) fn set_significance(
+    schedules: &mut [Schedulex8],
+    characters: usize,
+    first: usize,
+    values: &[f32],
+) -> Result<()> {
+    if first
+        .checked_add(values.len())
+        .is_none_or(|end| end > characters)
+    {
+        return Err(Error::Index {
+            what: "character range end (set_significance)",
+            index: first.saturating_add(values.len()),
+            len: characters,
+        });
+    }
+    if let Some(k) = values.iter().position(|v| v.is_nan()) {
+        return Err(Error::Character {
+            character: first + k,
+            error: Box::new(Error::Parameter {
+                name: "significance",
+                value: f32::NAN,
+                reason: "must be a number (not NaN)",
+            }),
+        });
+    }
+    for (k, v) in values.iter().enumerate() {
+        let c = first + k;
+        schedules[c / 8].set_significance(c % 8, *v);
+    }
+    Ok(())
+}
+
+/// Refuses a budget for a crowd without level of detail, whose periods
+/// cannot change ([`Error::Parameter`]).
+pub(crate) fn check_level_of_detail(budget: Option<Budget>, level_of_detail: bool) -> Result<()> {
+    match (budget, level_of_detail) {
+        (Some(b), false) => Err(Error::Parameter {
+            name: "budget seconds",
+            value: b.seconds,
+            reason: "a budget needs a crowd with level_of_detail (periods above 1)",
+        }),
+        _ => Ok(()),
+    }
+}
+
+/// Refuses [`Command::SetPeriod`](super::Command::SetPeriod) while a
+/// budget is set: the allocator chooses the periods
+/// ([`Error::Parameter`]).
+pub(crate) fn check_command(budget: Option<Budget>, cmd: &super::Command) -> Result<()> {
+    match (budget, cmd) {
+        (Some(_), super::Command::SetPeriod { period, .. }) => Err(Error::Parameter {
+            name: "period",
+            value: *period as f32,
+            reason: "a budget is set: the allocator chooses periods (set_budget(None) first)",
+        }),
+        _ => Ok(()),
+    }
+}
+
+/// Adds the time since `t` to `spent` (nanoseconds).
+pub(crate) fn add_elapsed(spent: &AtomicU64, t: Instant) {
+    let ns = u64::try_from(t.elapsed().as_nanos()).unwrap_or(u64::MAX);
+    spent.fetch_add(ns, Ordering::Relaxed);
+}
+
+/// Pack `p`'s place in the allocator's order: significance descending,
+/// then the pack ascending, as one integer (the significance's bits made
+/// to order as the numbers do, then flipped).
+fn order_key(significance: f32, p: usize) -> u64 {
+    let b = significance.to_bits();
+    let ascending = match b >> 31 {
+        1 => !b,
+        _ => b | 0x8000_0000,
+    };
+    (u64::from(!ascending) << 32) | p as u64
+}
+
+/// Gives every lane of a pack the period `PERIODS[i]`: its phases kept
+/// where every lane has it already, else the period's next phase.
+fn set_pack(s: &mut Schedulex8, i: usize, next_phase: &mut [u32; 5]) {
+    let period = PERIODS[i];
+    if (0..8).all(|l| s.get(l).0 == period) {
+        return;
+    }
+    let phase = next_phase[i] % period;
+    next_phase[i] = (next_phase[i] + 1) % MAX_PERIOD;
+    for l in 0..8 {
+        s.set(l, period, phase);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn order_keys_sort_by_significance_then_pack() {
+        let mut keys = [
+            order_key(1.0, 3),
+            order_key(-2.0, 0),
+            order_key(5.0, 1),
+            order_key(1.0, 2),
+            order_key(f32::NEG_INFINITY, 4),
+            order_key(f32::INFINITY, 5),
+            order_key(0.0, 6),
+            order_key(-0.0, 7),
+        ];
+        keys.sort_unstable();
+        let packs: Vec<u32> = keys.iter().map(|k| *k as u32).collect();
+        // -0.0 orders below +0.0 (its bits do): a tie a game cannot mean.
+        assert_eq!(packs, [5, 1, 2, 3, 6, 7, 0, 4]);
+    }
+}
