@@ -9,8 +9,9 @@ use crowds::*;
 use kineform::Error;
 use kineform::crowd::command::Which;
 use kineform::crowd::{
-    ClipEnd, ClipLibrary, ClipStorage, Command, Crowd, CrowdConfig, DeadBlendHalflives, EventKind,
-    MarkerHit, ReferenceCrowd, Root, RootDelta, RootMotion, Sampling, Source, Transition,
+    Budget, BudgetChoice, ClipEnd, ClipLibrary, ClipStorage, Command, Crowd, CrowdConfig,
+    DeadBlendHalflives, EventKind, FrameStats, MarkerHit, ReferenceCrowd, Root, RootDelta,
+    RootMotion, Sampling, Source, Transition,
 };
 use kineform::reference::{self as r, Quat, Vec3};
 use proptest::prelude::*;
@@ -159,9 +160,13 @@ proptest! {
     /// skip a layer) and the blend profiles its transitions take; full or
     /// compact clips (both crowds play the decoded motion); and every
     /// character's bounding box, its joints padded by radii of 0 to 4
-    /// units or not at all.
+    /// units or not at all; with level of detail, periods mixed by the
+    /// game, or (`budgeted`) chosen by the budget allocator from a fixed
+    /// cost, significances moving every frame and the budget changing
+    /// every fifth: the same choice, and so the same periods and
+    /// evaluations, in both crowds.
     #[test]
-    fn both_crowds_agree_under_generated_commands(stream in frames(), cubic: bool, dead: bool, extract: bool, fitted: bool, heavy: bool, with_layers: bool, compact: bool, padded: bool, lod: bool) {
+    fn both_crowds_agree_under_generated_commands(stream in frames(), cubic: bool, dead: bool, extract: bool, fitted: bool, heavy: bool, with_layers: bool, compact: bool, padded: bool, lod: bool, budgeted: bool) {
         let library = with_markers(two_subjects());
         let cfg = CrowdConfig {
             characters: 11,
@@ -192,7 +197,14 @@ proptest! {
                 reference.set_period(c, period, phase).unwrap();
             }
         }
-        let allowed = |cmd: &Command| lod || !matches!(cmd, Command::SetPeriod { period, .. } if *period > 1);
+        // With a budget (level of detail only) the allocator sets the
+        // periods (SetPeriod is refused), the significances move each frame
+        // and the budget changes every fifth frame, so that packs swap
+        // order and periods.
+        let budgeted = lod && budgeted;
+        let k = 1e-4;
+        let budget_at = |frame: usize| Budget::fixed(k * [2.5, 12.0, 0.5, 4.2][frame / 5 % 4], k);
+        let allowed = |cmd: &Command| (lod && !budgeted) || !matches!(cmd, Command::SetPeriod { period, .. } if *period > 1 || budgeted);
         if with_layers {
             let walk = Source::looping(0, 0.0);
             for cmd in [Command::PlayLayer { layer: 0, source: walk }, Command::SetLayerWeight { layer: 0, weight: 1.0 }] {
@@ -211,7 +223,16 @@ proptest! {
                     lanes.command(*c, *cmd).unwrap();
                     reference.command(*c, *cmd).unwrap();
                 }
+                if budgeted {
+                    let sig: Vec<f32> = (0..11).map(|c| ((frame * 7 + c * 13) % 11) as f32).collect();
+                    for crowd in [&mut lanes as &mut dyn Budgeted, &mut reference] {
+                        crowd.budgeted(budget_at(frame), &sig);
+                    }
+                }
                 let (sl, sr) = (lanes.step(*dt).unwrap(), reference.step(*dt).unwrap());
+                let chosen = |s: &FrameStats| s.budget.map(|b| BudgetChoice { measured_seconds: 0.0, ..b });
+                prop_assert_eq!(chosen(&sl), chosen(&sr));
+                prop_assert_eq!(sl.budget.is_some(), budgeted);
                 prop_assert_eq!(sl.transitions, sr.transitions);
                 prop_assert_eq!(sl.evaluated, sr.evaluated);
                 prop_assert_eq!(sl.commands, sr.commands);
@@ -240,6 +261,25 @@ proptest! {
         // 0's first layer in a layered crowd.
         prop_assert!(markers >= 11, "{} markers", markers);
         prop_assert!(layer_markers >= usize::from(with_layers), "{} layer markers", layer_markers);
+    }
+}
+
+/// A crowd given a budget and significances for the next step.
+trait Budgeted {
+    fn budgeted(&mut self, budget: Budget, significance: &[f32]);
+}
+
+impl Budgeted for Crowd {
+    fn budgeted(&mut self, budget: Budget, significance: &[f32]) {
+        self.set_budget(Some(budget)).unwrap();
+        self.set_significance(0, significance).unwrap();
+    }
+}
+
+impl Budgeted for ReferenceCrowd {
+    fn budgeted(&mut self, budget: Budget, significance: &[f32]) {
+        self.set_budget(Some(budget)).unwrap();
+        self.set_significance(0, significance).unwrap();
     }
 }
 
