@@ -2,6 +2,7 @@
 //! evaluates a crowd on motion capture every frame and reports its speed and
 //! the live velocity check.
 
+mod lod_cmd;
 mod match_cmd;
 mod match_quality;
 mod report;
@@ -21,6 +22,7 @@ use kineform::crowd::{
 };
 use kineform::markers::FootContact;
 use kineform::{bvh, data};
+use lod_cmd::LodDriver;
 
 #[derive(Parser)]
 #[command(
@@ -199,6 +201,9 @@ struct CrowdArgs {
     /// finite, >= 0 and <= 1e6; 0, the default, pads none.
     #[arg(long, default_value_t = 0.0, allow_negative_numbers = true, value_parser = parse_radius)]
     joint_radius: f32,
+    /// Level of detail: `--lod`, `--budget MS`.
+    #[command(flatten)]
+    lod: lod_cmd::LodArgs,
 }
 
 /// A joint radius: finite, >= 0 and <= 1e6 (`kineform::limits::MAX_POSITION`).
@@ -357,18 +362,30 @@ enum AnyCrowd {
 }
 
 impl AnyCrowd {
-    /// The driver's commands for this frame, then the step, then the
-    /// driver's roots moved by the extracted root motion (where it follows
-    /// it); returns the step's figures.
-    fn step(&mut self, wander: &mut Wander, dt: f32) -> kineform::Result<FrameStats> {
+    /// The drivers' commands for this frame (level of detail's, where
+    /// it runs, and the wanderers'), then the step, then the driver's
+    /// roots moved by the extracted root motion (where it follows it);
+    /// returns the step's figures.
+    fn step(
+        &mut self,
+        wander: &mut Wander,
+        lod: Option<&mut LodDriver>,
+        dt: f32,
+    ) -> kineform::Result<FrameStats> {
         match self {
             AnyCrowd::Lanes(c) => {
+                if let Some(lod) = lod {
+                    lod.before(c.as_mut())?;
+                }
                 wander.update(c.as_mut(), dt)?;
                 let s = c.step(dt)?;
                 wander.follow(c.as_mut(), dt)?;
                 Ok(s)
             }
             AnyCrowd::Scalar(c) => {
+                if let Some(lod) = lod {
+                    lod.before(c.as_mut())?;
+                }
                 wander.update(c.as_mut(), dt)?;
                 let s = c.step(dt)?;
                 wander.follow(c.as_mut(), dt)?;
@@ -385,11 +402,12 @@ impl AnyCrowd {
         }
     }
 
-    /// Every character's bounding box after the last step, into `out`.
-    fn bounds_into(&self, out: &mut [Aabb]) -> kineform::Result<()> {
+    /// The bounding boxes of characters `chars` after the last step,
+    /// into `out`.
+    fn bounds_into(&self, chars: std::ops::Range<usize>, out: &mut [Aabb]) -> kineform::Result<()> {
         match self {
-            AnyCrowd::Lanes(c) => c.bounds_into(0..out.len(), out),
-            AnyCrowd::Scalar(c) => c.bounds_into(0..out.len(), out),
+            AnyCrowd::Lanes(c) => c.bounds_into(chars, out),
+            AnyCrowd::Scalar(c) => c.bounds_into(chars, out),
         }
     }
 }
@@ -433,6 +451,7 @@ fn crowd_config(a: &CrowdArgs, library: &ClipLibrary) -> CrowdConfig {
             0.0 => Vec::new(),
             r => vec![r; library.skeleton().len()],
         },
+        level_of_detail: a.lod.on(),
         ..CrowdConfig::default()
     }
 }
@@ -515,7 +534,7 @@ impl Timed {
             _ => 0,
         });
         self.markers += crossed.sum::<u64>();
-        crowd.bounds_into(&mut self.boxes)?;
+        crowd.bounds_into(0..self.boxes.len(), &mut self.boxes)?;
         for b in &self.boxes {
             let s = b.size().to_array().map(f64::from);
             for (sum, s) in self.box_sizes.iter_mut().zip(s) {
@@ -547,13 +566,17 @@ fn run_crowd(a: &CrowdArgs) -> Result<(), Box<dyn std::error::Error>> {
         },
     );
     let mut crowd = build_crowd(&pool, a, &library, &cfg)?;
+    let mut lod = LodDriver::new(&a.lod, cfg.characters);
     let joints = skeleton.len();
     let frames = a.frames as usize;
     let names = skeleton.names().to_vec();
 
     // The first frame fills the previous-frame state of the velocity check.
     let total = Instant::now();
-    pool.install(|| crowd.step(&mut wander, dt))?;
+    let first = pool.install(|| crowd.step(&mut wander, lod.as_mut(), dt))?;
+    if let Some(lod) = &mut lod {
+        lod.after(|r, b| crowd.bounds_into(r, b), &first, dt, false)?;
+    }
     let warmup = a.warmup as usize;
     let (bar, show_bar) = frames_bar(a, warmup + frames)?;
     let mut timed = Timed::new(frames, cfg.characters);
@@ -567,9 +590,12 @@ fn run_crowd(a: &CrowdArgs) -> Result<(), Box<dyn std::error::Error>> {
             // The frame as a game runs it: the driver's commands, then the
             // step.
             let t = Instant::now();
-            let s = crowd.step(&mut wander, dt)?;
+            let s = crowd.step(&mut wander, lod.as_mut(), dt)?;
             if f >= warmup {
                 timed.record(&crowd, &s, t.elapsed().as_secs_f64())?;
+            }
+            if let Some(lod) = &mut lod {
+                lod.after(|r, b| crowd.bounds_into(r, b), &s, dt, f >= warmup)?;
             }
             transitions += s.transitions as u64;
             check.merge(&s.velocity);
@@ -607,6 +633,7 @@ fn run_crowd(a: &CrowdArgs) -> Result<(), Box<dyn std::error::Error>> {
             box_largest,
             total,
             names: &names,
+            lod: lod.as_ref(),
         },
     )
 }

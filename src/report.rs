@@ -41,6 +41,8 @@ pub(crate) struct Measured<'a> {
     pub(crate) total: Instant,
     /// The clip joints' names.
     pub(crate) names: &'a [String],
+    /// Level of detail's driver and figures, where it ran.
+    pub(crate) lod: Option<&'a crate::lod_cmd::LodDriver>,
 }
 
 /// Prints a run's figures (`--json`: one JSON object) and fails with
@@ -156,11 +158,9 @@ fn print_json(a: &CrowdArgs, cfg: &CrowdConfig, m: &Measured, f: &Figures) {
         source,
         markers_in_clips,
         heading,
-        ref check,
         transitions,
         box_largest,
         total,
-        names,
         ..
     } = *m;
     let Figures {
@@ -177,8 +177,6 @@ fn print_json(a: &CrowdArgs, cfg: &CrowdConfig, m: &Measured, f: &Figures) {
         sampling,
         extracting,
     } = *f;
-    let joint_name = |k: usize| joint_name(names, k);
-    let checked = |x: f64| (!a.no_check).then_some(x);
     let mut o = serde_json::json!({
         "version": env!("CARGO_PKG_VERSION"),
         "simd_backend": kineform::simd_backend(),
@@ -222,7 +220,20 @@ fn print_json(a: &CrowdArgs, cfg: &CrowdConfig, m: &Measured, f: &Figures) {
     });
     // The velocity check's figures (one `json!` holds only so many
     // fields: serde_json's macro recurses once per token).
-    let velocity = serde_json::json!({
+    if let (Some(o), serde_json::Value::Object(v)) = (o.as_object_mut(), velocity_json(a, m)) {
+        o.extend(v);
+    }
+    o["level_of_detail"] = m.lod.map_or(serde_json::Value::Null, |l| l.json());
+    println!("{o}");
+}
+
+/// The velocity check's figures of the `--json` report (null where the
+/// check was off, but for the count of output that is not finite).
+fn velocity_json(a: &CrowdArgs, m: &Measured) -> serde_json::Value {
+    let (check, names) = (&m.check, m.names);
+    let joint_name = |k: usize| joint_name(names, k);
+    let checked = |x: f64| (!a.no_check).then_some(x);
+    serde_json::json!({
             // With the check off nothing was measured: its figures are null.
             "velocity_gap_max": checked(f64::from(check.max_gap)),
             "velocity_gap_mean": checked(check.mean_gap()),
@@ -238,11 +249,7 @@ fn print_json(a: &CrowdArgs, cfg: &CrowdConfig, m: &Measured, f: &Figures) {
             // Counted with the check off too.
             "non_finite_character_frames": check.non_finite,
             "max_speed": checked(f64::from(check.max_speed)),
-    });
-    if let (Some(o), serde_json::Value::Object(v)) = (o.as_object_mut(), velocity) {
-        o.extend(v);
-    }
-    println!("{o}");
+    })
 }
 
 /// The text report.
@@ -334,6 +341,9 @@ fn print_text(a: &CrowdArgs, cfg: &CrowdConfig, m: &Measured, f: &Figures) {
     }
     if check.non_finite > 0 {
         println!("output not finite in {} character-frames", check.non_finite);
+    }
+    if let Some(lod) = m.lod {
+        println!("{}", lod.text());
     }
 }
 

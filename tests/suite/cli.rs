@@ -303,3 +303,57 @@ fn match_reports_its_figures_in_json() {
     assert!((0.0..=1.0).contains(&f("search_time_share")), "{j}");
     assert_eq!(j["features"], "spring");
 }
+
+/// Issue 25, item 5: `--lod` sets periods by distance to a camera
+/// circling the crowd and `--budget MS` has the crowd's allocator choose
+/// them, in both crowds, with their figures in `--json`: with bands some
+/// but not all characters evaluated a frame and periods changing as the
+/// camera moves; a budget of 10 s a frame puts everyone at period 1, with
+/// every frame fitting; one of a nanosecond everyone at period 16, with
+/// none fitting. The velocity check passes throughout. A budget of 0,
+/// NaN or over 10 s is refused by the parser, naming the range.
+#[test]
+fn level_of_detail_runs_in_the_main_job() {
+    let run = |extra: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_kineform"))
+            .args(["crowd", "--characters", "400", "--frames", "60"])
+            .args(["--warmup", "30", "--threads", "1", "--json"])
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let json = |extra: &[&str]| -> serde_json::Value {
+        let out = run(extra);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{extra:?}: {err}");
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["velocity_check_passed"], true, "{v}");
+        v["level_of_detail"].clone()
+    };
+    let at = |l: &serde_json::Value| -> Vec<f64> {
+        let at = l["characters_at_period_mean"].as_array().unwrap();
+        at.iter().map(|x| x.as_f64().unwrap()).collect()
+    };
+    for scalar in [&[][..], &["--scalar"]] {
+        let bands = json(&[&["--lod"], scalar].concat());
+        assert_eq!(bands["mode"], "bands", "{bands}");
+        let share = bands["evaluated_share"].as_f64().unwrap();
+        assert!(share > 0.05 && share < 0.9, "{bands}");
+        assert!((at(&bands).iter().sum::<f64>() - 400.0).abs() < 1e-6);
+        assert!(bands["period_changes_per_frame"].as_f64().unwrap() > 0.0);
+        let all = json(&[&["--budget", "10000"], scalar].concat());
+        assert_eq!(at(&all), [400.0, 0.0, 0.0, 0.0, 0.0], "{all}");
+        assert_eq!(all["frames_fitting"], 60, "{all}");
+        assert!(all["measured_cpu_ms_mean"].as_f64().unwrap() > 0.0);
+        let none = json(&[&["--budget", "1e-6"], scalar].concat());
+        assert_eq!(at(&none), [0.0, 0.0, 0.0, 0.0, 400.0], "{none}");
+        assert_eq!(none["frames_fitting"], 0, "{none}");
+    }
+    assert!(json(&[]).is_null());
+    for bad in ["0", "NaN", "20000", "-1"] {
+        let out = run(&["--budget", bad]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{bad}: {err}");
+        assert!(err.contains("--budget") && err.contains("10000"), "{err}");
+    }
+}
