@@ -99,6 +99,24 @@ pub(crate) fn clip_rows(db: &Database, library: &ClipLibrary, up: Up) -> Vec<Cli
         .collect()
 }
 
+/// The pose a crowd's local rows start from, crowd joint by joint (0 the
+/// world root): each clip joint whose position never moves at its fixed
+/// position, with its rotation where it never turns; the rest at rest.
+fn rest_pose(db: &Database, joints: usize) -> Vec<Motionx8> {
+    (0..joints)
+        .map(|cj| match cj.checked_sub(1) {
+            Some(clip_joint) if db.moving_row(clip_joint).is_none() => Motionx8 {
+                pos: Vec3x8::splat(db.fixed_position(clip_joint)),
+                rot: db
+                    .still_rotation(clip_joint)
+                    .map_or(Quatx8::IDENTITY, Quatx8::splat),
+                ..Motionx8::REST
+            },
+            _ => Motionx8::REST,
+        })
+        .collect()
+}
+
 impl Crowd {
     /// A crowd of `cfg.characters` playing `library`'s clips (unit scales:
     /// the 8-lane path carries no scales; [`crate::crowd::ReferenceCrowd`] plays
@@ -187,18 +205,7 @@ impl Crowd {
                 marker_bytes(library, cfg.characters, layers),
             ),
         ])?;
-        let rest: Vec<Motionx8> = (0..j)
-            .map(|cj| match cj.checked_sub(1) {
-                Some(clip_joint) if db.moving_row(clip_joint).is_none() => Motionx8 {
-                    pos: Vec3x8::splat(db.fixed_position(clip_joint)),
-                    rot: db
-                        .still_rotation(clip_joint)
-                        .map_or(Quatx8::IDENTITY, Quatx8::splat),
-                    ..Motionx8::REST
-                },
-                _ => Motionx8::REST,
-            })
-            .collect();
+        let rest = rest_pose(&db, j);
         let n = |per: usize| packs.checked_mul(per).ok_or(too_big.clone());
         let shape = (skeleton, rest, layout);
         with_stated(Crowd::build(library, cfg, db, shape, n), total)

@@ -135,13 +135,7 @@ impl ReferenceCrowd {
     /// refusal is an [`Error::Size`] naming the part and the whole.
     pub fn new(library: &ClipLibrary, cfg: CrowdConfig) -> Result<ReferenceCrowd> {
         cfg.check()?;
-        if library.is_empty() {
-            return Err(Error::Length {
-                what: "clips in the library",
-                expected: 1,
-                got: 0,
-            });
-        }
+        not_empty(library)?;
         let db = Database::with_storage(library.clips(), cfg.clip_storage)?;
         let decoded = match cfg.clip_storage {
             crate::crowd::ClipStorage::Full => None,
@@ -154,18 +148,7 @@ impl ReferenceCrowd {
         let rows = clip_rows(&db, library, cfg.up_axis());
         let packs = cfg.characters.div_ceil(8);
         let fits = if cfg.fit().is_some() { j } else { 0 };
-        // Whole packs of 8: a size within 7 of usize::MAX has no such
-        // count (found by the `crowd_api` fuzz target).
-        let slots = cfg
-            .characters
-            .checked_next_multiple_of(8)
-            .ok_or(Error::Size {
-                what: "reference crowd characters",
-                reason: format!(
-                    "{} characters do not round up to whole packs of 8 in a usize",
-                    cfg.characters
-                ),
-            })?;
+        let slots = whole_packs(cfg.characters)?;
         let total = stated_size(library, &cfg, (j, nl, fits), slots)?;
         let markers = with_stated(MarkerTable::new(library.clips(), nl), total)?;
         let marks = with_stated(
@@ -219,6 +202,27 @@ impl ReferenceCrowd {
             cfg,
         })
     }
+}
+
+/// A library with no clips is refused.
+fn not_empty(library: &ClipLibrary) -> Result<()> {
+    match library.is_empty() {
+        true => Err(Error::Length {
+            what: "clips in the library",
+            expected: 1,
+            got: 0,
+        }),
+        false => Ok(()),
+    }
+}
+
+/// `characters` rounded up to whole packs of 8: a size within 7 of
+/// `usize::MAX` has no such count (found by the `crowd_api` fuzz target).
+fn whole_packs(characters: usize) -> Result<usize> {
+    characters.checked_next_multiple_of(8).ok_or(Error::Size {
+        what: "reference crowd characters",
+        reason: format!("{characters} characters do not round up to whole packs of 8 in a usize"),
+    })
 }
 
 /// The bytes a reference crowd states before it is built (its characters'

@@ -309,6 +309,32 @@ impl Wander {
         Ok(issued)
     }
 
+    /// Character `c`'s first commands: its root on the grid of `cols`
+    /// columns, facing a random way, and its sources; returns how many.
+    fn start(
+        cfg: &WanderConfig,
+        w: &mut Walker,
+        (c, cols): (usize, usize),
+        crowd: &mut impl Driven,
+        lengths: &[f32],
+    ) -> Result<u32> {
+        let yaw = w.rng.random_range(0.0..std::f32::consts::TAU);
+        let place = Vec3::new(
+            (c % cols) as f32 * cfg.spacing,
+            0.0,
+            (c / cols) as f32 * cfg.spacing,
+        );
+        w.root = Root::standing(place, yaw);
+        crowd.command(c, Command::SetRoot(w.root))?;
+        let (a, b) = Self::sources(cfg, w, lengths);
+        crowd.command(c, Command::Play { a, b })?;
+        w.playing(&a, &b, lengths);
+        w.countdown = w
+            .rng
+            .random_range(cfg.transition_every.0..=cfg.transition_every.1);
+        Ok(2)
+    }
+
     /// Issues this frame's commands to `crowd` for a step of `dt` about to
     /// be taken; returns how many. Refuses a `dt` the crowd's step would
     /// refuse ([`super::Crowd::step`]), with nothing issued.
@@ -337,21 +363,7 @@ impl Wander {
         let cfg = &self.cfg;
         for (c, w) in self.walkers.iter_mut().enumerate().take(n) {
             if !self.started {
-                let yaw = w.rng.random_range(0.0..std::f32::consts::TAU);
-                let place = Vec3::new(
-                    (c % cols) as f32 * cfg.spacing,
-                    0.0,
-                    (c / cols) as f32 * cfg.spacing,
-                );
-                w.root = Root::standing(place, yaw);
-                crowd.command(c, Command::SetRoot(w.root))?;
-                let (a, b) = Self::sources(cfg, w, &lengths);
-                crowd.command(c, Command::Play { a, b })?;
-                w.playing(&a, &b, &lengths);
-                w.countdown = w
-                    .rng
-                    .random_range(cfg.transition_every.0..=cfg.transition_every.1);
-                issued += 2;
+                issued += Self::start(cfg, w, (c, cols), crowd, &lengths)?;
                 if layers > 0 {
                     issued += Self::layers(cfg, w, (c, layers), crowd, &lengths, dt)?;
                 }
