@@ -41,10 +41,11 @@
 
 use std::sync::OnceLock;
 
+use kineform::crowd::budget::MAX_BUDGET;
 use kineform::crowd::{
-    BlendProfile, ClipEnd, ClipLibrary, ClipStorage, Command, Crowd, CrowdConfig,
-    DeadBlendHalflives, Joints, Layer, Mask, ReferenceCrowd, Root, RootMotion, Sampling, Source,
-    Transition, Which,
+    BlendProfile, Budget, CharacterCost, ClipEnd, ClipLibrary, ClipStorage, Command, Crowd,
+    CrowdConfig, DeadBlendHalflives, Joints, Layer, Mask, ReferenceCrowd, Root, RootMotion,
+    Sampling, Source, Transition, Which,
 };
 use kineform::reference::{self as r, Kform, Quat, Vec3};
 
@@ -666,6 +667,69 @@ fn layer_command(b: &mut Bytes, clips: usize) -> Command {
     }
 }
 
+/// A budget (set, changed or cleared; seconds and a cost per character
+/// in and out of range) or significances for characters `first..` (any
+/// values, ranges past the end) to both crowds: the same acceptance, and
+/// a refusal changes nothing. Only fixed costs are accepted here (a
+/// measured cost differs between the crowds, and so would their choices):
+/// a measured budget is drawn with seconds out of range, refused by both.
+fn budget(
+    b: &mut Bytes,
+    lanes: &mut Crowd,
+    reference: &mut ReferenceCrowd,
+    first: usize,
+    log: &mut Vec<String>,
+) {
+    let was = (lanes.budget(), reference.budget());
+    assert_eq!(was.0, was.1, "{}", log.join("\n"));
+    let lod = lanes.config().level_of_detail;
+    if b.u8() % 2 == 0 {
+        let budget = match b.u8() % 4 {
+            0 => None,
+            1 => Some(Budget::measured(-b.f32(0.0, 1.0).abs() - 1e-3)),
+            _ => Some(Budget::fixed(b.f32(1e-6, 1e-2), b.f32(1e-7, 1e-4))),
+        };
+        let (res, res_ref) = (lanes.set_budget(budget), reference.set_budget(budget));
+        log.push(format!("set_budget({budget:?}) -> {res:?}"));
+        let valid = budget.is_none_or(|b| {
+            let k = match b.cost {
+                CharacterCost::Fixed(k) => k > 0.0 && k <= 1.0,
+                CharacterCost::Measured => true,
+            };
+            lod && b.seconds > 0.0 && b.seconds <= MAX_BUDGET && k
+        });
+        assert_eq!(
+            format!("{res:?}"),
+            format!("{res_ref:?}"),
+            "the crowds disagree on set_budget\n{}",
+            log.join("\n")
+        );
+        assert_eq!(res.is_ok(), valid, "{}", log.join("\n"));
+        let now = (lanes.budget(), reference.budget());
+        match res {
+            Ok(()) => assert_eq!(now, (budget, budget), "{}", log.join("\n")),
+            Err(_) => assert_eq!(now, was, "a refused budget changed it\n{}", log.join("\n")),
+        }
+        return;
+    }
+    let n = lanes.characters();
+    let values: Vec<f32> = (0..b.u8() % 12).map(|_| b.f32(-1e3, 1e3)).collect();
+    let (res, res_ref) = (
+        lanes.set_significance(first, &values),
+        reference.set_significance(first, &values),
+    );
+    log.push(format!("set_significance({first}, {values:?}) -> {res:?}"));
+    let valid = first.checked_add(values.len()).is_some_and(|e| e <= n)
+        && values.iter().all(|v| !v.is_nan());
+    assert_eq!(
+        format!("{res:?}"),
+        format!("{res_ref:?}"),
+        "the crowds disagree on set_significance\n{}",
+        log.join("\n")
+    );
+    assert_eq!(res.is_ok(), valid, "{}", log.join("\n"));
+}
+
 /// One fuzzed command (or `set_roots` range) to both crowds.
 fn command(
     b: &mut Bytes,
@@ -676,9 +740,13 @@ fn command(
     log: &mut Vec<String>,
 ) {
     let n = lanes.characters();
-    let kind = b.u8() % 9;
+    let kind = b.u8() % 10;
     let c = b.character(n);
     let queued = lanes.queued();
+    if kind == 9 {
+        budget(b, lanes, reference, c, log);
+        return;
+    }
     if kind == 7 {
         // set_roots over a range, to both crowds: the same acceptance, the
         // same refusal (the first bad character named), nothing queued
@@ -789,7 +857,9 @@ fn command(
     };
     let res_ref = reference.command(c, cmd);
     log.push(format!("command({c}, {cmd:?}) -> {res:?}"));
-    let valid = c < n && cmd.validate_in(lanes.library(), lanes.config()).is_ok();
+    // A period is the allocator's while a budget is set.
+    let budgeted = lanes.budget().is_some() && matches!(cmd, Command::SetPeriod { .. });
+    let valid = c < n && cmd.validate_in(lanes.library(), lanes.config()).is_ok() && !budgeted;
     match (res, res_ref) {
         (Ok(()), Ok(())) => {
             assert!(valid, "accepted\n{}", log.join("\n"));
