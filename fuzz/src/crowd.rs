@@ -683,7 +683,7 @@ fn budget(
     let was = (lanes.budget(), reference.budget());
     assert_eq!(was.0, was.1, "{}", log.join("\n"));
     let lod = lanes.config().level_of_detail;
-    if b.u8() % 2 == 0 {
+    if b.u8().is_multiple_of(2) {
         let budget = match b.u8() % 4 {
             0 => None,
             1 => Some(Budget::measured(-b.f32(0.0, 1.0).abs() - 1e-3)),
