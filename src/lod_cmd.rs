@@ -1,10 +1,12 @@
 //! `kineform crowd --lod` and `--budget MS` (issue 25): level of detail
 //! driven as a game drives it, from a camera. A simulated camera circles
 //! over the crowd (once every [`TURN_SECONDS`] of game time, half-way out
-//! from the crowd's centre); each frame the driver reads a quarter of the
-//! characters' boxes (each box every [`REREAD`] frames: with level of
-//! detail a carried character's box is made from its carried pose when
-//! read, a cost of every joint), and before the next step
+//! from the crowd's centre); after each frame, outside its timing, the
+//! driver reads a quarter of the characters' boxes (each box every
+//! [`REREAD`] frames: the camera needs no more, and with level of detail
+//! a carried character's box is made from its carried pose when read, a
+//! cost of every joint; the report reads every box after each timed
+//! frame, as a renderer would), and before the next step
 //! either sets each pack's period by its distance band ([`Mode::Bands`],
 //! `--lod`) or gives the crowd's budget allocator every character's
 //! closeness to the camera as its significance ([`Mode::Budget`],
@@ -55,10 +57,11 @@ impl LodArgs {
 }
 
 /// A budget in milliseconds: finite, in (0, 10000] (the allocator's
-/// [`kineform::crowd::budget::MAX_BUDGET`], 10 s).
+/// [`kineform::crowd::budget::MAX_BUDGET`], 10 s), and a number of
+/// seconds above 0 once divided by 1000.
 fn parse_budget(s: &str) -> Result<f32, String> {
     let ms: f32 = s.parse().map_err(|e| format!("{e}"))?;
-    match ms > 0.0 && ms <= kineform::crowd::budget::MAX_BUDGET * 1e3 {
+    match ms / 1e3 > 0.0 && ms / 1e3 <= kineform::crowd::budget::MAX_BUDGET {
         true => Ok(ms),
         false => Err(format!("{ms} ms must be finite, > 0 and <= 10000")),
     }
@@ -108,7 +111,8 @@ pub(crate) struct LodFigures {
     pub(crate) evaluated: u64,
     /// Characters at each of [`PERIODS`], summed over the timed frames.
     pub(crate) at: [u64; 5],
-    /// Characters whose period the driver changed (bands).
+    /// Characters whose period the driver changed before the timed steps
+    /// (bands).
     pub(crate) changed: u64,
     /// The allocator's expected and the measured CPU seconds, summed over
     /// the timed frames, and the frames whose choice fitted (budget).
@@ -134,6 +138,8 @@ pub(crate) struct LodDriver {
     time: f32,
     /// Steps seen (which quarter of the boxes is read next).
     steps: usize,
+    /// Characters whose period the driver changed before this step.
+    changing: u64,
     /// Whether the budget was given to the crowd.
     started: bool,
     /// What the timed frames add up.
@@ -149,7 +155,7 @@ impl LodDriver {
         }
         Some(LodDriver {
             mode: match a.budget {
-                Some(ms) => Mode::Budget(ms * 1e-3),
+                Some(ms) => Mode::Budget(ms / 1e3),
                 None => Mode::Bands,
             },
             characters,
@@ -159,6 +165,7 @@ impl LodDriver {
             reach: 0.0,
             time: 0.0,
             steps: 0,
+            changing: 0,
             started: false,
             figures: LodFigures::default(),
         })
@@ -242,7 +249,9 @@ impl LodDriver {
         }
         if timed {
             self.add(s);
+            self.figures.changed += self.changing;
         }
+        self.changing = 0;
         Ok(())
     }
 

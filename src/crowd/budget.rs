@@ -7,11 +7,14 @@
 //! Allocator does, but with no interpolation and so no lag: a character
 //! between evaluations is carried along its own velocities.
 //!
-//! The budget is CPU time summed over the threads that run a step (as
-//! Unreal's is): a step of 2 ms on each of two threads spends 4 ms. The
-//! crowd times its own work (each run of a [`super::PreparedStep`]'s parts
-//! on whatever thread runs it, and the frame's serial parts), so the
-//! budget holds whatever job system runs the step.
+//! The budget is time spent in the crowd's work, summed over the threads
+//! that run a step (as Unreal's is): a step of 2 ms on each of two
+//! threads spends 4 ms. The crowd times its own work (each run of a
+//! [`super::PreparedStep`]'s parts on whatever thread runs it, and the
+//! frame's serial parts, by the wall clock), so the budget holds whatever
+//! job system runs the step; a thread preempted inside the crowd's work
+//! counts that time too, and the job system's own scheduling outside it
+//! is not counted.
 //!
 //! **The choice, each step, before the packs run.** Periods are chosen
 //! per pack of eight characters (the unit the crowd evaluates: a pack
@@ -35,15 +38,22 @@
 //! shorter period is evaluated at its next phase; the gap to what it
 //! showed carried is hidden as every resumption's ([`super::LOD_BLEND`]).
 //!
-//! **The cost.** With [`CharacterCost::Measured`], `k` is a running mean
-//! (each step weighing a quarter) of each step's CPU time over the
-//! characters it evaluated, which holds the step's fixed costs (carried
-//! packs, commands) too: if the budget is above those, the choice settles
-//! where the measured steps take the budget. Before the first measured
-//! step (a crowd's first step evaluates everyone anyway) every pack gets
-//! period 1. [`CharacterCost::Fixed`] uses a caller's figure (a target
-//! machine's, or a test's: the choice then depends on nothing measured,
-//! and both crowds make the same one).
+//! **The cost.** With [`CharacterCost::Measured`], `k` is the running
+//! mean (each step weighing a quarter) of the steps' spending over the
+//! running mean of the characters they evaluated (steps that evaluated
+//! nobody included), which holds the step's fixed costs (carried packs,
+//! commands) too: if the budget is above those, the choice settles where
+//! the measured steps take the budget. Every step with a budget set is
+//! measured, whatever its cost kind, and the measurement is kept when
+//! the budget changes or is cleared. Until a step has been measured (the
+//! first after a crowd's first budget) the periods stay as they are.
+//! [`CharacterCost::Fixed`] uses a caller's figure (a target machine's,
+//! or a test's: the choice then depends on nothing measured, and both
+//! crowds make the same one).
+//!
+//! A budget is refused while [`super::Command::SetPeriod`] commands are
+//! queued (they would apply after the step's choice), and `SetPeriod`
+//! while a budget is set.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
@@ -127,15 +137,16 @@ pub struct BudgetChoice {
     /// Characters given each period of [`PERIODS`] (1, 2, 4, 8, 16).
     pub characters_at: [u32; 5],
     /// The seconds per evaluated character the choice was made with (0
-    /// before anything was measured: every pack at period 1).
+    /// before anything was measured: the periods as they stood).
     pub seconds_per_character: f32,
-    /// The CPU seconds a step is expected to spend on average under the
-    /// choice: `Σ k n / P` over the packs.
+    /// The seconds a step is expected to spend on average under the
+    /// choice, summed over threads: `Σ k n / P` over the packs (0 before
+    /// anything was measured).
     pub expected_seconds: f32,
     /// Whether the choice fits the budget (false: every pack at period
     /// 16 is still expected to spend more).
     pub fits: bool,
-    /// The CPU seconds this step spent, summed over its threads (the
+    /// The seconds this step's work spent, summed over its threads (the
     /// figure the next choices learn from under
     /// [`CharacterCost::Measured`]).
     pub measured_seconds: f32,
@@ -146,8 +157,10 @@ pub struct BudgetChoice {
 #[derive(Debug, Default)]
 pub(crate) struct Allocator {
     budget: Option<Budget>,
-    /// The measured seconds per evaluated character (a running mean).
-    measured: Option<f32>,
+    /// Running means (each step weighing a quarter) of the seconds each
+    /// timed step spent and of the characters it evaluated, steps that
+    /// evaluated none included; `None` before the first timed step.
+    measured: Option<(f64, f64)>,
     /// Each pack's order key: significance (descending), then pack.
     keys: Vec<u64>,
     /// The next phase each period hands out.
@@ -170,9 +183,6 @@ impl Allocator {
                 what: "budget allocator",
                 reason: format!("room to order {packs} packs could not be reserved"),
             })?;
-        }
-        if budget.map(|b| b.cost) != self.budget.map(|b| b.cost) {
-            self.measured = None;
         }
         self.budget = budget;
         Ok(())
@@ -199,7 +209,17 @@ impl Allocator {
         self.spent.store(0, Ordering::Relaxed);
         let k = match budget.cost {
             CharacterCost::Fixed(k) => Some(k),
-            CharacterCost::Measured => self.measured,
+            CharacterCost::Measured => self.per_character(),
+        };
+        let Some(k) = k else {
+            // Nothing measured yet: the periods stay as they are, and this
+            // step's time is the first measurement.
+            self.choice = Some(BudgetChoice {
+                characters_at: periods_now(schedules, characters),
+                fits: true,
+                ..BudgetChoice::default()
+            });
+            return;
         };
         self.keys.clear();
         for (p, s) in schedules.iter().enumerate() {
@@ -208,11 +228,11 @@ impl Allocator {
         }
         self.keys.sort_unstable();
         let mut choice = BudgetChoice {
-            seconds_per_character: k.unwrap_or(0.0),
+            seconds_per_character: k,
             fits: true,
             ..BudgetChoice::default()
         };
-        let k = f64::from(k.unwrap_or(0.0));
+        let k = f64::from(k);
         let n_of = |p: usize| live_lanes(p, characters).count_ones();
         let cost = |n: u32, i: usize| k * f64::from(n) / f64::from(PERIODS[i]);
         let all_last: f64 = (0..schedules.len()).map(|p| cost(n_of(p), 4)).sum();
@@ -253,14 +273,20 @@ impl Allocator {
         let mut choice = self.choice.take()?;
         let seconds = self.spent.swap(0, Ordering::Relaxed) as f64 * 1e-9;
         choice.measured_seconds = seconds as f32;
-        if evaluated > 0 {
-            let m = (seconds / f64::from(evaluated)).clamp(1e-12, 1.0) as f32;
-            self.measured = Some(match self.measured {
-                None => m,
-                Some(k) => k + (m - k) * 0.25,
-            });
-        }
+        let now = (seconds, f64::from(evaluated));
+        self.measured = Some(match self.measured {
+            None => now,
+            Some((s, e)) => (s + (now.0 - s) * 0.25, e + (now.1 - e) * 0.25),
+        });
         Some(choice)
+    }
+
+    /// The measured seconds per evaluated character: the running mean of
+    /// the steps' spending over that of their evaluated characters, within
+    /// `[1e-12, 1]`; `None` before a step that evaluated anyone was timed.
+    fn per_character(&self) -> Option<f32> {
+        let (spent, evaluated) = self.measured?;
+        (evaluated > 0.0).then(|| (spent / evaluated).clamp(1e-12, 1.0) as f32)
     }
 }
 
@@ -268,7 +294,7 @@ impl Allocator {
 /// of a crowd of `characters` in their packs' schedules, after checking
 /// them all (a refusal sets none): [`Error::Index`] for a range past the
 /// crowd, [`Error::Character`] naming the first NaN (any other number,
-/// infinities included, orders).
+/// infinities included, orders; -0.0 is taken as 0.0).
 pub(crate) fn set_significance(
     schedules: &mut [Schedulex8],
     characters: usize,
@@ -297,7 +323,8 @@ pub(crate) fn set_significance(
     }
     for (k, v) in values.iter().enumerate() {
         let c = first + k;
-        schedules[c / 8].set_significance(c % 8, *v);
+        // -0.0 + 0.0 is +0.0: equal numbers order as a tie.
+        schedules[c / 8].set_significance(c % 8, *v + 0.0);
     }
     Ok(())
 }
@@ -310,6 +337,20 @@ pub(crate) fn check_level_of_detail(budget: Option<Budget>, level_of_detail: boo
             name: "budget seconds",
             value: b.seconds,
             reason: "a budget needs a crowd with level_of_detail (periods above 1)",
+        }),
+        _ => Ok(()),
+    }
+}
+
+/// Refuses a budget while [`Command::SetPeriod`](super::Command::SetPeriod)
+/// commands are queued (`queued`): they would apply after the step's
+/// choice and override it ([`Error::Parameter`]).
+pub(crate) fn check_queued_periods(budget: Option<Budget>, queued: bool) -> Result<()> {
+    match (budget, queued) {
+        (Some(b), true) => Err(Error::Parameter {
+            name: "budget seconds",
+            value: b.seconds,
+            reason: "SetPeriod commands are queued: step once so that they apply, then set the budget",
         }),
         _ => Ok(()),
     }
@@ -345,6 +386,20 @@ fn order_key(significance: f32, p: usize) -> u64 {
         _ => b | 0x8000_0000,
     };
     (u64::from(!ascending) << 32) | p as u64
+}
+
+/// Characters at each of [`PERIODS`] as the schedules stand (each live
+/// lane its own period).
+fn periods_now(schedules: &[Schedulex8], characters: usize) -> [u32; 5] {
+    let mut at = [0u32; 5];
+    for (p, s) in schedules.iter().enumerate() {
+        let live = live_lanes(p, characters);
+        for l in (0..8).filter(|&l| live & (1 << l) != 0) {
+            let i = PERIODS.iter().position(|&q| q == s.get(l).0);
+            at[i.unwrap_or(0)] += 1;
+        }
+    }
+    at
 }
 
 /// Gives every lane of a pack the period `PERIODS[i]`: its phases kept

@@ -507,6 +507,12 @@ impl Queue {
     pub(crate) fn len(&self) -> usize {
         self.items.len()
     }
+
+    /// Whether a [`Command::SetPeriod`] is queued.
+    pub(crate) fn has_period(&self) -> bool {
+        let period = |(_, cmd): &(u32, Command)| matches!(cmd, Command::SetPeriod { .. });
+        self.items.iter().any(period)
+    }
 }
 
 /// What a driver needs of a crowd (the demo's `Wander` with the

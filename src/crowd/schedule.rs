@@ -109,9 +109,8 @@ impl Schedulex8 {
 
     /// Sets lane `l`'s significance (checked by the caller: not NaN).
     pub(crate) fn set_significance(&mut self, l: usize, value: f32) {
-        let mut s = self.significance.to_array();
-        s[l & 7] = value;
-        self.significance = F32x8::new(s);
+        let lanes: &mut [f32; 8] = bytemuck::cast_mut(&mut self.significance);
+        lanes[l & 7] = value;
     }
 
     /// The pack's significance: its most significant `live` lane's

@@ -43,8 +43,10 @@ fn play_all(n: usize, mut play: impl FnMut(usize, Source, Source)) {
 /// significance and a range past the crowd are refused by both crowds,
 /// naming what is wrong, and change nothing: the budget stays as it was,
 /// and the refused significances leave the next choice as it would have
-/// been. Mutation: dropping the NaN check lets `set_significance` write
-/// the first value and fails the last comparison.
+/// been. Mutations: dropping the NaN check lets `set_significance` write
+/// every value (9: all packs tie, and pack order gives [1, 8, 8]);
+/// writing before the range check makes pack 2 the most significant
+/// (5); either fails the periods' check.
 #[test]
 fn bad_budgets_and_significances_are_refused_and_change_nothing() {
     let library = embedded();
@@ -65,7 +67,7 @@ fn bad_budgets_and_significances_are_refused_and_change_nothing() {
             "{e:?}"
         );
     }
-    assert_eq!(plain.budget(), None);
+    assert_eq!((plain.budget(), plain_ref.budget()), (None, None));
     let mut lanes = Crowd::new(&library, cfg(20, true)).unwrap();
     let mut reference = ReferenceCrowd::new(&library, cfg(20, true)).unwrap();
     let good = Budget::fixed(1.02e-3, 1e-4);
@@ -121,8 +123,8 @@ fn bad_budgets_and_significances_are_refused_and_change_nothing() {
         );
     }
     for e in [
-        lanes.set_significance(15, &[1.0; 6]),
-        reference.set_significance(15, &[1.0; 6]),
+        lanes.set_significance(15, &[5.0; 6]),
+        reference.set_significance(15, &[5.0; 6]),
     ] {
         assert!(
             matches!(
@@ -150,9 +152,99 @@ fn bad_budgets_and_significances_are_refused_and_change_nothing() {
     assert_eq!(periods(&|c| lanes.period(c)), [8, 1, 4]);
     assert_eq!(periods(&|c| reference.period(c)), [8, 1, 4]);
     assert_eq!(choice(&sl), choice(&sr));
-    // Budget back to none: periods are the game's again.
+    // Budget back to none: periods are the game's again, and the next
+    // step reports no choice.
     lanes.set_budget(None).unwrap();
+    reference.set_budget(None).unwrap();
     lanes.set_period(3, 2, 1).unwrap();
+    reference.set_period(3, 2, 1).unwrap();
+    let (sl, sr) = (
+        lanes.step(1.0 / 60.0).unwrap(),
+        reference.step(1.0 / 60.0).unwrap(),
+    );
+    assert_eq!((sl.budget, sr.budget), (None, None));
+    assert_eq!(lanes.period(3), Some((2, 1)));
+    assert_eq!(reference.period(3), Some((2, 1)));
+}
+
+/// A `SetPeriod` queued for the next step would apply after the step's
+/// choice and override it: a budget is refused while one is queued, in
+/// both crowds, changing nothing; after a step (the period applied) the
+/// same budget is taken. Mutation: dropping the queue's check lets the
+/// budget in with the command queued, and the step ends with character
+/// 3 at period 2, not the allocator's choice.
+#[test]
+fn a_budget_waits_for_queued_periods() {
+    let library = embedded();
+    let mut lanes = Crowd::new(&library, cfg(20, true)).unwrap();
+    let mut reference = ReferenceCrowd::new(&library, cfg(20, true)).unwrap();
+    lanes.set_period(3, 2, 1).unwrap();
+    reference.set_period(3, 2, 1).unwrap();
+    let good = Budget::fixed(1.0, 1e-4);
+    for e in [
+        lanes.set_budget(Some(good)),
+        reference.set_budget(Some(good)),
+    ] {
+        assert!(
+            matches!(
+                e,
+                Err(Error::Parameter {
+                    name: "budget seconds",
+                    ..
+                })
+            ),
+            "{e:?}"
+        );
+    }
+    assert_eq!((lanes.budget(), reference.budget()), (None, None));
+    assert_eq!((lanes.queued(), reference.queued()), (1, 1));
+    lanes.step(1.0 / 60.0).unwrap();
+    reference.step(1.0 / 60.0).unwrap();
+    assert_eq!(lanes.period(3), Some((2, 1)));
+    lanes.set_budget(Some(good)).unwrap();
+    reference.set_budget(Some(good)).unwrap();
+    // A second at 0.1 ms a character: everyone at period 1.
+    for crowd_periods in [
+        (lanes.step(1.0 / 60.0).unwrap(), lanes.period(3)),
+        (reference.step(1.0 / 60.0).unwrap(), reference.period(3)),
+    ] {
+        assert_eq!(
+            crowd_periods.0.budget.unwrap().characters_at,
+            [20, 0, 0, 0, 0]
+        );
+        assert_eq!(crowd_periods.1.map(|p| p.0), Some(1));
+    }
+}
+
+/// A measured budget given to a running crowd whose characters are all
+/// at period 16 keeps their periods for the first step (nothing measured
+/// yet) instead of evaluating everyone at once, and the steps after it
+/// choose from what that step measured: with a budget of 10 s everyone
+/// comes to period 1 on the second. Mutation: taking an unknown cost as
+/// 0 (every pack fits period 1) puts everyone at period 1 on the first
+/// step and fails it.
+#[test]
+fn a_measured_budget_on_a_running_crowd_starts_from_its_periods() {
+    let library = embedded();
+    let n = 40;
+    let mut crowd = Crowd::new(&library, cfg(n, true)).unwrap();
+    play_all(n, |c, a, b| crowd.play(c, a, b).unwrap());
+    for c in 0..n {
+        crowd.set_period(c, 16, (c / 8) as u32).unwrap();
+    }
+    for _ in 0..3 {
+        crowd.step(1.0 / 60.0).unwrap();
+    }
+    crowd.set_budget(Some(Budget::measured(10.0))).unwrap();
+    let first = crowd.step(1.0 / 60.0).unwrap();
+    let b = first.budget.unwrap();
+    assert_eq!(b.characters_at, [0, 0, 0, 0, n as u32], "{b:?}");
+    assert_eq!((b.seconds_per_character, b.expected_seconds), (0.0, 0.0));
+    assert!(first.evaluated <= 8, "{}", first.evaluated);
+    assert!(b.measured_seconds > 0.0);
+    let second = crowd.step(1.0 / 60.0).unwrap().budget.unwrap();
+    assert_eq!(second.characters_at, [n as u32, 0, 0, 0, 0], "{second:?}");
+    assert!(second.seconds_per_character > 0.0);
 }
 
 /// A choice without what was measured (which differs between runs).
@@ -214,10 +306,18 @@ fn the_choice_fills_the_budget_most_significant_first() {
             .sum();
         assert!((expected as f32 - c0.expected_seconds).abs() <= 1e-6 * budget);
         assert!(c0.expected_seconds <= budget * (1.0 + 1e-6));
+        // At the first pack not at period 1's turn, the packs before it
+        // held their periods and those after it period 16: half its
+        // period would not have fitted.
         let first_long = (0..packs).find(|&p| period(p) > 1).unwrap();
         let pp = period(first_long);
-        let nn = ((8 * first_long + 8).min(n) - 8 * first_long) as f64;
-        let shorter = expected + f64::from(k) * nn * (2.0 / f64::from(pp) - 1.0 / f64::from(pp));
+        let size = |p: usize| ((8 * p + 8).min(n) - 8 * p) as f64;
+        let k64 = f64::from(k);
+        let before: f64 = (0..first_long)
+            .map(|p| k64 * size(p) / f64::from(period(p)))
+            .sum();
+        let after: f64 = (first_long + 1..packs).map(|p| k64 * size(p) / 16.0).sum();
+        let shorter = before + k64 * size(first_long) * 2.0 / f64::from(pp) + after;
         assert!(
             shorter > f64::from(budget),
             "pack {first_long} could take period {}",

@@ -307,8 +307,9 @@ fn match_reports_its_figures_in_json() {
 /// Issue 25, item 5: `--lod` sets periods by distance to a camera
 /// circling the crowd and `--budget MS` has the crowd's allocator choose
 /// them, in both crowds, with their figures in `--json`: with bands some
-/// but not all characters evaluated a frame and periods changing as the
-/// camera moves; a budget of 10 s a frame puts everyone at period 1, with
+/// but not all characters evaluated a frame, at least three periods in
+/// use, and periods changing during the timed frames as the camera
+/// moves; a budget of 10 s a frame puts everyone at period 1, with
 /// every frame fitting; one of a nanosecond everyone at period 16, with
 /// none fitting. The velocity check passes throughout. A budget of 0,
 /// NaN or over 10 s is refused by the parser, naming the range.
@@ -339,7 +340,11 @@ fn level_of_detail_runs_in_the_main_job() {
         assert_eq!(bands["mode"], "bands", "{bands}");
         let share = bands["evaluated_share"].as_f64().unwrap();
         assert!(share > 0.05 && share < 0.9, "{bands}");
-        assert!((at(&bands).iter().sum::<f64>() - 400.0).abs() < 1e-6);
+        // The bands mix periods: at least three in use.
+        assert!(
+            at(&bands).iter().filter(|&&n| n > 0.0).count() >= 3,
+            "{bands}"
+        );
         assert!(bands["period_changes_per_frame"].as_f64().unwrap() > 0.0);
         let all = json(&[&["--budget", "10000"], scalar].concat());
         assert_eq!(at(&all), [400.0, 0.0, 0.0, 0.0, 0.0], "{all}");
@@ -350,7 +355,7 @@ fn level_of_detail_runs_in_the_main_job() {
         assert_eq!(none["frames_fitting"], 0, "{none}");
     }
     assert!(json(&[]).is_null());
-    for bad in ["0", "NaN", "20000", "-1"] {
+    for bad in ["0", "NaN", "20000", "-1", "1e-44"] {
         let out = run(&["--budget", bad]);
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{bad}: {err}");

@@ -187,7 +187,8 @@ proptest! {
         let (mut markers, mut layer_markers) = (0, 0);
         let mut lanes = Crowd::new(&library, cfg.clone()).unwrap();
         let mut reference = ReferenceCrowd::new(&library, cfg).unwrap();
-        if lod {
+        let budgeted = lod && budgeted;
+        if lod && !budgeted {
             // Periods mixed within pack 0 (every step to every 8th), and
             // pack 1's three characters all every 4th step from step 1, so
             // that it is skipped whole.
@@ -201,7 +202,6 @@ proptest! {
         // periods (SetPeriod is refused), the significances move each frame
         // and the budget changes every fifth frame, so that packs swap
         // order and periods.
-        let budgeted = lod && budgeted;
         let k = 1e-4;
         let budget_at = |frame: usize| Budget::fixed(k * [2.5, 12.0, 0.5, 4.2][frame / 5 % 4], k);
         let allowed = |cmd: &Command| (lod && !budgeted) || !matches!(cmd, Command::SetPeriod { period, .. } if *period > 1 || budgeted);

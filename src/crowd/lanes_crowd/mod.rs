@@ -174,14 +174,19 @@ impl Crowd {
     /// Sets the crowd's time budget per step (`None`: none, the periods
     /// stay as the allocator left them and are the game's to set again):
     /// from the next step on, every step chooses each pack's update
-    /// period so that the steps spend about `budget.seconds` of CPU time,
-    /// highest significance first ([`super::budget`]), and reports its
-    /// choice in [`super::FrameStats::budget`]. While a budget is set,
+    /// period so that the steps spend about `budget.seconds` in the
+    /// crowd's work, summed over threads, highest significance first
+    /// ([`super::budget`]), and reports its choice in
+    /// [`super::FrameStats::budget`]. While a budget is set,
     /// [`Command::SetPeriod`] is refused. Refused, changing nothing: a
-    /// budget out of range ([`Error::Parameter`] with the range), or any
-    /// budget for a crowd without [`super::CrowdConfig::level_of_detail`].
+    /// budget out of range ([`Error::Parameter`] with the range), any
+    /// budget for a crowd without [`super::CrowdConfig::level_of_detail`]
+    /// or while `SetPeriod` commands are queued ([`Error::Parameter`]),
+    /// or room to order the packs that cannot be reserved
+    /// ([`Error::Size`]).
     pub fn set_budget(&mut self, budget: Option<Budget>) -> Result<()> {
         budget::check_level_of_detail(budget, self.cfg.level_of_detail)?;
+        budget::check_queued_periods(budget, self.queue.has_period())?;
         self.budget.set(budget, self.packs.count)
     }
 

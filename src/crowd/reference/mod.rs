@@ -238,6 +238,7 @@ impl ReferenceCrowd {
     /// the same allocator, timing this crowd's own steps.
     pub fn set_budget(&mut self, budget: Option<Budget>) -> Result<()> {
         budget::check_level_of_detail(budget, self.cfg.level_of_detail)?;
+        budget::check_queued_periods(budget, self.queue.has_period())?;
         self.budget.set(budget, self.schedules.len())
     }
 
