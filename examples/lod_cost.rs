@@ -7,7 +7,9 @@
 //! - `every`: level of detail on, every character at period 1;
 //! - `mix`: level of detail on, packs of eight at period 1, 2 and 4
 //!   (10%, 30% and 60% of them: issue 25, item 5), phases staggered
-//!   so that each step evaluates an even share.
+//!   so that each step evaluates an even share;
+//! - `pN` (`p2`, `p4`, `p8`, `p16`): level of detail on, every pack at
+//!   period N, phases staggered by pack.
 //!
 //! Instructions per frame are the difference of two runs' counts over
 //! their difference in frames (so that building the crowd cancels):
@@ -39,14 +41,16 @@ fn main() -> kineform::Result<()> {
         let a = Source::looping(0, (c as f32 * 0.137) % len);
         crowd.play(c, a, a)?;
         let p = c / 8;
-        let period = match (mode, p % 10) {
-            ("mix", 0) => 1,
-            ("mix", 1..=3) => 2,
-            ("mix", _) => 4,
-            _ => 1,
+        let every: Option<u32> = mode.strip_prefix('p').and_then(|n| n.parse().ok());
+        let (period, phase) = match (mode, p % 10, every) {
+            ("mix", 0, _) => (1, 0),
+            ("mix", 1..=3, _) => (2, (p / 10) as u32 % 2),
+            ("mix", _, _) => (4, (p / 10) as u32 % 4),
+            (_, _, Some(n)) => (n, p as u32 % n.max(1)),
+            _ => (1, 0),
         };
         if mode != "off" {
-            crowd.set_period(c, period, (p / 10) as u32 % period)?;
+            crowd.set_period(c, period, phase)?;
         }
     }
     let dt = 1.0 / 60.0;

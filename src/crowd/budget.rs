@@ -24,11 +24,16 @@
 //! `k n / P` a step on average. The packs are taken in order of
 //! significance (ties: the lower pack first); all start at
 //! [`MAX_PERIOD`], which leaves the slack `S = B - Σ k n / 16`, and each in
-//! turn takes the shortest period, no shorter than the pack before it
-//! took, whose extra cost `k n / P - k n / 16` the slack still holds, and
-//! spends it. So periods never shorten as significance falls, every pack
-//! gets the most the budget leaves after the ones before it, and the packs
-//! after it keep at least period 16.
+//! turn takes the shortest period of [`CHOSEN`] (1, 4, 8, 16: period 2
+//! costs more than period 1), no shorter than the pack before it took,
+//! whose extra cost `k n / P - k n / 16` the slack still holds, and spends
+//! it. So periods never shorten as significance falls, every pack gets the
+//! most the budget leaves after the ones before it, and the packs after it
+//! keep at least period 16. The model `k n / P` understates what short
+//! periods cost (a resumed evaluation costs about 2.4 plain ones, and a
+//! carried pack still steps its sources, [`CHOSEN`]); under a measured
+//! cost `k` is what the steps spent per character they evaluated, which
+//! takes that in on average, so the steps still settle at the budget.
 //! When even period 16 for all does not fit, every pack gets it and the
 //! choice says it does not fit ([`BudgetChoice::fits`]).
 //!
@@ -61,9 +66,22 @@ use std::time::Instant;
 use super::schedule::{MAX_PERIOD, Schedulex8, live_lanes};
 use crate::error::{Error, Result};
 
-/// The periods the allocator chooses from, shortest first (every period
-/// a character may have, [`MAX_PERIOD`] last).
+/// Every period a character may have, shortest first ([`MAX_PERIOD`]
+/// last): the periods [`BudgetChoice::characters_at`] counts.
 pub const PERIODS: [u32; 5] = [1, 2, 4, 8, 16];
+
+/// The periods the allocator chooses from, as indices into [`PERIODS`]:
+/// 1, 4, 8 and 16. Period 2 is left out because it costs more than
+/// period 1: every evaluation of a pack at period 2 is a resumption inside
+/// the offset of the one before ([`super::LOD_BLEND`], 0.1 s, is longer
+/// than two frames at any rate the crowd runs at), and a resumed
+/// evaluation costs about 2.4 plain ones. Measured on an AMD EPYC (Zen 5,
+/// 2 vCPU, `avx2+fma` backend), `RAYON_NUM_THREADS=T
+/// target/release/examples/lod_cost pP N F`: every pack at period 2 took
+/// 1.23 to 1.53x the every-frame crowd's time (10,000 and 100,000
+/// characters, one and two threads, 60 Hz), period 4 0.67 to 0.92x,
+/// period 8 0.41 to 0.56x, period 16 0.29 to 0.37x.
+pub const CHOSEN: [usize; 4] = [0, 2, 3, 4];
 
 /// The longest budget a step may be given, in seconds.
 pub const MAX_BUDGET: f32 = 10.0;
@@ -247,7 +265,8 @@ impl Allocator {
             // takes what a negative slack leaves. No shorter period than a
             // more significant pack's (the last pack, with fewer
             // characters, might fit one).
-            let i = (floor..4).find(|&i| extra(i) <= slack).unwrap_or(4);
+            let mut shorter = CHOSEN.iter().copied().filter(|&i| i >= floor && i < 4);
+            let i = shorter.find(|&i| extra(i) <= slack).unwrap_or(4);
             floor = i;
             slack -= extra(i);
             expected += cost(n, i);

@@ -213,15 +213,15 @@ fn every_4th_step_to_every_step_has_no_pop() {
 /// every 0.6 s (staggered; no source reaches the clip's end), at 60 Hz
 /// for 4 s, evaluated every step, and
 /// the same crowd under the same commands with every character at period
-/// 2, 4 or 8 (phases staggered): the mean and largest distance between
+/// 2, 4, 8 or 16 (phases staggered): the mean and largest distance between
 /// the two crowds' world joint positions over every step, character and
 /// joint, in units and as a share of the character's height (its bounding
 /// box's extent along up, averaged), the error growing with the period.
-/// Measured (this scenario, 60 Hz): mean 2.3%, 3.4% and 6.2% of the
-/// height at periods 2, 4 and 8, largest 24%, 49% and 85% (a toe carried
-/// along a one-step spike of its velocity during a transition's offset);
-/// the bounds are the mean at most 3%, 5% and 9%, the largest at most
-/// 35%, 70% and 120%. The error includes the gap each resumption hides
+/// Measured (this scenario, 60 Hz): mean 2.3%, 3.4%, 6.2% and 11.8% of
+/// the height at periods 2, 4, 8 and 16, largest 24%, 49%, 85% and 153%
+/// (a toe carried along a one-step spike of its velocity during a
+/// transition's offset); the bounds are the mean at most 3%, 5%, 9% and
+/// 16%, the largest at most 35%, 70%, 120% and 210%. The error includes the gap each resumption hides
 /// over `LOD_BLEND`. The velocity check passes at every period.
 #[test]
 fn error_of_each_period_against_every_step() {
@@ -293,8 +293,12 @@ fn error_of_each_period_against_every_step() {
     };
     let (every, _, height) = run(1);
     let mut last_mean = 0.0;
-    for (period, (mean_bound, max_bound)) in [(2, (0.03, 0.35)), (4, (0.05, 0.7)), (8, (0.09, 1.2))]
-    {
+    for (period, (mean_bound, max_bound)) in [
+        (2, (0.03, 0.35)),
+        (4, (0.05, 0.7)),
+        (8, (0.09, 1.2)),
+        (16, (0.16, 2.1)),
+    ] {
         let (poses, stats, _) = run(period);
         let (mut sum, mut count, mut max) = (0.0f64, 0u64, 0.0f32);
         for (a, b) in poses.iter().zip(&every) {
