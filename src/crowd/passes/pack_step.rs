@@ -69,6 +69,15 @@ pub(crate) fn step_pack<const CUBIC: bool, const INERT: bool>(
             return;
         }
         given.resumed = lod.resumed;
+        if !plain(lod, before) {
+            // The resumption pass reads the pack's anchors and offsets,
+            // last touched when it was last evaluated (periods ago: in
+            // memory, not cache); fetched now, they arrive while the pack
+            // samples. The prefetch ahead (`input_pass`) fetches the next
+            // pack's, which level of detail does not evaluate in turn.
+            prefetch::to_l2(bytemuck::cast_slice(&*pack.world));
+            prefetch::to_l2(bytemuck::cast_slice(&*pack.lod_offset));
+        }
     }
     let PackScratch {
         a,
