@@ -25,8 +25,14 @@ pub(crate) const REREAD: usize = 4;
 
 /// The distance bands of `--lod`, as shares of the crowd's half-diagonal:
 /// a pack whose nearest character is within `BANDS[i]` of the camera is
-/// evaluated every `PERIODS[i]`-th frame; beyond the last, every 16th.
-pub(crate) const BANDS: [f32; 4] = [0.15, 0.35, 0.6, 0.9];
+/// evaluated every `BAND_PERIODS[i]`-th frame; beyond the last, every
+/// 16th.
+pub(crate) const BANDS: [f32; 3] = [0.15, 0.4, 0.75];
+
+/// The periods of the bands and beyond: those the budget allocator
+/// chooses from ([`kineform::crowd::budget::CHOSEN`]; period 2 costs more
+/// than period 1).
+pub(crate) const BAND_PERIODS: [u32; 4] = [1, 4, 8, 16];
 
 /// Level of detail's options of `kineform crowd`.
 #[derive(clap::Args, Clone, Copy)]
@@ -34,10 +40,10 @@ pub(crate) struct LodArgs {
     /// Level of detail (`CrowdConfig::level_of_detail`), periods from a
     /// simulated camera circling over the crowd: each pack of eight
     /// characters is evaluated every frame when its nearest character is
-    /// within 15% of the crowd's half-diagonal of the camera, every 2nd
-    /// within 35%, every 4th within 60%, every 8th within 90%, and every
-    /// 16th beyond (phases staggered by pack), carried along its
-    /// velocities between; a `SetPeriod` when its band changes.
+    /// within 15% of the crowd's half-diagonal of the camera, every 4th
+    /// within 40%, every 8th within 75%, and every 16th beyond (phases
+    /// staggered by pack; period 2 costs more than period 1), carried
+    /// along its velocities between; a `SetPeriod` when its band changes.
     #[arg(long)]
     pub(crate) lod: bool,
     /// A budget of MS milliseconds of CPU time per frame, summed over the
@@ -188,7 +194,7 @@ impl LodDriver {
                 .iter()
                 .fold(f32::NEG_INFINITY, |a, &b| a.max(b));
             let band = BANDS.iter().take_while(|&&b| -near > b * self.reach);
-            let want = PERIODS[band.count()];
+            let want = BAND_PERIODS[band.count()];
             if want != *period {
                 *period = want;
                 for c in pack {
