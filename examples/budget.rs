@@ -37,7 +37,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     for frame in 0..=120 {
         // The camera sweeps along the grid's rows and back in 4 s.
         let t = frame as f32 * dt;
-        let camera = Vec3::new(width * (0.5 - 0.5 * (t * 1.5708).cos()), 0.0, width * 0.5);
+        let camera = Vec3::new(
+            width * (0.5 - 0.5 * (t * std::f32::consts::FRAC_PI_2).cos()),
+            0.0,
+            width * 0.5,
+        );
         for (close, b) in closeness.iter_mut().zip(&boxes) {
             let d = b.center() - camera;
             *close = -(d.x * d.x + d.z * d.z).sqrt();
