@@ -110,24 +110,46 @@ impl<'a> Carried<'a> {
         at / size_of::<Motionx8>()
     }
 
-    /// The characters' boxes as shown ([`Carried::joint`]'s positions,
-    /// padded by `radii` where given, as forward kinematics' boxes).
+    /// The characters' boxes as shown: [`Carried::joint`]'s positions,
+    /// padded by `radii` where given, as forward kinematics' boxes. A
+    /// position needs only the anchor's position and velocity and the
+    /// offset's shift ([`Clock::moving`]), not the rotations' exponentials,
+    /// so a renderer reading a carried pack's boxes each frame pays a few
+    /// multiply-adds a joint. A lane's box is NaN where the shown pose
+    /// would hold a value that is not finite, as [`write_world`]'s probe
+    /// finds it: its positions and velocities, its anchor's rotation and
+    /// angular velocity, the carry's rotation argument (`|ω τ / 2|²`,
+    /// which overflows before its exponential would), and where an offset
+    /// runs, the offset's turn.
     pub(crate) fn bounds(&self, radii: Option<&[f32]>) -> Aabbx8 {
-        let mut check = PackCheck::EMPTY;
+        let z = F32x8::ZERO;
+        // x × 0 summed: 0 for finite values, NaN for any other.
+        let zero = |v: Vec3x8, acc: F32x8| v.x.mul_add(z, v.y.mul_add(z, v.z.mul_add(z, acc)));
+        let (running, half_tau) = (self.clock.running, self.clock.half_tau);
+        let offsets = running.any();
+        let mut probe = z;
         let mut b = Aabbx8::EMPTY;
-        let mut scratch = Motionx8::REST;
-        for j in 0..self.world.len() {
-            let g = self.joint(j);
-            write_world(
-                &mut scratch,
-                &g,
-                (F32x8::ZERO, true),
-                F32x8::ZERO,
-                &mut check,
+        for (j, (a, o)) in self.world.iter().zip(self.offset).enumerate() {
+            let (pos, vel) = self.clock.moving(a, &o.shift);
+            let turn = a.ang * half_tau;
+            let rot = a
+                .rot
+                .w
+                .mul_add(z, a.rot.x.mul_add(z, lanes::dot(turn, turn) * z));
+            let mut p = zero(
+                pos,
+                zero(
+                    vel,
+                    zero(a.ang, a.rot.y.mul_add(z, a.rot.z.mul_add(z, rot))),
+                ),
             );
-            grow(&mut b, j, &g.pos, radii);
+            if offsets {
+                p += running.select(zero(o.turn.rot, zero(o.turn.ang, z)), z);
+            }
+            probe += p;
+            grow(&mut b, j, &pos, radii);
         }
-        b.finished(check.finite())
+        b.finished(probe.simd_eq(z))
     }
 }
 
