@@ -15,6 +15,10 @@ use super::markers::MarkerHit;
 use super::passes::Carried;
 use super::store::EventBits;
 use crate::error::{Error, Result};
+
+/// Characters per part of [`Crowd::bounds_into`] run on a core (whole
+/// packs).
+const BOX_PART: usize = 512;
 use crate::lanes::Vec3x8;
 use crate::output::Packed;
 use crate::reference::{Kform, Quat, Vec3};
@@ -396,14 +400,29 @@ impl Crowd {
     /// ```
     pub fn bounds_into(&self, chars: Range<usize>, out: &mut [Aabb]) -> Result<()> {
         check_readout(&chars, self.cfg.characters, out.len())?;
+        // Parts of whole packs (the first one from `chars.start`'s pack
+        // on) on all cores: with level of detail a carried pack's boxes are
+        // made from its anchors when read, a read of every joint.
+        let first = chars.start;
+        let head = (first.next_multiple_of(8) - first).min(out.len());
+        let (head_out, rest) = out.split_at_mut(head);
+        self.boxes_of(first, head_out);
+        rest.par_chunks_mut(BOX_PART)
+            .enumerate()
+            .for_each(|(i, part)| self.boxes_of(first + head + i * BOX_PART, part));
+        Ok(())
+    }
+
+    /// The boxes of characters `first..first + out.len()` into `out`, each
+    /// pack's made once.
+    fn boxes_of(&self, first: usize, out: &mut [Aabb]) {
         let mut at = (usize::MAX, super::bounds::Aabbx8::EMPTY);
-        for (o, c) in out.iter_mut().zip(chars) {
+        for (o, c) in out.iter_mut().zip(first..) {
             if at.0 != c / 8 {
                 at = (c / 8, self.pack_box(c / 8));
             }
             *o = at.1.lane(c % 8);
         }
-        Ok(())
     }
 
     /// The whole crowd's world output as a [`Packed`] view (crowd joints:

@@ -14,7 +14,7 @@ use crowds::*;
 
 use kineform::Error;
 use kineform::crowd::{
-    Aabb, Crowd, CrowdConfig, ReferenceCrowd, RootMotion, Transition, Wander, WanderConfig,
+    Aabb, Crowd, CrowdConfig, ReferenceCrowd, RootMotion, Source, Transition, Wander, WanderConfig,
 };
 use kineform::reference::Vec3;
 use proptest::prelude::*;
@@ -223,7 +223,7 @@ fn one_radius_everywhere_grows_the_box_by_it() {
     let mut a = Crowd::new(&library, plain).unwrap();
     let mut b = Crowd::new(&library, padded).unwrap();
     for c in 0..9 {
-        let s = kineform::crowd::Source::looping(0, 0.1 * c as f32);
+        let s = Source::looping(0, 0.1 * c as f32);
         a.play(c, s, s).unwrap();
         b.play(c, s, s).unwrap();
     }
@@ -350,4 +350,66 @@ fn recenter_moves_the_boxes() {
         assert_eq!(lanes.bounds(c).unwrap(), moved(a));
         assert_eq!(reference.bounds(c).unwrap(), moved(b));
     }
+}
+
+/// Level of detail's boxes read in parts on two threads: 1,100
+/// characters (138 packs, more than `bounds_into` puts in one part),
+/// packs at periods 1 to 16, joints padded; after each step, reads of the
+/// whole crowd and of ranges entered and left part-way (across parts and
+/// packs) equal `bounds(c)` for every character, and a carried
+/// character's box (made from its anchors' positions and velocities)
+/// holds each joint of the pose it shows, padded by its radius, to
+/// rounding. Shown to fail with the parts' first character one pack off
+/// (`first + head + (i + 1) * BOX_PART`), and with a carried box made
+/// from the anchors without their velocities (`a.pos` for `pos`).
+#[test]
+fn level_of_detail_boxes_read_in_parts() {
+    let library = embedded();
+    let n = 1100;
+    let joints = library.skeleton().len();
+    let radii: Vec<f32> = (0..joints).map(|j| (j % 3) as f32).collect();
+    let cfg = CrowdConfig {
+        characters: n,
+        level_of_detail: true,
+        joint_radii: radii.clone(),
+        ..Default::default()
+    };
+    let mut crowd = Crowd::new(&library, cfg).unwrap();
+    let len = library.clips()[0].last_time();
+    for c in 0..n {
+        let a = Source::looping(0, (c as f32 * 0.37) % len);
+        crowd.play(c, a, a).unwrap();
+        let period = 1 << ((c / 8) % 5);
+        crowd
+            .set_period(c, period, (c / 8) as u32 % period)
+            .unwrap();
+    }
+    let mut all = vec![Aabb::ZERO; n];
+    pool(2).install(|| {
+        for step in 0..20 {
+            crowd.step(1.0 / 60.0).unwrap();
+            crowd.bounds_into(0..n, &mut all).unwrap();
+            for range in [3..n, 517..1030, 8..9, 1099..1100, 510..1024] {
+                let mut part = vec![Aabb::ZERO; range.len()];
+                crowd.bounds_into(range.clone(), &mut part).unwrap();
+                assert_eq!(&part[..], &all[range.clone()], "step {step}, {range:?}");
+            }
+            for c in (0..n).step_by(7) {
+                assert_eq!(Some(all[c]), crowd.bounds(c), "step {step}, {c}");
+                let slack = Vec3::splat(1e-3);
+                let held = Aabb {
+                    min: all[c].min - slack,
+                    max: all[c].max + slack,
+                };
+                for j in 1..crowd.skeleton().len() {
+                    let p = crowd.world_kform(c, j).unwrap().pos;
+                    let r = Vec3::splat(radii[j - 1]);
+                    assert!(
+                        held.contains(p + r) && held.contains(p - r),
+                        "step {step}, character {c}, joint {j}"
+                    );
+                }
+            }
+        }
+    });
 }
