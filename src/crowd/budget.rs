@@ -90,8 +90,9 @@ pub const MAX_BUDGET: f32 = 10.0;
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Budget {
-    /// CPU seconds a step may spend, summed over the threads that run it:
-    /// finite, in `(0, 10]`.
+    /// Seconds a step's work may spend, summed over the threads that run
+    /// it (module docs: the crowd's work timed by the wall clock of each
+    /// part): finite, in `(0, 10]`.
     pub seconds: f32,
     /// What an evaluated character costs.
     pub cost: CharacterCost,
@@ -101,8 +102,9 @@ pub struct Budget {
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum CharacterCost {
-    /// The crowd's own steps, timed: CPU time over the characters each
-    /// evaluated, a running mean (module docs).
+    /// The crowd's own steps, timed: the running mean of what they spent
+    /// over the running mean of the characters they evaluated (module
+    /// docs).
     Measured,
     /// The caller's figure, seconds per evaluated character: finite, in
     /// `(0, 1]`.
@@ -110,7 +112,8 @@ pub enum CharacterCost {
 }
 
 impl Budget {
-    /// `seconds` of CPU time a step, the cost measured by the crowd.
+    /// `seconds` of the crowd's work a step (summed over threads), the
+    /// cost measured by the crowd.
     pub fn measured(seconds: f32) -> Budget {
         Budget {
             seconds,
@@ -118,8 +121,8 @@ impl Budget {
         }
     }
 
-    /// `seconds` of CPU time a step at `per_character` seconds per
-    /// evaluated character.
+    /// `seconds` of the crowd's work a step (summed over threads) at
+    /// `per_character` seconds per evaluated character.
     pub fn fixed(seconds: f32, per_character: f32) -> Budget {
         Budget {
             seconds,
@@ -134,7 +137,7 @@ impl Budget {
             return Err(Error::Parameter {
                 name: "budget seconds",
                 value: self.seconds,
-                reason: "must be > 0 and <= 10 (CPU seconds a step)",
+                reason: "must be > 0 and <= 10 (seconds of work a step, summed over threads)",
             });
         }
         match self.cost {
