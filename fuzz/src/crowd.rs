@@ -533,10 +533,11 @@ pub fn check_crowd(data: &[u8]) -> (usize, usize) {
 
     let steps = 1 + b.u8() as usize % 8;
     let (mut ran, mut compared) = (0, 0);
+    // Whether a SetPeriod is queued (a budget is refused then): until a
+    // step runs (a refused step leaves the queue as it was).
+    let mut period_queued = false;
     for _ in 0..steps {
         let commands = b.u8() % 6;
-        // Whether a SetPeriod is queued (a budget is refused then).
-        let mut period_queued = false;
         for _ in 0..commands {
             command(
                 &mut b,
@@ -578,6 +579,7 @@ pub fn check_crowd(data: &[u8]) -> (usize, usize) {
                     ctx()
                 );
                 assert_eq!(lanes.queued(), 0, "{}", ctx());
+                period_queued = false;
                 tame &= within(dt, 0.002, 0.05);
                 check_outputs(&lanes, &reference, tame, &ctx);
                 ran += 1;

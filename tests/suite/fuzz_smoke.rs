@@ -119,6 +119,24 @@ fn gltf_parse_on_random_and_damaged_bytes() {
     }
 }
 
+/// Inputs the `crowd_api` fuzz target found, kept so the normal test run
+/// replays them. A `SetPeriod` queued, then a refused step (dt 0), then a
+/// budget: the crowds rightly refuse the budget (the period is still
+/// queued), and the harness once forgot the queue at every step, refused
+/// or not (`cargo fuzz run -s none -a crowd_api -- -max_len=600`, 65 s in;
+/// minimized by `cargo fuzz tmin`).
+#[test]
+fn crowd_api_regressions() {
+    let budget_after_a_refused_step: &[u8] = &[
+        0x06, 0xc4, 0xc4, 0xc4, 0xc4, 0x32, 0x25, 0xc4, 0xc4, 0xc4, 0x35, 0xc4, 0x01, 0xc8, 0xc8,
+        0xc8, 0xc8, 0xc8, 0xc8, 0xc8, 0xc8, 0xc8, 0xc8, 0x79, 0x3f, 0x3f, 0x3f, 0x3f, 0x00, 0x3f,
+        0x00, 0x00, 0x3f, 0x00, 0xc4, 0x3f, 0x00, 0x3f, 0x3f, 0x3f, 0x3f, 0x3f, 0x00, 0xb2, 0xc8,
+        0xc8, 0xc8, 0xc8, 0x03, 0xd5, 0xbd, 0x00, 0x79, 0x00, 0x3f, 0x3f, 0x3f, 0x3f, 0x3f, 0x3f,
+        0x00,
+    ];
+    check::crowd::check_crowd(budget_after_a_refused_step);
+}
+
 /// The crowd check on pseudo-random bytes: libraries, configurations,
 /// commands and steps. A fair share must build both crowds and step them,
 /// and a fair share of the steps must stay in the tested domain, so the
