@@ -351,31 +351,28 @@ pub(crate) fn set_significance(
     Ok(())
 }
 
-/// Refuses a budget for a crowd without level of detail, whose periods
-/// cannot change ([`Error::Parameter`]).
-pub(crate) fn check_level_of_detail(budget: Option<Budget>, level_of_detail: bool) -> Result<()> {
-    match (budget, level_of_detail) {
-        (Some(b), false) => Err(Error::Parameter {
-            name: "budget seconds",
-            value: b.seconds,
-            reason: "a budget needs a crowd with level_of_detail (periods above 1)",
-        }),
-        _ => Ok(()),
-    }
-}
-
-/// Refuses a budget while [`Command::SetPeriod`](super::Command::SetPeriod)
-/// commands are queued (`queued`): they would apply after the step's
-/// choice and override it ([`Error::Parameter`]).
-pub(crate) fn check_queued_periods(budget: Option<Budget>, queued: bool) -> Result<()> {
-    match (budget, queued) {
-        (Some(b), true) => Err(Error::Parameter {
-            name: "budget seconds",
-            value: b.seconds,
-            reason: "SetPeriod commands are queued: step once so that they apply, then set the budget",
-        }),
-        _ => Ok(()),
-    }
+/// Refuses a budget ([`Error::Parameter`]) for a crowd without level of
+/// detail (`level_of_detail`), whose periods cannot change, or while
+/// [`Command::SetPeriod`](super::Command::SetPeriod) commands are queued
+/// (`periods_queued`): they would apply after the step's choice and
+/// override it.
+pub(crate) fn check_settable(
+    budget: Option<Budget>,
+    level_of_detail: bool,
+    periods_queued: bool,
+) -> Result<()> {
+    let reason = match (budget, level_of_detail, periods_queued) {
+        (None, ..) | (_, true, false) => return Ok(()),
+        (_, false, _) => "a budget needs a crowd with level_of_detail (periods above 1)",
+        (_, true, true) => {
+            "SetPeriod commands are queued: step once so that they apply, then set the budget"
+        }
+    };
+    Err(Error::Parameter {
+        name: "budget seconds",
+        value: budget.map_or(0.0, |b| b.seconds),
+        reason,
+    })
 }
 
 /// Refuses [`Command::SetPeriod`](super::Command::SetPeriod) while a

@@ -185,8 +185,7 @@ impl Crowd {
     /// or room to order the packs that cannot be reserved
     /// ([`Error::Size`]).
     pub fn set_budget(&mut self, budget: Option<Budget>) -> Result<()> {
-        budget::check_level_of_detail(budget, self.cfg.level_of_detail)?;
-        budget::check_queued_periods(budget, self.queue.has_period())?;
+        budget::check_settable(budget, self.cfg.level_of_detail, self.queue.has_period())?;
         self.budget.set(budget, self.packs.count)
     }
 

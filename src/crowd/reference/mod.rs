@@ -237,8 +237,7 @@ impl ReferenceCrowd {
     /// Sets the crowd's time budget per step ([`super::Crowd::set_budget`]):
     /// the same allocator, timing this crowd's own steps.
     pub fn set_budget(&mut self, budget: Option<Budget>) -> Result<()> {
-        budget::check_level_of_detail(budget, self.cfg.level_of_detail)?;
-        budget::check_queued_periods(budget, self.queue.has_period())?;
+        budget::check_settable(budget, self.cfg.level_of_detail, self.queue.has_period())?;
         self.budget.set(budget, self.schedules.len())
     }
 
