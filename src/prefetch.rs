@@ -22,6 +22,20 @@ pub fn to_l2_line(addr: usize) {
     line_at::<{ HINT_T1 }>(addr);
 }
 
+/// Starts loading into L2 every line of the `T` that follows `item` in
+/// memory: the next element of the slice `item` is in (past its end, the
+/// addresses are only hints that read nothing). What a pack's step does
+/// for the next pack's items of the crowd's per-pack fields.
+#[inline(always)]
+pub fn next_item_to_l2<T>(item: &T) {
+    let at = core::ptr::from_ref(item) as usize + size_of::<T>();
+    let mut line = at & !63;
+    while line < at + size_of::<T>() {
+        line_at::<{ HINT_T1 }>(line);
+        line += 64;
+    }
+}
+
 /// Starts loading the 64-byte line at address `addr` into L1
 /// (`prefetcht0`): for data the pass at hand reads a few hundred
 /// instructions later (the compact clip words of a pack's frames).

@@ -51,6 +51,7 @@ pub(crate) fn step_pack<const CUBIC: bool, const INERT: bool>(
     mut pack: Pack,
     scratch: &mut PackScratch,
 ) {
+    pack.prefetch_next(sh.packs);
     let (happened, mut given) = commands(sh, &mut pack, &mut scratch.layer_spans);
     let step = pack.states.step(&happened, pack.layers);
     events(&mut pack, &step, given.trans);
