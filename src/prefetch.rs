@@ -36,6 +36,20 @@ pub fn next_item_to_l2<T>(item: &T) {
     }
 }
 
+/// Starts loading into L2 every line of the run of `T` that follows `run`
+/// in memory, as long as `run` (the next pack's row of a per-pack field;
+/// past the end of its allocation, hints that read nothing).
+#[inline(always)]
+pub fn next_run_to_l2<T>(run: &[T]) {
+    let n = size_of_val(run);
+    let at = run.as_ptr() as usize + n;
+    let mut line = at & !63;
+    while line < at + n {
+        line_at::<{ HINT_T1 }>(line);
+        line += 64;
+    }
+}
+
 /// Starts loading the 64-byte line at address `addr` into L1
 /// (`prefetcht0`): for data the pass at hand reads a few hundred
 /// instructions later (the compact clip words of a pack's frames).

@@ -25,6 +25,11 @@ use super::schedule::Schedulex8;
 use super::state::{LayerLanes, Statex8};
 use crate::lanes::Vec3x8;
 
+/// The largest row (bytes) [`Pack::prefetch_next`] fetches for the next
+/// pack: the rows per joint of the world output and the offsets are
+/// larger and are fetched in parts while the pack samples.
+const SMALL_ROW: usize = 2048;
+
 /// `per` items for each pack, pack-major, in one allocation; `per` is
 /// fixed when the crowd is built and may be 0 (a feature the crowd does
 /// not use keeps nothing). Reads as the whole pack-major slice.
@@ -186,6 +191,9 @@ macro_rules! pack_store {
             pub(crate) fn prefetch_next(&self, packs: usize) {
                 if self.index + 1 < packs {
                     $( crate::prefetch::next_item_to_l2(&*self.$o); )*
+                    $( if size_of_val(&*self.$r) <= SMALL_ROW {
+                        crate::prefetch::next_run_to_l2(&*self.$r);
+                    } )*
                 }
             }
         }
