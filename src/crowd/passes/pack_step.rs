@@ -70,16 +70,12 @@ pub(crate) fn step_pack<const CUBIC: bool, const INERT: bool>(
             return;
         }
         given.resumed = lod.resumed;
-        if !plain(lod, before) {
-            // The resumption pass reads the pack's anchors and offsets,
-            // last touched when it was last evaluated (periods ago: in
-            // memory, not cache); fetched now, they arrive while the pack
-            // samples. The prefetch ahead (`input_pass`) fetches the next
-            // pack's, which level of detail does not evaluate in turn.
-            prefetch::to_l2(bytemuck::cast_slice(&*pack.world));
-            prefetch::to_l2(bytemuck::cast_slice(&*pack.lod_offset));
-        }
     }
+    // A pack that resumes (or shows an offset) reads its anchors and
+    // offsets, last touched periods ago, and its next pack is likely
+    // carried (its rows untouched this step): it fetches its own rows
+    // while it samples instead of the next pack's.
+    let own = lod.as_ref().is_some_and(|lod| !plain(lod, before));
     let PackScratch {
         a,
         b,
@@ -87,7 +83,7 @@ pub(crate) fn step_pack<const CUBIC: bool, const INERT: bool>(
         evaluated,
         ..
     } = scratch;
-    input_pass::<CUBIC, INERT>(sh, &mut pack, &step, given, a);
+    input_pass::<CUBIC, INERT>(sh, &mut pack, &step, (given, own), a);
     if given.trans != 0 {
         start_transitions::<INERT>(sh, &mut pack, given.trans, a, shown);
     }
@@ -271,32 +267,18 @@ fn events(pack: &mut Pack, step: &Stepx8, trans: u8) {
     e[4..][..step.layers.len].copy_from_slice(&step.layers.ended[..step.layers.len]);
 }
 
-/// The input, two sources blended, into `a`. Meanwhile the next pack's
-/// world output and kept state are fetched from memory a joint at a time
-/// (the world's head in the first pass, its tail and the state in the
-/// second), so that the fetching is spread over this pack's work and the
-/// next pack finds them in L2.
+/// The input, two sources blended, into `a`. Meanwhile rows are fetched
+/// from memory a joint at a time, so that the fetching is spread over this
+/// pack's work ([`fetched`]).
 #[inline(always)]
 fn input_pass<const CUBIC: bool, const INERT: bool>(
     sh: &Shared,
     pack: &mut Pack,
     step: &Stepx8,
-    given: Given,
+    (given, own): (Given, bool),
     a: &mut [Motionx8],
 ) {
-    let p = pack.index;
-    let next = |a: Ahead, len: usize| match p + 1 < sh.packs {
-        true => Ahead {
-            addr: a.addr + (p + 1) * len,
-            step: a.step,
-        },
-        false => Ahead::NONE,
-    };
-    let [head, tail] = sh.world_ahead.map(|w| next(w, size_of_val(&*pack.world)));
-    let kept_next = match INERT {
-        true => next(sh.kept_ahead, size_of_val(&*pack.turns)),
-        false => next(sh.kept_ahead, size_of_val(&*pack.transition)),
-    };
+    let [first, second] = fetched::<INERT>(sh, pack, own, a.len());
     prefetch::to_l2(bytemuck::cast_slice(&*pack.shifts));
     // The blend's hemispheres are chosen anew where the sources changed at
     // once (a command, a wrap around a clip, the first step), kept
@@ -306,7 +288,7 @@ fn input_pass<const CUBIC: bool, const INERT: bool>(
     let fresh = mask(core::array::from_fn(|l| sh.first || anew & (1 << l) != 0));
     let flips = (&mut *pack.ab_flips, fresh);
     let places = &pack.root_motion.places;
-    input::<CUBIC>(sh, step, a, (flips, places), [&[head], &[tail, kept_next]]);
+    input::<CUBIC>(sh, step, a, (flips, places), [&first, &second]);
     let fresh = match sh.first {
         true => 0xff,
         false => anew,
@@ -317,6 +299,46 @@ fn input_pass<const CUBIC: bool, const INERT: bool>(
         a,
         (&mut *pack.layer_flips, fresh),
     );
+}
+
+/// The regions the two sampling passes fetch in parts: the next pack's
+/// world output and kept state (the world's head in the first pass, its
+/// tail and the state in the second), which the next pack then finds in
+/// L2; or, where `own` (a pack with level of detail that is not plain:
+/// [`lod_pass`] reads its anchors and offsets), this pack's own world
+/// output and kept state, and its offsets.
+#[inline(always)]
+fn fetched<const INERT: bool>(
+    sh: &Shared,
+    pack: &Pack,
+    own: bool,
+    joints: usize,
+) -> [[Ahead; 2]; 2] {
+    let kept: &[u8] = match INERT {
+        true => bytemuck::cast_slice(&*pack.turns),
+        false => bytemuck::cast_slice(&*pack.transition),
+    };
+    if own {
+        let parts = joints.saturating_sub(1);
+        let region = |r: &[u8]| Ahead::new(r.as_ptr() as usize, r.len(), parts);
+        let (world, lod) = (&*pack.world, &*pack.lod_offset);
+        let world = region(bytemuck::cast_slice(world));
+        return [
+            [world, Ahead::NONE],
+            [region(kept), region(bytemuck::cast_slice(lod))],
+        ];
+    }
+    let p = pack.index;
+    let next = |a: Ahead, len: usize| match p + 1 < sh.packs {
+        true => Ahead {
+            addr: a.addr + (p + 1) * len,
+            step: a.step,
+        },
+        false => Ahead::NONE,
+    };
+    let [head, tail] = sh.world_ahead.map(|w| next(w, size_of_val(&*pack.world)));
+    let kept_next = next(sh.kept_ahead, kept.len());
+    [[head, Ahead::NONE], [tail, kept_next]]
 }
 
 /// Whether `cmd` sets the base sources (which start at their clips' own
