@@ -28,12 +28,7 @@ pub fn to_l2_line(addr: usize) {
 /// for the next pack's items of the crowd's per-pack fields.
 #[inline(always)]
 pub fn next_item_to_l2<T>(item: &T) {
-    let at = core::ptr::from_ref(item) as usize + size_of::<T>();
-    let mut line = at & !63;
-    while line < at + size_of::<T>() {
-        line_at::<{ HINT_T1 }>(line);
-        line += 64;
-    }
+    next_run_to_l2(core::slice::from_ref(item));
 }
 
 /// Starts loading into L2 every line of the run of `T` that follows `run`

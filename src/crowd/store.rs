@@ -180,13 +180,15 @@ macro_rules! pack_store {
         impl Pack<'_> {
             /// Starts loading into L2 the next pack's item of every field
             /// kept one per pack (its state, root motion, box, schedule,
-            /// ...; nothing past the last of the crowd's `packs`). Each is
-            /// its own array, one item per pack, so a step reads one
-            /// region of each in turn: more streams at once than the
-            /// hardware prefetcher follows in time once the crowd is
-            /// larger than the caches (PERF.md, "The pack's own fields
-            /// fetched ahead"). The rows per joint are fetched in parts
-            /// while the pack samples ([`super::passes`]' `Ahead`).
+            /// ...) and its row of every field whose rows take at most
+            /// [`SMALL_ROW`] bytes (the layers' sources, the flips, ...);
+            /// nothing past the last of the crowd's `packs`. Each field
+            /// is its own array, so a step reads one region of each in
+            /// turn: more streams at once than the hardware prefetcher
+            /// follows in time once the crowd is larger than the caches
+            /// (PERF.md, "The pack's own fields fetched ahead"). The
+            /// larger rows (world output, offsets) are fetched in parts
+            /// while a pack samples (`passes::pack_step::fetched`).
             #[inline(always)]
             pub(crate) fn prefetch_next(&self, packs: usize) {
                 if self.index + 1 < packs {
