@@ -14,7 +14,7 @@
 
 use std::ops::Range;
 
-use kineform::crowd::budget::PERIODS;
+use kineform::crowd::budget::{CHOSEN, PERIODS};
 use kineform::crowd::{Aabb, Budget, Command, Crowd, Driven, FrameStats, ReferenceCrowd};
 
 /// Seconds of game time the camera takes to circle the crowd once.
@@ -25,14 +25,10 @@ pub(crate) const REREAD: usize = 4;
 
 /// The distance bands of `--lod`, as shares of the crowd's half-diagonal:
 /// a pack whose nearest character is within `BANDS[i]` of the camera is
-/// evaluated every `BAND_PERIODS[i]`-th frame; beyond the last, every
-/// 16th.
+/// evaluated at the `i`-th period the budget allocator chooses from
+/// (`PERIODS[CHOSEN[i]]`: 1, 4, 8; period 2 costs more than period 1);
+/// beyond the last, every 16th.
 pub(crate) const BANDS: [f32; 3] = [0.15, 0.4, 0.75];
-
-/// The periods of the bands and beyond: those the budget allocator
-/// chooses from ([`kineform::crowd::budget::CHOSEN`]; period 2 costs more
-/// than period 1).
-pub(crate) const BAND_PERIODS: [u32; 4] = [1, 4, 8, 16];
 
 /// Level of detail's options of `kineform crowd`.
 #[derive(clap::Args, Clone, Copy)]
@@ -194,7 +190,7 @@ impl LodDriver {
                 .iter()
                 .fold(f32::NEG_INFINITY, |a, &b| a.max(b));
             let band = BANDS.iter().take_while(|&&b| -near > b * self.reach);
-            let want = BAND_PERIODS[band.count()];
+            let want = PERIODS[CHOSEN[band.count()]];
             if want != *period {
                 *period = want;
                 for c in pack {

@@ -15,14 +15,14 @@ use super::markers::MarkerHit;
 use super::passes::Carried;
 use super::store::EventBits;
 use crate::error::{Error, Result};
-
-/// Characters per part of [`Crowd::bounds_into`] run on a core (whole
-/// packs).
-const BOX_PART: usize = 512;
 use crate::lanes::Vec3x8;
 use crate::output::Packed;
 use crate::reference::{Kform, Quat, Vec3};
 use crate::rows::{self, Rows3, Rows4};
+
+/// Characters per part of [`Crowd::bounds_into`] run on a core (whole
+/// packs).
+const BOX_PART: usize = 512;
 
 /// What happened to a character in a step (more kinds may come: match
 /// with a wildcard arm).
