@@ -5,15 +5,6 @@
 //! gather into L1 was tried and measured slower: the rows are 32 bytes, so
 //! neighbouring joints share lines and the hardware prefetcher follows.)
 
-/// Starts loading every 64-byte line of `data` into L2 (`prefetcht1`).
-/// The crowd issues it a joint at a time while a pack samples, so that the
-/// pack's FK and inertialization passes find the world output and offsets
-/// in cache instead of waiting on DRAM.
-#[inline(always)]
-pub fn to_l2(data: &[u8]) {
-    lines::<{ HINT_T1 }>(data);
-}
-
 /// Starts loading the 64-byte line at address `addr` into L2, which may be
 /// memory another thread is writing: a prefetch reads nothing
 /// architecturally, so no reference to it is made.
@@ -76,10 +67,3 @@ const HINT_T0: i32 = 0;
 const HINT_T1: i32 = core::arch::x86_64::_MM_HINT_T1;
 #[cfg(not(target_arch = "x86_64"))]
 const HINT_T1: i32 = 0;
-
-#[inline(always)]
-fn lines<const HINT: i32>(data: &[u8]) {
-    for line in data.chunks(64) {
-        line_at::<HINT>(line.as_ptr() as usize);
-    }
-}

@@ -27,7 +27,6 @@ use crate::crowd::schedule::{LodStep, bits_mask, live_lanes};
 use crate::crowd::state::{Applied, Happened, Spanx8, Stepx8};
 use crate::crowd::store::{Pack, PackResult};
 use crate::lanes::{self, CubicWeights, F32x8, Vec3x8, splat};
-use crate::prefetch;
 
 /// Which of a pack's characters the frame's commands moved at once
 /// (bits): `trans` started a transition, `played` were given new sources
@@ -279,7 +278,6 @@ fn input_pass<const CUBIC: bool, const INERT: bool>(
     a: &mut [Motionx8],
 ) {
     let [first, second] = fetched::<INERT>(sh, pack, own, a.len());
-    prefetch::to_l2(bytemuck::cast_slice(&*pack.shifts));
     // The blend's hemispheres are chosen anew where the sources changed at
     // once (a command, a wrap around a clip, the first step), kept
     // elsewhere, so that a blend stays continuous however far apart its
