@@ -75,7 +75,7 @@ pub struct MatchArgs {
     json: bool,
 }
 
-type Failure = Box<dyn std::error::Error>;
+type Failure = Box<dyn std::error::Error + Send + Sync>;
 
 /// Runs `kineform match`: the arguments checked, the database built, the
 /// plain crowd timed where asked, the matching crowd run, its figures
@@ -97,17 +97,25 @@ pub fn run(a: &MatchArgs) -> Result<(), Failure> {
     };
     let dt = 1.0 / a.fps;
     let frames = (a.seconds * a.fps).round() as usize;
+    // Both crowds are built and stepped inside one pool, as `kineform
+    // crowd` does (and a game whose frame is a rayon job): each parallel
+    // pass then starts from a worker of the pool instead of waking it from
+    // outside (`RAYON_NUM_THREADS` sizes it).
+    let pool = rayon::ThreadPoolBuilder::new().build()?;
     let plain = match a.plain {
-        true => Some(time_plain(&library, &db, (&cfg, &mcfg), (dt, frames))?),
+        true => Some(pool.install(|| time_plain(&library, &db, (&cfg, &mcfg), (dt, frames)))?),
         false => None,
     };
-    let mut crowd = Crowd::new(&library, cfg)?;
-    let mut driver = Matcher::new(a.characters, &db, mcfg)?;
     let mut quality = match a.quality {
         true => Some(Quality::new(&db, &library, a.contact_margin)?),
         false => None,
     };
-    let t = run_matching(&mut crowd, &mut driver, &db, &mut quality, (dt, frames))?;
+    let (driver, t) = pool.install(|| -> Result<_, Failure> {
+        let mut crowd = Crowd::new(&library, cfg)?;
+        let mut driver = Matcher::new(a.characters, &db, mcfg)?;
+        let t = run_matching(&mut crowd, &mut driver, &db, &mut quality, (dt, frames))?;
+        Ok((driver, t))
+    })?;
     let f = Figures::of(a, &driver, &t, frames, plain);
     match a.json {
         true => println!("{}", f.json(&db, quality.as_ref())),
