@@ -33,7 +33,10 @@ pub enum Which {
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum Command {
-    /// Plays `a` and `b` from this frame, the change not hidden.
+    /// Plays `a` and `b` from this frame, the change not hidden. To play
+    /// one clip, give it as both: where a pack's eight characters play one
+    /// source as both, the step samples it once (the blend of a pose with
+    /// itself is that pose): a fifth to a quarter off the step.
     Play {
         /// Source A.
         a: Source,

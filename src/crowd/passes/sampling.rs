@@ -6,7 +6,7 @@ use super::ahead::{Ahead, prefetch_part};
 use super::shared::Shared;
 use crate::crowd::motion::*;
 use crate::crowd::place::Placex8;
-use crate::crowd::state::Stepx8;
+use crate::crowd::state::{SampleAt, Stepx8};
 use crate::database::{Gather, Rows};
 use crate::lanes::{F32x8, splat};
 
@@ -217,6 +217,29 @@ fn input_from<const CUBIC: bool, G: Gather>(
         SampleRows::new::<CUBIC, _>(&g, dt, &st.a),
         SampleRows::new::<CUBIC, _>(&g, dt, &st.b),
     );
+    if same_source(&st.a, &st.b, places) {
+        // Source B is source A in every lane (a character playing one
+        // clip as both, [`crate::crowd::Command::Play`] with `a == b`):
+        // its sample is A's, bit for bit, and the blend of a pose with
+        // itself is that pose (to rounding: the relative rotation is the
+        // identity, the differences zero), so the second pass is skipped.
+        // The hemisphere a fresh lane would choose is the short way (the
+        // relative rotation's `w` is `|q|² > 0`): bit clear.
+        // The one pass fetches what both would have (the next pack's
+        // fields arrive while this one samples).
+        let mut both = [Ahead::NONE; 4];
+        let (n0, n1) = (ahead[0].len().min(2), ahead[1].len().min(2));
+        both[..n0].copy_from_slice(&ahead[0][..n0]);
+        both[n0..n0 + n1].copy_from_slice(&ahead[1][..n1]);
+        ra.prefetch::<CUBIC, _>(&g);
+        sampler.sample::<CUBIC>(&ra, a, &places[0], &both[..n0 + n1]);
+        let (bits, fresh) = flips;
+        let keep = !(fresh.to_bitmask() as u8);
+        for b in bits.iter_mut() {
+            *b &= keep;
+        }
+        return;
+    }
     // Both sources' rows at once, so that source B's arrive while
     // source A is sampled.
     ra.prefetch::<CUBIC, _>(&g);
@@ -224,6 +247,19 @@ fn input_from<const CUBIC: bool, G: Gather>(
     sampler.sample::<CUBIC>(&ra, a, &places[0], ahead[0]);
     let b = (flips, &places[1]);
     sampler.sample_blend::<CUBIC>(&rb, a, b, (st.w, st.w_rate), ahead[1]);
+}
+
+/// Whether sources `a` and `b` sample the same rows at the same places in
+/// every lane (bit for bit).
+#[inline(always)]
+fn same_source(a: &SampleAt, b: &SampleAt, places: &[Placex8; 2]) -> bool {
+    let bits = |x: F32x8| bytemuck::cast::<F32x8, [u32; 8]>(x);
+    let ints = |x: crate::lanes::I32x8| x.to_array();
+    bits(a.time) == bits(b.time)
+        && bits(a.rate) == bits(b.rate)
+        && ints(a.start) == ints(b.start)
+        && ints(a.last) == ints(b.last)
+        && bytemuck::bytes_of(&places[0]) == bytemuck::bytes_of(&places[1])
 }
 
 #[cfg(test)]
