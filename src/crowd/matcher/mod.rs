@@ -43,7 +43,7 @@ use crate::reference::{self as r, Vec3};
 
 mod steer;
 
-use steer::Steer;
+use steer::{Lapses, Steer};
 
 /// How [`Matcher`] drives.
 #[derive(Clone, Debug, PartialEq)]
@@ -337,13 +337,14 @@ impl Matcher {
         }
         let clock = Instant::now();
         let (cfg, view) = (&self.cfg, &*crowd);
+        let now = Now::new(cfg, dt, db.config().trajectory_times);
         // Every character's desired motion and, when due, its query, in
         // parallel (each touches only its own walker).
         self.walkers[..n]
             .par_iter_mut()
             .with_min_len(PER_TASK)
             .enumerate()
-            .try_for_each(|(c, w)| desire(cfg, view, db, dt, c, w))?;
+            .try_for_each(|(c, w)| desire(cfg, view, db, &now, c, w))?;
         // Gathered in character order: the same batch and sums whatever
         // the thread count.
         self.batch.clear();
@@ -469,7 +470,25 @@ pub const SWITCH_MARGIN: f32 = 5.0;
 /// Characters per rayon task of the driver's per-character passes.
 const PER_TASK: usize = 256;
 
-/// One character's desired motion for a step of `dt` (new targets, the
+/// An update's step and the times its trajectories look ahead, with the
+/// springs' constants for each ([`Lapses`]: the same for every character).
+struct Now {
+    dt: f32,
+    step: Lapses,
+    ahead: [Lapses; 3],
+}
+
+impl Now {
+    fn new(cfg: &MatcherConfig, dt: f32, ahead: [f32; 3]) -> Now {
+        Now {
+            dt,
+            step: Lapses::new(cfg, dt),
+            ahead: ahead.map(|t| Lapses::new(cfg, t)),
+        }
+    }
+}
+
+/// One character's desired motion for a step of `now.dt` (new targets, the
 /// simulated root stepped, its trajectory error taken, then clamped) and,
 /// when it is due (on its interval, on a sharp change, or near its
 /// clip's end), its query from its world pose in `crowd`.
@@ -477,12 +496,13 @@ fn desire(
     cfg: &MatcherConfig,
     crowd: &impl Driven,
     db: &MatchDatabase,
-    dt: f32,
+    now: &Now,
     c: usize,
     w: &mut Walker,
 ) -> Result<()> {
+    let dt = now.dt;
     let sharp = w.steer.retarget(cfg, &mut w.rng, dt);
-    w.steer.step(cfg, dt);
+    w.steer.step(&now.step);
     // The trajectory error before clamping, then the clamp.
     let off = w.steer.pos - Vec3::new(w.root.pos.x, 0.0, w.root.pos.z);
     let dist = r::length(off);
@@ -519,7 +539,7 @@ fn desire(
         right_foot_pos: rf.pos,
         right_foot_vel: rf.vel,
     };
-    let traj = w.steer.trajectory(cfg, db.config().trajectory_times);
+    let traj = w.steer.trajectory(&now.ahead);
     let mut q = Query {
         q: [0.0; MAX_PADDED],
         seed: db.frame_of(w.clip, (w.time / clip.frame_time()) as usize),

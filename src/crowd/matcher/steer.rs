@@ -8,45 +8,91 @@ use rand_pcg::Pcg32;
 
 use super::MatcherConfig;
 use crate::matching::TrajectoryPoint;
-use crate::reference::{Vec3, fast_negexp, halflife_to_damping, simple_spring_damper_exact};
+use crate::reference::{Vec3, fast_negexp, halflife_to_damping};
+
+/// What a critically damped spring of one half-life does over one `dt`,
+/// the same for every character: `y = halflife_to_damping(halflife) / 2`,
+/// `e = exp(-y dt)` and `eydt = fast_negexp(y dt)`, computed once per
+/// update and half-life instead of per character and call (the same
+/// operations on the same values: the same bits).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Lapse {
+    pub y: f32,
+    pub e: f32,
+    pub eydt: f32,
+    pub dt: f32,
+}
+
+impl Lapse {
+    pub fn new(halflife: f32, dt: f32) -> Lapse {
+        let y = halflife_to_damping(halflife) / 2.0;
+        Lapse {
+            y,
+            e: (-y * dt).exp(),
+            eydt: fast_negexp(y * dt),
+            dt,
+        }
+    }
+}
+
+/// The springs article's `simple_spring_damper_exact(x, v, x_goal,
+/// halflife, dt)` with its half-life and step in `l` ([`Lapse`]):
+///
+/// ```text
+/// j0 = x - x_goal,  j1 = v + j0 y
+/// (x', v') = (eydt (j0 + j1 dt) + x_goal, eydt (v - j1 y dt))
+/// ```
+#[inline]
+pub(crate) fn spring_damper(x: f32, v: f32, x_goal: f32, l: &Lapse) -> (f32, f32) {
+    let (y, eydt, dt) = (l.y, l.eydt, l.dt);
+    let j0 = x - x_goal;
+    let j1 = v + j0 * y;
+    (eydt * (j0 + j1 * dt) + x_goal, eydt * (v - j1 * y * dt))
+}
 
 /// The springs article's `spring_character_update` on the ground plane's
-/// two axes (`x` and `z`, one `halflife`): the velocity `v` (acceleration
-/// `a`) follows `v_goal` by a critically damped spring, the position `x`
-/// its exact integral over `dt`; per axis
+/// two axes (`x` and `z`, one half-life, its step in `l`): the velocity
+/// `v` (acceleration `a`) follows `v_goal` by a critically damped spring,
+/// the position `x` its exact integral over `dt`; per axis
 ///
 /// ```text
 /// y = halflife_to_damping(halflife) / 2,  j0 = v - v_goal,  j1 = a + j0 y,  e = exp(-y dt)
 /// x' = e (-j1 / y² + (-j0 - j1 dt) / y) + j1 / y² + j0 / y + v_goal dt + x
 /// (v', a') = simple_spring_damper_exact(v, a, v_goal, halflife, dt)
 /// ```
-///
-/// `y`, `e` and `simple_spring_damper_exact`'s `fast_negexp(y dt)` are the
-/// same for both axes, so each is computed once (the same operations as
-/// two one-axis calls, the same bits).
 pub(crate) fn spring_character_update(
     (x, v, a): ([f32; 2], [f32; 2], [f32; 2]),
     v_goal: [f32; 2],
-    halflife: f32,
-    dt: f32,
+    l: &Lapse,
 ) -> ([f32; 2], [f32; 2], [f32; 2]) {
-    let y = halflife_to_damping(halflife) / 2.0;
-    let e = (-y * dt).exp();
-    let eydt = fast_negexp(y * dt);
+    let (y, e, dt) = (l.y, l.e, l.dt);
     let axis = |k: usize| {
         let (x, v, a, v_goal) = (x[k], v[k], a[k], v_goal[k]);
         let j0 = v - v_goal;
         let j1 = a + j0 * y;
         let x = e * (-j1 / (y * y) + (-j0 - j1 * dt) / y) + j1 / (y * y) + j0 / y + v_goal * dt + x;
-        // simple_spring_damper_exact(v, a, v_goal, halflife, dt), its
-        // negative exponential shared.
-        let j0 = v - v_goal;
-        let j1 = a + j0 * y;
-        let (v, a) = (eydt * (j0 + j1 * dt) + v_goal, eydt * (a - j1 * y * dt));
+        let (v, a) = spring_damper(v, a, v_goal, l);
         (x, v, a)
     };
     let ((x0, v0, a0), (x1, v1, a1)) = (axis(0), axis(1));
     ([x0, x1], [v0, v1], [a0, a1])
+}
+
+/// The [`Lapse`]s of one step of the simulated root: its position's and
+/// its yaw's springs over `dt`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Lapses {
+    pub pos: Lapse,
+    pub yaw: Lapse,
+}
+
+impl Lapses {
+    pub fn new(cfg: &MatcherConfig, dt: f32) -> Lapses {
+        Lapses {
+            pos: Lapse::new(cfg.velocity_halflife, dt),
+            yaw: Lapse::new(cfg.rotation_halflife, dt),
+        }
+    }
 }
 
 /// One character's desired motion and simulated root (on the ground plane,
@@ -116,10 +162,10 @@ impl Steer {
         dv > cfg.sharp_velocity || dyaw > cfg.sharp_turn
     }
 
-    /// The simulated root after `dt` (its position by
+    /// The simulated root after the step of `l` (its position by
     /// [`spring_character_update`] per axis, its yaw by
     /// `simple_spring_damper_exact` toward the target taken the short way).
-    pub fn advance(&self, cfg: &MatcherConfig, dt: f32) -> (Vec3, Vec3, Vec3, f32, f32) {
+    pub fn advance(&self, l: &Lapses) -> (Vec3, Vec3, Vec3, f32, f32) {
         let ([px, pz], [vx, vz], [ax, az]) = spring_character_update(
             (
                 [self.pos.x, self.pos.z],
@@ -127,12 +173,10 @@ impl Steer {
                 [self.acc.x, self.acc.z],
             ),
             [self.want_vel.x, self.want_vel.z],
-            cfg.velocity_halflife,
-            dt,
+            &l.pos,
         );
         let goal = self.yaw + wrap(self.want_yaw - self.yaw);
-        let (yaw, rate) =
-            simple_spring_damper_exact(self.yaw, self.yaw_rate, goal, cfg.rotation_halflife, dt);
+        let (yaw, rate) = spring_damper(self.yaw, self.yaw_rate, goal, &l.yaw);
         (
             Vec3::new(px, 0.0, pz),
             Vec3::new(vx, 0.0, vz),
@@ -142,18 +186,20 @@ impl Steer {
         )
     }
 
-    /// Steps the simulated root by `dt`.
-    pub fn step(&mut self, cfg: &MatcherConfig, dt: f32) {
-        (self.pos, self.vel, self.acc, self.yaw, self.yaw_rate) = self.advance(cfg, dt);
+    /// Steps the simulated root by the step of `l`.
+    pub fn step(&mut self, l: &Lapses) {
+        (self.pos, self.vel, self.acc, self.yaw, self.yaw_rate) = self.advance(l);
     }
 
-    /// The desired trajectory: the simulated root predicted `times` ahead.
-    pub fn trajectory(&self, cfg: &MatcherConfig, times: [f32; 3]) -> [TrajectoryPoint; 3] {
-        times.map(|t| {
-            let (pos, _, _, yaw, _) = self.advance(cfg, t);
+    /// The desired trajectory: the simulated root predicted at each of
+    /// `ahead`'s times.
+    pub fn trajectory(&self, ahead: &[Lapses; 3]) -> [TrajectoryPoint; 3] {
+        ahead.each_ref().map(|l| {
+            let (pos, _, _, yaw, _) = self.advance(l);
+            let (s, c) = yaw.sin_cos();
             TrajectoryPoint {
                 pos,
-                facing: Vec3::new(yaw.sin(), 0.0, yaw.cos()),
+                facing: Vec3::new(s, 0.0, c),
             }
         })
     }
@@ -170,6 +216,7 @@ pub(crate) fn wrap(a: f32) -> f32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::reference::simple_spring_damper_exact;
 
     /// The position is the velocity's integral: its finite difference at
     /// shrinking steps approaches the mean velocity (gap shrinks ~dt²), on
@@ -180,7 +227,7 @@ mod tests {
         for k in 0..2 {
             let gap = |dt: f32| {
                 let (x, v0) = (s.0.0[k], s.0.1[k]);
-                let (x1, v1, _) = spring_character_update(s.0, s.1, s.2, dt);
+                let (x1, v1, _) = spring_character_update(s.0, s.1, &Lapse::new(s.2, dt));
                 ((x1[k] - x) / dt - (v0 + v1[k]) / 2.0).abs()
             };
             let (g1, g2) = (gap(0.02), gap(0.01));
@@ -203,13 +250,13 @@ mod tests {
     }
 
     /// Each axis's velocity and acceleration are the springs article's
-    /// `simple_spring_damper_exact`, bit for bit (the shared exponential
-    /// changes no rounding).
+    /// `simple_spring_damper_exact`, bit for bit (the [`Lapse`] computed
+    /// once changes no rounding).
     #[test]
     fn velocity_is_the_simple_spring_damper() {
         let s = (([1.0, -2.0], [-3.0, 5.0], [8.0, -1.0]), [12.0, -7.0], 0.27);
         for dt in [1.0 / 60.0, 0.1, 1.0] {
-            let (_, v, a) = spring_character_update(s.0, s.1, s.2, dt);
+            let (_, v, a) = spring_character_update(s.0, s.1, &Lapse::new(s.2, dt));
             for k in 0..2 {
                 let (v1, a1) = simple_spring_damper_exact(s.0.1[k], s.0.2[k], s.1[k], s.2, dt);
                 assert_eq!(
@@ -217,6 +264,34 @@ mod tests {
                     (v1.to_bits(), a1.to_bits())
                 );
             }
+        }
+    }
+
+    /// [`spring_damper`] with a [`Lapse`] is `simple_spring_damper_exact`
+    /// bit for bit, over positions, velocities, goals, half-lives and
+    /// steps of many sizes (the yaw's spring, and the trajectory's
+    /// predictions up to a second ahead). Mutation caught: `Lapse::new`
+    /// with `y` not halved.
+    #[test]
+    fn spring_damper_is_the_articles_exactly() {
+        for i in 0..500 {
+            let f = i as f32;
+            let (x, v, g) = (
+                (f * 0.37).sin() * 5.0,
+                (f * 0.11).cos() * 9.0,
+                f * 0.01 - 2.0,
+            );
+            let h = 0.05 + (i % 7) as f32 * 0.1;
+            let dt = [1.0 / 240.0, 1.0 / 60.0, 0.2, 0.4, 1.0][i % 5];
+            let (a, b) = (
+                spring_damper(x, v, g, &Lapse::new(h, dt)),
+                simple_spring_damper_exact(x, v, g, h, dt),
+            );
+            assert_eq!(
+                (a.0.to_bits(), a.1.to_bits()),
+                (b.0.to_bits(), b.1.to_bits()),
+                "{i}"
+            );
         }
     }
 }
