@@ -992,9 +992,11 @@ fn spinning_root() -> (ClipLibrary, kineform::Clip) {
 /// the pack blends in full while characters 0 to 6 still play one source
 /// as both, at weight 0.5, with bits kept from the skip. Every character
 /// matches the reference crowd, and character 0 shows its one source's
-/// pose. Mutation caught: the skip not clearing the fresh lanes' bits
-/// (characters 0 to 6 then blend toward the negated identity, a half turn
-/// about a rounding-noise axis: the root off by up to 180°).
+/// pose, compared after every frame. Mutations caught: the skip not
+/// clearing the fresh lanes' bits (characters 0 to 6 then blend toward the
+/// negated identity, a half turn about a rounding-noise axis: the root off
+/// by up to 180°), and the skip not sampling source A (the pose of the
+/// frame before shown on the skip's frame).
 #[test]
 fn one_source_played_as_both_skips_the_blend_and_keeps_short_hemispheres() {
     let (library, clip) = spinning_root();
@@ -1023,23 +1025,21 @@ fn one_source_played_as_both_skips_the_blend_and_keeps_short_hemispheres() {
         (0..8).map(|c| (c, Command::Play { a, b: a })).collect(),
         vec![(7, Command::Play { a, b: far })],
     ];
-    for cmds in frames {
+    let frames = frames.into_iter().chain([vec![], vec![]]);
+    for (f, cmds) in frames.enumerate() {
         for (c, cmd) in cmds {
             lanes.command(c, cmd).unwrap();
             reference.command(c, cmd).unwrap();
         }
         lanes.step(dt).unwrap();
         reference.step(dt).unwrap();
+        // Every frame, the skip's own (frame 1) included.
+        let mut run = Run::default();
+        for c in 0..8 {
+            run.compare_character(&lanes, &reference, c);
+        }
+        assert!(run.diffs.within(), "frame {f}: {:?}", run.diffs);
     }
-    for _ in 0..2 {
-        lanes.step(dt).unwrap();
-        reference.step(dt).unwrap();
-    }
-    let mut run = Run::default();
-    for c in 0..8 {
-        run.compare_character(&lanes, &reference, c);
-    }
-    assert!(run.diffs.within(), "{:?}", run.diffs);
     let root = lanes.world_kform(0, 1).unwrap().rot;
     let want = r::quat_from_angle_axis(0.2 * std::f32::consts::TAU, Vec3::new(0.0, 1.0, 0.0));
     assert!(
