@@ -222,14 +222,31 @@ struct Walker {
     clip: usize,
     time: f32,
     countdown: f32,
-    /// This update's work, computed for every character in parallel and
-    /// gathered in character order: the trajectory error before clamping,
-    /// the query when it searches (its index in the batch once gathered),
-    /// and the transition it takes.
-    error: f32,
-    query: Option<Query>,
-    slot: usize,
-    pending: Option<(usize, FrameSource)>,
+    /// Its query's index in this update's batch ([`NO_SLOT`]: it did not
+    /// search).
+    slot: u32,
+}
+
+/// [`Walker::slot`] of a character that did not search.
+const NO_SLOT: u32 = u32::MAX;
+
+/// One part's share of an update's work ([`PER_TASK`] characters):
+/// computed in parallel, gathered part by part in character order, so
+/// that the batch, the sums and the commands are the same whatever the
+/// thread count. The walkers keep only what lasts between updates, so
+/// that each pass over them reads as few lines as it can (a walker is
+/// read three times a frame, and a crowd's walkers do not stay in cache
+/// across its step).
+#[derive(Clone, Debug, Default)]
+struct Part {
+    /// The trajectory errors before clamping, summed in character order.
+    error: f64,
+    /// The due characters' queries, in character order.
+    queries: Vec<(u32, Query)>,
+    /// The first query that failed ([`MatchDatabase::query`]'s refusal).
+    failed: Option<Error>,
+    /// The transitions taken: character, database frame, its source.
+    moves: Vec<(u32, usize, FrameSource)>,
 }
 
 #[derive(Clone, Debug)]
@@ -245,6 +262,7 @@ pub struct Matcher {
     walkers: Vec<Walker>,
     started: bool,
     batch: QueryBatch,
+    parts: Vec<Part>,
     due: Vec<usize>,
     found: Vec<Match>,
     transitions: Vec<(usize, usize)>,
@@ -269,10 +287,7 @@ impl Matcher {
                 clip: 0,
                 time: 0.0,
                 countdown: cfg.search_every * (i + 1) as f32 / characters as f32,
-                error: 0.0,
-                query: None,
-                slot: 0,
-                pending: None,
+                slot: NO_SLOT,
             })
             .collect();
         Ok(Matcher {
@@ -280,6 +295,7 @@ impl Matcher {
             walkers,
             started: false,
             batch,
+            parts: Vec::new(),
             due: Vec::new(),
             found: Vec::new(),
             transitions: Vec::new(),
@@ -338,23 +354,44 @@ impl Matcher {
         let clock = Instant::now();
         let (cfg, view) = (&self.cfg, &*crowd);
         let now = Now::new(cfg, dt, db.config().trajectory_times);
+        let parts = n.div_ceil(PER_TASK);
+        self.parts.resize_with(parts, Part::default);
         // Every character's desired motion and, when due, its query, in
-        // parallel (each touches only its own walker).
+        // parallel, a part at a time (each touches only its own walkers).
         self.walkers[..n]
-            .par_iter_mut()
-            .with_min_len(PER_TASK)
+            .par_chunks_mut(PER_TASK)
+            .zip(self.parts[..parts].par_iter_mut())
             .enumerate()
-            .try_for_each(|(c, w)| desire(cfg, view, db, &now, c, w))?;
-        // Gathered in character order: the same batch and sums whatever
-        // the thread count.
+            .for_each(|(k, (walkers, part))| {
+                (part.error, part.failed) = (0.0, None);
+                part.queries.clear();
+                for (i, w) in walkers.iter_mut().enumerate() {
+                    let c = k * PER_TASK + i;
+                    match desire(cfg, view, db, &now, c, w) {
+                        Ok((error, query)) => {
+                            part.error += f64::from(error);
+                            if let Some(q) = query {
+                                part.queries.push((c as u32, q));
+                            }
+                        }
+                        Err(e) => {
+                            part.failed.get_or_insert(e);
+                        }
+                    }
+                }
+            });
+        // Gathered in character order.
         self.batch.clear();
         self.due.clear();
-        for (c, w) in self.walkers[..n].iter_mut().enumerate() {
-            self.stats.error_sum += f64::from(w.error);
-            if let Some(q) = &w.query {
-                w.slot = self.due.len();
+        for part in &mut self.parts[..parts] {
+            if let Some(e) = part.failed.take() {
+                return Err(e);
+            }
+            self.stats.error_sum += part.error;
+            for (c, q) in &part.queries {
+                self.walkers[*c as usize].slot = self.due.len() as u32;
                 self.batch.push(&q.q[..db.layout().padded()], q.seed)?;
-                self.due.push(c);
+                self.due.push(*c as usize);
             }
         }
         self.stats.error_samples += n as u64;
@@ -371,14 +408,19 @@ impl Matcher {
         // Each character's decision in parallel, the commands in order.
         let (found, view) = (&self.found, &*crowd);
         self.walkers[..n]
-            .par_iter_mut()
-            .with_min_len(PER_TASK)
-            .for_each(|w| decide(cfg, view, db, dt, found, w));
+            .par_chunks_mut(PER_TASK)
+            .zip(self.parts[..parts].par_iter_mut())
+            .enumerate()
+            .for_each(|(k, (walkers, part))| {
+                part.moves.clear();
+                for (i, w) in walkers.iter_mut().enumerate() {
+                    if let Some((f, s)) = decide(cfg, view, db, dt, found, w) {
+                        part.moves.push(((k * PER_TASK + i) as u32, f, s));
+                    }
+                }
+            });
         let mut issued = 0;
-        for (c, w) in self.walkers[..n].iter_mut().enumerate() {
-            let Some((f, s)) = w.pending.take() else {
-                continue;
-            };
+        for &(c, f, s) in self.parts[..parts].iter().flat_map(|p| &p.moves) {
             let src = Source {
                 clip: s.clip,
                 time: s.time,
@@ -386,7 +428,7 @@ impl Matcher {
                 end: ClipEnd::Hold,
             };
             crowd.command(
-                c,
+                c as usize,
                 Command::Transition {
                     a: src,
                     b: src,
@@ -394,7 +436,7 @@ impl Matcher {
                     halflife: self.cfg.extrapolation_halflife,
                 },
             )?;
-            self.transitions.push((c, f));
+            self.transitions.push((c as usize, f));
             issued += 1;
         }
         self.stats.transitions += issued as u64;
@@ -467,7 +509,8 @@ impl Matcher {
 /// "Hysteresis").
 pub const SWITCH_MARGIN: f32 = 5.0;
 
-/// Characters per rayon task of the driver's per-character passes.
+/// Characters per part ([`Part`]) of the driver's per-character passes,
+/// each part one rayon task.
 const PER_TASK: usize = 256;
 
 /// An update's step and the times its trajectories look ahead, with the
@@ -491,7 +534,8 @@ impl Now {
 /// One character's desired motion for a step of `now.dt` (new targets, the
 /// simulated root stepped, its trajectory error taken, then clamped) and,
 /// when it is due (on its interval, on a sharp change, or near its
-/// clip's end), its query from its world pose in `crowd`.
+/// clip's end), its query from its world pose in `crowd`. Returns the
+/// trajectory error and the query.
 fn desire(
     cfg: &MatcherConfig,
     crowd: &impl Driven,
@@ -499,23 +543,22 @@ fn desire(
     now: &Now,
     c: usize,
     w: &mut Walker,
-) -> Result<()> {
+) -> Result<(f32, Option<Query>)> {
     let dt = now.dt;
     let sharp = w.steer.retarget(cfg, &mut w.rng, dt);
     w.steer.step(&now.step);
     // The trajectory error before clamping, then the clamp.
     let off = w.steer.pos - Vec3::new(w.root.pos.x, 0.0, w.root.pos.z);
     let dist = r::length(off);
-    w.error = dist;
     if dist > cfg.clamp_distance {
         w.steer.pos -= off * (1.0 - cfg.clamp_distance / dist);
     }
     w.countdown -= dt;
-    w.query = None;
+    w.slot = NO_SLOT;
     let clip = &crowd.library().clips()[w.clip];
     let near_end = w.time + 2.0 * dt > clip.last_time();
     if !(w.countdown <= 0.0 || sharp || near_end) {
-        return Ok(());
+        return Ok((dist, None));
     }
     // On the interval, keep the phase (`search_every` apart on average,
     // whatever the step); out of turn, keep it too. Restarting the
@@ -545,15 +588,14 @@ fn desire(
         seed: db.frame_of(w.clip, (w.time / clip.frame_time()) as usize),
     };
     db.query(&pose, &traj, &mut q.q[..db.layout().padded()])?;
-    w.query = Some(q);
-    Ok(())
+    Ok((dist, Some(q)))
 }
 
 /// Whether character `w` transitions to what its search found (`found`
 /// at its slot, when it searched): to a frame that is not the one playing
 /// (frames of its clip within [`MatcherConfig::same_clip_window`] count as
-/// the one playing, while that one is searchable). Its clip time moves on
-/// by `dt` when it does not.
+/// the one playing, while that one is searchable): returns that frame and
+/// its source. Its clip time moves on by `dt` when it does not.
 fn decide(
     cfg: &MatcherConfig,
     crowd: &impl Driven,
@@ -561,12 +603,10 @@ fn decide(
     dt: f32,
     found: &[Match],
     w: &mut Walker,
-) {
-    w.pending = None;
-    let to = w
-        .query
-        .as_ref()
-        .and_then(|_| found.get(w.slot))
+) -> Option<(usize, FrameSource)> {
+    let to = (w.slot != NO_SLOT)
+        .then(|| found.get(w.slot as usize))
+        .flatten()
         .and_then(|m| Some((m.frame, db.source(m.frame)?)));
     let frame_time = crowd.library().clips()[w.clip].frame_time();
     let playing = db.frame_of(w.clip, (w.time / frame_time) as usize);
@@ -578,8 +618,11 @@ fn decide(
     match to {
         Some((f, s)) if !stays(f, &s) => {
             (w.clip, w.time) = (s.clip, s.time);
-            w.pending = Some((f, s));
+            Some((f, s))
         }
-        _ => w.time += dt,
+        _ => {
+            w.time += dt;
+            None
+        }
     }
 }
