@@ -8,7 +8,7 @@ use crate::crowd::motion::*;
 use crate::crowd::place::Placex8;
 use crate::crowd::state::{SampleAt, Stepx8};
 use crate::database::{Gather, Rows};
-use crate::lanes::{F32x8, splat};
+use crate::lanes::{F32x8, I32x8, splat};
 
 /// What a pack's sampling reads besides the rows: the database's full or
 /// compact rows (`G`), chosen once per pass.
@@ -250,16 +250,20 @@ fn input_from<const CUBIC: bool, G: Gather>(
 }
 
 /// Whether sources `a` and `b` sample the same rows at the same places in
-/// every lane (bit for bit).
+/// every lane (bit for bit): the exclusive or of every field's bits, one
+/// vector or across them all, is zero.
 #[inline(always)]
 fn same_source(a: &SampleAt, b: &SampleAt, places: &[Placex8; 2]) -> bool {
-    let bits = |x: F32x8| bytemuck::cast::<F32x8, [u32; 8]>(x);
-    let ints = |x: crate::lanes::I32x8| x.to_array();
-    bits(a.time) == bits(b.time)
-        && bits(a.rate) == bits(b.rate)
-        && ints(a.start) == ints(b.start)
-        && ints(a.last) == ints(b.last)
-        && bytemuck::bytes_of(&places[0]) == bytemuck::bytes_of(&places[1])
+    let bits = |x: F32x8| bytemuck::cast::<F32x8, I32x8>(x);
+    let [pa, pb]: [&[F32x8; 7]; 2] = places.each_ref().map(bytemuck::cast_ref);
+    let mut diff = (bits(a.time) ^ bits(b.time))
+        | (bits(a.rate) ^ bits(b.rate))
+        | (a.start ^ b.start)
+        | (a.last ^ b.last);
+    for (x, y) in pa.iter().zip(pb) {
+        diff |= bits(*x) ^ bits(*y);
+    }
+    diff.simd_eq(I32x8::ZERO).all()
 }
 
 #[cfg(test)]
