@@ -1,6 +1,7 @@
 //! The sampling passes, first in a pack's frame: source A sampled, then
-//! source B sampled and blended in, into the pack's input pose (and, for
-//! the shown poses, the transitioning characters' old sources).
+//! source B sampled and blended in (unless it is source A in every lane),
+//! into the pack's input pose (and, for the shown poses, the
+//! transitioning characters' old sources).
 
 use super::ahead::{Ahead, prefetch_part};
 use super::shared::Shared;
@@ -186,7 +187,9 @@ impl<G: Gather> Sampler<'_, G> {
 /// rate, the blend's hemispheres in `flips` ([`Sampler::sample_blend`]),
 /// each source's root joint at its place in `places`;
 /// `ahead` as for [`Sampler::sample`], one list for each of the two
-/// passes, so that the fetching is spread over both.
+/// passes, so that the fetching is spread over both. Where source B is
+/// source A in all eight lanes (`same_source`), A alone is sampled (the
+/// blend of a pose with itself is the pose) and fetches both lists.
 #[inline(always)]
 pub(super) fn input<const CUBIC: bool>(
     sh: &Shared,
@@ -213,10 +216,7 @@ fn input_from<const CUBIC: bool, G: Gather>(
 ) {
     let dt = sh.db.frame_time();
     let sampler = Sampler::new(g, sh);
-    let (ra, rb) = (
-        SampleRows::new::<CUBIC, _>(&g, dt, &st.a),
-        SampleRows::new::<CUBIC, _>(&g, dt, &st.b),
-    );
+    let ra = SampleRows::new::<CUBIC, _>(&g, dt, &st.a);
     if same_source(&st.a, &st.b, places) {
         // Source B is source A in every lane (a character playing one
         // clip as both, [`crate::crowd::Command::Play`] with `a == b`):
@@ -240,6 +240,7 @@ fn input_from<const CUBIC: bool, G: Gather>(
         }
         return;
     }
+    let rb = SampleRows::new::<CUBIC, _>(&g, dt, &st.b);
     // Both sources' rows at once, so that source B's arrive while
     // source A is sampled.
     ra.prefetch::<CUBIC, _>(&g);
