@@ -352,22 +352,42 @@ impl Matcher {
             return self.start(crowd, db, n);
         }
         let clock = Instant::now();
-        let (cfg, view) = (&self.cfg, &*crowd);
-        let now = Now::new(cfg, dt, db.config().trajectory_times);
         let parts = n.div_ceil(PER_TASK);
         self.parts.resize_with(parts, Part::default);
-        // Every character's desired motion and, when due, its query, in
-        // parallel, a part at a time (each touches only its own walkers).
-        self.walkers[..n]
-            .par_chunks_mut(PER_TASK)
-            .zip(self.parts[..parts].par_iter_mut())
-            .enumerate()
-            .for_each(|(k, (walkers, part))| {
+        let now = Now::new(&self.cfg, dt, db.config().trajectory_times);
+        self.desire_all(&*crowd, db, &now, n);
+        self.gather(db, parts)?;
+        self.stats.error_samples += n as u64;
+        self.found.resize(
+            self.due.len(),
+            Match {
+                frame: 0,
+                distance: 0.0,
+            },
+        );
+        search::accelerated(db, &self.batch, &mut self.found)?;
+        self.stats.search_time += clock.elapsed();
+        self.stats.searches += self.due.len() as u64;
+        self.decide_all(&*crowd, db, dt, n);
+        let issued = self.issue(crowd, parts)?;
+        self.stats.transitions += issued as u64;
+        self.stats.seconds += f64::from(dt);
+        Ok(issued)
+    }
+
+    /// Every character's desired motion and, when due, its query, in
+    /// parallel, a part at a time (each touches only its own walkers); a
+    /// refused query is kept in its part ([`Matcher::gather`] returns it).
+    fn desire_all(&mut self, view: &(impl Driven + Sync), db: &MatchDatabase, now: &Now, n: usize) {
+        let cfg = &self.cfg;
+        by_parts(
+            &mut self.walkers[..n],
+            &mut self.parts,
+            |part, walkers, first| {
                 (part.error, part.failed) = (0.0, None);
                 part.queries.clear();
-                for (i, w) in walkers.iter_mut().enumerate() {
-                    let c = k * PER_TASK + i;
-                    match desire(cfg, view, db, &now, c, w) {
+                for (c, w) in (first..).zip(walkers) {
+                    match desire(cfg, view, db, now, c, w) {
                         Ok((error, query)) => {
                             part.error += f64::from(error);
                             if let Some(q) = query {
@@ -379,8 +399,14 @@ impl Matcher {
                         }
                     }
                 }
-            });
-        // Gathered in character order.
+            },
+        );
+    }
+
+    /// The parts' queries into the batch and their error sums into the
+    /// stats, in character order: the same batch and sums whatever the
+    /// thread count. The first query refused is this update's error.
+    fn gather(&mut self, db: &MatchDatabase, parts: usize) -> Result<()> {
         self.batch.clear();
         self.due.clear();
         for part in &mut self.parts[..parts] {
@@ -394,31 +420,30 @@ impl Matcher {
                 self.due.push(*c as usize);
             }
         }
-        self.stats.error_samples += n as u64;
-        self.found.resize(
-            self.due.len(),
-            Match {
-                frame: 0,
-                distance: 0.0,
-            },
-        );
-        search::accelerated(db, &self.batch, &mut self.found)?;
-        self.stats.search_time += clock.elapsed();
-        self.stats.searches += self.due.len() as u64;
-        // Each character's decision in parallel, the commands in order.
-        let (found, view) = (&self.found, &*crowd);
-        self.walkers[..n]
-            .par_chunks_mut(PER_TASK)
-            .zip(self.parts[..parts].par_iter_mut())
-            .enumerate()
-            .for_each(|(k, (walkers, part))| {
+        Ok(())
+    }
+
+    /// Each character's decision on what its search found, in parallel,
+    /// the transitions kept by part.
+    fn decide_all(&mut self, view: &(impl Driven + Sync), db: &MatchDatabase, dt: f32, n: usize) {
+        let (cfg, found) = (&self.cfg, &self.found);
+        by_parts(
+            &mut self.walkers[..n],
+            &mut self.parts,
+            |part, walkers, first| {
                 part.moves.clear();
-                for (i, w) in walkers.iter_mut().enumerate() {
+                for (c, w) in (first..).zip(walkers) {
                     if let Some((f, s)) = decide(cfg, view, db, dt, found, w) {
-                        part.moves.push(((k * PER_TASK + i) as u32, f, s));
+                        part.moves.push((c as u32, f, s));
                     }
                 }
-            });
+            },
+        );
+    }
+
+    /// The parts' transitions given to `crowd` in character order; returns
+    /// how many.
+    fn issue(&mut self, crowd: &mut impl Driven, parts: usize) -> Result<u32> {
         let mut issued = 0;
         for &(c, f, s) in self.parts[..parts].iter().flat_map(|p| &p.moves) {
             let src = Source {
@@ -439,8 +464,6 @@ impl Matcher {
             self.transitions.push((c as usize, f));
             issued += 1;
         }
-        self.stats.transitions += issued as u64;
-        self.stats.seconds += f64::from(dt);
         Ok(issued)
     }
 
@@ -513,10 +536,24 @@ pub const SWITCH_MARGIN: f32 = 5.0;
 /// each part one rayon task.
 const PER_TASK: usize = 256;
 
+/// `each(part, its walkers, its first character)` for every part of
+/// `walkers` ([`PER_TASK`] characters each, the `k`-th with `parts[k]`),
+/// the parts in parallel.
+fn by_parts(
+    walkers: &mut [Walker],
+    parts: &mut [Part],
+    each: impl Fn(&mut Part, &mut [Walker], usize) + Sync + Send,
+) {
+    walkers
+        .par_chunks_mut(PER_TASK)
+        .zip(parts.par_iter_mut())
+        .enumerate()
+        .for_each(|(k, (w, p))| each(p, w, k * PER_TASK));
+}
+
 /// An update's step and the times its trajectories look ahead, with the
 /// springs' constants for each ([`Lapses`]: the same for every character).
 struct Now {
-    dt: f32,
     step: Lapses,
     ahead: [Lapses; 3],
 }
@@ -524,14 +561,18 @@ struct Now {
 impl Now {
     fn new(cfg: &MatcherConfig, dt: f32, ahead: [f32; 3]) -> Now {
         Now {
-            dt,
             step: Lapses::new(cfg, dt),
             ahead: ahead.map(|t| Lapses::new(cfg, t)),
         }
     }
+
+    /// The step, seconds.
+    fn dt(&self) -> f32 {
+        self.step.pos.dt
+    }
 }
 
-/// One character's desired motion for a step of `now.dt` (new targets, the
+/// One character's desired motion for a step of `now.dt()` (new targets, the
 /// simulated root stepped, its trajectory error taken, then clamped) and,
 /// when it is due (on its interval, on a sharp change, or near its
 /// clip's end), its query from its world pose in `crowd`. Returns the
@@ -544,7 +585,7 @@ fn desire(
     c: usize,
     w: &mut Walker,
 ) -> Result<(f32, Option<Query>)> {
-    let dt = now.dt;
+    let dt = now.dt();
     let sharp = w.steer.retarget(cfg, &mut w.rng, dt);
     w.steer.step(&now.step);
     // The trajectory error before clamping, then the clamp.
