@@ -6,6 +6,7 @@ use std::time::Instant;
 
 use clap::ValueEnum;
 use kineform::crowd::{ClipLibrary, Crowd, CrowdConfig, Matcher, MatcherConfig, RootMotion};
+use kineform::database::{ClipStorage, Database};
 use kineform::matching::{self, FootFeatures, MatchConfig, MatchDatabase, MirrorMap};
 
 use crate::match_quality::Quality;
@@ -70,6 +71,13 @@ pub struct MatchArgs {
     /// frame's.
     #[arg(long)]
     plain: bool,
+    /// Store the crowd's clips compactly (`ClipStorage::Compact`, as
+    /// `kineform crowd --compact`): a quarter of the full rows' bytes (the
+    /// embedded clip and the four CMU clips of PERF.md's runs, mirrored:
+    /// 18.6 MB of rows, 4.6 MB compact), for a crowd that samples frames
+    /// all over a database larger than its cores' L2.
+    #[arg(long)]
+    compact: bool,
     /// Print the figures as JSON.
     #[arg(long)]
     json: bool,
@@ -86,6 +94,7 @@ pub fn run(a: &MatchArgs) -> Result<(), Failure> {
     let cfg = CrowdConfig {
         characters: a.characters,
         root_motion: RootMotion::Extract,
+        clip_storage: cfg_storage(a),
         ..CrowdConfig::default()
     };
     let mcfg = MatcherConfig {
@@ -116,12 +125,23 @@ pub fn run(a: &MatchArgs) -> Result<(), Failure> {
         let t = run_matching(&mut crowd, &mut driver, &db, &mut quality, (dt, frames))?;
         Ok((driver, t))
     })?;
-    let f = Figures::of(a, &driver, &t, frames, plain);
+    // The bytes of the crowd's clip tables (a second build of them: the
+    // crowd keeps its own private).
+    let clip_bytes = Database::with_storage(library.clips(), cfg_storage(a))?.table_bytes();
+    let f = Figures::of(a, &driver, &t, frames, (plain, clip_bytes));
     match a.json {
         true => println!("{}", f.json(&db, quality.as_ref())),
         false => f.print_text(&db, quality.as_ref()),
     }
     Ok(())
+}
+
+/// How the crowd stores its clips.
+fn cfg_storage(a: &MatchArgs) -> ClipStorage {
+    match a.compact {
+        true => ClipStorage::Compact,
+        false => ClipStorage::Full,
+    }
 }
 
 /// Refuses a step rate, a length or a contact margin out of its range.
@@ -237,6 +257,8 @@ struct Figures<'a> {
     follow_ms: f64,
     matching_ms: f64,
     plain_ms: Option<f64>,
+    /// The crowd's clip tables, bytes.
+    clip_bytes: usize,
 }
 
 impl<'a> Figures<'a> {
@@ -245,7 +267,7 @@ impl<'a> Figures<'a> {
         driver: &Matcher,
         t: &Timings,
         frames: usize,
-        plain: Option<f64>,
+        (plain, clip_bytes): (Option<f64>, usize),
     ) -> Figures<'a> {
         let s = driver.stats();
         let per = |x: u64| x as f64 / s.seconds.max(f64::MIN_POSITIVE) / a.characters.max(1) as f64;
@@ -268,6 +290,7 @@ impl<'a> Figures<'a> {
             follow_ms: ms(t.follow),
             matching_ms: ms(t.update + t.step + t.follow),
             plain_ms: plain.map(ms),
+            clip_bytes,
         }
     }
 
@@ -282,6 +305,8 @@ impl<'a> Figures<'a> {
             "threads": rayon::current_num_threads(),
             "database_frames": db.frames(),
             "database_bytes": db.memory().bytes,
+            "clip_storage": if self.a.compact { "compact" } else { "full" },
+            "clip_table_bytes": self.clip_bytes,
             "transitions_per_second": self.transitions,
             "searches_per_second": self.searches,
             "mean_trajectory_error": self.mean_error,
@@ -325,6 +350,15 @@ impl<'a> Figures<'a> {
             self.update_ms,
             self.step_ms,
             self.follow_ms,
+        );
+        println!(
+            "clips stored {}: {} bytes of tables",
+            if self.a.compact {
+                "compactly"
+            } else {
+                "in full rows"
+            },
+            self.clip_bytes
         );
         if let Some(p) = self.plain_ms {
             println!(

@@ -304,6 +304,39 @@ fn match_reports_its_figures_in_json() {
     assert_eq!(j["features"], "spring");
 }
 
+/// `kineform match --compact` runs the matching crowd on compact clips
+/// and says so: a quarter of the full rows' table bytes, and the crowd
+/// still walks (the searches as often; poses within the codec's error,
+/// so the same kind of figures, not the same bits).
+#[test]
+fn match_runs_on_compact_clips() {
+    let run = |extra: &[&str]| -> serde_json::Value {
+        let out = Command::new(env!("CARGO_BIN_EXE_kineform"))
+            .args(["match", "--characters", "16", "--seconds", "1", "--json"])
+            .args(extra)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{extra:?}: {err}");
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let (full, compact) = (run(&[]), run(&["--compact"]));
+    assert_eq!(full["clip_storage"], "full");
+    assert_eq!(compact["clip_storage"], "compact");
+    let bytes = |j: &serde_json::Value| j["clip_table_bytes"].as_u64().unwrap();
+    assert!(
+        bytes(&compact) > 0 && 4 * bytes(&compact) <= bytes(&full),
+        "{compact} {full}"
+    );
+    assert_eq!(full["searches_per_second"], compact["searches_per_second"]);
+    assert!(
+        compact["mean_trajectory_error"]
+            .as_f64()
+            .unwrap()
+            .is_finite()
+    );
+}
+
 /// Issue 25, item 5: `--lod` sets periods by distance to a camera
 /// circling the crowd and `--budget MS` has the crowd's allocator choose
 /// them, in both crowds, with their figures in `--json`: with bands some
