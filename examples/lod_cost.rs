@@ -11,6 +11,11 @@
 //! - `pN` (`p2`, `p4`, `p8`, `p16`): level of detail on, every pack at
 //!   period N, phases staggered by pack.
 //!
+//! An optional fourth argument `RUN` (default 1) gives runs of `RUN`
+//! neighbouring packs (`mix`: groups of ten) the same phase, as
+//! [`kineform::crowd::budget`]'s allocator does, instead of staggering
+//! the phases pack by pack.
+//!
 //! Instructions per frame are the difference of two runs' counts over
 //! their difference in frames (so that building the crowd cancels):
 //!
@@ -29,6 +34,7 @@ fn main() -> kineform::Result<()> {
     let mode = args.get(1).map_or("off", String::as_str);
     let n: usize = args.get(2).and_then(|a| a.parse().ok()).unwrap_or(10_000);
     let frames: usize = args.get(3).and_then(|a| a.parse().ok()).unwrap_or(8);
+    let run: usize = args.get(4).and_then(|a| a.parse().ok()).unwrap_or(1).max(1);
     let library = ClipLibrary::from_bvh(&kineform::data::default_clip())?;
     let len = library.clips()[0].last_time();
     let cfg = CrowdConfig {
@@ -44,9 +50,9 @@ fn main() -> kineform::Result<()> {
         let every: Option<u32> = mode.strip_prefix('p').and_then(|n| n.parse().ok());
         let (period, phase) = match (mode, p % 10, every) {
             ("mix", 0, _) => (1, 0),
-            ("mix", 1..=3, _) => (2, (p / 10) as u32 % 2),
-            ("mix", _, _) => (4, (p / 10) as u32 % 4),
-            (_, _, Some(n)) => (n, p as u32 % n.max(1)),
+            ("mix", 1..=3, _) => (2, (p / 10 / run) as u32 % 2),
+            ("mix", _, _) => (4, (p / 10 / run) as u32 % 4),
+            (_, _, Some(n)) => (n, (p / run) as u32 % n.max(1)),
             _ => (1, 0),
         };
         if mode != "off" {
@@ -65,7 +71,7 @@ fn main() -> kineform::Result<()> {
     }
     let ms = start.elapsed().as_secs_f64() * 1e3 / frames as f64;
     println!(
-        "{mode}: {n} characters, {frames} frames, {:.1}% evaluated, {ms:.3} ms/frame",
+        "{mode} (runs of {run}): {n} characters, {frames} frames, {:.1}% evaluated, {ms:.3} ms/frame",
         100.0 * evaluated as f64 / (n * frames) as f64
     );
     Ok(())

@@ -14,7 +14,8 @@
 
 use std::ops::Range;
 
-use kineform::crowd::budget::{CHOSEN, PERIODS};
+use kineform::crowd::MAX_PERIOD;
+use kineform::crowd::budget::{CHOSEN, PERIODS, phase_run};
 use kineform::crowd::{Aabb, Budget, Command, Crowd, Driven, FrameStats, ReferenceCrowd};
 
 /// Seconds of game time the camera takes to circle the crowd once.
@@ -37,8 +38,9 @@ pub(crate) struct LodArgs {
     /// simulated camera circling over the crowd: each pack of eight
     /// characters is evaluated every frame when its nearest character is
     /// within 15% of the crowd's half-diagonal of the camera, every 4th
-    /// within 40%, every 8th within 75%, and every 16th beyond (phases
-    /// staggered by pack; period 2 costs more than period 1), carried
+    /// within 40%, every 8th within 75%, and every 16th beyond (phases in
+    /// runs of neighbouring packs, as the crowd's allocator gives them;
+    /// period 2 costs more than period 1), carried
     /// along its velocities between; a `SetPeriod` when its band changes.
     #[arg(long)]
     pub(crate) lod: bool,
@@ -135,6 +137,12 @@ pub(crate) struct LodDriver {
     closeness: Vec<f32>,
     /// Each pack's period (bands; 0 before the first is set).
     periods: Vec<u32>,
+    /// Each pack's new period this step, 0 where it keeps its own
+    /// (bands).
+    wanted: Vec<u32>,
+    /// The next phase each period hands out (bands), as the crowd's
+    /// allocator keeps them.
+    next_phase: [u32; 5],
     /// The crowd's half-diagonal, from the last boxes read.
     reach: f32,
     time: f32,
@@ -164,6 +172,8 @@ impl LodDriver {
             boxes: vec![Aabb::ZERO; characters],
             closeness: vec![0.0; characters],
             periods: vec![0; characters.div_ceil(8)],
+            wanted: vec![0; characters.div_ceil(8)],
+            next_phase: [0; 5],
             reach: 0.0,
             time: 0.0,
             steps: 0,
@@ -184,26 +194,45 @@ impl LodDriver {
             }
             return crowd.set_significance(0, &self.closeness);
         }
-        for (p, period) in self.periods.iter_mut().enumerate() {
+        // The packs whose band changed, then their phases in pack order,
+        // in runs of neighbouring packs as the crowd's allocator hands
+        // them out (`budget::phase_run`: the evaluated packs of a step lie
+        // together in memory).
+        let mut changing = [0u32; 5];
+        for (p, (period, wanted)) in self.periods.iter().zip(&mut self.wanted).enumerate() {
             let pack = 8 * p..(8 * p + 8).min(self.characters);
-            let near = self.closeness[pack.clone()]
+            let near = self.closeness[pack]
                 .iter()
                 .fold(f32::NEG_INFINITY, |a, &b| a.max(b));
             let band = BANDS.iter().take_while(|&&b| -near > b * self.reach);
-            let want = PERIODS[CHOSEN[band.count()]];
-            if want != *period {
-                *period = want;
-                for c in pack {
-                    let phase = p as u32 % want;
-                    crowd.command(
-                        c,
-                        Command::SetPeriod {
-                            period: want,
-                            phase,
-                        },
-                    )?;
-                    self.figures.changed += 1;
-                }
+            let i = CHOSEN[band.count()];
+            *wanted = 0;
+            if PERIODS[i] != *period {
+                *wanted = PERIODS[i];
+                changing[i] += 1;
+            }
+        }
+        let mut left = [0u32; 5];
+        for (p, &want) in self.wanted.iter().enumerate() {
+            let Some(i) = PERIODS.iter().position(|&q| q == want) else {
+                continue;
+            };
+            if left[i] == 0 {
+                self.next_phase[i] = (self.next_phase[i] + 1) % MAX_PERIOD;
+                left[i] = phase_run(changing[i], want);
+            }
+            left[i] -= 1;
+            let phase = self.next_phase[i] % want;
+            self.periods[p] = want;
+            for c in 8 * p..(8 * p + 8).min(self.characters) {
+                crowd.command(
+                    c,
+                    Command::SetPeriod {
+                        period: want,
+                        phase,
+                    },
+                )?;
+                self.figures.changed += 1;
             }
         }
         Ok(())

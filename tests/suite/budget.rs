@@ -9,7 +9,7 @@
 use crate::crowds::*;
 
 use kineform::Error;
-use kineform::crowd::budget::PERIODS;
+use kineform::crowd::budget::{PERIODS, PHASE_RUN};
 use kineform::crowd::{
     Budget, BudgetChoice, ClipEnd, Command, Crowd, CrowdConfig, FrameStats, ReferenceCrowd,
     Sampling, Source,
@@ -335,6 +335,59 @@ fn the_choice_fills_the_budget_most_significant_first() {
             evaluated += u64::from(sl.evaluated);
         }
         assert_eq!(evaluated as f64, (16.0 * expected / f64::from(k)).round());
+    }
+}
+
+/// The allocator's phases lie in runs of neighbouring packs and still
+/// share the steps out evenly: every character given period 16 by a tiny
+/// budget, each phase of 16 holds a sixteenth of the packs to within a
+/// run, runs are [`PHASE_RUN`] packs where there are enough (8,192
+/// characters, 1,024 packs: 64 a phase) and a quarter of a phase's share
+/// where fewer (4,096 characters: runs of 8; 823: of 1), so the phase
+/// changes from one pack to the next fewer times than there are runs;
+/// both crowds alike, and no step evaluates nobody. Mutations: phases
+/// handed out pack by pack (a run of 1, as before runs) change at every
+/// pack (1,023 changes); runs of [`PHASE_RUN`] whatever the count leave
+/// 9 of the 16 phases of the 103 packs of 823 characters empty, so some
+/// steps evaluate nobody.
+#[test]
+fn the_allocator_hands_out_phases_in_even_runs() {
+    let library = embedded();
+    for (n, run) in [(8192usize, PHASE_RUN as usize), (4096, 8), (823, 1)] {
+        let mut lanes = Crowd::new(&library, cfg(n, true)).unwrap();
+        let mut reference = ReferenceCrowd::new(&library, cfg(n, true)).unwrap();
+        play_all(n, |c, a, b| {
+            lanes.play(c, a, b).unwrap();
+            reference.play(c, a, b).unwrap();
+        });
+        let b = Budget::fixed(1e-9, 1e-5);
+        lanes.set_budget(Some(b)).unwrap();
+        reference.set_budget(Some(b)).unwrap();
+        let dt = 1.0 / 60.0;
+        let first = lanes.step(dt).unwrap();
+        reference.step(dt).unwrap();
+        assert_eq!(first.budget.unwrap().characters_at[4], n as u32);
+        let packs = n.div_ceil(8);
+        let phase = |p: usize| lanes.period(8 * p).unwrap().1;
+        let mut changes = 0;
+        for p in 0..packs {
+            assert_eq!(lanes.period(8 * p), reference.period(8 * p));
+            changes += usize::from(p > 0 && phase(p) != phase(p - 1));
+        }
+        let most = packs.div_ceil(run);
+        assert!(
+            changes < most,
+            "{n}: {changes} changes of phase, runs of {run}"
+        );
+        let mut counts = [0usize; 16];
+        (0..packs).for_each(|p| counts[phase(p) as usize] += 1);
+        let (lo, hi) = (counts.iter().min().unwrap(), counts.iter().max().unwrap());
+        assert!(*lo > 0 && hi - lo <= run, "{n}: {counts:?}");
+        for _ in 0..16 {
+            let (sl, sr) = (lanes.step(dt).unwrap(), reference.step(dt).unwrap());
+            assert_eq!(sl.evaluated, sr.evaluated);
+            assert!(sl.evaluated > 0, "{n}: a step evaluated nobody");
+        }
     }
 }
 
