@@ -296,7 +296,8 @@ impl Crowd {
         Ok(())
     }
 
-    /// One `Vec3x8` field of characters `chars` into `out`.
+    /// One `Vec3x8` field of characters `chars` into `out` (the next
+    /// pack's field prefetched while a pack is copied).
     fn copy3<O: From<Vec3> + Send>(
         &self,
         chars: Range<usize>,
@@ -304,6 +305,7 @@ impl Crowd {
         field: impl Fn(&Motionx8) -> &Vec3x8 + Send + Sync,
     ) -> Result<()> {
         self.copy_out(chars, out, Rows3::new, |r, p, pack, lanes, o| {
+            rows::prefetch_next(pack, &field);
             match self.carried(p) {
                 Some(k) => rows::pack_rows3(r, pack, lanes, o, |m| *field(&k.joint(k.index(m)))),
                 None => rows::pack_rows3(r, pack, lanes, o, &field),
@@ -357,6 +359,7 @@ impl Crowd {
         out: &mut [O],
     ) -> Result<()> {
         self.copy_out(chars, out, Rows4::new, |r, p, pack, lanes, o| {
+            rows::prefetch_next(pack, |m: &Motionx8| &m.rot);
             match self.carried(p) {
                 Some(k) => rows::pack_rows4(r, pack, lanes, o, |m| k.joint(k.index(m)).rot),
                 None => rows::pack_rows4(r, pack, lanes, o, |m: &Motionx8| &m.rot),

@@ -32,18 +32,18 @@
 //! blocks) or two rotations at a time straight into the destination; this
 //! module's stack rows are the portable path for every other type.
 //!
-//! Nothing is prefetched in software. Reading 96 of each 416-byte
-//! pack-joint of the crowd's world output is a stride the hardware
-//! prefetcher once followed late (a stand-alone copy of the 8x3 kernel on
-//! a Zen 3, 10,000 characters: 287 µs without a prefetch of the next
-//! pack, 188 µs with). On the Zen 5, with the world output in L3, the same
-//! prefetch left `positions_into` and `rotations_into` as they were and
-//! made `velocities_into` and `angular_velocities_into` 10 to 15% slower
-//! (three alternated rounds, PERF.md, "Issue 27", "Readout"), and beyond
-//! L3 (40,000 and 100,000 characters) it changed nothing, so it went.
-//! Reading those positions alone takes about a copy of the bytes a
-//! readout writes (0.88 to 1.14x), which is why no readout of the crowd
-//! reaches a copy's speed.
+//! While a pack is transposed, the crowd prefetches the lines of the next
+//! pack's field ([`prefetch_next`]): reading 96 of each 416-byte pack-joint
+//! of its world output is a stride the hardware prefetcher follows late
+//! (measured on a stand-alone copy of the 8x3 kernel, 10,000 characters:
+//! 287 µs without, 188 µs with, on a Zen 3). On a Zen 5, with the world
+//! output in L3, the crowd's `velocities_into` and
+//! `angular_velocities_into` were 10 to 15% faster without it and
+//! `positions_into` and `rotations_into` the same (PERF.md, "On the Zen
+//! 5, later still"); the prefetch stays for the Zen 3's 1.5x. Reading
+//! those positions alone takes 0.9 to 1.2x a copy of the bytes a readout
+//! writes, which is why no readout of the crowd reaches a copy's speed
+//! (PERF.md, "Issue 27").
 
 use core::borrow::Borrow;
 use core::ops::Range;
@@ -78,6 +78,23 @@ pub(crate) fn pair3(a: &Vec3x8, b: &Vec3x8) -> [F32x8; 8] {
 #[inline(always)]
 pub(crate) fn pair4(a: &Quatx8, b: &Quatx8) -> [F32x8; 8] {
     F32x8::transpose([a.w, a.x, a.y, a.z, b.w, b.x, b.y, b.z])
+}
+
+/// Starts loading into cache the lines of `field` of each joint of the
+/// pack that follows `pack` in memory (the one a copy reads next; past the
+/// last pack the addresses are only hints that read nothing).
+#[inline(always)]
+pub(crate) fn prefetch_next<T, V>(pack: &[T], field: impl Fn(&T) -> &V) {
+    let step = size_of_val(pack);
+    for t in pack {
+        let at = field(t) as *const V as usize + step;
+        let mut off = 0;
+        while off < size_of::<V>() {
+            crate::prefetch::to_l2_line(at + off);
+            off += 64;
+        }
+        crate::prefetch::to_l2_line(at + size_of::<V>() - 1);
+    }
 }
 
 /// Eight rows of up to [`BLOCK`] three-float elements: row `k` holds lane
@@ -478,6 +495,7 @@ mod tests {
                     let n = (hi - lo) * joints;
                     let mut p3 = vec![Vec3::ZERO; n];
                     let mut p4 = vec![Quat::IDENTITY; n];
+                    prefetch_next(&pack, |q| q);
                     pack_rows3(&mut r3, &pos, lo..hi, &mut p3, |v| v);
                     pack_rows4(&mut r4, &pack, lo..hi, &mut p4, |q| *q);
                     for r in 0..hi - lo {
