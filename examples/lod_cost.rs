@@ -24,7 +24,7 @@
 //!     target/release/examples/lod_cost mix 10000 8    # and 16
 //! ```
 //!
-//! `cargo run --release --example lod_cost -- MODE [CHARACTERS] [FRAMES]`
+//! `cargo run --release --example lod_cost -- MODE [CHARACTERS] [FRAMES] [RUN]`
 //! prints the frames' wall time too (not a figure on a loaded machine).
 
 use kineform::crowd::{ClipLibrary, Crowd, CrowdConfig, Source};

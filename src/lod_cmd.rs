@@ -140,8 +140,8 @@ pub(crate) struct LodDriver {
     /// Each pack's new period this step, 0 where it keeps its own
     /// (bands).
     wanted: Vec<u32>,
-    /// The next phase each period hands out (bands), as the crowd's
-    /// allocator keeps them.
+    /// The phase each period handed out last (bands), kept from step to
+    /// step as the crowd's allocator keeps them.
     next_phase: [u32; 5],
     /// The crowd's half-diagonal, from the last boxes read.
     reach: f32,

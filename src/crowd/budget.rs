@@ -43,9 +43,10 @@
 //! neighbouring packs given a period take the same phase before the
 //! counter moves on, so each step evaluates an even share (to within a
 //! run a phase) of packs that lie together in memory. Phases handed out
-//! pack by pack instead (`p % period`) leave each step's evaluated packs
-//! scattered one in every `period`, which the memory system streams
-//! worse. Every pack at period 4, 100,000 characters (AMD EPYC Zen 5,
+//! one pack at a time instead (as this allocator did, by a counter in
+//! significance order, and `kineform crowd --lod` by `p % period`) leave
+//! each step's evaluated packs scattered about one in every `period`,
+//! which the memory system streams worse. Every pack at period 4, 100,000 characters (AMD EPYC Zen 5,
 //! `examples/lod_cost p4 100000 120 RUN`, alternated): 15.9 to 16.2 ms a
 //! frame on one thread and 8.8 to 9.0 on two with phases pack by pack,
 //! 14.1 to 14.5 and 7.8 to 8.0 in runs of 16; at period 8 on two threads
@@ -109,7 +110,7 @@ pub const PHASE_RUN: u32 = 16;
 /// ([`super::Command::SetPeriod`]) gets the same streaming by handing its
 /// phases out in pack order in runs of this many packs.
 pub fn phase_run(changing: u32, period: u32) -> u32 {
-    (changing / (4 * period.max(1))).clamp(1, PHASE_RUN)
+    (changing / period.max(1) / 4).clamp(1, PHASE_RUN)
 }
 
 /// The longest budget a step may be given, in seconds.
@@ -213,7 +214,9 @@ pub(crate) struct Allocator {
     measured: Option<(f64, f64)>,
     /// Each pack's order key: significance (descending), then pack.
     keys: Vec<u64>,
-    /// The next phase each period hands out.
+    /// The phase each period handed out last (its next run takes the one
+    /// after), kept from step to step so that successive steps' changes
+    /// spread over the phases.
     next_phase: [u32; 5],
     /// Each pack's chosen period (an index into [`PERIODS`]) this step,
     /// by pack, for the phases handed out in pack order.
@@ -494,6 +497,36 @@ fn set_phases(schedules: &mut [Schedulex8], chosen: &[u8], next_phase: &mut [u32
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Successive steps' changes take successive phases: the counter is
+    /// kept between calls, so one pack moved to period 16 in each of two
+    /// steps lands on two phases, not one. Mutation: a counter made anew
+    /// in each call of `set_phases` gives both phase 1.
+    #[test]
+    fn phases_move_on_from_step_to_step() {
+        let mut schedules = vec![Schedulex8::every_step(); 4];
+        let mut next = [0u32; 5];
+        let mut chosen = vec![0u8; 4];
+        chosen[0] = 4;
+        set_phases(&mut schedules, &chosen, &mut next);
+        chosen[1] = 4;
+        set_phases(&mut schedules, &chosen, &mut next);
+        let (a, b) = (schedules[0].get(0), schedules[1].get(0));
+        assert_eq!((a.0, b.0), (16, 16));
+        assert_ne!(a.1, b.1, "both phase {}", a.1);
+        assert_eq!(schedules[2].get(0), (1, 0));
+    }
+
+    /// `phase_run` takes a quarter of a phase's share, within 1 ..=
+    /// PHASE_RUN, for any period (no overflow at the largest).
+    #[test]
+    fn phase_runs_are_a_quarter_of_a_share() {
+        assert_eq!(phase_run(0, 16), 1);
+        assert_eq!(phase_run(512, 16), 8);
+        assert_eq!(phase_run(1 << 20, 4), PHASE_RUN);
+        assert_eq!(phase_run(u32::MAX, u32::MAX), 1);
+        assert_eq!(phase_run(u32::MAX, 0), PHASE_RUN);
+    }
 
     #[test]
     fn order_keys_sort_by_significance_then_pack() {

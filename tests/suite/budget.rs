@@ -341,19 +341,21 @@ fn the_choice_fills_the_budget_most_significant_first() {
 /// The allocator's phases lie in runs of neighbouring packs and still
 /// share the steps out evenly: every character given period 16 by a tiny
 /// budget, each phase of 16 holds a sixteenth of the packs to within a
-/// run, runs are [`PHASE_RUN`] packs where there are enough (8,192
-/// characters, 1,024 packs: 64 a phase) and a quarter of a phase's share
-/// where fewer (4,096 characters: runs of 8; 823: of 1), so the phase
-/// changes from one pack to the next fewer times than there are runs;
+/// run, runs are [`PHASE_RUN`] packs where there are enough (20,000
+/// characters, 2,500 packs, where a quarter of a phase's share would be
+/// 39) and a quarter of a phase's share where fewer (4,096 characters:
+/// runs of 8; 823: of 1), so the phase changes from one pack to the next
+/// fewer times than there are runs (where runs are longer than a pack);
 /// both crowds alike, and no step evaluates nobody. Mutations: phases
 /// handed out pack by pack (a run of 1, as before runs) change at every
-/// pack (1,023 changes); runs of [`PHASE_RUN`] whatever the count leave
+/// pack (2,499 changes); runs of [`PHASE_RUN`] whatever the count leave
 /// 9 of the 16 phases of the 103 packs of 823 characters empty, so some
-/// steps evaluate nobody.
+/// steps evaluate nobody; runs without the cap give the 20,000
+/// characters runs of 39 packs.
 #[test]
 fn the_allocator_hands_out_phases_in_even_runs() {
     let library = embedded();
-    for (n, run) in [(8192usize, PHASE_RUN as usize), (4096, 8), (823, 1)] {
+    for (n, run) in [(20_000usize, PHASE_RUN as usize), (4096, 8), (823, 1)] {
         let mut lanes = Crowd::new(&library, cfg(n, true)).unwrap();
         let mut reference = ReferenceCrowd::new(&library, cfg(n, true)).unwrap();
         play_all(n, |c, a, b| {
@@ -369,16 +371,22 @@ fn the_allocator_hands_out_phases_in_even_runs() {
         assert_eq!(first.budget.unwrap().characters_at[4], n as u32);
         let packs = n.div_ceil(8);
         let phase = |p: usize| lanes.period(8 * p).unwrap().1;
-        let mut changes = 0;
+        let (mut changes, mut length, mut longest) = (0, 0, 0);
         for p in 0..packs {
             assert_eq!(lanes.period(8 * p), reference.period(8 * p));
-            changes += usize::from(p > 0 && phase(p) != phase(p - 1));
+            let change = p > 0 && phase(p) != phase(p - 1);
+            changes += usize::from(change);
+            length = if change { 1 } else { length + 1 };
+            longest = longest.max(length);
         }
-        let most = packs.div_ceil(run);
         assert!(
-            changes < most,
-            "{n}: {changes} changes of phase, runs of {run}"
+            longest <= run,
+            "{n}: a run of {longest} packs, runs of {run}"
         );
+        if run > 1 {
+            let most = packs.div_ceil(run);
+            assert!(changes < most, "{n}: {changes} changes, runs of {run}");
+        }
         let mut counts = [0usize; 16];
         (0..packs).for_each(|p| counts[phase(p) as usize] += 1);
         let (lo, hi) = (counts.iter().min().unwrap(), counts.iter().max().unwrap());
