@@ -231,6 +231,13 @@ impl Packs<'_> {
     pub(crate) fn ran(&self, i: usize) -> bool {
         self.result[i].ran
     }
+
+    /// Pack `i` of the run's schedule (its first is 0), `None` past the
+    /// run.
+    #[inline(always)]
+    pub(crate) fn schedule_of(&self, i: usize) -> Option<&Schedulex8> {
+        self.schedule.get(i)
+    }
 }
 
 /// What happened to a pack's characters in a step, bits per lane: source

@@ -22,6 +22,7 @@ use crate::crowd::command::Command;
 use crate::crowd::halflives::Fit;
 use crate::crowd::motion::{Motionx8, TurnOffsetx8};
 use crate::crowd::passes::{self, Ahead, PackScratch, Scratches, Shared, ShownBatches};
+use crate::crowd::schedule::live_lanes;
 use crate::crowd::store::{PackPlan, PackStore, Packs};
 use crate::crowd::{FrameStats, RootMotion, Sampling, Transition, VelocityCheck};
 use crate::error::Result;
@@ -597,9 +598,16 @@ fn run_packs<const CUBIC: bool, const INERT: bool>(
     sh: &Shared,
     scratch: &mut PackScratch,
 ) {
+    let first = packs.range().start;
     for i in 0..packs.range().len() {
         if !packs.ran(i) {
-            passes::step_pack::<CUBIC, INERT>(sh, packs.pack(i), scratch);
+            // Whether the next pack of the run resumes (level of detail):
+            // this one then fetches its anchors and offsets ahead.
+            let next = sh.lod
+                && packs.schedule_of(i + 1).is_some_and(|s| {
+                    s.resumes_at(sh.frame, live_lanes(first + i + 1, sh.characters))
+                });
+            passes::step_pack::<CUBIC, INERT>(sh, packs.pack(i), scratch, next);
         }
     }
 }

@@ -10,6 +10,7 @@
 //! scratch): the resumed characters' new offsets, the velocity check and
 //! the boxes of what it shows, and the evaluated characters' new anchors.
 
+use super::ahead::{Ahead, prefetch_part};
 use crate::crowd::bounds::Aabbx8;
 use crate::crowd::check::{PackCheck, write_world};
 use crate::crowd::motion::ShiftOffsetx8;
@@ -190,6 +191,7 @@ pub(super) fn lod_world<const CHECK: bool>(
     evaluated: &[Motionx8],
     (lod, was): (&LodStep, (F32x8, F32x8)),
     (radii, first, half_dt): (Option<&[f32]>, bool, F32x8),
+    next: &[Ahead],
 ) -> PackCheck {
     let mut check = PackCheck::EMPTY;
     let skip = first || !CHECK;
@@ -206,6 +208,7 @@ pub(super) fn lod_world<const CHECK: bool>(
     let fresh_only = lod.due == lod.resumed;
     let mut b = Aabbx8::EMPTY;
     for (j, (row, offset)) in world.iter_mut().zip(offsets.iter_mut()).enumerate() {
+        prefetch_part(next, j);
         let a = *row;
         // The check reads the previous output's positions and velocities.
         let mut prev = a;

@@ -45,10 +45,18 @@ struct Given {
 /// characters are evaluated ([`crate::crowd::schedule`]): none, and the
 /// pack runs its commands and carries its world output only
 /// ([`carry_pack`]); some, and it runs whole, the others shown carried.
+/// `next_resumes`: the next pack of the run will resume characters this
+/// step ([`crate::crowd::schedule::Schedulex8::resumes_at`]), so a
+/// resuming pack fetches the next one's anchors, kept state and offsets
+/// while its own [`lod_world`] runs ([`next_own`]): spread over the
+/// longest pass, they arrive before the next pack asks for them, where
+/// its own fetch during sampling (about 25 KB in about 1.1 µs) stalled
+/// on memory (PERF.md, "On the Zen 5, later still").
 pub(crate) fn step_pack<const CUBIC: bool, const INERT: bool>(
     sh: &Shared,
     mut pack: Pack,
     scratch: &mut PackScratch,
+    next_resumes: bool,
 ) {
     pack.prefetch_next(sh.packs);
     let (happened, mut given) = commands(sh, &mut pack, &mut scratch.layer_spans);
@@ -102,7 +110,18 @@ pub(crate) fn step_pack<const CUBIC: bool, const INERT: bool>(
     }
     *pack.result = match &lod {
         Some(lod) if !plain(lod, before) => {
-            lod_pass(sh, &mut pack, &step, (local, evaluated), (lod, before))
+            let next = match next_resumes {
+                true => next_own::<INERT>(&pack, local.len()),
+                false => [Ahead::NONE; 3],
+            };
+            lod_pass(
+                sh,
+                &mut pack,
+                &step,
+                (local, evaluated),
+                (lod, before),
+                &next,
+            )
         }
         _ => {
             pack.schedule.stale = 0;
@@ -170,6 +189,7 @@ fn lod_pass(
     step: &Stepx8,
     (local, evaluated): (&[Motionx8], &mut [Motionx8]),
     (lod, was): (&LodStep, (F32x8, F32x8)),
+    next: &[Ahead],
 ) -> PackResult {
     let half_dt = splat(0.5 * sh.dt);
     let mut unused = crate::crowd::bounds::Aabbx8::EMPTY;
@@ -185,8 +205,8 @@ fn lod_pass(
     let out = (&mut *pack.world, &mut *pack.bounds);
     let (offsets, at) = (&mut *pack.lod_offset, (sh.radii, sh.first, half_dt));
     let check = match sh.check {
-        true => lod_world::<true>(out, offsets, evaluated, (lod, was), at),
-        false => lod_world::<false>(out, offsets, evaluated, (lod, was), at),
+        true => lod_world::<true>(out, offsets, evaluated, (lod, was), at, next),
+        false => lod_world::<false>(out, offsets, evaluated, (lod, was), at, next),
     };
     let trans = pack_trans(pack);
     figures(sh, pack.index, (check, trans), lod.due, local.len())
@@ -337,6 +357,24 @@ fn fetched<const INERT: bool>(
     let [head, tail] = sh.world_ahead.map(|w| next(w, size_of_val(&*pack.world)));
     let kept_next = next(sh.kept_ahead, kept.len());
     [[head, Ahead::NONE], [tail, kept_next]]
+}
+
+/// The next pack's anchors (world output), kept state and offsets, as
+/// regions to fetch in one part per joint while this pack's
+/// [`lod_world`] runs (the next pack resumes too: it then finds them in
+/// L2 when it fetches its own).
+#[inline(always)]
+fn next_own<const INERT: bool>(pack: &Pack, joints: usize) -> [Ahead; 3] {
+    let kept: &[u8] = match INERT {
+        true => bytemuck::cast_slice(&*pack.turns),
+        false => bytemuck::cast_slice(&*pack.transition),
+    };
+    let world: &[u8] = bytemuck::cast_slice(&*pack.world);
+    let lod: &[u8] = bytemuck::cast_slice(&*pack.lod_offset);
+    // Addresses only: the next pack's rows follow this one's in each
+    // field's one allocation.
+    let after = |r: &[u8]| Ahead::new(r.as_ptr() as usize + r.len(), r.len(), joints);
+    [after(world), after(kept), after(lod)]
 }
 
 /// Whether `cmd` sets the base sources (which start at their clips' own
