@@ -111,7 +111,9 @@ impl Place {
         }
     }
 
-    /// `self` composed `n` times (the inverse's for `n < 0`), by squaring.
+    /// `self` composed `n` times (the inverse's for `n < 0`), by squaring
+    /// (the base squared only while bits remain: a wrap's one lap is one
+    /// composition, not two).
     pub(crate) fn pow(self, n: i64) -> Place {
         let (mut base, mut k) = match n < 0 {
             true => (self.inverse(), n.unsigned_abs()),
@@ -122,8 +124,10 @@ impl Place {
             if k & 1 == 1 {
                 acc = acc.then(base);
             }
-            base = base.then(base);
             k >>= 1;
+            if k > 0 {
+                base = base.then(base);
+            }
         }
         acc
     }
@@ -247,6 +251,61 @@ pub(crate) fn wrap_place(
         let laps = span.laps.to_array()[l & 7];
         if laps != 0.0 {
             *place = place.then(rows[clip].net.pow(laps as i64));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::reference::{Quat, Vec3};
+
+    /// `pow(n)` is `n` compositions (of the inverse for `n < 0`), to
+    /// rounding, and `pow(1)` is one composition with the identity, bit
+    /// for bit (a wrap's lap). Mutation: squaring the base before
+    /// composing gives `self²` for `n = 1`.
+    #[test]
+    fn pow_composes_n_times() {
+        let rot = crate::reference::quat_normalize(Quat::new(0.9, 0.1, -0.3, 0.2));
+        let p = Place {
+            rot,
+            pos: Vec3::new(1.5, -0.25, 3.0),
+        };
+        let one = Place::IDENTITY.then(p);
+        let got = p.pow(1);
+        assert_eq!(
+            (
+                got.rot.w.to_bits(),
+                got.pos.x.to_bits(),
+                got.pos.z.to_bits()
+            ),
+            (
+                one.rot.w.to_bits(),
+                one.pos.x.to_bits(),
+                one.pos.z.to_bits()
+            )
+        );
+        for n in -6i64..=9 {
+            let step = if n < 0 { p.inverse() } else { p };
+            let mut want = Place::IDENTITY;
+            for _ in 0..n.unsigned_abs() {
+                want = want.then(step);
+            }
+            let got = p.pow(n);
+            let d = |a: f32, b: f32| (a - b).abs();
+            let rot = [
+                d(got.rot.w, want.rot.w),
+                d(got.rot.x, want.rot.x),
+                d(got.rot.y, want.rot.y),
+                d(got.rot.z, want.rot.z),
+            ];
+            let pos = [
+                d(got.pos.x, want.pos.x),
+                d(got.pos.y, want.pos.y),
+                d(got.pos.z, want.pos.z),
+            ];
+            assert!(rot.iter().all(|&e| e < 1e-5), "{n}: {rot:?}");
+            assert!(pos.iter().all(|&e| e < 1e-4), "{n}: {pos:?}");
         }
     }
 }
