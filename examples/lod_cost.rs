@@ -1,13 +1,16 @@
 //! The cost of level of detail (issue 25), for instruction counts: a crowd
 //! of the embedded CMU clip stepped `frames` times at 60 Hz, its characters
 //! playing staggered loops, with a transition every 0.5 s for one
-//! character in 30 (staggered), in one of three modes:
+//! character in 30 (staggered), in one of these modes:
 //!
 //! - `off`: no level of detail ([`kineform::crowd::CrowdConfig::level_of_detail`] off);
 //! - `every`: level of detail on, every character at period 1;
 //! - `mix`: level of detail on, packs of eight at period 1, 2 and 4
 //!   (10%, 30% and 60% of them: issue 25, item 5), phases staggered
 //!   so that each step evaluates an even share;
+//! - `sorted`: the same shares as `mix`, the packs in order of period as
+//!   a game that sorts its characters by distance has them (the first
+//!   10% of the packs at period 1, the next 30% at 2, the rest at 4);
 //! - `pN` (`p2`, `p4`, `p8`, `p16`): level of detail on, every pack at
 //!   period N, phases staggered by pack.
 //!
@@ -43,12 +46,18 @@ fn main() -> kineform::Result<()> {
         ..Default::default()
     };
     let mut crowd = Crowd::new(&library, cfg)?;
+    let n_packs = n.div_ceil(8);
     for c in 0..n {
         let a = Source::looping(0, (c as f32 * 0.137) % len);
         crowd.play(c, a, a)?;
         let p = c / 8;
         let every: Option<u32> = mode.strip_prefix('p').and_then(|n| n.parse().ok());
         let (period, phase) = match (mode, p % 10, every) {
+            ("sorted", _, _) => match 10 * p / n_packs {
+                0 => (1, 0),
+                1..=3 => (2, (p / run) as u32 % 2),
+                _ => (4, (p / run) as u32 % 4),
+            },
             ("mix", 0, _) => (1, 0),
             ("mix", 1..=3, _) => (2, (p / 10 / run) as u32 % 2),
             ("mix", _, _) => (4, (p / 10 / run) as u32 % 4),
