@@ -95,7 +95,10 @@ pub const PERIODS: [u32; 5] = [1, 2, 4, 8, 16];
 /// target/release/examples/lod_cost pP N F`: every pack at period 2 took
 /// 1.23 to 1.53x the every-frame crowd's time (10,000 and 100,000
 /// characters, one and two threads, 60 Hz), period 4 0.67 to 0.92x,
-/// period 8 0.41 to 0.56x, period 16 0.29 to 0.37x.
+/// period 8 0.41 to 0.56x, period 16 0.29 to 0.37x. With phases in runs
+/// and the next pack's anchors fetched ahead, period 2 still takes 1.00
+/// to 1.15x (100,000 characters, `lod_cost p2 100000 120 16`, two
+/// rounds; pack by pack 1.26 to 1.57x), so it stays out.
 pub const CHOSEN: [usize; 4] = [0, 2, 3, 4];
 
 /// The most neighbouring packs the allocator gives one phase of a period
