@@ -271,20 +271,13 @@ mod tests {
             rot,
             pos: Vec3::new(1.5, -0.25, 3.0),
         };
-        let one = Place::IDENTITY.then(p);
-        let got = p.pow(1);
-        assert_eq!(
-            (
-                got.rot.w.to_bits(),
-                got.pos.x.to_bits(),
-                got.pos.z.to_bits()
-            ),
-            (
-                one.rot.w.to_bits(),
-                one.pos.x.to_bits(),
-                one.pos.z.to_bits()
-            )
-        );
+        let bits = |q: Place| {
+            [
+                q.rot.w, q.rot.x, q.rot.y, q.rot.z, q.pos.x, q.pos.y, q.pos.z,
+            ]
+            .map(f32::to_bits)
+        };
+        assert_eq!(bits(p.pow(1)), bits(Place::IDENTITY.then(p)));
         for n in -6i64..=9 {
             let step = if n < 0 { p.inverse() } else { p };
             let mut want = Place::IDENTITY;

@@ -133,12 +133,19 @@ impl Schedulex8 {
     /// ahead.
     #[inline(always)]
     pub(crate) fn resumes_at(&self, frame: u64, live: u8) -> bool {
+        self.periodic_due(frame) & live & self.carried != 0
+    }
+
+    /// The lanes due at step number `frame` by their period and phase
+    /// (bits; periods are powers of two, checked by the command).
+    #[inline(always)]
+    fn periodic_due(&self, frame: u64) -> u8 {
         let mut due = 0u8;
         for l in 0..8 {
             let n = u64::from(self.period[l].max(1));
             due |= u8::from(frame & (n - 1) == u64::from(self.phase[l])) << l;
         }
-        due & live & self.carried != 0
+        due
     }
 
     /// This step's plan for the pack at step number `frame` (`first`: the
@@ -156,12 +163,7 @@ impl Schedulex8 {
         forced: u8,
         live: u8,
     ) -> LodStep {
-        let mut due = forced;
-        for l in 0..8 {
-            // Periods are powers of two (checked by the command).
-            let n = u64::from(self.period[l].max(1));
-            due |= u8::from(frame & (n - 1) == u64::from(self.phase[l])) << l;
-        }
+        let due = forced | self.periodic_due(frame);
         let due = if first { 0xff } else { due & live };
         let dt = splat(dt);
         let tau = self.since_eval + dt;
@@ -264,7 +266,8 @@ mod tests {
 
     /// `resumes_at` says what `plan` will do with no command forcing a
     /// lane: for random periods, phases, carried lanes, live lanes and
-    /// frames, it is true exactly when the plan resumes someone.
+    /// frames, it is true exactly when the plan resumes someone (both read
+    /// `periodic_due`; this holds the masks they put on it).
     /// Mutations: leaving out `carried` (every due lane counted) or `live`
     /// fails it.
     #[test]

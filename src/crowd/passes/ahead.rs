@@ -1,6 +1,8 @@
 //! Prefetching ahead: the regions of memory the next pack will read (its
-//! world output and kept state), fetched into L2 a part at a time while
-//! this pack's sampling passes run, so the next pack finds them there.
+//! world output and kept state; with level of detail, its offsets),
+//! fetched into L2 a part at a time while this pack's sampling passes
+//! run (or, for a next pack that resumes, while this one's
+//! `passes::lod::lod_world` runs), so the next pack finds them there.
 
 use crate::prefetch;
 
@@ -15,11 +17,17 @@ pub(crate) struct Ahead {
 impl Ahead {
     pub(crate) const NONE: Ahead = Ahead { addr: 0, step: 0 };
 
-    /// `len` bytes at `addr`, in `parts` parts of whole lines.
+    /// `len` bytes at `addr`, in `parts` parts of whole lines, from the
+    /// line `addr` is in (so that a region not aligned to a line has its
+    /// last line fetched too).
     pub(crate) fn new(addr: usize, len: usize, parts: usize) -> Ahead {
+        let (start, len) = (addr & !63, len + (addr & 63));
         Ahead {
-            addr,
-            step: len.div_ceil(parts.max(1)).next_multiple_of(64),
+            addr: start,
+            step: match len {
+                0 => 0,
+                _ => len.div_ceil(parts.max(1)).next_multiple_of(64),
+            },
         }
     }
 }

@@ -183,7 +183,9 @@ fn grow(b: &mut Aabbx8, j: usize, p: &Vec3x8, radii: Option<&[f32]>) {
 /// carried pose). What the pack shows is checked against what it showed
 /// last step (made again from the anchor at `was`, its clocks then) when
 /// `CHECK` and not `first` ([`write_world`]), and boxed; the evaluated
-/// lanes' rows become their evaluated pose, their new anchor.
+/// lanes' rows become their evaluated pose, their new anchor. `next`:
+/// regions of the next pack to fetch, a part per joint
+/// ([`prefetch_part`]; empty where the next pack does not resume).
 #[inline(never)]
 pub(super) fn lod_world<const CHECK: bool>(
     (world, bounds): (&mut [Motionx8], &mut Aabbx8),

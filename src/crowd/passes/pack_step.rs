@@ -79,9 +79,11 @@ pub(crate) fn step_pack<const CUBIC: bool, const INERT: bool>(
         given.resumed = lod.resumed;
     }
     // A pack that resumes (or shows an offset) reads its anchors and
-    // offsets, last touched periods ago, and its next pack is likely
-    // carried (its rows untouched this step): it fetches its own rows
-    // while it samples instead of the next pack's.
+    // offsets, last touched periods ago: it fetches its own rows while it
+    // samples instead of the next pack's (found in L2 where the pack
+    // before it resumed too and fetched them during its `lod_world`,
+    // `next_resumes`), and the next pack's, where that one resumes too,
+    // during its own `lod_world` ([`next_own`]).
     let own = lod.as_ref().is_some_and(|lod| !plain(lod, before));
     let PackScratch {
         a,
