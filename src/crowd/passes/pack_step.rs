@@ -334,19 +334,11 @@ fn fetched<const INERT: bool>(
     own: bool,
     joints: usize,
 ) -> [[Ahead; 2]; 2] {
-    let kept: &[u8] = match INERT {
-        true => bytemuck::cast_slice(&*pack.turns),
-        false => bytemuck::cast_slice(&*pack.transition),
-    };
+    let [world, kept, lod] = own_rows::<INERT>(pack);
     if own {
         let parts = joints.saturating_sub(1);
         let region = |r: &[u8]| Ahead::new(r.as_ptr() as usize, r.len(), parts);
-        let (world, lod) = (&*pack.world, &*pack.lod_offset);
-        let world = region(bytemuck::cast_slice(world));
-        return [
-            [world, Ahead::NONE],
-            [region(kept), region(bytemuck::cast_slice(lod))],
-        ];
+        return [[region(world), Ahead::NONE], [region(kept), region(lod)]];
     }
     let p = pack.index;
     let next = |a: Ahead, len: usize| match p + 1 < sh.packs {
@@ -356,9 +348,25 @@ fn fetched<const INERT: bool>(
         },
         false => Ahead::NONE,
     };
-    let [head, tail] = sh.world_ahead.map(|w| next(w, size_of_val(&*pack.world)));
+    let [head, tail] = sh.world_ahead.map(|w| next(w, world.len()));
     let kept_next = next(sh.kept_ahead, kept.len());
     [[head, Ahead::NONE], [tail, kept_next]]
+}
+
+/// The pack's rows a resumption reads, as bytes: its world output (the
+/// anchors), its kept state (turn offsets or transition poses) and its
+/// level of detail's offsets.
+#[inline(always)]
+fn own_rows<'a, const INERT: bool>(pack: &'a Pack) -> [&'a [u8]; 3] {
+    let kept: &[u8] = match INERT {
+        true => bytemuck::cast_slice(&*pack.turns),
+        false => bytemuck::cast_slice(&*pack.transition),
+    };
+    [
+        bytemuck::cast_slice(&*pack.world),
+        kept,
+        bytemuck::cast_slice(&*pack.lod_offset),
+    ]
 }
 
 /// The next pack's anchors (world output), kept state and offsets, as
@@ -367,16 +375,9 @@ fn fetched<const INERT: bool>(
 /// L2 when it fetches its own).
 #[inline(always)]
 fn next_own<const INERT: bool>(pack: &Pack, joints: usize) -> [Ahead; 3] {
-    let kept: &[u8] = match INERT {
-        true => bytemuck::cast_slice(&*pack.turns),
-        false => bytemuck::cast_slice(&*pack.transition),
-    };
-    let world: &[u8] = bytemuck::cast_slice(&*pack.world);
-    let lod: &[u8] = bytemuck::cast_slice(&*pack.lod_offset);
     // Addresses only: the next pack's rows follow this one's in each
     // field's one allocation.
-    let after = |r: &[u8]| Ahead::new(r.as_ptr() as usize + r.len(), r.len(), joints);
-    [after(world), after(kept), after(lod)]
+    own_rows::<INERT>(pack).map(|r| Ahead::new(r.as_ptr() as usize + r.len(), r.len(), joints))
 }
 
 /// Whether `cmd` sets the base sources (which start at their clips' own
