@@ -14,8 +14,7 @@
 
 use std::ops::Range;
 
-use kineform::crowd::MAX_PERIOD;
-use kineform::crowd::budget::{CHOSEN, PERIODS, phase_run};
+use kineform::crowd::budget::{CHOSEN, PERIODS, PhaseRuns};
 use kineform::crowd::{Aabb, Budget, Command, Crowd, Driven, FrameStats, ReferenceCrowd};
 
 /// Seconds of game time the camera takes to circle the crowd once.
@@ -140,9 +139,9 @@ pub(crate) struct LodDriver {
     /// Each pack's new period this step, 0 where it keeps its own
     /// (bands).
     wanted: Vec<u32>,
-    /// The phase each period handed out last (bands), kept from step to
-    /// step as the crowd's allocator keeps them.
-    next_phase: [u32; 5],
+    /// The phases handed out (bands), kept from step to step as the
+    /// crowd's allocator keeps them.
+    phases: PhaseRuns,
     /// The crowd's half-diagonal, from the last boxes read.
     reach: f32,
     time: f32,
@@ -173,7 +172,7 @@ impl LodDriver {
             closeness: vec![0.0; characters],
             periods: vec![0; characters.div_ceil(8)],
             wanted: vec![0; characters.div_ceil(8)],
-            next_phase: [0; 5],
+            phases: PhaseRuns::default(),
             reach: 0.0,
             time: 0.0,
             steps: 0,
@@ -196,7 +195,7 @@ impl LodDriver {
         }
         // The packs whose band changed, then their phases in pack order,
         // in runs of neighbouring packs as the crowd's allocator hands
-        // them out (`budget::phase_run`: the evaluated packs of a step lie
+        // them out (`budget::PhaseRuns`: the evaluated packs of a step lie
         // together in memory).
         let mut changing = [0u32; 5];
         for (p, (period, wanted)) in self.periods.iter().zip(&mut self.wanted).enumerate() {
@@ -212,17 +211,12 @@ impl LodDriver {
                 changing[i] += 1;
             }
         }
-        let mut left = [0u32; 5];
+        self.phases.begin(changing);
         for (p, &want) in self.wanted.iter().enumerate() {
-            let Some(i) = PERIODS.iter().position(|&q| q == want) else {
+            // 0 (the pack keeps its period) is not one of PERIODS.
+            let Some(phase) = self.phases.phase(want) else {
                 continue;
             };
-            if left[i] == 0 {
-                self.next_phase[i] = (self.next_phase[i] + 1) % MAX_PERIOD;
-                left[i] = phase_run(changing[i], want);
-            }
-            left[i] -= 1;
-            let phase = self.next_phase[i] % want;
             self.periods[p] = want;
             for c in 8 * p..(8 * p + 8).min(self.characters) {
                 crowd.command(

@@ -116,6 +116,54 @@ pub fn phase_run(changing: u32, period: u32) -> u32 {
     (changing / period.max(1) / 4).clamp(1, PHASE_RUN)
 }
 
+/// Phases handed out in pack order, in runs of neighbouring packs (module
+/// docs, "Phases"): the allocator's, and for a game that sets periods
+/// itself ([`super::Command::SetPeriod`]) the same streaming. Each step,
+/// [`PhaseRuns::begin`] with how many packs take each period, then
+/// [`PhaseRuns::phase`] for each of those packs in pack order. The last
+/// phase of each period is kept from step to step, so that successive
+/// steps' changes spread over the phases.
+///
+/// ```
+/// use kineform::crowd::budget::PhaseRuns;
+/// let mut phases = PhaseRuns::default();
+/// phases.begin([0, 0, 0, 0, 128]); // 128 packs move to period 16: runs of 2
+/// let got: Vec<u32> = (0..6).filter_map(|_| phases.phase(16)).collect();
+/// assert_eq!(got, [1, 1, 2, 2, 3, 3]);
+/// assert_eq!(phases.phase(3), None); // not one of `PERIODS`
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct PhaseRuns {
+    /// The phase each period (of [`PERIODS`]) handed out last.
+    last: [u32; 5],
+    /// This step's run length for each period ([`phase_run`]).
+    run: [u32; 5],
+    /// Packs left in each period's current run.
+    left: [u32; 5],
+}
+
+impl PhaseRuns {
+    /// Starts a step in which `changing[i]` packs take period
+    /// `PERIODS[i]`: each period's runs are [`phase_run`] packs long, and
+    /// its first pack starts a new run.
+    pub fn begin(&mut self, changing: [u32; 5]) {
+        self.run = core::array::from_fn(|i| phase_run(changing[i], PERIODS[i]));
+        self.left = [0; 5];
+    }
+
+    /// The phase of the next pack, in pack order, that takes `period`;
+    /// `None` for a period not in [`PERIODS`].
+    pub fn phase(&mut self, period: u32) -> Option<u32> {
+        let i = PERIODS.iter().position(|&q| q == period)?;
+        if self.left[i] == 0 {
+            self.last[i] = (self.last[i] + 1) % MAX_PERIOD;
+            self.left[i] = self.run[i].max(1);
+        }
+        self.left[i] -= 1;
+        Some(self.last[i] % period)
+    }
+}
+
 /// The longest budget a step may be given, in seconds.
 pub const MAX_BUDGET: f32 = 10.0;
 
@@ -217,10 +265,8 @@ pub(crate) struct Allocator {
     measured: Option<(f64, f64)>,
     /// Each pack's order key: significance (descending), then pack.
     keys: Vec<u64>,
-    /// The phase each period handed out last (its next run takes the one
-    /// after), kept from step to step so that successive steps' changes
-    /// spread over the phases.
-    next_phase: [u32; 5],
+    /// The phases handed out, kept from step to step.
+    phases: PhaseRuns,
     /// Each pack's chosen period (an index into [`PERIODS`]) this step,
     /// by pack, for the phases handed out in pack order.
     chosen: Vec<u8>,
@@ -319,7 +365,7 @@ impl Allocator {
             choice.characters_at[i] += n;
             self.chosen[p] = i as u8;
         }
-        set_phases(schedules, &self.chosen, &mut self.next_phase);
+        set_phases(schedules, &self.chosen, &mut self.phases);
         choice.expected_seconds = expected as f32;
         self.choice = Some(choice);
     }
@@ -467,30 +513,23 @@ fn periods_now(schedules: &[Schedulex8], characters: usize) -> [u32; 5] {
 
 /// Gives every pack `p` the period `PERIODS[chosen[p]]`: its phases kept
 /// where every lane has that period already; else, in pack order, the
-/// period's phases in turn from `next_phase`, each to a run of
-/// neighbouring changing packs (module docs, "Phases"): [`PHASE_RUN`]
-/// packs, or fewer where a period's changing packs number under four
-/// runs a phase ([`phase_run`]).
-fn set_phases(schedules: &mut [Schedulex8], chosen: &[u8], next_phase: &mut [u32; 5]) {
+/// next phase of `phases` ([`PhaseRuns`]: runs of neighbouring changing
+/// packs).
+fn set_phases(schedules: &mut [Schedulex8], chosen: &[u8], phases: &mut PhaseRuns) {
     let keeps = |s: &Schedulex8, period: u32| (0..8).all(|l| s.get(l).0 == period);
     let mut changing = [0u32; 5];
     for (s, &i) in schedules.iter().zip(chosen) {
         let i = usize::from(i);
         changing[i] += u32::from(!keeps(s, PERIODS[i]));
     }
-    let run: [u32; 5] = core::array::from_fn(|i| phase_run(changing[i], PERIODS[i]));
-    let mut left = [0u32; 5];
+    phases.begin(changing);
     for (s, &i) in schedules.iter_mut().zip(chosen) {
-        let (i, period) = (usize::from(i), PERIODS[usize::from(i)]);
+        let period = PERIODS[usize::from(i)];
         if keeps(s, period) {
             continue;
         }
-        if left[i] == 0 {
-            next_phase[i] = (next_phase[i] + 1) % MAX_PERIOD;
-            left[i] = run[i];
-        }
-        left[i] -= 1;
-        let phase = next_phase[i] % period;
+        // A period of PERIODS: always a phase.
+        let phase = phases.phase(period).unwrap_or(0);
         for l in 0..8 {
             s.set(l, period, phase);
         }
@@ -508,12 +547,12 @@ mod tests {
     #[test]
     fn phases_move_on_from_step_to_step() {
         let mut schedules = vec![Schedulex8::every_step(); 4];
-        let mut next = [0u32; 5];
+        let mut phases = PhaseRuns::default();
         let mut chosen = vec![0u8; 4];
         chosen[0] = 4;
-        set_phases(&mut schedules, &chosen, &mut next);
+        set_phases(&mut schedules, &chosen, &mut phases);
         chosen[1] = 4;
-        set_phases(&mut schedules, &chosen, &mut next);
+        set_phases(&mut schedules, &chosen, &mut phases);
         let (a, b) = (schedules[0].get(0), schedules[1].get(0));
         assert_eq!((a.0, b.0), (16, 16));
         assert_ne!(a.1, b.1, "both phase {}", a.1);

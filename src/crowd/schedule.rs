@@ -37,7 +37,7 @@
 //! them for culling); characters are not regrouped behind the caller's
 //! back, so every output stays indexed by the caller's character number
 //! and a period change moves no memory. Neighbouring packs given the same
-//! phase ([`super::budget::phase_run`] packs at a time, as the allocator
+//! phase ([`super::budget::PhaseRuns`], as the allocator
 //! hands them out) make a step's evaluated packs lie together in memory:
 //! 8 to 14% off the frame at periods 4 to 16 at 100,000 characters
 //! against phases staggered pack by pack ([`super::budget`], "Phases").
