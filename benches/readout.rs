@@ -16,6 +16,12 @@
 //!   `[f32; 16]`: a matrix built per element, not a copy) over
 //!   `world_packed()`; `stream_write_into`: a `Vec3Stream` of 320,000
 //!   elements into `[f32; 3]`.
+//! - `output_positions_apart`: `output::positions` over the crowd's world
+//!   positions copied once into an array of their own in the same
+//!   pack-major order (lane vectors of positions only, [`PosLanes`]): what
+//!   a positions readout would cost with the world output's fields laid
+//!   out apart instead of 416-byte pack-joints (PERF.md, "The world
+//!   output's fields apart").
 //!
 //! `cargo bench --bench readout` runs them under criterion. With
 //! `KINEFORM_ROUNDS=9` it runs them instead in 9 interleaved rounds (every
@@ -29,7 +35,8 @@ use common::*;
 
 use criterion::{Criterion, Throughput};
 use kineform::crowd::{ClipLibrary, Crowd, CrowdConfig, Wander, WanderConfig};
-use kineform::lanes::F32x8;
+use kineform::lanes::{F32x8, Quatx8, Vec3x8};
+use kineform::output::{JointLanes, Packed};
 use kineform::reference::Vec3;
 use kineform::stream::Vec3Stream;
 use rayon::prelude::*;
@@ -38,6 +45,20 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 const CHARACTERS: usize = 10_000;
+
+/// One joint's positions of eight characters alone (a world output whose
+/// fields lie apart), for [`kineform::output`]'s copies.
+#[derive(Clone, Copy)]
+struct PosLanes(Vec3x8);
+
+impl JointLanes for PosLanes {
+    fn positions(&self) -> Vec3x8 {
+        self.0
+    }
+    fn rotations(&self) -> Quatx8 {
+        Quatx8::IDENTITY
+    }
+}
 
 struct Case {
     name: String,
@@ -209,6 +230,20 @@ fn all_cases() -> Vec<Case> {
             copy: Some(c64),
             run: Box::new(move || {
                 kineform::output::transforms(c.world_packed(), &mut out).expect("read")
+            }),
+        });
+        let apart: Arc<Vec<PosLanes>> =
+            Arc::new(crowd.world().iter().map(|m| PosLanes(m.pos)).collect());
+        let (a, mut out) = (apart.clone(), vec![[0.0f32; 3]; n]);
+        let joints = crowd.skeleton().len();
+        cases.push(Case {
+            name: format!("output_positions_apart/{t}t"),
+            bytes: n * 12,
+            pool: p.clone(),
+            copy: Some(c12),
+            run: Box::new(move || {
+                let packed = Packed::new(&a[..], CHARACTERS, joints).expect("packs");
+                kineform::output::positions(packed, &mut out).expect("read")
             }),
         });
         let (s, mut out) = (stream.clone(), vec![[0.0f32; 3]; n]);

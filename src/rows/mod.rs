@@ -43,7 +43,12 @@
 //! 5, later still"); the prefetch stays for the Zen 3's 1.5x. Reading
 //! those positions alone takes 0.9 to 1.2x a copy of the bytes a readout
 //! writes, which is why no readout of the crowd reaches a copy's speed
-//! (PERF.md, "Issue 27").
+//! (PERF.md, "Issue 27"). With the positions in an array of their own
+//! the same transposes take 1.17x a copy on one thread and 1.33x on two
+//! (the readout benchmark's `output_positions_apart`), but forward
+//! kinematics writing the world output into four arrays made the step 5
+//! to 9% slower, more than the readout saves (PERF.md, "The world
+//! output's fields apart, tried").
 
 use core::borrow::Borrow;
 use core::ops::Range;
