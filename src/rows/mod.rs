@@ -43,12 +43,11 @@
 //! 5, later still"); the prefetch stays for the Zen 3's 1.5x. Reading
 //! those positions alone takes 0.9 to 1.2x a copy of the bytes a readout
 //! writes, which is why no readout of the crowd reaches a copy's speed
-//! (PERF.md, "Issue 27"). With the positions in an array of their own
-//! the same transposes take 1.17x a copy on one thread and 1.33x on two
-//! (the readout benchmark's `output_positions_apart`), but forward
-//! kinematics writing the world output into four arrays made the step 5
-//! to 9% slower, more than the readout saves (PERF.md, "The world
-//! output's fields apart, tried").
+//! (PERF.md, "Issue 27"). With each pack's fields in runs of their own
+//! (a block a pack), every `*_into` but the rotations on one thread was
+//! 10 to 25% faster, and still 1.33x a copy or more; the layout is not
+//! on main for what it did to level of detail's resuming packs and to
+//! the step's timing (PERF.md, "The world output's fields apart").
 
 use core::borrow::Borrow;
 use core::ops::Range;
