@@ -119,6 +119,24 @@ fn copy_case<E: Copy + Send + Sync + 'static>(
     cases.len() - 1
 }
 
+/// A readout case `name` on `pool`, writing `bytes`, measured against the
+/// copy case `copy`.
+fn read_case(
+    cases: &mut Vec<Case>,
+    name: &str,
+    pool: &Arc<rayon::ThreadPool>,
+    (bytes, copy): (usize, usize),
+    run: impl FnMut() + Send + 'static,
+) {
+    cases.push(Case {
+        name: format!("{name}/{}t", pool.current_num_threads()),
+        bytes,
+        pool: pool.clone(),
+        copy: Some(copy),
+        run: Box::new(run),
+    });
+}
+
 fn all_cases() -> Vec<Case> {
     let library = ClipLibrary::from_bvh(&kineform::data::default_clip()).expect("library");
     let cfg = CrowdConfig {
@@ -142,6 +160,11 @@ fn all_cases() -> Vec<Case> {
         )
         .expect("stream"),
     );
+    // The world positions in an array of their own, once for every case
+    // that reads them.
+    let apart: Arc<Vec<PosLanes>> =
+        Arc::new(crowd.world().iter().map(|m| PosLanes(m.pos)).collect());
+    let joints = crowd.skeleton().len();
     let mut cases = Vec::new();
     let mut counts = vec![1];
     if threads > 1 {
@@ -166,23 +189,19 @@ fn all_cases() -> Vec<Case> {
         ];
         for (name, read) in reads {
             let (c, mut out) = (crowd.clone(), vec![[0.0f32; 3]; n]);
-            cases.push(Case {
-                name: format!("{name}/{t}t"),
-                bytes: n * 12,
-                pool: p.clone(),
-                copy: Some(c12),
-                run: Box::new(move || read(&c, &mut out)),
+            read_case(&mut cases, name, &p, (n * 12, c12), move || {
+                read(&c, &mut out)
             });
         }
         // The reads alone: every world position summed, nothing written
         // (the part of the readout no transpose can remove).
         let c = crowd.clone();
-        cases.push(Case {
-            name: format!("read_world_positions/{t}t"),
-            bytes: n * 12,
-            pool: p.clone(),
-            copy: Some(c12),
-            run: Box::new(move || {
+        read_case(
+            &mut cases,
+            "read_world_positions",
+            &p,
+            (n * 12, c12),
+            move || {
                 let sum = c
                     .world()
                     .par_chunks(32 * c.skeleton().len())
@@ -192,68 +211,55 @@ fn all_cases() -> Vec<Case> {
                     })
                     .reduce(|| F32x8::ZERO, |a, b| a + b);
                 black_box(sum);
-            }),
-        });
+            },
+        );
         let (c, mut out) = (crowd.clone(), vec![[0.0f32; 4]; n]);
-        cases.push(Case {
-            name: format!("rotations_into/{t}t"),
-            bytes: n * 16,
-            pool: p.clone(),
-            copy: Some(c16),
-            run: Box::new(move || c.rotations_into(0..CHARACTERS, &mut out).expect("read")),
+        read_case(&mut cases, "rotations_into", &p, (n * 16, c16), move || {
+            c.rotations_into(0..CHARACTERS, &mut out).expect("read")
         });
         let (c, mut out) = (crowd.clone(), vec![Vec3::ZERO; n]);
-        cases.push(Case {
-            name: format!("output_positions/{t}t"),
-            bytes: n * 12,
-            pool: p.clone(),
-            copy: Some(c12),
-            run: Box::new(move || {
-                kineform::output::positions(c.world_packed(), &mut out).expect("read")
-            }),
-        });
+        read_case(
+            &mut cases,
+            "output_positions",
+            &p,
+            (n * 12, c12),
+            move || kineform::output::positions(c.world_packed(), &mut out).expect("read"),
+        );
         let (c, mut out) = (crowd.clone(), vec![[0.0f32; 4]; n]);
-        cases.push(Case {
-            name: format!("output_rotations/{t}t"),
-            bytes: n * 16,
-            pool: p.clone(),
-            copy: Some(c16),
-            run: Box::new(move || {
-                kineform::output::rotations(c.world_packed(), &mut out).expect("read")
-            }),
-        });
+        read_case(
+            &mut cases,
+            "output_rotations",
+            &p,
+            (n * 16, c16),
+            move || kineform::output::rotations(c.world_packed(), &mut out).expect("read"),
+        );
         let (c, mut out) = (crowd.clone(), vec![[0.0f32; 16]; n]);
-        cases.push(Case {
-            name: format!("output_transforms/{t}t"),
-            bytes: n * 64,
-            pool: p.clone(),
-            copy: Some(c64),
-            run: Box::new(move || {
-                kineform::output::transforms(c.world_packed(), &mut out).expect("read")
-            }),
-        });
-        let apart: Arc<Vec<PosLanes>> =
-            Arc::new(crowd.world().iter().map(|m| PosLanes(m.pos)).collect());
+        read_case(
+            &mut cases,
+            "output_transforms",
+            &p,
+            (n * 64, c64),
+            move || kineform::output::transforms(c.world_packed(), &mut out).expect("read"),
+        );
         let (a, mut out) = (apart.clone(), vec![[0.0f32; 3]; n]);
-        let joints = crowd.skeleton().len();
-        cases.push(Case {
-            name: format!("output_positions_apart/{t}t"),
-            bytes: n * 12,
-            pool: p.clone(),
-            copy: Some(c12),
-            run: Box::new(move || {
+        read_case(
+            &mut cases,
+            "output_positions_apart",
+            &p,
+            (n * 12, c12),
+            move || {
                 let packed = Packed::new(&a[..], CHARACTERS, joints).expect("packs");
                 kineform::output::positions(packed, &mut out).expect("read")
-            }),
-        });
+            },
+        );
         let (s, mut out) = (stream.clone(), vec![[0.0f32; 3]; n]);
-        cases.push(Case {
-            name: format!("stream_write_into/{t}t"),
-            bytes: n * 12,
-            pool: p.clone(),
-            copy: Some(c12),
-            run: Box::new(move || s.write_into(&mut out).expect("read")),
-        });
+        read_case(
+            &mut cases,
+            "stream_write_into",
+            &p,
+            (n * 12, c12),
+            move || s.write_into(&mut out).expect("read"),
+        );
     }
     cases
 }
