@@ -39,7 +39,7 @@
 //!   split among the threads or computed on one before the packs run.
 //!   Only the step is timed (the commands are given untimed).
 //!
-//! - `crowd/clips/*`: full against compact clips (`CrowdConfig::clip_storage`)
+//! - `crowd/clips/*`: full against compact and stepped clips (`CrowdConfig::clip_storage`)
 //!   on the embedded clip and on every shipped clip repeated to 102,685
 //!   frames, a database beyond L3 in full rows (see [`clips`]).
 //! - `crowd/markers/*`: the demo's frame with the events copied out, on
@@ -504,11 +504,12 @@ fn shipped_clips_repeated(frames: usize) -> ClipLibrary {
     library
 }
 
-/// Full against compact clips (issue 27, item 3): the demo's frame
-/// (linear sampling, inertialization, velocity check off as a game runs)
-/// of 10,000 characters on the embedded clip (277 frames: 213 KB full,
-/// 53 KB compact, both in L2) and on every shipped clip repeated to
-/// 102,685 frames (92 MB full, beyond the 32 MiB L3; 23 MB compact), on
+/// Full against compact and stepped clips (issue 27, item 3): the demo's
+/// frame (linear sampling, inertialization, velocity check off as a game
+/// runs) of 10,000 characters on the embedded clip (277 frames: 213 KB
+/// full, 53 KB compact, 104 KB stepped, all in L2) and on every shipped
+/// clip repeated to 102,685 frames (92 MB full, beyond the 32 MiB L3;
+/// 23 MB compact, 45 MB stepped), on
 /// 1 and all threads. Run the group more than once and compare rounds
 /// (the two storages of a size run back to back).
 fn clips(c: &mut Criterion) {
@@ -533,14 +534,18 @@ fn clips(c: &mut Criterion) {
         }
         for t in ts {
             let p = pool(t);
-            for storage in [ClipStorage::Full, ClipStorage::Compact] {
+            for storage in [
+                ClipStorage::Full,
+                ClipStorage::Compact,
+                ClipStorage::Stepped,
+            ] {
                 let cfg = CrowdConfig {
                     characters: 10_000,
                     clip_storage: storage,
                     ..Default::default()
                 };
                 let (mut crowd, mut wander) = driven(library, cfg, &p);
-                let id = format!("{}_{t}t", format!("{storage:?}").to_lowercase());
+                let id = format!("{}_{t}t", storage.name());
                 group.bench_function(id, |bch| {
                     bch.iter_custom(|iters| {
                         in_pool(&p, iters, || {

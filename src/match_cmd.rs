@@ -78,6 +78,11 @@ pub struct MatchArgs {
     /// all over a database larger than its cores' L2.
     #[arg(long)]
     compact: bool,
+    /// Store the crowd's clips as stepped words (`ClipStorage::Stepped`, as
+    /// `kineform crowd --stepped`): about half the full rows' bytes, the
+    /// steps stored, not derived.
+    #[arg(long, conflicts_with = "compact")]
+    stepped: bool,
     /// Print the figures as JSON.
     #[arg(long)]
     json: bool,
@@ -138,9 +143,10 @@ pub fn run(a: &MatchArgs) -> Result<(), Failure> {
 
 /// How the crowd stores its clips.
 fn cfg_storage(a: &MatchArgs) -> ClipStorage {
-    match a.compact {
-        true => ClipStorage::Compact,
-        false => ClipStorage::Full,
+    match (a.compact, a.stepped) {
+        (true, _) => ClipStorage::Compact,
+        (_, true) => ClipStorage::Stepped,
+        _ => ClipStorage::Full,
     }
 }
 
@@ -305,7 +311,7 @@ impl<'a> Figures<'a> {
             "threads": rayon::current_num_threads(),
             "database_frames": db.frames(),
             "database_bytes": db.memory().bytes,
-            "clip_storage": if self.a.compact { "compact" } else { "full" },
+            "clip_storage": cfg_storage(self.a).name(),
             "clip_table_bytes": self.clip_bytes,
             "transitions_per_second": self.transitions,
             "searches_per_second": self.searches,
@@ -353,10 +359,10 @@ impl<'a> Figures<'a> {
         );
         println!(
             "clips stored {}: {} bytes of tables",
-            if self.a.compact {
-                "compactly"
-            } else {
-                "in full rows"
+            match cfg_storage(self.a) {
+                ClipStorage::Full => "in full rows",
+                ClipStorage::Compact => "compactly",
+                ClipStorage::Stepped => "as stepped words",
             },
             self.clip_bytes
         );

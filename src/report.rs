@@ -190,7 +190,7 @@ fn print_json(a: &CrowdArgs, cfg: &CrowdConfig, m: &Measured, f: &Figures) {
         "clips": source,
         "transition": transition,
         "sampling": sampling,
-        "clip_storage": if a.compact { "compact" } else { "full" },
+        "clip_storage": cfg.clip_storage.name(),
         "layers": cfg.layers.len(),
         "root_motion": match cfg.root_motion {
             RootMotion::Apply => "apply",
@@ -292,7 +292,7 @@ fn print_text(a: &CrowdArgs, cfg: &CrowdConfig, m: &Measured, f: &Figures) {
     println!(
         "crowd: {} characters x {joints} joints ({source}, {} clips), {transition}, {sampling} sampling, {} layers, {frames} frames timed after {warmup} warm-up frames",
         a.characters,
-        if a.compact { "compact" } else { "full" },
+        cfg.clip_storage.name(),
         cfg.layers.len()
     );
     println!(

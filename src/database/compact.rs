@@ -39,22 +39,36 @@
 //! samples ([`Gather::prefetch`]).
 
 use super::codec::{self, PositionBox, Words8};
-use super::{Clip, Database, Frames8, Gather, Rowx8, Tables, check_rows, reserve};
+use super::stepped::{SteppedRows, Steps};
+use super::{
+    Clip, ClipStorage, Database, Frames8, Gather, Rows, Rowx8, Tables, check_rows, reserve,
+};
 use crate::error::Result;
 use crate::lanes::{self, I32x8};
 use crate::reference::{Quat, Vec3};
 
-/// The compact tables of a database.
+/// The compact tables of a database (compact or stepped words).
 #[derive(Clone, Debug)]
 pub(super) struct Compact {
-    /// Per frame, a rotation word per turning joint.
-    rot: Vec<u64>,
+    /// The turning joints' frames.
+    turns: Turns,
     /// Per frame, a position word per moving joint.
     pos: Vec<u64>,
     /// Per moving joint, its position box.
     boxes: Vec<PositionBox>,
     /// Per moving joint, the per-axis error bound of its box.
     bounds: Vec<Vec3>,
+}
+
+/// The turning joints' frames of compact tables.
+#[derive(Clone, Debug)]
+enum Turns {
+    /// [`ClipStorage::Compact`]: per frame, a rotation word per turning
+    /// joint.
+    Words(Vec<u64>),
+    /// [`ClipStorage::Stepped`]: per frame, a rotation word and a step word
+    /// per turning joint ([`super::stepped`]).
+    Stepped(Steps),
 }
 
 /// A database's compact words, for sampling.
@@ -110,12 +124,15 @@ fn step_rot(r0: lanes::Quatx8, r1: lanes::Quatx8) -> (lanes::Vec3x8, lanes::F32x
 
 impl Compact {
     /// The words of `clips` (with continuous rotations, `total` frames):
-    /// each moving joint's box spans its positions over every clip.
+    /// each moving joint's box spans its positions over every clip; with
+    /// `stepped`, each rotation word paired with its step word
+    /// ([`Steps::new`]).
     pub(super) fn new(
         clips: &[Clip],
         total: usize,
         (turning, turning_count): (&[Option<usize>], usize),
         (moving, count): (&[Option<usize>], usize),
+        stepped: bool,
     ) -> Result<Compact> {
         let mut rot: Vec<u64> = reserve(total * turning_count, "database rotation words")?;
         let mut pos: Vec<u64> = reserve(total * count, "database position words")?;
@@ -147,28 +164,63 @@ impl Compact {
                 }
             }
         }
+        let turns = match stepped {
+            true => {
+                let spans: Vec<usize> = clips.iter().map(Clip::frames).collect();
+                Turns::Stepped(Steps::new(&rot, turning_count, &spans)?)
+            }
+            false => Turns::Words(rot),
+        };
         Ok(Compact {
-            rot,
+            turns,
             pos,
             boxes,
             bounds,
         })
     }
 
+    /// How the turning joints' frames are stored.
+    pub(super) fn storage(&self) -> ClipStorage {
+        match self.turns {
+            Turns::Words(_) => ClipStorage::Compact,
+            Turns::Stepped(_) => ClipStorage::Stepped,
+        }
+    }
+
     /// Bytes of the words.
     pub(super) fn bytes(&self) -> usize {
-        size_of_val(&self.rot[..]) + size_of_val(&self.pos[..])
+        let turns = match &self.turns {
+            Turns::Words(rot) => size_of_val(&rot[..]),
+            Turns::Stepped(s) => s.bytes(),
+        };
+        turns + size_of_val(&self.pos[..])
+    }
+
+    /// The position words and the moving joints' boxes.
+    pub(super) fn positions(&self) -> (&[u64], &[PositionBox]) {
+        (&self.pos, &self.boxes)
+    }
+
+    /// Rotation word `i` (of frame `i / turning_count`).
+    fn rotation_word(&self, i: usize) -> u64 {
+        match &self.turns {
+            Turns::Words(rot) => rot[i],
+            Turns::Stepped(s) => s.rotation_word(i),
+        }
     }
 
     /// The words for sampling.
     #[inline(always)]
-    pub(super) fn rows<'a>(&'a self, db: &'a Database) -> CompactRows<'a> {
-        CompactRows {
-            db,
-            rot: &self.rot,
-            pos: &self.pos,
-            boxes: &self.boxes,
-            prefetch: self.bytes() > PREFETCH_ABOVE_BYTES,
+    pub(super) fn rows<'a>(&'a self, db: &'a Database) -> Rows<'a> {
+        match &self.turns {
+            Turns::Words(rot) => Rows::Compact(CompactRows {
+                db,
+                rot,
+                pos: &self.pos,
+                boxes: &self.boxes,
+                prefetch: self.bytes() > PREFETCH_ABOVE_BYTES,
+            }),
+            Turns::Stepped(s) => Rows::Stepped(SteppedRows::new(db, s, self)),
         }
     }
 }
@@ -202,7 +254,7 @@ impl Database {
         let rot = match (self.turning[j], &self.tables) {
             (None, _) => self.still[j].unwrap_or(Quat::IDENTITY),
             (Some(k), Tables::Compact(c)) => {
-                codec::decode_rotation(c.rot[f * self.turning_count + k])
+                codec::decode_rotation(c.rotation_word(f * self.turning_count + k))
             }
             (Some(k), Tables::Full { rot, .. }) => {
                 let v = rot[f * self.turning_count + k].v;
@@ -218,6 +270,41 @@ impl Database {
     pub fn position_error_bound(&self, j: usize) -> Vec3 {
         match (self.compact(), self.moving_row(j)) {
             (Some(c), Some(m)) => c.bounds[m],
+            _ => Vec3::ZERO,
+        }
+    }
+
+    /// The step from frame `f` to the next that the tables store for
+    /// joint `j` (the half-angle vector of sampling's rotation step): the
+    /// full rows' (computed from the source), the stepped words' (decoded,
+    /// [`Database::step_error_bound`]); zero for a joint that does not
+    /// turn. `None` past the database's frames or joints, and for compact
+    /// words, which store no step (sampling derives it).
+    pub fn stored_step(&self, f: usize, j: usize) -> Option<Vec3> {
+        if f >= self.frames || j >= self.joints {
+            return None;
+        }
+        let Some(k) = self.turning[j] else {
+            return Some(Vec3::ZERO);
+        };
+        let i = f * self.turning_count + k;
+        match &self.tables {
+            Tables::Full { rot, .. } => Some(Vec3::new(rot[i].v[4], rot[i].v[5], rot[i].v[6])),
+            Tables::Compact(c) => match &c.turns {
+                Turns::Words(_) => None,
+                Turns::Stepped(s) => Some(s.step(i, k)),
+            },
+        }
+    }
+
+    /// The most a stored step of joint `j` ([`Database::stored_step`]) is
+    /// off the step of the decoded frames (computed in f64), per axis:
+    /// [`codec::position_error_bound`] of the joint's box of steps for
+    /// stepped words; zero otherwise (full rows store the source's step,
+    /// compact words none).
+    pub fn step_error_bound(&self, j: usize) -> Vec3 {
+        match (self.compact().map(|c| &c.turns), self.turning.get(j)) {
+            (Some(Turns::Stepped(s)), Some(Some(k))) => s.bound(*k),
             _ => Vec3::ZERO,
         }
     }
@@ -315,6 +402,28 @@ unsafe fn words8(table: &[u64], base: &[u32; 8], k: usize) -> Words8 {
     }
 }
 
+/// Moving joint `m`'s positions of the frames `f` in the position words
+/// `pos` (box `bx`), and the steps to the frames after them. One check for
+/// the sixteen words, then unchecked loads.
+#[inline(always)]
+pub(super) fn gather_positions(
+    pos: &[u64],
+    bx: &PositionBox,
+    f: &Frames8,
+    m: usize,
+) -> (lanes::Vec3x8, lanes::Vec3x8) {
+    check_rows(f.max[1], m, pos.len());
+    // SAFETY: every base of `f.pos` and `f.pos_next` is at most `f.max[1]`
+    // (`Frames8::rows`; the fields are private and never change), and
+    // `f.max[1] + m < pos.len()` was checked just above.
+    let (w0, w1) = unsafe { (words8(pos, &f.pos, m), words8(pos, &f.pos_next, m)) };
+    let (p0, p1) = (
+        codec::decode_positions(w0, bx),
+        codec::decode_positions(w1, bx),
+    );
+    (p0, p1 - p0)
+}
+
 impl Gather for CompactRows<'_> {
     #[inline(always)]
     fn frames(&self, k: I32x8, start: I32x8, last: I32x8) -> Frames8 {
@@ -379,22 +488,7 @@ impl Gather for CompactRows<'_> {
             None => db.still_rot(j),
         };
         let (pos, step_pos) = match db.moving[j] {
-            Some(m) => {
-                check_rows(f.max[1], m, self.pos.len());
-                // SAFETY: as for the rotations, with `f.max[1]`.
-                let (w0, w1) = unsafe {
-                    (
-                        words8(self.pos, &f.pos, m),
-                        words8(self.pos, &f.pos_next, m),
-                    )
-                };
-                let bx = &self.boxes[m];
-                let (p0, p1) = (
-                    codec::decode_positions(w0, bx),
-                    codec::decode_positions(w1, bx),
-                );
-                (p0, p1 - p0)
-            }
+            Some(m) => gather_positions(self.pos, &self.boxes[m], f, m),
             None => db.fixed_pos(j),
         };
         Rowx8 {

@@ -24,6 +24,12 @@
 //! of the bytes; the steps to the next frame are not stored but derived
 //! at sampling from the two decoded frames, as [`Database::new`] derives
 //! them from the source's, so velocities are the decoded motion's own.
+//!
+//! **Stepped clips** ([`ClipStorage::Stepped`], [`stepped`]): compact
+//! words with each rotation word paired with a step word (the step to the
+//! next frame, stored within [`Database::step_error_bound`]), 16 bytes per
+//! frame and turning joint, about half the full rows' bytes: sampling
+//! decodes one frame and its step instead of deriving the step from two.
 
 use bytemuck::{Pod, Zeroable};
 
@@ -34,8 +40,10 @@ use crate::reference::{self as r, Quat, Vec3};
 
 pub mod codec;
 pub mod compact;
+pub mod stepped;
 
 pub use compact::CompactRows;
+pub use stepped::SteppedRows;
 
 /// How a [`Database`] stores its clips' frames (a crowd setting,
 /// [`crate::crowd::CrowdConfig::clip_storage`]).
@@ -51,6 +59,25 @@ pub enum ClipStorage {
     /// [`codec::position_error_bound`] of their joint's box; the steps
     /// derived from the decoded frames at sampling ([`compact`]).
     Compact,
+    /// 16-byte entries per turning joint, about half the full rows' bytes:
+    /// each frame's rotation word (as [`ClipStorage::Compact`]) and its
+    /// step to the next frame, stored (within
+    /// [`Database::step_error_bound`] of the decoded frames' step) rather
+    /// than derived, so sampling decodes one frame per joint
+    /// ([`stepped`]); positions as compact words.
+    Stepped,
+}
+
+impl ClipStorage {
+    /// The storage's name, as the command line and its reports spell it:
+    /// `full`, `compact` or `stepped`.
+    pub fn name(self) -> &'static str {
+        match self {
+            ClipStorage::Full => "full",
+            ClipStorage::Compact => "compact",
+            ClipStorage::Stepped => "stepped",
+        }
+    }
 }
 
 /// Eight floats, 32-byte aligned: a rotation or position row (see the
@@ -171,6 +198,8 @@ pub enum Rows<'a> {
     Full(FullRows<'a>),
     /// [`ClipStorage::Compact`].
     Compact(CompactRows<'a>),
+    /// [`ClipStorage::Stepped`].
+    Stepped(SteppedRows<'a>),
 }
 
 /// Clips of one skeleton, concatenated and packed.
@@ -235,11 +264,12 @@ impl Database {
             ClipStorage::Full => {
                 full_tables(&clips, total, (&turning, turning_count), (&moving, count))?
             }
-            ClipStorage::Compact => Tables::Compact(compact::Compact::new(
+            ClipStorage::Compact | ClipStorage::Stepped => Tables::Compact(compact::Compact::new(
                 &clips,
                 total,
                 (&turning, turning_count),
                 (&moving, count),
+                storage == ClipStorage::Stepped,
             )?),
         };
         Ok(Database {
@@ -260,9 +290,9 @@ impl Database {
 
     /// How the frames are stored.
     pub fn storage(&self) -> ClipStorage {
-        match self.tables {
+        match &self.tables {
             Tables::Full { .. } => ClipStorage::Full,
-            Tables::Compact(_) => ClipStorage::Compact,
+            Tables::Compact(c) => c.storage(),
         }
     }
 
@@ -280,7 +310,7 @@ impl Database {
     pub fn rows(&self) -> Rows<'_> {
         match &self.tables {
             Tables::Full { rot, pos } => Rows::Full(FullRows { db: self, rot, pos }),
-            Tables::Compact(c) => Rows::Compact(c.rows(self)),
+            Tables::Compact(c) => c.rows(self),
         }
     }
 
@@ -384,6 +414,7 @@ impl Database {
         match self.rows() {
             Rows::Full(g) => g.gather(f, j),
             Rows::Compact(g) => g.gather(f, j),
+            Rows::Stepped(g) => g.gather(f, j),
         }
     }
 

@@ -128,6 +128,15 @@ fn vec3_in(r: f32) -> impl Strategy<Value = Vec3> {
     (-r..r, -r..r, -r..r).prop_map(|(x, y, z)| Vec3::new(x, y, z))
 }
 
+/// Each way of storing the clips.
+fn storages() -> impl Strategy<Value = ClipStorage> {
+    prop_oneof![
+        Just(ClipStorage::Full),
+        Just(ClipStorage::Compact),
+        Just(ClipStorage::Stepped)
+    ]
+}
+
 /// A frame's commands: `(character, command)`, a few per frame.
 fn frames() -> impl Strategy<Value = Vec<(f32, Vec<(usize, Command)>)>> {
     proptest::collection::vec(
@@ -157,8 +166,10 @@ proptest! {
     /// and, in a layered crowd ([`layered`]), its layers' states, sources
     /// (jumping with and without transitions, wrapping, holding, reporting
     /// their ends), weights (set, moving, settling at zero, so whole packs
-    /// skip a layer) and the blend profiles its transitions take; full or
-    /// compact clips (both crowds play the decoded motion); and every
+    /// skip a layer) and the blend profiles its transitions take; full,
+    /// compact or stepped clips (both crowds play the decoded motion; with
+    /// stepped clips the lanes crowd its stored steps, within
+    /// `Database::step_error_bound` of the reference's derived ones); and every
     /// character's bounding box, its joints padded by radii of 0 to 4
     /// units or not at all; with level of detail, periods mixed by the
     /// game, or (`budgeted`) chosen by the budget allocator from a fixed
@@ -166,7 +177,7 @@ proptest! {
     /// every fifth: the same choice, and so the same periods and
     /// evaluations, in both crowds.
     #[test]
-    fn both_crowds_agree_under_generated_commands(stream in frames(), cubic: bool, dead: bool, extract: bool, fitted: bool, heavy: bool, with_layers: bool, compact: bool, padded: bool, lod: bool, budgeted: bool) {
+    fn both_crowds_agree_under_generated_commands(stream in frames(), cubic: bool, dead: bool, extract: bool, fitted: bool, heavy: bool, with_layers: bool, clip_storage in storages(), padded: bool, lod: bool, budgeted: bool) {
         let library = with_markers(two_subjects());
         let cfg = CrowdConfig {
             characters: 11,
@@ -174,7 +185,7 @@ proptest! {
             transition: if dead { Transition::DeadBlend } else { Transition::Inertialize },
             root_motion: if extract { RootMotion::Extract } else { RootMotion::Apply },
             dead_blend_halflives: if fitted { DeadBlendHalflives::FITTED } else { DeadBlendHalflives::Command },
-            clip_storage: if compact { ClipStorage::Compact } else { ClipStorage::Full },
+            clip_storage,
             marker_weight: if heavy { 0.4 } else { 0.0 },
             joint_radii: match padded {
                 true => (0..library.skeleton().len()).map(|j| (j % 5) as f32).collect(),

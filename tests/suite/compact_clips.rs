@@ -12,11 +12,18 @@
 //!   decoded clips hold: the decoded frame and the step to the next
 //!   (derived at sampling), so the velocities are the decoded motion's.
 //!
+//! Stepped words ([`ClipStorage::Stepped`]) over the same clips: the same
+//! decoded frames as compact words, every stored step within its joint's
+//! [`Database::step_error_bound`] of the step between the decoded frames
+//! (computed in f64), at most half the full rows' bytes, and gathers that
+//! are the full rows of the decoded clips with the steps within that
+//! bound.
+//!
 //! The largest errors measured are printed (`-- --nocapture`).
 
 use kineform::Clip;
 use kineform::crowd::ClipLibrary;
-use kineform::database::{ClipStorage, Database, codec};
+use kineform::database::{ClipStorage, Database, codec, stepped};
 use kineform::reference::{self as r, Quat};
 
 /// Every BVH file of `data/mocap`, by name, with its clip.
@@ -119,19 +126,90 @@ fn every_shipped_clip_decodes_within_the_stated_bounds_in_a_quarter_of_the_bytes
     );
 }
 
+/// Stepped words decode every shipped clip's frames as compact words do
+/// (the same rotation and position words), store each step within its
+/// joint's bound of the decoded frames' step (in f64; zero on a clip's
+/// last frame), and take at most half the full rows' bytes. Fails with
+/// the steps' boxes shifted by one joint (steps encoded in another joint's
+/// box), or with the frame after a clip's last taken from the next clip.
+#[test]
+fn stepped_words_store_the_decoded_steps_within_their_bounds_in_half_the_bytes() {
+    let mut library = ClipLibrary::from_bvh(&kineform::data::default_clip()).unwrap();
+    for (_, b) in shipped() {
+        library.add_cmu(&b).unwrap();
+    }
+    let clips = library.clips();
+    let db = Database::with_storage(clips, ClipStorage::Stepped).unwrap();
+    let compact = Database::with_storage(clips, ClipStorage::Compact).unwrap();
+    let full = Database::new(clips).unwrap();
+    assert_eq!(db.storage(), ClipStorage::Stepped);
+    assert!(
+        2 * db.table_bytes() <= full.table_bytes(),
+        "{} stepped bytes against {} full",
+        db.table_bytes(),
+        full.table_bytes()
+    );
+    let (mut worst, mut most_bound) = (0.0f32, 0.0f32);
+    for &(start, frames) in db.clips() {
+        for f in start..start + frames {
+            let g = (f + 1).min(start + frames - 1);
+            for j in 0..db.joints() {
+                assert_eq!(
+                    db.frame_joint(f, j),
+                    compact.frame_joint(f, j),
+                    "frame {f} joint {j}"
+                );
+                let want = match db.still_rotation(j).is_some() {
+                    true => r::Vec3::ZERO,
+                    false => {
+                        let (_, q0) = db.frame_joint(f, j).unwrap();
+                        let (_, q1) = db.frame_joint(g, j).unwrap();
+                        stepped::step_between(q0, q1)
+                    }
+                };
+                let got = db.stored_step(f, j).unwrap();
+                let bound = db.step_error_bound(j);
+                for k in 0..3 {
+                    let e = (got.to_array()[k] - want.to_array()[k]).abs();
+                    assert!(
+                        e <= bound.to_array()[k],
+                        "frame {f} joint {j} axis {k}: step {got:?} against {want:?}, bound {bound:?}"
+                    );
+                    worst = worst.max(e);
+                    most_bound = most_bound.max(bound.to_array()[k]);
+                }
+            }
+        }
+    }
+    println!(
+        "stepped: {} frames, {} bytes against {} full and {} compact; largest step error {worst:e} rad, largest bound {most_bound:e}",
+        db.frames(),
+        db.table_bytes(),
+        full.table_bytes(),
+        compact.table_bytes()
+    );
+}
+
 /// A compact database gathers what full rows of its decoded clips hold:
 /// the decoded frames, and steps derived from them that match the full
 /// rows' (the scalar `quat_log` of the step against the lanes'
 /// `quat_log_short`: within 2e-6 of a half-angle; positions' differences
 /// exactly), at every frame of every clip, the clips' last frames (a zero
-/// step) included.
+/// step) included. Stepped words gather the same with each step also
+/// within its stored bound ([`Database::step_error_bound`]).
 #[test]
 fn compact_gathers_are_the_full_rows_of_the_decoded_clips() {
+    for storage in [ClipStorage::Compact, ClipStorage::Stepped] {
+        gathers_are_the_full_rows_of_the_decoded_clips(storage);
+    }
+}
+
+fn gathers_are_the_full_rows_of_the_decoded_clips(storage: ClipStorage) {
     let mut library = ClipLibrary::from_bvh(&kineform::data::default_clip()).unwrap();
     for (_, b) in shipped().iter().take(2) {
         library.add_cmu(b).unwrap();
     }
-    let compact = Database::with_storage(library.clips(), ClipStorage::Compact).unwrap();
+    let compact = Database::with_storage(library.clips(), storage).unwrap();
     let decoded = compact.decoded_clips(library.clips());
     let full = Database::new(&decoded).unwrap();
     let frames = compact.frames();
@@ -148,18 +226,28 @@ fn compact_gathers_are_the_full_rows_of_the_decoded_clips() {
                 assert_eq!(qx, qy, "{at}");
                 assert_eq!(x.step_pos.lane(i), y.step_pos.lane(i), "{at}");
                 let d = x.step_rot.lane(i) - y.step_rot.lane(i);
-                let e = d.to_array().iter().fold(0.0f32, |m, v| m.max(v.abs()));
+                let bound = compact.step_error_bound(j);
+                let e = (0..3).fold(0.0f32, |m, k| {
+                    m.max(d.to_array()[k].abs() - bound.to_array()[k])
+                });
                 worst = worst.max(e);
                 assert!(
                     e <= 2e-6,
-                    "{at}: step {:?} against {:?}",
+                    "{at}: step {:?} against {:?}, bound {bound:?}",
                     x.step_rot.lane(i),
                     y.step_rot.lane(i)
                 );
+                // `|w + d|² - |w|² = 2 w·d + d·d`, with `|d|` within the
+                // bound's length `b`: at most `2 |w| b + b²` more.
                 let h2 = (x.step_h2.to_array()[i] - y.step_h2.to_array()[i]).abs();
-                assert!(h2 <= 2e-6, "{at}: squared step");
+                let b = r::length(bound);
+                let w = r::length(y.step_rot.lane(i));
+                assert!(h2 <= 2e-6 + 2.0 * w * b + b * b, "{at}: squared step");
             }
         }
     }
-    println!("largest step difference {worst:e}");
+    println!(
+        "{}: largest step difference beyond the stored bound {worst:e}",
+        storage.name()
+    );
 }

@@ -85,6 +85,7 @@ fn lanes_crowd_equals_reference_crowd() {
     let storages = [
         (ClipStorage::Full, RootMotion::Apply),
         (ClipStorage::Compact, RootMotion::Apply),
+        (ClipStorage::Stepped, RootMotion::Apply),
         (ClipStorage::Full, RootMotion::Extract),
     ];
     for ((sampling, transition), (clip_storage, root_motion)) in

@@ -56,6 +56,7 @@ impl LayerPass {
         match sh.db.rows() {
             Rows::Full(g) => self.apply_from::<CUBIC, _>(g, sh, ls, a, flips),
             Rows::Compact(g) => self.apply_from::<CUBIC, _>(g, sh, ls, a, flips),
+            Rows::Stepped(g) => self.apply_from::<CUBIC, _>(g, sh, ls, a, flips),
         }
     }
 

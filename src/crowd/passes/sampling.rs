@@ -201,6 +201,7 @@ pub(super) fn input<const CUBIC: bool>(
     match sh.db.rows() {
         Rows::Full(g) => input_from::<CUBIC, _>(g, sh, st, a, flips, ahead),
         Rows::Compact(g) => input_from::<CUBIC, _>(g, sh, st, a, flips, ahead),
+        Rows::Stepped(g) => input_from::<CUBIC, _>(g, sh, st, a, flips, ahead),
     }
 }
 
@@ -281,11 +282,16 @@ mod tests {
     #[test]
     fn sampling_passes_give_each_joint_its_own_sample_and_blend() {
         let clip = crate::data::default_clip().clip.with_continuous_rotations();
-        for storage in [ClipStorage::Full, ClipStorage::Compact] {
+        for storage in [
+            ClipStorage::Full,
+            ClipStorage::Compact,
+            ClipStorage::Stepped,
+        ] {
             let db = Database::with_storage(core::slice::from_ref(&clip), storage).unwrap();
             match db.rows() {
                 Rows::Full(g) => each_joint_its_own(g, &db, &clip),
                 Rows::Compact(g) => each_joint_its_own(g, &db, &clip),
+                Rows::Stepped(g) => each_joint_its_own(g, &db, &clip),
             }
         }
     }

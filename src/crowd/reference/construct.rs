@@ -139,7 +139,9 @@ impl ReferenceCrowd {
         let db = Database::with_storage(library.clips(), cfg.clip_storage)?;
         let decoded = match cfg.clip_storage {
             crate::crowd::ClipStorage::Full => None,
-            crate::crowd::ClipStorage::Compact => Some(db.decoded_clips(library.clips())),
+            crate::crowd::ClipStorage::Compact | crate::crowd::ClipStorage::Stepped => {
+                Some(db.decoded_clips(library.clips()))
+            }
         };
         let skeleton = crowd_skeleton(library.skeleton())?;
         crate::crowd::bounds::check_radii(&cfg.joint_radii, library.skeleton().len())?;

@@ -42,7 +42,10 @@ pub struct ReferenceCrowd {
     library: ClipLibrary,
     /// The clips as a compact database decodes them
     /// ([`crate::database::Database::decoded_clips`]), played in place of
-    /// the library's under [`crate::crowd::ClipStorage::Compact`].
+    /// the library's under [`crate::crowd::ClipStorage::Compact`] and
+    /// [`crate::crowd::ClipStorage::Stepped`] (whose stored steps the
+    /// reference derives from these frames:
+    /// [`crate::database::Database::step_error_bound`] apart).
     decoded: Option<Vec<crate::Clip>>,
     skeleton: Skeleton,
     rows: Vec<ClipRows>,
