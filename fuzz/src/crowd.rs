@@ -499,9 +499,12 @@ pub fn check_crowd(data: &[u8]) -> (usize, usize) {
             true => profiles(),
             false => Vec::new(),
         },
-        clip_storage: match flags & 64 != 0 {
-            true => ClipStorage::Compact,
-            false => ClipStorage::Full,
+        // Compact words with the velocity check, stepped words without it
+        // (the flag byte has no bit left).
+        clip_storage: match (flags & 64 != 0, flags & 8 != 0) {
+            (true, false) => ClipStorage::Compact,
+            (true, true) => ClipStorage::Stepped,
+            (false, _) => ClipStorage::Full,
         },
         level_of_detail: flags & 128 != 0,
     };
