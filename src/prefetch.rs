@@ -3,7 +3,9 @@
 //! faults, reads nothing architecturally, and is a no-op on architectures
 //! other than x86_64. (Prefetching the clip rows a few joints ahead of a
 //! gather into L1 was tried and measured slower: the rows are 32 bytes, so
-//! neighbouring joints share lines and the hardware prefetcher follows.)
+//! neighbouring joints share lines and the hardware prefetcher follows.
+//! Prefetching a pack's frames whole before it samples,
+//! [`crate::database::Gather::prefetch`], is faster past L3.)
 
 /// Starts loading the 64-byte line at address `addr` into L2, which may be
 /// memory another thread is writing: a prefetch reads nothing
@@ -38,7 +40,7 @@ pub fn next_run_to_l2<T>(run: &[T]) {
 
 /// Starts loading the 64-byte line at address `addr` into L1
 /// (`prefetcht0`): for data the pass at hand reads a few hundred
-/// instructions later (the compact clip words of a pack's frames).
+/// instructions later (the clip rows or words of a pack's frames).
 #[inline(always)]
 pub fn to_l1_line(addr: usize) {
     line_at::<{ HINT_T0 }>(addr);

@@ -165,11 +165,9 @@ pub trait Gather: Copy {
     /// Joint `j` of the frames `f`, with its steps to the next frames.
     fn gather(&self, f: &Frames8, j: usize) -> Rowx8;
     /// Starts loading the rows that gathers of the frames `f` will read
-    /// (a hint: it reads nothing). Full rows: nothing (a lane's rows of
-    /// a frame are a 736- to 864-byte run, left to the hardware
-    /// prefetcher; the crate's `prefetch` module tells of a software prefetch of
-    /// them that measured slower); compact words: [`CompactRows`]'
-    /// prefetch.
+    /// (a hint: it reads nothing), where the tables are larger than
+    /// [`compact::PREFETCH_ABOVE_BYTES`]: [`FullRows`]', [`CompactRows`]'
+    /// and [`SteppedRows`]' prefetch.
     #[inline(always)]
     fn prefetch(&self, f: &Frames8) {
         let _ = f;
@@ -182,6 +180,9 @@ pub struct FullRows<'a> {
     db: &'a Database,
     rot: &'a [Row],
     pos: &'a [Row],
+    /// Whether [`Gather::prefetch`] fetches (tables larger than
+    /// [`compact::PREFETCH_ABOVE_BYTES`]).
+    prefetch: bool,
 }
 
 /// A database's tables: full rows or compact words.
@@ -309,7 +310,12 @@ impl Database {
     #[inline(always)]
     pub fn rows(&self) -> Rows<'_> {
         match &self.tables {
-            Tables::Full { rot, pos } => Rows::Full(FullRows { db: self, rot, pos }),
+            Tables::Full { rot, pos } => Rows::Full(FullRows {
+                db: self,
+                rot,
+                pos,
+                prefetch: self.table_bytes() > compact::PREFETCH_ABOVE_BYTES,
+            }),
             Tables::Compact(c) => c.rows(self),
         }
     }
@@ -458,6 +464,40 @@ impl Gather for FullRows<'_> {
     fn frames(&self, k: I32x8, start: I32x8, _last: I32x8) -> Frames8 {
         // The next frames are read by compact tables only.
         Frames8::rows_at(k + start, self.db.widths())
+    }
+
+    /// Starts loading into L1 every line of the lanes' frames' rows
+    /// (where the tables are larger than
+    /// [`compact::PREFETCH_ABOVE_BYTES`]): per lane a 736- to 864-byte run
+    /// of rotation rows for the CMU skeleton, and its position rows. The
+    /// hardware prefetcher does not fetch these runs in time past L3:
+    /// with every shipped clip repeated to 102,685 frames (92 MB) the
+    /// frame is 0.73 to 0.81x its time without this (PERF.md, "Full rows
+    /// prefetched"). An earlier prefetch a few joints ahead of each gather
+    /// measured slower.
+    #[inline(always)]
+    fn prefetch(&self, f: &Frames8) {
+        if !self.prefetch {
+            return;
+        }
+        let [rot_width, pos_width] = self.db.widths();
+        let tables = [
+            (self.rot.as_ptr() as usize, &f.rot, rot_width),
+            (self.pos.as_ptr() as usize, &f.pos, pos_width),
+        ];
+        for (base, at, width) in tables {
+            for &row in at {
+                // Addresses only (a prefetch never faults): within the
+                // table for frames this database prepared.
+                let first = base.wrapping_add(size_of::<Row>() * row as usize);
+                let end = base.wrapping_add(size_of::<Row>() * (row as usize + width));
+                let mut line = first & !63;
+                while line < end {
+                    crate::prefetch::to_l1_line(line);
+                    line += 64;
+                }
+            }
+        }
     }
 
     /// Joint `j` of eight frames, transposed into lanes: one check for
