@@ -41,7 +41,8 @@
 use super::codec::{self, PositionBox, Words8};
 use super::stepped::{SteppedRows, Steps};
 use super::{
-    Clip, ClipStorage, Database, Frames8, Gather, Rows, Rowx8, Tables, check_rows, reserve,
+    Clip, ClipStorage, Database, Frames8, Gather, Rows, Rowx8, Tables, check_rows, prefetch_rows,
+    reserve,
 };
 use crate::error::Result;
 use crate::lanes::{self, I32x8};
@@ -442,24 +443,8 @@ impl Gather for CompactRows<'_> {
             return;
         }
         let [rot_width, pos_width] = self.db.widths();
-        let tables = [
-            (self.rot, &f.rot, &f.rot_next, rot_width),
-            (self.pos, &f.pos, &f.pos_next, pos_width),
-        ];
-        for (table, at, next, width) in tables {
-            let base = table.as_ptr() as usize;
-            for i in 0..8 {
-                // Addresses only (a prefetch never faults): within the
-                // table for frames this database prepared.
-                let first = base.wrapping_add(8 * at[i] as usize);
-                let end = base.wrapping_add(8 * (next[i] as usize + width));
-                let mut line = first & !63;
-                while line < end {
-                    crate::prefetch::to_l1_line(line);
-                    line += 64;
-                }
-            }
-        }
+        prefetch_rows((self.rot, 8), (&f.rot, &f.rot_next), rot_width);
+        prefetch_rows((self.pos, 8), (&f.pos, &f.pos_next), pos_width);
     }
 
     /// Joint `j` of eight frames and the frames after them, decoded, with
@@ -507,19 +492,7 @@ mod tests {
     use crate::lanes::{Quatx8, Vec3x8};
     use rand::{Rng, SeedableRng};
 
-    /// The step's half-angle vector in f64: `log(|q1 q0⁻¹|)`.
-    fn step64(q0: Quat, q1: Quat) -> [f64; 3] {
-        let [aw, ax, ay, az] = [q1.w, q1.x, q1.y, q1.z].map(f64::from);
-        let [bw, bx, by, bz] = [q0.w, q0.x, q0.y, q0.z].map(f64::from);
-        let w = aw * bw + ax * bx + ay * by + az * bz;
-        let x = -aw * bx + ax * bw - ay * bz + az * by;
-        let y = -aw * by + ay * bw - az * bx + ax * bz;
-        let z = -aw * bz + az * bw - ax * by + ay * bx;
-        let s = if w < 0.0 { -1.0 } else { 1.0 };
-        let l = (x * x + y * y + z * z).sqrt();
-        let k = if l > 0.0 { l.atan2(w * s) / l } else { 1.0 };
-        [x, y, z].map(|c| c * s * k)
-    }
+    use crate::database::stepped::step64;
 
     /// [`step_rot`] is the logarithm of the step in both of its domains
     /// (packs of steps within [`LOG_SMALL_S`], and packs with one step

@@ -445,6 +445,29 @@ impl Database {
     }
 }
 
+/// Starts loading into L1 every line of each lane's run of a table of
+/// `size`-byte rows: for lane `i`, from row `first[i]` to the end of row
+/// `last[i] + width - 1` (a frame's `width` rows, or a frame's and the
+/// next frame's where they are consecutive). Addresses only: a prefetch
+/// never faults, and frames this database prepared are within the table.
+#[inline(always)]
+fn prefetch_rows<T>(
+    (table, size): (&[T], usize),
+    (first, last): (&[u32; 8], &[u32; 8]),
+    width: usize,
+) {
+    let base = table.as_ptr() as usize;
+    for (&a, &b) in first.iter().zip(last) {
+        let start = base.wrapping_add(size * a as usize);
+        let end = base.wrapping_add(size * (b as usize + width));
+        let mut line = start & !63;
+        while line < end {
+            crate::prefetch::to_l1_line(line);
+            line += 64;
+        }
+    }
+}
+
 /// One check for the eight rows of a gather: each `base[i] <= max` with
 /// `max + k` within `len` rows. Frames this database prepared always pass
 /// ([`Gather::frames`] and [`Database::frames8`] clamp to its frames, `k`
@@ -481,23 +504,9 @@ impl Gather for FullRows<'_> {
             return;
         }
         let [rot_width, pos_width] = self.db.widths();
-        let tables = [
-            (self.rot.as_ptr() as usize, &f.rot, rot_width),
-            (self.pos.as_ptr() as usize, &f.pos, pos_width),
-        ];
-        for (base, at, width) in tables {
-            for &row in at {
-                // Addresses only (a prefetch never faults): within the
-                // table for frames this database prepared.
-                let first = base.wrapping_add(size_of::<Row>() * row as usize);
-                let end = base.wrapping_add(size_of::<Row>() * (row as usize + width));
-                let mut line = first & !63;
-                while line < end {
-                    crate::prefetch::to_l1_line(line);
-                    line += 64;
-                }
-            }
-        }
+        let row = size_of::<Row>();
+        prefetch_rows((self.rot, row), (&f.rot, &f.rot), rot_width);
+        prefetch_rows((self.pos, row), (&f.pos, &f.pos), pos_width);
     }
 
     /// Joint `j` of eight frames, transposed into lanes: one check for

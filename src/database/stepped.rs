@@ -29,7 +29,7 @@
 
 use super::codec::{self, PositionBox, Words8};
 use super::compact::{self, Compact};
-use super::{Database, Frames8, Gather, Rowx8, check_rows, reserve};
+use super::{Database, Frames8, Gather, Rowx8, check_rows, prefetch_rows, reserve};
 use crate::error::Result;
 use crate::lanes::{self, I32x8};
 use crate::reference::{Quat, Vec3};
@@ -46,7 +46,7 @@ pub(super) struct Steps {
 }
 
 /// The step `log(|q1 q0⁻¹|)` (half-angle vector) in f64.
-fn step64(q0: Quat, q1: Quat) -> [f64; 3] {
+pub(super) fn step64(q0: Quat, q1: Quat) -> [f64; 3] {
     let [aw, ax, ay, az] = [q1.w, q1.x, q1.y, q1.z].map(f64::from);
     let [bw, bx, by, bz] = [q0.w, q0.x, q0.y, q0.z].map(f64::from);
     let w = aw * bw + ax * bx + ay * by + az * bz;
@@ -235,29 +235,8 @@ impl Gather for SteppedRows<'_> {
             return;
         }
         let [rot_width, pos_width] = self.db.widths();
-        let tables = [
-            (self.words.as_ptr() as usize, 16, &f.rot, &f.rot, rot_width),
-            (
-                self.pos.as_ptr() as usize,
-                8,
-                &f.pos,
-                &f.pos_next,
-                pos_width,
-            ),
-        ];
-        for (base, size, at, last, width) in tables {
-            for i in 0..8 {
-                // Addresses only (a prefetch never faults): within the
-                // table for frames this database prepared.
-                let first = base.wrapping_add(size * at[i] as usize);
-                let end = base.wrapping_add(size * (last[i] as usize + width));
-                let mut line = first & !63;
-                while line < end {
-                    crate::prefetch::to_l1_line(line);
-                    line += 64;
-                }
-            }
-        }
+        prefetch_rows((self.words, 16), (&f.rot, &f.rot), rot_width);
+        prefetch_rows((self.pos, 8), (&f.pos, &f.pos_next), pos_width);
     }
 
     /// Joint `j` of eight frames: the rotation and step words decoded
