@@ -571,6 +571,12 @@ fn run_crowd(a: &CrowdArgs) -> Result<(), Box<dyn std::error::Error>> {
             ..WanderConfig::default()
         },
     );
+    // The tables' bytes in this storage, from a database of its own (the
+    // crowd keeps its database to itself); dropped before the crowd is
+    // built.
+    let clip_table_bytes =
+        kineform::database::Database::with_storage(library.clips(), cfg.clip_storage)?
+            .table_bytes();
     let mut crowd = build_crowd(&pool, a, &library, &cfg)?;
     let mut lod = LodDriver::new(&a.lod, cfg.characters);
     let joints = skeleton.len();
@@ -640,6 +646,7 @@ fn run_crowd(a: &CrowdArgs) -> Result<(), Box<dyn std::error::Error>> {
             total,
             names: &names,
             lod: lod.as_ref(),
+            clip_table_bytes,
         },
     )
 }

@@ -43,6 +43,9 @@ pub(crate) struct Measured<'a> {
     pub(crate) names: &'a [String],
     /// Level of detail's driver and figures, where it ran.
     pub(crate) lod: Option<&'a crate::lod_cmd::LodDriver>,
+    /// Bytes of the clips' frame tables in the run's storage
+    /// (`Database::table_bytes`).
+    pub(crate) clip_table_bytes: usize,
 }
 
 /// Prints a run's figures (`--json`: one JSON object) and fails with
@@ -161,6 +164,7 @@ fn print_json(a: &CrowdArgs, cfg: &CrowdConfig, m: &Measured, f: &Figures) {
         transitions,
         box_largest,
         total,
+        clip_table_bytes,
         ..
     } = *m;
     let Figures {
@@ -191,6 +195,7 @@ fn print_json(a: &CrowdArgs, cfg: &CrowdConfig, m: &Measured, f: &Figures) {
         "transition": transition,
         "sampling": sampling,
         "clip_storage": cfg.clip_storage.name(),
+        "clip_table_bytes": clip_table_bytes,
         "layers": cfg.layers.len(),
         "root_motion": match cfg.root_motion {
             RootMotion::Apply => "apply",
@@ -290,9 +295,10 @@ fn print_text(a: &CrowdArgs, cfg: &CrowdConfig, m: &Measured, f: &Figures) {
         kineform::simd_level()
     );
     println!(
-        "crowd: {} characters x {joints} joints ({source}, {} clips), {transition}, {sampling} sampling, {} layers, {frames} frames timed after {warmup} warm-up frames",
+        "crowd: {} characters x {joints} joints ({source}, {} clips: {} bytes of tables), {transition}, {sampling} sampling, {} layers, {frames} frames timed after {warmup} warm-up frames",
         a.characters,
         cfg.clip_storage.name(),
+        m.clip_table_bytes,
         cfg.layers.len()
     );
     println!(

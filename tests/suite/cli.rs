@@ -307,7 +307,8 @@ fn match_reports_its_figures_in_json() {
 /// `kineform match --compact` runs the matching crowd on compact clips
 /// and says so: a quarter of the full rows' table bytes, and the crowd
 /// still walks (the searches as often; poses within the codec's error,
-/// so the same kind of figures, not the same bits).
+/// so the same kind of figures, not the same bits). `--stepped` likewise,
+/// in at most half the full rows' bytes and more than the compact ones.
 #[test]
 fn match_runs_on_compact_clips() {
     let run = |extra: &[&str]| -> serde_json::Value {
@@ -335,6 +336,54 @@ fn match_runs_on_compact_clips() {
             .unwrap()
             .is_finite()
     );
+    let stepped = run(&["--stepped"]);
+    assert_eq!(stepped["clip_storage"], "stepped");
+    let s = bytes(&stepped);
+    assert!(c < s && 2 * s <= f, "{stepped} {compact} {full}");
+    assert!((searches(&stepped) / searches(&full) - 1.0).abs() < 0.02);
+}
+
+/// `kineform crowd` reports its storage and the bytes of its clips'
+/// tables: compact clips a quarter of the full rows', stepped ones at most
+/// a half and more than compact; `--compact` with `--stepped` is refused.
+#[test]
+fn crowd_reports_its_clip_storage_and_bytes() {
+    let run = |extra: &[&str]| -> std::process::Output {
+        Command::new(env!("CARGO_BIN_EXE_kineform"))
+            .args([
+                "crowd",
+                "--characters",
+                "16",
+                "--frames",
+                "2",
+                "--warmup",
+                "1",
+                "--json",
+            ])
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let json = |extra: &[&str]| -> serde_json::Value {
+        let out = run(extra);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{extra:?}: {err}");
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let (full, compact, stepped) = (json(&[]), json(&["--compact"]), json(&["--stepped"]));
+    let bytes = |j: &serde_json::Value, name: &str| {
+        assert_eq!(j["clip_storage"], name, "{j}");
+        j["clip_table_bytes"].as_u64().unwrap()
+    };
+    let (f, c, s) = (
+        bytes(&full, "full"),
+        bytes(&compact, "compact"),
+        bytes(&stepped, "stepped"),
+    );
+    assert!(c > 0 && 4 * c <= f && c < s && 2 * s <= f, "{f} {c} {s}");
+    let both = run(&["--compact", "--stepped"]);
+    assert!(!both.status.success());
+    assert!(String::from_utf8_lossy(&both.stderr).contains("cannot be used with"));
 }
 
 /// Issue 25, item 5: `--lod` sets periods by distance to a camera
