@@ -571,13 +571,11 @@ fn run_crowd(a: &CrowdArgs) -> Result<(), Box<dyn std::error::Error>> {
             ..WanderConfig::default()
         },
     );
-    // The tables' bytes in this storage, from a database of its own (the
-    // crowd keeps its database to itself); dropped before the crowd is
-    // built.
-    let clip_table_bytes =
-        kineform::database::Database::with_storage(library.clips(), cfg.clip_storage)?
-            .table_bytes();
     let mut crowd = build_crowd(&pool, a, &library, &cfg)?;
+    let clip_table_bytes = match &crowd {
+        AnyCrowd::Lanes(c) => c.clip_table_bytes(),
+        AnyCrowd::Scalar(c) => c.clip_table_bytes(),
+    };
     let mut lod = LodDriver::new(&a.lod, cfg.characters);
     let joints = skeleton.len();
     let frames = a.frames as usize;

@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use clap::ValueEnum;
 use kineform::crowd::{ClipLibrary, Crowd, CrowdConfig, Matcher, MatcherConfig, RootMotion};
-use kineform::database::{ClipStorage, Database};
+use kineform::database::ClipStorage;
 use kineform::matching::{self, FootFeatures, MatchConfig, MatchDatabase, MirrorMap};
 
 use crate::match_quality::Quality;
@@ -124,15 +124,12 @@ pub fn run(a: &MatchArgs) -> Result<(), Failure> {
         true => Some(Quality::new(&db, &library, a.contact_margin)?),
         false => None,
     };
-    let (driver, t) = pool.install(|| -> Result<_, Failure> {
+    let (driver, t, clip_bytes) = pool.install(|| -> Result<_, Failure> {
         let mut crowd = Crowd::new(&library, cfg)?;
         let mut driver = Matcher::new(a.characters, &db, mcfg)?;
         let t = run_matching(&mut crowd, &mut driver, &db, &mut quality, (dt, frames))?;
-        Ok((driver, t))
+        Ok((driver, t, crowd.clip_table_bytes()))
     })?;
-    // The bytes of the crowd's clip tables (a second build of them: the
-    // crowd keeps its own private).
-    let clip_bytes = Database::with_storage(library.clips(), cfg_storage(a))?.table_bytes();
     let f = Figures::of(a, &driver, &t, frames, (plain, clip_bytes));
     match a.json {
         true => println!("{}", f.json(&db, quality.as_ref())),

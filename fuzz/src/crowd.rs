@@ -440,6 +440,11 @@ pub fn check_crowd(data: &[u8]) -> (usize, usize) {
         ABSURD[sel as usize % ABSURD.len()]
     };
     let flags = b.u8();
+    let clip_storage = match b.u8() % 3 {
+        0 => ClipStorage::Full,
+        1 => ClipStorage::Compact,
+        _ => ClipStorage::Stepped,
+    };
     let dead_blend_halflives = match b.u8() % 4 {
         0 | 1 => DeadBlendHalflives::Command,
         2 => DeadBlendHalflives::FITTED,
@@ -499,13 +504,7 @@ pub fn check_crowd(data: &[u8]) -> (usize, usize) {
             true => profiles(),
             false => Vec::new(),
         },
-        // Compact words with the velocity check, stepped words without it
-        // (the flag byte has no bit left).
-        clip_storage: match (flags & 64 != 0, flags & 8 != 0) {
-            (true, false) => ClipStorage::Compact,
-            (true, true) => ClipStorage::Stepped,
-            (false, _) => ClipStorage::Full,
-        },
+        clip_storage,
         level_of_detail: flags & 128 != 0,
     };
     let lanes = Crowd::new(&library, cfg.clone());

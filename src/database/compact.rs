@@ -31,9 +31,10 @@
 //! frame though they read half the lines (PERF.md, "Idle-machine runs
 //! of 2026-11-28"), more than their arithmetic explains in cache. The
 //! likely cause: a lane's words of one frame are 184 to 216 bytes, three
-//! or four lines, too short a run for the hardware prefetcher to learn
-//! (the full rows' 736 to 864 bytes are not), so each new line is a
-//! miss the sampling waits on. Tables larger than
+//! or four lines, too short a run for the hardware prefetcher to learn,
+//! so each new line is a miss the sampling waits on (the full rows' 736
+//! to 864 bytes turned out to be fetched late too, and are prefetched
+//! the same way since: PERF.md, "Full rows prefetched"). Tables larger than
 //! [`PREFETCH_ABOVE_BYTES`] are prefetched into L1 a pack at a time,
 //! both sources' frames and the frames after them, before the pack
 //! samples ([`Gather::prefetch`]).
@@ -299,10 +300,11 @@ impl Database {
     }
 
     /// The most a stored step of joint `j` ([`Database::stored_step`]) is
-    /// off the step of the decoded frames (computed in f64), per axis:
-    /// [`codec::position_error_bound`] of the joint's box of steps for
-    /// stepped words; zero otherwise (full rows store the source's step,
-    /// compact words none).
+    /// off the step of the decoded frames (computed in f64, rounded to
+    /// f32), per axis: [`codec::position_error_bound`] of the joint's box
+    /// of steps for stepped words; zero, as not applicable, otherwise
+    /// (full rows store the f32 logarithm of the source's step, compact
+    /// words none).
     pub fn step_error_bound(&self, j: usize) -> Vec3 {
         match (self.compact().map(|c| &c.turns), self.turning.get(j)) {
             (Some(Turns::Stepped(s)), Some(Some(k))) => s.bound(*k),

@@ -106,7 +106,8 @@ pub struct Rowx8 {
 
 /// Eight global frames, as the first row of each in the rotation and the
 /// position tables ([`Database::frames8`]), and of the frame after each
-/// (the same frame at a clip's last; read by compact tables only).
+/// (the same frame at a clip's last; read by compact tables only, and of
+/// stepped tables by their positions).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Frames8 {
     rot: [u32; 8],
@@ -155,7 +156,7 @@ impl Frames8 {
     }
 }
 
-/// The rows a crowd samples, full or compact: eight frames' rows
+/// The rows a crowd samples, full, compact or stepped: eight frames' rows
 /// prepared once per source ([`Gather::frames`]), then each joint of them
 /// gathered into lanes ([`Gather::gather`]).
 pub trait Gather: Copy {
@@ -185,14 +186,14 @@ pub struct FullRows<'a> {
     prefetch: bool,
 }
 
-/// A database's tables: full rows or compact words.
+/// A database's tables: full rows, or compact words (compact or stepped).
 #[derive(Clone, Debug)]
 enum Tables {
     Full { rot: Vec<Row>, pos: Vec<Row> },
     Compact(compact::Compact),
 }
 
-/// A database's rows, for sampling: full or compact.
+/// A database's rows, for sampling: full, compact or stepped.
 #[derive(Clone, Copy, Debug)]
 pub enum Rows<'a> {
     /// [`ClipStorage::Full`].
@@ -236,7 +237,8 @@ impl Database {
         Database::with_storage(clips, ClipStorage::Full)
     }
 
-    /// Packs `clips` as [`Database::new`] does, in full or compact rows.
+    /// Packs `clips` as [`Database::new`] does, in `storage`: full rows,
+    /// compact words or stepped words.
     pub fn with_storage(clips: &[Clip], storage: ClipStorage) -> Result<Database> {
         let (joints, frame_time) = same_shape(clips)?;
         let (fixed, moving, count) = moving_joints(clips, joints);
@@ -306,7 +308,7 @@ impl Database {
         }
     }
 
-    /// The rows for sampling, full or compact.
+    /// The rows for sampling, full, compact or stepped.
     #[inline(always)]
     pub fn rows(&self) -> Rows<'_> {
         match &self.tables {
@@ -485,7 +487,7 @@ fn check_rows(max: u32, k: usize, len: usize) {
 impl Gather for FullRows<'_> {
     #[inline(always)]
     fn frames(&self, k: I32x8, start: I32x8, _last: I32x8) -> Frames8 {
-        // The next frames are read by compact tables only.
+        // The next frames are read by compact and stepped tables only.
         Frames8::rows_at(k + start, self.db.widths())
     }
 

@@ -25,7 +25,9 @@
 //! [`super::Database::step_error_bound`] per axis: over every shipped clip
 //! in one library at most 1.1e-6 rad (the largest error measured 7.5e-7,
 //! `tests/suite/compact_clips.rs`), so at 120 frames a second the angular
-//! velocities differ by at most 2.7e-4 rad/s per joint.
+//! velocities differ by at most 2.7e-4 rad/s per axis of a joint. A step
+//! of zero (a clip's last frame) is stored exactly: each box is symmetric
+//! about zero.
 
 use super::codec::{self, PositionBox, Words8};
 use super::compact::{self, Compact};
@@ -67,40 +69,56 @@ pub fn step_between(q0: Quat, q1: Quat) -> Vec3 {
     Vec3::new(x as f32, y as f32, z as f32)
 }
 
+/// Calls `f(i, k, w)` for each entry `i` of rotation words `rot` (turning
+/// joint `k`, `width` words a frame, clips of `spans` frames in order) with
+/// `w` the step from its decoded frame to the next frame's of the same clip
+/// ([`step_between`]; zero on a clip's last frame), in entry order.
+fn each_step(rot: &[u64], width: usize, spans: &[usize], mut f: impl FnMut(usize, usize, Vec3)) {
+    let mut first = 0;
+    for &frames in spans {
+        for frame in 0..frames {
+            let next = (frame + 1).min(frames - 1);
+            for k in 0..width {
+                let at = |g: usize| codec::decode_rotation(rot[(first + g) * width + k]);
+                f(
+                    (first + frame) * width + k,
+                    k,
+                    step_between(at(frame), at(next)),
+                );
+            }
+        }
+        first += frames;
+    }
+}
+
 impl Steps {
     /// The stepped entries of rotation words `rot` (frame-major, `width`
-    /// words a frame) of clips of `spans` frames each, in order.
+    /// words a frame) of clips of `spans` frames each, in order. Two
+    /// passes over the steps (the boxes, then the words), so that no
+    /// buffer of steps is held beside the words. Each joint's box is
+    /// symmetric about zero per axis (`±` its largest step), so that zero
+    /// is a code: a clip's last frame (and any still stretch) decodes to a
+    /// step of exactly zero, as the reference derives it.
     pub(super) fn new(rot: &[u64], width: usize, spans: &[usize]) -> Result<Steps> {
-        let mut words: Vec<[u64; 2]> = reserve(rot.len(), "database stepped entries")?;
-        let mut lo = vec![Vec3::splat(f32::INFINITY); width];
-        let mut hi = vec![Vec3::splat(f32::NEG_INFINITY); width];
-        let mut steps: Vec<Vec3> = reserve(rot.len(), "database steps")?;
-        let mut first = 0;
-        for &frames in spans {
-            for f in 0..frames {
-                let g = (f + 1).min(frames - 1);
-                for k in 0..width {
-                    let at = |f: usize| codec::decode_rotation(rot[(first + f) * width + k]);
-                    let w = step_between(at(f), at(g));
-                    lo[k] = Vec3::new(lo[k].x.min(w.x), lo[k].y.min(w.y), lo[k].z.min(w.z));
-                    hi[k] = Vec3::new(hi[k].x.max(w.x), hi[k].y.max(w.y), hi[k].z.max(w.z));
-                    steps.push(w);
-                }
+        let mut most = vec![[0.0f32; 3]; width];
+        each_step(rot, width, spans, |_, k, w| {
+            for (m, x) in most[k].iter_mut().zip(w.to_array()) {
+                *m = m.max(x.abs());
             }
-            first += frames;
-        }
-        let boxes: Vec<PositionBox> = (0..width).map(|k| PositionBox::new(lo[k], hi[k])).collect();
+        });
+        let lo = |k: usize| Vec3::new(-most[k][0], -most[k][1], -most[k][2]);
+        let hi = |k: usize| Vec3::new(most[k][0], most[k][1], most[k][2]);
+        let boxes: Vec<PositionBox> = (0..width).map(|k| PositionBox::new(lo(k), hi(k))).collect();
         let bounds = (0..width)
             .map(|k| {
-                let b = |i: usize| {
-                    codec::position_error_bound(lo[k].to_array()[i], hi[k].to_array()[i])
-                };
+                let b = |i: usize| codec::position_error_bound(-most[k][i], most[k][i]);
                 Vec3::new(b(0), b(1), b(2))
             })
             .collect();
-        for (i, w) in steps.iter().enumerate() {
-            words.push([rot[i], boxes[i % width].encode(*w)]);
-        }
+        let mut words: Vec<[u64; 2]> = reserve(rot.len(), "database stepped entries")?;
+        each_step(rot, width, spans, |i, k, w| {
+            words.push([rot[i], boxes[k].encode(w)])
+        });
         Ok(Steps {
             words,
             boxes,
@@ -160,7 +178,7 @@ impl<'a> SteppedRows<'a> {
 /// The four 32-bit parts of entries `base[i] + k` of `table` in lanes:
 /// the rotation word's low and high halves, then the step word's.
 ///
-/// With AVX each lane's 16 bytes are one load, lanes `i` and `i + 4`
+/// With AVX2 each lane's 16 bytes are one load, lanes `i` and `i + 4`
 /// paired in one 256-bit vector, and a 4×4 transpose of 32-bit parts in
 /// each 128-bit half (eight unpacks) puts each part of the eight lanes in
 /// one vector.
@@ -204,15 +222,33 @@ unsafe fn parts8(table: &[[u64; 2]], base: &[u32; 8], k: usize) -> [I32x8; 4] {
     }
     #[cfg(not(all(target_arch = "x86_64", target_feature = "avx2")))]
     {
-        // SAFETY: as above, each entry within the table.
-        let e: [[u64; 2]; 8] = core::array::from_fn(|i| unsafe { *column.add(base[i] as usize) });
-        [
-            I32x8::new(e.map(|x| x[0] as i32)),
-            I32x8::new(e.map(|x| (x[0] >> 32) as i32)),
-            I32x8::new(e.map(|x| x[1] as i32)),
-            I32x8::new(e.map(|x| (x[1] >> 32) as i32)),
-        ]
+        let _ = column;
+        // SAFETY: the caller's promise, passed on.
+        unsafe { parts8_scalar(table, base, k) }
     }
+}
+
+/// [`parts8`] without AVX2: each entry read whole and split. The lanes'
+/// order is the same (the test `parts8_is_its_scalar_form` holds the two
+/// together in AVX2 builds).
+///
+/// # Safety
+/// As [`parts8`]: every `base[i] + k` is within `table`.
+#[cfg_attr(
+    all(target_arch = "x86_64", target_feature = "avx2", not(test)),
+    allow(dead_code)
+)]
+#[inline(always)]
+unsafe fn parts8_scalar(table: &[[u64; 2]], base: &[u32; 8], k: usize) -> [I32x8; 4] {
+    // SAFETY: `base[i] + k < table.len()` (the caller's promise).
+    let e: [[u64; 2]; 8] =
+        core::array::from_fn(|i| unsafe { *table.as_ptr().add(base[i] as usize + k) });
+    [
+        I32x8::new(e.map(|x| x[0] as i32)),
+        I32x8::new(e.map(|x| (x[0] >> 32) as i32)),
+        I32x8::new(e.map(|x| x[1] as i32)),
+        I32x8::new(e.map(|x| (x[1] >> 32) as i32)),
+    ]
 }
 
 impl Gather for SteppedRows<'_> {
@@ -250,9 +286,10 @@ impl Gather for SteppedRows<'_> {
             Some(k) => {
                 check_rows(f.max[0], k, self.words.len());
                 // SAFETY: every base of `f.rot` is at most `f.max[0]`
-                // (`Frames8::rows`; the fields are private and never
-                // change), and `f.max[0] + k < self.words.len()` was
-                // checked just above.
+                // (each constructor of `Frames8` sets `max` so: `rows`,
+                // `rows_at`, and the all-zero `Default`; the fields are
+                // private and never change), and `f.max[0] + k <
+                // self.words.len()` was checked just above.
                 let [a, b, c, d] = unsafe { parts8(self.words, &f.rot, k) };
                 let r0 = codec::decode_rotations(Words8 { lo: a, hi: b });
                 let w = codec::decode_positions(Words8 { lo: c, hi: d }, &self.step_boxes[k]);
@@ -270,6 +307,32 @@ impl Gather for SteppedRows<'_> {
             step_rot,
             step_h2,
             step_pos,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+
+    /// The AVX2 load and transpose gives each lane's entry as the scalar
+    /// form does, at random bases and columns (in a build without AVX2 the
+    /// two are one function). Fails with the vector halves swapped
+    /// (`_mm256_set_m128i(at(0), at(4))`) or two unpacks exchanged.
+    #[test]
+    fn parts8_is_its_scalar_form() {
+        let mut r = rand_pcg::Pcg32::seed_from_u64(39);
+        let table: Vec<[u64; 2]> = (0..512).map(|_| [r.random(), r.random()]).collect();
+        for _ in 0..2000 {
+            let k = r.random_range(0..16);
+            let base: [u32; 8] = core::array::from_fn(|_| r.random_range(0..496));
+            // SAFETY: every `base[i] + k` is below 496 + 16 = 512, the
+            // table's length.
+            let (a, b) = unsafe { (parts8(&table, &base, k), parts8_scalar(&table, &base, k)) };
+            for (x, y) in a.iter().zip(&b) {
+                assert_eq!(x.to_array(), y.to_array(), "base {base:?} k {k}");
+            }
         }
     }
 }

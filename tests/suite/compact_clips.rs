@@ -15,7 +15,8 @@
 //! Stepped words ([`ClipStorage::Stepped`]) over the same clips: the same
 //! decoded frames as compact words, every stored step within its joint's
 //! [`Database::step_error_bound`] of the step between the decoded frames
-//! (computed in f64), at most half the full rows' bytes, and gathers that
+//! (computed in f64, rounded to f32) and zero on each clip's last frame,
+//! at most half the full rows' bytes, and gathers that
 //! are the full rows of the decoded clips with the steps within that
 //! bound.
 //!
@@ -128,10 +129,13 @@ fn every_shipped_clip_decodes_within_the_stated_bounds_in_a_quarter_of_the_bytes
 
 /// Stepped words decode every shipped clip's frames as compact words do
 /// (the same rotation and position words), store each step within its
-/// joint's bound of the decoded frames' step (in f64; zero on a clip's
-/// last frame), and take at most half the full rows' bytes. Fails with
-/// the steps' boxes shifted by one joint (steps encoded in another joint's
-/// box), or with the frame after a clip's last taken from the next clip.
+/// joint's bound of the decoded frames' step (computed in f64 and rounded
+/// to f32, [`stepped::step_between`]; exactly zero on a clip's last
+/// frame), and take at most half the full rows' bytes. Fails with the
+/// steps' boxes shifted by one joint (steps encoded in another joint's
+/// box), with the frame after a clip's last taken from the next clip, or
+/// with boxes not symmetric about zero (a last frame's step decodes to
+/// 1e-7 or so).
 #[test]
 fn stepped_words_store_the_decoded_steps_within_their_bounds_in_half_the_bytes() {
     let mut library = ClipLibrary::from_bvh(&kineform::data::default_clip()).unwrap();
@@ -168,6 +172,15 @@ fn stepped_words_store_the_decoded_steps_within_their_bounds_in_half_the_bytes()
                     }
                 };
                 let got = db.stored_step(f, j).unwrap();
+                if g == f {
+                    // A clip's last frame: no step, exactly (zero is a
+                    // code of every step box).
+                    assert_eq!(
+                        got,
+                        r::Vec3::ZERO,
+                        "frame {f} joint {j}: the last frame's step"
+                    );
+                }
                 let bound = db.step_error_bound(j);
                 for k in 0..3 {
                     let e = (got.to_array()[k] - want.to_array()[k]).abs();

@@ -106,6 +106,14 @@ impl Crowd {
         &self.skeleton
     }
 
+    /// Bytes of the clips' frame tables in the configured storage
+    /// ([`crate::crowd::CrowdConfig::clip_storage`];
+    /// [`crate::database::Database::table_bytes`]): what choosing full,
+    /// compact or stepped clips changes.
+    pub fn clip_table_bytes(&self) -> usize {
+        self.db.table_bytes()
+    }
+
     /// The configuration.
     pub fn config(&self) -> &CrowdConfig {
         &self.cfg

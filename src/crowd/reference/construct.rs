@@ -199,6 +199,7 @@ impl ReferenceCrowd {
             skeleton,
             library: library.clone(),
             decoded,
+            clip_table_bytes: db.table_bytes(),
             frames: 0,
             budget: Default::default(),
             cfg,

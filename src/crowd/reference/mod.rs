@@ -47,6 +47,9 @@ pub struct ReferenceCrowd {
     /// reference derives from these frames:
     /// [`crate::database::Database::step_error_bound`] apart).
     decoded: Option<Vec<crate::Clip>>,
+    /// Bytes of the database's frame tables in the configured storage
+    /// ([`ReferenceCrowd::clip_table_bytes`]).
+    clip_table_bytes: usize,
     skeleton: Skeleton,
     rows: Vec<ClipRows>,
     states: Vec<Statex8>,
@@ -148,6 +151,13 @@ impl ReferenceCrowd {
     /// The crowd skeleton.
     pub fn skeleton(&self) -> &Skeleton {
         &self.skeleton
+    }
+
+    /// Bytes of the clips' frame tables in the configured storage, as the
+    /// lanes crowd's ([`crate::crowd::Crowd::clip_table_bytes`]); the
+    /// reference plays clips, the database it built is only measured.
+    pub fn clip_table_bytes(&self) -> usize {
+        self.clip_table_bytes
     }
 
     /// Number of characters.
