@@ -1,6 +1,7 @@
 //! The database's 64-bit words, scalar and in lanes (twins: the same
 //! integer and f32 operations in the same order, so a word decodes to the
-//! same bits on both paths of an AVX2+FMA build).
+//! same bits on both paths of any build: the scalar multiply-add is fused
+//! exactly where the lanes' is, [`mul_neg_add`]).
 //!
 //! **Rotation word**: the three smallest components of the unit quaternion
 //! in 20-bit signed fixed point over `[-1/√2, 1/√2]` (the range of every
@@ -153,6 +154,35 @@ pub fn encode_rotation(q: Quat) -> u64 {
     best.1
 }
 
+/// `z - x·y` as `wide`'s `F32x8::mul_neg_add` computes it in this build:
+/// fused (one rounding) where the build has FMA on x86 or NEON on
+/// aarch64, otherwise the product rounded and then subtracted, so that
+/// [`decode_rotation`] gives the bits of [`decode_rotations`] in every
+/// build (before, an x86-64-v2 build decoded a component 1 ulp apart).
+#[inline(always)]
+fn mul_neg_add(x: f32, y: f32, z: f32) -> f32 {
+    #[cfg(any(
+        all(
+            any(target_arch = "x86", target_arch = "x86_64"),
+            target_feature = "fma"
+        ),
+        all(target_arch = "aarch64", target_feature = "neon")
+    ))]
+    {
+        (-x).mul_add(y, z)
+    }
+    #[cfg(not(any(
+        all(
+            any(target_arch = "x86", target_arch = "x86_64"),
+            target_feature = "fma"
+        ),
+        all(target_arch = "aarch64", target_feature = "neon")
+    )))]
+    {
+        z - x * y
+    }
+}
+
 /// The rotation of a word (the scalar twin of [`decode_rotations`]).
 #[inline]
 pub fn decode_rotation(word: u64) -> Quat {
@@ -162,7 +192,7 @@ pub fn decode_rotation(word: u64) -> Quat {
     // c's high 8 bits (bits 4 to 11 of `hi`) sign-extended to bits 12 to
     // 31, above its low 12 (the flags below them shifted out).
     let c = component(((((hi << 20) as i32) >> 24) << 12) | (lo & 0xFFF) as i32);
-    let t = (-c).mul_add(c, (-b).mul_add(b, (-a).mul_add(a, 1.0)));
+    let t = mul_neg_add(c, c, mul_neg_add(b, b, mul_neg_add(a, a, 1.0)));
     // As `vmaxps(t, 0)`: 0 unless t > 0.
     let t = if t > 0.0 { t } else { 0.0 };
     let big = f32::from_bits(t.sqrt().to_bits() | (hi << 31));
