@@ -1,7 +1,7 @@
 //! The database's 64-bit words, scalar and in lanes (twins: the same
 //! integer and f32 operations in the same order, so a word decodes to the
 //! same bits on both paths of any build: the scalar multiply-add is fused
-//! exactly where the lanes' is, [`mul_neg_add`]).
+//! exactly where the lanes' is: `mul_neg_add`).
 //!
 //! **Rotation word**: the three smallest components of the unit quaternion
 //! in 20-bit signed fixed point over `[-1/√2, 1/√2]` (the range of every
