@@ -405,11 +405,28 @@ unsafe fn words8(table: &[u64], base: &[u32; 8], k: usize) -> Words8 {
     }
 }
 
+/// Joint `j`'s positions of the frames `f`, and the steps to the frames
+/// after them, from `db`'s compact position words `pos` (moving joints'
+/// boxes `boxes`): decoded where the joint moves, its fixed position and a
+/// zero step otherwise. Compact and stepped words both read positions so.
+#[inline(always)]
+pub(super) fn gather_positions(
+    db: &Database,
+    (pos, boxes): (&[u64], &[PositionBox]),
+    f: &Frames8,
+    j: usize,
+) -> (lanes::Vec3x8, lanes::Vec3x8) {
+    match db.moving[j] {
+        Some(m) => moving_positions(pos, &boxes[m], f, m),
+        None => db.fixed_pos(j),
+    }
+}
+
 /// Moving joint `m`'s positions of the frames `f` in the position words
 /// `pos` (box `bx`), and the steps to the frames after them. One check for
 /// the sixteen words, then unchecked loads.
 #[inline(always)]
-pub(super) fn gather_positions(
+fn moving_positions(
     pos: &[u64],
     bx: &PositionBox,
     f: &Frames8,
@@ -430,8 +447,7 @@ pub(super) fn gather_positions(
 impl Gather for CompactRows<'_> {
     #[inline(always)]
     fn frames(&self, k: I32x8, start: I32x8, last: I32x8) -> Frames8 {
-        let next = (k + I32x8::splat(1)).min(last);
-        Frames8::rows(k + start, next + start, self.db.widths())
+        Frames8::with_next(k, start, last, self.db.widths())
     }
 
     /// Starts loading into L1 every line the gathers of `f` will read
@@ -474,10 +490,7 @@ impl Gather for CompactRows<'_> {
             }
             None => db.still_rot(j),
         };
-        let (pos, step_pos) = match db.moving[j] {
-            Some(m) => gather_positions(self.pos, &self.boxes[m], f, m),
-            None => db.fixed_pos(j),
-        };
+        let (pos, step_pos) = gather_positions(db, (self.pos, self.boxes), f, j);
         Rowx8 {
             pos,
             rot,

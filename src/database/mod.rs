@@ -120,6 +120,16 @@ pub struct Frames8 {
 }
 
 impl Frames8 {
+    /// The rows of clip frames `k` (within `0..=last`) of clips whose
+    /// first global frame is `start`, and of the frame after each in its
+    /// clip (`k` itself at `last`): [`Gather::frames`] of the tables that
+    /// read the next frames (compact and stepped words).
+    #[inline(always)]
+    fn with_next(k: I32x8, start: I32x8, last: I32x8, widths: [usize; 2]) -> Frames8 {
+        let next = (k + I32x8::splat(1)).min(last);
+        Frames8::rows(k + start, next + start, widths)
+    }
+
     /// The rows of frames `f` and, after each, `g` in tables of rows
     /// `width` wide (`f`, `g` within the database's frames).
     #[inline(always)]

@@ -256,8 +256,7 @@ impl Gather for SteppedRows<'_> {
     fn frames(&self, k: I32x8, start: I32x8, last: I32x8) -> Frames8 {
         // The rotations read frame `k` only; the positions, as compact
         // words, `k` and the frame after it.
-        let next = (k + I32x8::splat(1)).min(last);
-        Frames8::rows(k + start, next + start, self.db.widths())
+        Frames8::with_next(k, start, last, self.db.widths())
     }
 
     /// Starts loading into L1 every line the gathers of `f` will read
@@ -297,10 +296,7 @@ impl Gather for SteppedRows<'_> {
             }
             None => db.still_rot(j),
         };
-        let (pos, step_pos) = match db.moving[j] {
-            Some(m) => compact::gather_positions(self.pos, &self.boxes[m], f, m),
-            None => db.fixed_pos(j),
-        };
+        let (pos, step_pos) = compact::gather_positions(db, (self.pos, self.boxes), f, j);
         Rowx8 {
             pos,
             rot,

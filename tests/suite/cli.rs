@@ -17,6 +17,23 @@ fn dir() -> PathBuf {
 }
 
 /// Runs `kineform` on one clip for a single small frame: (exit code, stderr).
+/// The main job run with `args` then `extra`.
+fn kineform(args: &[&str], extra: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_kineform"))
+        .args(args)
+        .args(extra)
+        .output()
+        .unwrap()
+}
+
+/// [`kineform`]'s `--json` object, the run asserted to succeed.
+fn kineform_json(args: &[&str], extra: &[&str]) -> serde_json::Value {
+    let out = kineform(args, extra);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{args:?} {extra:?}: {err}");
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
 fn run(clip: &std::path::Path) -> (i32, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_kineform"))
         .args([
@@ -311,16 +328,8 @@ fn match_reports_its_figures_in_json() {
 /// in at most half the full rows' bytes and more than the compact ones.
 #[test]
 fn match_runs_on_compact_clips() {
-    let run = |extra: &[&str]| -> serde_json::Value {
-        let out = Command::new(env!("CARGO_BIN_EXE_kineform"))
-            .args(["match", "--characters", "16", "--seconds", "1", "--json"])
-            .args(extra)
-            .output()
-            .unwrap();
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert!(out.status.success(), "{extra:?}: {err}");
-        serde_json::from_slice(&out.stdout).unwrap()
-    };
+    let base = ["match", "--characters", "16", "--seconds", "1", "--json"];
+    let run = |extra: &[&str]| kineform_json(&base, extra);
     let (full, compact) = (run(&[]), run(&["--compact"]));
     assert_eq!(full["clip_storage"], "full");
     assert_eq!(compact["clip_storage"], "compact");
@@ -348,28 +357,18 @@ fn match_runs_on_compact_clips() {
 /// a half and more than compact; `--compact` with `--stepped` is refused.
 #[test]
 fn crowd_reports_its_clip_storage_and_bytes() {
-    let run = |extra: &[&str]| -> std::process::Output {
-        Command::new(env!("CARGO_BIN_EXE_kineform"))
-            .args([
-                "crowd",
-                "--characters",
-                "16",
-                "--frames",
-                "2",
-                "--warmup",
-                "1",
-                "--json",
-            ])
-            .args(extra)
-            .output()
-            .unwrap()
-    };
-    let json = |extra: &[&str]| -> serde_json::Value {
-        let out = run(extra);
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert!(out.status.success(), "{extra:?}: {err}");
-        serde_json::from_slice(&out.stdout).unwrap()
-    };
+    let base = [
+        "crowd",
+        "--characters",
+        "16",
+        "--frames",
+        "2",
+        "--warmup",
+        "1",
+        "--json",
+    ];
+    let run = |extra: &[&str]| kineform(&base, extra);
+    let json = |extra: &[&str]| kineform_json(&base, extra);
     let (full, compact, stepped) = (json(&[]), json(&["--compact"]), json(&["--stepped"]));
     let bytes = |j: &serde_json::Value, name: &str| {
         assert_eq!(j["clip_storage"], name, "{j}");
@@ -397,19 +396,21 @@ fn crowd_reports_its_clip_storage_and_bytes() {
 /// NaN or over 10 s is refused by the parser, naming the range.
 #[test]
 fn level_of_detail_runs_in_the_main_job() {
-    let run = |extra: &[&str]| {
-        Command::new(env!("CARGO_BIN_EXE_kineform"))
-            .args(["crowd", "--characters", "400", "--frames", "60"])
-            .args(["--warmup", "30", "--threads", "1", "--json"])
-            .args(extra)
-            .output()
-            .unwrap()
-    };
+    let base = [
+        "crowd",
+        "--characters",
+        "400",
+        "--frames",
+        "60",
+        "--warmup",
+        "30",
+        "--threads",
+        "1",
+        "--json",
+    ];
+    let run = |extra: &[&str]| kineform(&base, extra);
     let json = |extra: &[&str]| -> serde_json::Value {
-        let out = run(extra);
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert!(out.status.success(), "{extra:?}: {err}");
-        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let v = kineform_json(&base, extra);
         assert_eq!(v["velocity_check_passed"], true, "{v}");
         v["level_of_detail"].clone()
     };
