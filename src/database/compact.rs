@@ -461,8 +461,8 @@ impl Gather for CompactRows<'_> {
             return;
         }
         let [rot_width, pos_width] = self.db.widths();
-        prefetch_rows((self.rot, 8), (&f.rot, &f.rot_next), rot_width);
-        prefetch_rows((self.pos, 8), (&f.pos, &f.pos_next), pos_width);
+        prefetch_rows(self.rot, (&f.rot, &f.rot_next), rot_width);
+        prefetch_rows(self.pos, (&f.pos, &f.pos_next), pos_width);
     }
 
     /// Joint `j` of eight frames and the frames after them, decoded, with

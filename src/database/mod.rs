@@ -457,18 +457,15 @@ impl Database {
     }
 }
 
-/// Starts loading into L1 every line of each lane's run of a table of
-/// `size`-byte rows: for lane `i`, from row `first[i]` to the end of row
+/// Starts loading into L1 every line of each lane's run of `table`'s rows
+/// (its elements: full rows, words or entries): for lane `i`, from row
+/// `first[i]` to the end of row
 /// `last[i] + width - 1` (a frame's `width` rows, or a frame's and the
 /// next frame's where they are consecutive). Addresses only: a prefetch
 /// never faults, and frames this database prepared are within the table.
 #[inline(always)]
-fn prefetch_rows<T>(
-    (table, size): (&[T], usize),
-    (first, last): (&[u32; 8], &[u32; 8]),
-    width: usize,
-) {
-    let base = table.as_ptr() as usize;
+fn prefetch_rows<T>(table: &[T], (first, last): (&[u32; 8], &[u32; 8]), width: usize) {
+    let (base, size) = (table.as_ptr() as usize, size_of::<T>());
     for (&a, &b) in first.iter().zip(last) {
         let start = base.wrapping_add(size * a as usize);
         let end = base.wrapping_add(size * (b as usize + width));
@@ -516,9 +513,8 @@ impl Gather for FullRows<'_> {
             return;
         }
         let [rot_width, pos_width] = self.db.widths();
-        let row = size_of::<Row>();
-        prefetch_rows((self.rot, row), (&f.rot, &f.rot), rot_width);
-        prefetch_rows((self.pos, row), (&f.pos, &f.pos), pos_width);
+        prefetch_rows(self.rot, (&f.rot, &f.rot), rot_width);
+        prefetch_rows(self.pos, (&f.pos, &f.pos), pos_width);
     }
 
     /// Joint `j` of eight frames, transposed into lanes: one check for

@@ -270,8 +270,8 @@ impl Gather for SteppedRows<'_> {
             return;
         }
         let [rot_width, pos_width] = self.db.widths();
-        prefetch_rows((self.words, 16), (&f.rot, &f.rot), rot_width);
-        prefetch_rows((self.pos, 8), (&f.pos, &f.pos_next), pos_width);
+        prefetch_rows(self.words, (&f.rot, &f.rot), rot_width);
+        prefetch_rows(self.pos, (&f.pos, &f.pos_next), pos_width);
     }
 
     /// Joint `j` of eight frames: the rotation and step words decoded
