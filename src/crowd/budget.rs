@@ -56,7 +56,8 @@
 //! where few packs change, so that every phase still gets some: at most
 //! a quarter of the changing packs' share of a phase. A pack moved to a
 //! shorter period is evaluated at its next phase; the gap to what it
-//! showed carried is hidden as every resumption's ([`super::LOD_BLEND`]).
+//! showed carried is hidden as every resumption's (over at most
+//! [`super::LOD_BLEND`]).
 //!
 //! **The cost.** With [`CharacterCost::Measured`], `k` is the running
 //! mean (each step weighing a quarter) of the steps' spending over the
@@ -86,19 +87,20 @@ use crate::error::{Error, Result};
 pub const PERIODS: [u32; 5] = [1, 2, 4, 8, 16];
 
 /// The periods the allocator chooses from, as indices into [`PERIODS`]:
-/// 1, 4, 8 and 16. Period 2 is left out because it costs more than
-/// period 1: every evaluation of a pack at period 2 is a resumption inside
-/// the offset of the one before ([`super::LOD_BLEND`], 0.1 s, is longer
-/// than two frames at any rate the crowd runs at), and a resumed
-/// evaluation costs about 2.4 plain ones. Measured on an AMD EPYC (Zen 5,
-/// 2 vCPU, `avx2+fma` backend), `RAYON_NUM_THREADS=T
-/// target/release/examples/lod_cost pP N F`: every pack at period 2 took
-/// 1.23 to 1.53x the every-frame crowd's time (10,000 and 100,000
-/// characters, one and two threads, 60 Hz), period 4 0.67 to 0.92x,
-/// period 8 0.41 to 0.56x, period 16 0.29 to 0.37x. With phases in runs
-/// and the next pack's anchors fetched ahead, period 2 still takes 1.00
-/// to 1.15x (100,000 characters, `lod_cost p2 100000 120 16`, two
-/// rounds; pack by pack 1.26 to 1.57x), so it stays out.
+/// 1, 4, 8 and 16. Period 2 is left out because it saves little over
+/// period 1: every evaluation of a pack at period 2 is a resumption (the
+/// carried pose, the new offset, the velocity check against the carried
+/// one), which costs about twice a plain evaluation. Measured on an AMD
+/// EPYC (Zen 5, 2 vCPU, `avx2+fma` backend), `RAYON_NUM_THREADS=T
+/// target/release/examples/lod_cost pP N F`: with 0.1 s offsets still
+/// running at every resumption, every pack at period 2 took 1.23 to 1.53x
+/// the every-frame crowd's time (10,000 and 100,000 characters, one and
+/// two threads, 60 Hz; 1.00 to 1.15x with phases in runs of 16 and the
+/// next pack's anchors fetched ahead); since offsets end before the next
+/// periodic evaluation (`schedule::offset_blend`), 0.94 to 0.99x
+/// (`lod_cost p2 100000 120 16`, two rounds alternated with `every`, one
+/// and two threads), against 0.53 to 0.57x at period 4: the allocator's
+/// cost per evaluated character would be wrong for it, so it stays out.
 pub const CHOSEN: [usize; 4] = [0, 2, 3, 4];
 
 /// The most neighbouring packs the allocator gives one phase of a period

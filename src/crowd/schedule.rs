@@ -14,11 +14,13 @@
 //! the scaled angle axis `ω τ`; velocities held). When it is evaluated again after being
 //! carried, the gap between the pose it would have shown (carried) and the
 //! evaluated one becomes a world-space inertialization offset per joint
-//! ([`crate::reference::op_inertialize_offset`]) that decays over
-//! [`LOD_BLEND`] seconds ([`crate::reference::kform_inertialize`]), applied
-//! to what it shows on the steps that follow, carried or evaluated:
-//! positions and velocities are continuous across every change of
-//! period. The joints of a carried pose are extrapolated one by one, so
+//! ([`crate::reference::op_inertialize_offset`]) that decays over its
+//! blend (`offset_blend`: [`LOD_BLEND`] seconds, or the character's
+//! period when that is shorter, so that the offset has ended when the
+//! character is next evaluated; [`crate::reference::kform_inertialize`]),
+//! applied to what it shows on the steps that follow, carried or
+//! evaluated: positions and velocities are continuous across every change
+//! of period. The joints of a carried pose are extrapolated one by one, so
 //! its bones may stretch a little (about `|ω|² τ² / 2` of their length).
 //!
 //! The lanes crowd keeps each character's anchor in its world rows and
@@ -54,9 +56,45 @@ use crate::lanes::{F32x8, splat};
 /// The longest update period, in steps: periods are 1, 2, 4, 8 or 16.
 pub const MAX_PERIOD: u32 = 16;
 
-/// The seconds over which the gap between a carried pose and the next
-/// evaluated one is hidden (cubic inertialization in world space).
+/// The longest time, in seconds, over which the gap between a carried
+/// pose and the next evaluated one is hidden (cubic inertialization in
+/// world space); a character at a period of `n > 1` steps hides it over
+/// its period where that is shorter (`offset_blend`).
 pub const LOD_BLEND: f32 = 0.1;
+
+/// The share of a period's steps an offset runs (`1 - 2⁻¹⁰`, see
+/// [`offset_blend`]).
+const PERIOD_BLEND: f32 = 1.0 - 1.0 / 1024.0;
+
+/// The shortest step [`offset_blend`] counts a period in, seconds: a
+/// 60 Hz step (16.7 ms) rounded down.
+const PERIOD_STEP: f32 = 0.016;
+
+/// The seconds over which the offset of a character resumed at period
+/// `period` (steps) with step `dt` decays: [`LOD_BLEND`] at period 1 (it
+/// is not carried again: a character moving to every step hides its gap
+/// over the whole of it), else `min(LOD_BLEND, n max(dt (1 - 2⁻¹⁰),
+/// 16 ms))`. At 60 Hz and slower the offset has then ended by the
+/// character's next periodic evaluation `n` steps on (their summed `dt`,
+/// rounding included, exceed the blend by far more than their rounding),
+/// and that resumption starts from the carried anchor alone, with no old
+/// offset to apply: at 60 Hz periods 2 and 4 hide their gaps over 33 and
+/// 67 ms, where a 0.1 s offset ran at every resumption (applying it cost
+/// the 10/30/60% mix of issue 25 a sixth of its instructions). The blend
+/// never shrinks below `n` × 16 ms with the step, so that as steps get
+/// shorter the offsets' velocities converge as the crowd's own (the
+/// continuity tests at 60 to 480 Hz): at faster rates, at shorter steps
+/// later (a game's varying frame time) or after a command that forces an
+/// evaluation, an offset may still run at a resumption, which then
+/// applies it: the same pose, only slower.
+#[inline(always)]
+pub(crate) fn offset_blend(period: F32x8, dt: f32) -> F32x8 {
+    let step = (dt * PERIOD_BLEND).max(PERIOD_STEP);
+    let periodic = (period * splat(step)).fast_min(splat(LOD_BLEND));
+    period
+        .simd_le(splat(1.0))
+        .select(splat(LOD_BLEND), periodic)
+}
 
 /// Eight characters' schedule and carry: what both crowds keep per pack,
 /// advanced by the same code ([`Schedulex8::plan`]).
@@ -66,9 +104,12 @@ pub(crate) struct Schedulex8 {
     /// Seconds since each character's anchor was evaluated (0 on a step
     /// that evaluates it).
     pub(crate) since_eval: F32x8,
-    /// Seconds since each character's offset started ([`LOD_BLEND`] and
-    /// more: no offset).
+    /// Seconds since each character's offset started (`blend` and more:
+    /// no offset).
     pub(crate) since_offset: F32x8,
+    /// The seconds over which each character's offset decays
+    /// ([`offset_blend`] at its last resumption; [`LOD_BLEND`] before).
+    pub(crate) blend: F32x8,
     /// Each character's significance for the budget allocator
     /// ([`super::budget`]; 0 until the game sets it).
     pub(crate) significance: F32x8,
@@ -91,6 +132,7 @@ impl Schedulex8 {
         Schedulex8 {
             since_eval: F32x8::ZERO,
             since_offset: splat(LOD_BLEND),
+            blend: splat(LOD_BLEND),
             period: [1; 8],
             phase: [0; 8],
             significance: F32x8::ZERO,
@@ -104,6 +146,23 @@ impl Schedulex8 {
     pub(crate) fn set(&mut self, l: usize, period: u32, phase: u32) {
         self.period[l & 7] = period as u8;
         self.phase[l & 7] = phase as u8;
+    }
+
+    /// The pack's clocks now: seconds since each anchor, into each offset,
+    /// and each offset's blend.
+    #[inline(always)]
+    pub(crate) fn clocks(&self) -> LodClocks {
+        LodClocks {
+            tau: self.since_eval,
+            t: self.since_offset,
+            blend: self.blend,
+        }
+    }
+
+    /// Each lane's period, as a float.
+    #[inline(always)]
+    fn periods(&self) -> F32x8 {
+        F32x8::new(core::array::from_fn(|l| f32::from(self.period[l])))
     }
 
     /// Lane `l`'s period and phase.
@@ -165,24 +224,38 @@ impl Schedulex8 {
     ) -> LodStep {
         let due = forced | self.periodic_due(frame);
         let due = if first { 0xff } else { due & live };
+        let step_dt = dt;
         let dt = splat(dt);
         let tau = self.since_eval + dt;
         let t_old = self.since_offset + dt;
         let resumed = due & self.carried;
-        let m_resumed = bits_mask(resumed);
-        let t_new = m_resumed.select(F32x8::ZERO, t_old);
+        let blend_old = self.blend;
+        let (t_new, blend_new) = match resumed {
+            0 => (t_old, blend_old),
+            _ => {
+                let m_resumed = bits_mask(resumed);
+                let blend = offset_blend(self.periods(), step_dt);
+                (
+                    m_resumed.select(F32x8::ZERO, t_old),
+                    m_resumed.select(blend, blend_old),
+                )
+            }
+        };
         let step = LodStep {
             due,
             resumed,
             tau,
             t_old,
             t_new,
+            blend_old,
+            blend_new,
         };
         // Lanes past the crowd's last character are never due: their clock
         // is held at 0, so that their (never read) rows need no carrying.
         self.since_eval = bits_mask(due | !live).select(F32x8::ZERO, tau);
-        // Held at LOD_BLEND once past it, so that it never grows.
-        self.since_offset = t_new.fast_min(splat(LOD_BLEND));
+        // Held at the blend once past it, so that it never grows.
+        self.since_offset = t_new.fast_min(blend_new);
+        self.blend = blend_new;
         self.carried = !due;
         step
     }
@@ -203,14 +276,40 @@ pub(crate) struct LodStep {
     pub t_old: F32x8,
     /// ... and after: 0 in the resumed lanes.
     pub t_new: F32x8,
+    /// The blend of each offset running before the resumed lanes' new ones
+    /// ([`Schedulex8::blend`]) ...
+    pub blend_old: F32x8,
+    /// ... and after: [`offset_blend`] in the resumed lanes.
+    pub blend_new: F32x8,
 }
 
 impl LodStep {
-    /// Whether the offset runs at time `t` (a mask).
+    /// Whether the offset of blend `blend` runs at time `t` (a mask).
     #[inline(always)]
-    pub(crate) fn running(t: F32x8) -> F32x8 {
-        t.simd_lt(splat(LOD_BLEND))
+    pub(crate) fn running(t: F32x8, blend: F32x8) -> F32x8 {
+        t.simd_lt(blend)
     }
+
+    /// The clocks of the pose each character would show carried this step
+    /// (its anchor over `tau`, its running offset at `t_old`).
+    #[inline(always)]
+    pub(crate) fn old(&self) -> LodClocks {
+        LodClocks {
+            tau: self.tau,
+            t: self.t_old,
+            blend: self.blend_old,
+        }
+    }
+}
+
+/// A pack's level-of-detail clocks at one instant: seconds since each
+/// character's anchor (`tau`), into its offset (`t`), and the offset's
+/// blend (`blend`; `t >= blend`: ended).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct LodClocks {
+    pub tau: F32x8,
+    pub t: F32x8,
+    pub blend: F32x8,
 }
 
 /// The lanes of pack `p` that hold characters of a crowd of `characters`
@@ -263,6 +362,49 @@ pub(crate) fn check_period(period: u32, phase: u32) -> crate::Result<()> {
 mod tests {
     use super::*;
     use rand::{Rng, SeedableRng};
+
+    /// At 60 Hz and slower a resumption at period 2 to 16 finds its old
+    /// offset ended (so it applies none), while period 1's offset runs
+    /// the whole [`LOD_BLEND`], and the blends do not shrink with the
+    /// step below 16 ms a step (120 to 480 Hz give the same). Mutation:
+    /// [`LOD_BLEND`] for every period (the offsets before) leaves an old
+    /// offset running at every resumption at periods 2 and 4 and fails
+    /// it. (`n dt` without its `1 - 2⁻¹⁰` margin passes at these rates:
+    /// the margin is for sums that round below their product.)
+    #[test]
+    fn offsets_end_before_the_next_periodic_evaluation() {
+        for hz in [24.0f32, 30.0, 50.0, 60.0] {
+            let dt = 1.0 / hz;
+            for period in [2u32, 4, 8, 16] {
+                let mut s = Schedulex8::every_step();
+                for l in 0..8 {
+                    s.set(l, period, l as u32 % period);
+                }
+                let (mut resumptions, mut t) = (0, 0.0f32);
+                for frame in 0..200u64 {
+                    let lod = s.plan((frame, dt), frame == 0, 0, 0xff);
+                    let old = LodStep::running(lod.t_old, lod.blend_old);
+                    let ran = bytemuck::cast::<F32x8, [u32; 8]>(old);
+                    for (l, ran) in ran.iter().enumerate() {
+                        if lod.resumed & (1 << l) != 0 {
+                            resumptions += 1;
+                            assert_eq!(*ran, 0, "{hz} Hz, period {period}, frame {frame}");
+                        }
+                    }
+                    t += dt;
+                }
+                assert!(resumptions > 50, "{resumptions} in {t} s");
+            }
+        }
+        let blend = |period: f32, dt: f32| offset_blend(splat(period), dt).to_array()[0];
+        assert_eq!(blend(1.0, 1.0 / 60.0), LOD_BLEND);
+        for period in [2.0, 4.0] {
+            assert!(blend(period, 1.0 / 60.0) < LOD_BLEND);
+            assert_eq!(blend(period, 1.0 / 120.0), blend(period, 1.0 / 480.0));
+            assert_eq!(blend(period, 1.0 / 480.0), period * PERIOD_STEP);
+        }
+        assert_eq!(blend(8.0, 1.0 / 60.0), LOD_BLEND);
+    }
 
     /// `resumes_at` says what `plan` will do with no command forcing a
     /// lane: for random periods, phases, carried lanes, live lanes and

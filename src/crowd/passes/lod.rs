@@ -18,11 +18,11 @@ use crate::crowd::motion::{
     LodOffsetx8, Motionx8, inertialize_joint, offset_between, quat_exp_any_sinc, select_motion,
     update_motion, update_shift, update_turn,
 };
-use crate::crowd::schedule::{LOD_BLEND, LodStep, Schedulex8, bits_mask};
+use crate::crowd::schedule::{LodClocks, LodStep, Schedulex8, bits_mask};
 use crate::lanes::{self, CubicWeights, F32x8, Vec3x8, splat};
 
 /// The clock of a carried pose: seconds since each anchor (`tau`) and
-/// into each running offset (`t`; [`LOD_BLEND`] and more: none).
+/// into each running offset (`t`; its blend and more: none).
 #[derive(Clone, Copy)]
 struct Clock {
     tau: F32x8,
@@ -33,12 +33,12 @@ struct Clock {
 
 impl Clock {
     #[inline(always)]
-    fn at(tau: F32x8, t: F32x8) -> Clock {
+    fn at(c: LodClocks) -> Clock {
         Clock {
-            tau,
-            half_tau: tau * splat(0.5),
-            running: LodStep::running(t),
-            w: CubicWeights::new(t, splat(LOD_BLEND)),
+            tau: c.tau,
+            half_tau: c.tau * splat(0.5),
+            running: LodStep::running(c.t, c.blend),
+            w: CubicWeights::new(c.t, c.blend),
         }
     }
 
@@ -90,10 +90,11 @@ impl<'a> Carried<'a> {
         world: &'a [Motionx8],
         offset: &'a [LodOffsetx8],
     ) -> Option<Carried<'a>> {
-        (!shows_rows(sched.since_eval, sched.since_offset)).then(|| Carried {
+        let clocks = sched.clocks();
+        (!shows_rows(&clocks)).then(|| Carried {
             world,
             offset,
-            clock: Clock::at(sched.since_eval, sched.since_offset),
+            clock: Clock::at(clocks),
         })
     }
 
@@ -154,11 +155,11 @@ impl<'a> Carried<'a> {
     }
 }
 
-/// Whether a pack whose clocks are `since_eval` and `since_offset` shows
-/// its world rows as they are: nobody carried, no offset running.
+/// Whether a pack whose clocks are `c` shows its world rows as they are:
+/// nobody carried, no offset running.
 #[inline(always)]
-pub(super) fn shows_rows(since_eval: F32x8, since_offset: F32x8) -> bool {
-    !(since_eval.simd_gt(F32x8::ZERO).any() || LodStep::running(since_offset).any())
+pub(super) fn shows_rows(c: &LodClocks) -> bool {
+    !(c.tau.simd_gt(F32x8::ZERO).any() || LodStep::running(c.t, c.blend).any())
 }
 
 /// `b` grown by joint `j`'s position `p` (not joint 0, the world root),
@@ -191,19 +192,19 @@ pub(super) fn lod_world<const CHECK: bool>(
     (world, bounds): (&mut [Motionx8], &mut Aabbx8),
     offsets: &mut [LodOffsetx8],
     evaluated: &[Motionx8],
-    (lod, was): (&LodStep, (F32x8, F32x8)),
+    (lod, was): (&LodStep, LodClocks),
     (radii, first, half_dt): (Option<&[f32]>, bool, F32x8),
     next: &[Ahead],
 ) -> PackCheck {
     let mut check = PackCheck::EMPTY;
     let skip = first || !CHECK;
     let (m_due, m_resumed) = (bits_mask(lod.due), bits_mask(lod.resumed));
-    let old = Clock::at(lod.tau, lod.t_old);
+    let old = Clock::at(lod.old());
     let (run_new, w_new) = (
-        LodStep::running(lod.t_new),
-        CubicWeights::new(lod.t_new, splat(LOD_BLEND)),
+        LodStep::running(lod.t_new, lod.blend_new),
+        CubicWeights::new(lod.t_new, lod.blend_new),
     );
-    let was = Clock::at(was.0, was.1);
+    let was = Clock::at(was);
     // Whether every due lane resumes: its offset at 0 is the whole gap, so
     // it shows the carried pose (`e` plus the offset at `t_new` = 0 is
     // `carried`, to rounding).

@@ -23,7 +23,7 @@ use crate::crowd::halflives::Decay;
 use crate::crowd::markers::{Advanced, pack_markers};
 use crate::crowd::motion::*;
 use crate::crowd::place::{reset_places, wrap_places};
-use crate::crowd::schedule::{LodStep, bits_mask, live_lanes};
+use crate::crowd::schedule::{LodClocks, LodStep, bits_mask, live_lanes};
 use crate::crowd::state::{Applied, Happened, Spanx8, Stepx8};
 use crate::crowd::store::{Pack, PackResult};
 use crate::lanes::{self, CubicWeights, F32x8, Vec3x8, splat};
@@ -62,7 +62,7 @@ pub(crate) fn step_pack<const CUBIC: bool, const INERT: bool>(
     let (happened, mut given) = commands(sh, &mut pack, &mut scratch.layer_spans);
     let step = pack.states.step(&happened, pack.layers);
     events(&mut pack, &step, given.trans);
-    let before = (pack.schedule.since_eval, pack.schedule.since_offset);
+    let before = pack.schedule.clocks();
     let lod = match sh.lod {
         true => {
             let live = live_lanes(pack.index, sh.characters);
@@ -84,7 +84,7 @@ pub(crate) fn step_pack<const CUBIC: bool, const INERT: bool>(
     // before it resumed too and fetched them during its `lod_world`,
     // `next_resumes`), and the next pack's, where that one resumes too,
     // during its own `lod_world` ([`next_own`]).
-    let own = lod.as_ref().is_some_and(|lod| !plain(lod, before));
+    let own = lod.as_ref().is_some_and(|lod| !plain(lod, &before));
     let PackScratch {
         a,
         b,
@@ -111,7 +111,7 @@ pub(crate) fn step_pack<const CUBIC: bool, const INERT: bool>(
         }
     }
     *pack.result = match &lod {
-        Some(lod) if !plain(lod, before) => {
+        Some(lod) if !plain(lod, &before) => {
             let next = match next_resumes {
                 true => next_own::<INERT>(&pack, local.len()),
                 false => [Ahead::NONE; 3],
@@ -138,11 +138,11 @@ pub(crate) fn step_pack<const CUBIC: bool, const INERT: bool>(
 /// without it: its forward kinematics writes the world output, checked
 /// against those rows, and its anchors are that output.
 #[inline(always)]
-fn plain(lod: &LodStep, was: (F32x8, F32x8)) -> bool {
+fn plain(lod: &LodStep, was: &LodClocks) -> bool {
     lod.due == 0xff
         && lod.resumed == 0
-        && !LodStep::running(lod.t_new).any()
-        && shows_rows(was.0, was.1)
+        && !LodStep::running(lod.t_new, lod.blend_new).any()
+        && shows_rows(was)
 }
 
 /// A pack none of whose characters is due this step: where the crowd
@@ -190,7 +190,7 @@ fn lod_pass(
     pack: &mut Pack,
     step: &Stepx8,
     (local, evaluated): (&[Motionx8], &mut [Motionx8]),
-    (lod, was): (&LodStep, (F32x8, F32x8)),
+    (lod, was): (&LodStep, LodClocks),
     next: &[Ahead],
 ) -> PackResult {
     let half_dt = splat(0.5 * sh.dt);

@@ -3,7 +3,7 @@
 //! a character shows carried, and the one it shows evaluated.
 
 use super::{RefState, SIZED};
-use crate::crowd::schedule::{LOD_BLEND, LodStep};
+use crate::crowd::schedule::LodStep;
 use crate::reference::{self as r, Kform, Pose};
 
 /// One character's level of detail in a step, read out of its pack's
@@ -19,6 +19,10 @@ pub(super) struct CharLod {
     /// Seconds into its offset, before and after this step's resumption.
     pub t_old: f32,
     pub t_new: f32,
+    /// Its offset's blend (seconds), before and after this step's
+    /// resumption ([`crate::crowd::schedule::offset_blend`]).
+    pub blend_old: f32,
+    pub blend_new: f32,
 }
 
 impl CharLod {
@@ -31,6 +35,8 @@ impl CharLod {
             tau: at(lod.tau),
             t_old: at(lod.t_old),
             t_new: at(lod.t_new),
+            blend_old: at(lod.blend_old),
+            blend_new: at(lod.blend_new),
         }
     }
 }
@@ -51,8 +57,8 @@ pub(super) fn ref_carry(k: &Kform, tau: f32) -> Kform {
 pub(super) fn ref_carried(out: &mut Pose, ch: &RefState, lod: &CharLod) {
     for j in 0..out.len() {
         let x = ref_carry(&ch.anchor.get(j), lod.tau);
-        let k = match lod.t_old < LOD_BLEND {
-            true => r::kform_inertialize(&ch.lod_offset.get(j), &x, lod.t_old, LOD_BLEND),
+        let k = match lod.t_old < lod.blend_old {
+            true => r::kform_inertialize(&ch.lod_offset.get(j), &x, lod.t_old, lod.blend_old),
             false => x,
         };
         out.set(j, k);
@@ -87,8 +93,8 @@ pub(super) fn ref_evaluated(
     }
     for j in 0..out.len() {
         let e = evaluated.get(j);
-        let k = match lod.t_new < LOD_BLEND {
-            true => r::kform_inertialize(&ch.lod_offset.get(j), &e, lod.t_new, LOD_BLEND),
+        let k = match lod.t_new < lod.blend_new {
+            true => r::kform_inertialize(&ch.lod_offset.get(j), &e, lod.t_new, lod.blend_new),
             false => e,
         };
         out.set(j, k);
