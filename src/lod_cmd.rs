@@ -26,7 +26,7 @@ pub(crate) const REREAD: usize = 4;
 /// The distance bands of `--lod`, as shares of the crowd's half-diagonal:
 /// a pack whose nearest character is within `BANDS[i]` of the camera is
 /// evaluated at the `i`-th period the budget allocator chooses from
-/// (`PERIODS[CHOSEN[i]]`: 1, 4, 8; period 2 costs more than period 1);
+/// (`PERIODS[CHOSEN[i]]`: 1, 4, 8; period 2 saves little over period 1);
 /// beyond the last, every 16th.
 pub(crate) const BANDS: [f32; 3] = [0.15, 0.4, 0.75];
 
@@ -39,7 +39,7 @@ pub(crate) struct LodArgs {
     /// within 15% of the crowd's half-diagonal of the camera, every 4th
     /// within 40%, every 8th within 75%, and every 16th beyond (phases in
     /// runs of neighbouring packs, as the crowd's allocator gives them;
-    /// period 2 costs more than period 1), carried
+    /// period 2 saves little over period 1), carried
     /// along its velocities between; a `SetPeriod` when its band changes.
     #[arg(long)]
     pub(crate) lod: bool,

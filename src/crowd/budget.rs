@@ -25,12 +25,12 @@
 //! significance (ties: the lower pack first); all start at
 //! [`MAX_PERIOD`], which leaves the slack `S = B - Σ k n / 16`, and each in
 //! turn takes the shortest period of [`CHOSEN`] (1, 4, 8, 16: period 2
-//! costs more than period 1), no shorter than the pack before it took,
+//! saves little over period 1), no shorter than the pack before it took,
 //! whose extra cost `k n / P - k n / 16` the slack still holds, and spends
 //! it. So periods never shorten as significance falls, every pack gets the
 //! most the budget leaves after the ones before it, and the packs after it
 //! keep at least period 16. The model `k n / P` understates what short
-//! periods cost (a resumed evaluation costs about 2.4 plain ones, and a
+//! periods cost (a resumed evaluation costs about two plain ones, and a
 //! carried pack still steps its sources, [`CHOSEN`]); under a measured
 //! cost `k` is what the steps spent per character they evaluated, which
 //! takes that in on average, so the steps still settle at the budget.

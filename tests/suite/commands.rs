@@ -153,12 +153,16 @@ fn frames() -> impl Strategy<Value = Vec<(f32, Vec<(usize, Command)>)>> {
 /// offset decays with velocity weight `w2 = 6 (t² - t) / B`, which turns
 /// the crowds' differences in the carried and evaluated positions and
 /// rotations into velocity differences by up to `1.5 / B`, and the
-/// shortest blend (period 2, 2 × 16 ms; `crowd::LOD_BLEND` is the
-/// longest) is 3.125 times shorter than the 0.1 s the tolerances were set
-/// at. Measured: 1.007 of the plain tolerance (angular velocity, stepped
-/// clips, a hand's joint in a budgeted run) with the blends of
-/// `crowd::schedule::offset_blend`, 0.81 with 0.1 s offsets.
-const LOD_VELOCITY_SLACK: f32 = 0.1 / 0.032;
+/// shortest blend (period 2, 2 × 14 ms, `crowd::schedule::offset_blend`;
+/// `crowd::LOD_BLEND` is the longest) is 3.57 times shorter than 0.1 s.
+/// This is a measured allowance, not a bound: with 0.1 s offsets (before
+/// `offset_blend`) the worst case of 4,000 generated cases was already
+/// 1.13 of the plain tolerance (angular velocity, linear sampling,
+/// stepped clips), and with blends down to 32 ms 1.5 to 2.0 over 4,000
+/// to 12,000 cases (a review's runs); a reference that decays over 0.1 s
+/// where the lanes take the shorter blend fails by hundreds of
+/// tolerances.
+const LOD_VELOCITY_SLACK: f32 = 0.1 / 0.028;
 
 proptest! {
     #![proptest_config(ProptestConfig { cases: std::env::var("PROPTEST_CASES").ok().and_then(|c| c.parse().ok()).unwrap_or(24), ..ProptestConfig::default() })]

@@ -217,12 +217,12 @@ fn every_4th_step_to_every_step_has_no_pop() {
 /// the two crowds' world joint positions over every step, character and
 /// joint, in units and as a share of the character's height (its bounding
 /// box's extent along up, averaged), the error growing with the period.
-/// Measured (this scenario, 60 Hz): mean 0.9%, 2.5%, 6.2% and 11.8% of
+/// Measured (this scenario, 60 Hz): mean 0.8%, 2.3%, 6.2% and 11.8% of
 /// the height at periods 2, 4, 8 and 16, largest 26%, 47%, 85% and 153%
 /// (a toe carried along a one-step spike of its velocity during a
 /// transition's offset); the bounds are the mean at most 3%, 5%, 9% and
 /// 16%, the largest at most 35%, 70%, 120% and 210%. The error includes the gap each resumption hides
-/// (over 33 ms at period 2, 67 ms at period 4, `LOD_BLEND` at 8 and 16;
+/// (over 28 ms at period 2, 57 ms at period 4, `LOD_BLEND` at 8 and 16;
 /// with 0.1 s at every period the means were 2.3% and 3.4% at periods 2
 /// and 4). The velocity check passes at every period.
 #[test]
