@@ -17,7 +17,9 @@
 //! An optional fourth argument `RUN` (default 1) gives runs of `RUN`
 //! neighbouring packs (`mix`: groups of ten) the same phase, as
 //! [`kineform::crowd::budget`]'s allocator does, instead of staggering
-//! the phases pack by pack.
+//! the phases pack by pack. An optional fifth, `JITTER` (default 0), varies
+//! each frame's time by up to that share of 1/60 s either way (a fixed
+//! pseudo-random sequence), as a game's measured frame time varies.
 //!
 //! Instructions per frame are the difference of two runs' counts over
 //! their difference in frames (so that building the crowd cancels):
@@ -27,7 +29,7 @@
 //!     target/release/examples/lod_cost mix 10000 8    # and 16
 //! ```
 //!
-//! `cargo run --release --example lod_cost -- MODE [CHARACTERS] [FRAMES] [RUN]`
+//! `cargo run --release --example lod_cost -- MODE [CHARACTERS] [FRAMES] [RUN] [JITTER]`
 //! prints the frames' wall time too (not a figure on a loaded machine).
 
 use kineform::crowd::{ClipLibrary, Crowd, CrowdConfig, Source};
@@ -38,6 +40,8 @@ fn main() -> kineform::Result<()> {
     let n: usize = args.get(2).and_then(|a| a.parse().ok()).unwrap_or(10_000);
     let frames: usize = args.get(3).and_then(|a| a.parse().ok()).unwrap_or(8);
     let run: usize = args.get(4).and_then(|a| a.parse().ok()).unwrap_or(1).max(1);
+    let jitter: f32 = args.get(5).and_then(|a| a.parse().ok()).unwrap_or(0.0);
+    let jitter = jitter.clamp(0.0, 0.5);
     let library = ClipLibrary::from_bvh(&kineform::data::default_clip())?;
     let len = library.clips()[0].last_time();
     let cfg = CrowdConfig {
@@ -68,7 +72,13 @@ fn main() -> kineform::Result<()> {
             crowd.set_period(c, period, phase)?;
         }
     }
-    let dt = 1.0 / 60.0;
+    // A 32-bit linear congruential sequence: the same frame times every run.
+    let mut seed = 12345u32;
+    let mut next_dt = || {
+        seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+        let u = (seed >> 8) as f32 / (1u32 << 24) as f32;
+        (1.0 + jitter * (2.0 * u - 1.0)) / 60.0
+    };
     let start = std::time::Instant::now();
     let mut evaluated = 0u64;
     for f in 0..frames {
@@ -76,7 +86,7 @@ fn main() -> kineform::Result<()> {
             let a = Source::looping(0, (f as f32 * 0.31 + c as f32) % len);
             crowd.transition(c, a, a, 0.3, 0.1)?;
         }
-        evaluated += u64::from(crowd.step(dt)?.evaluated);
+        evaluated += u64::from(crowd.step(next_dt())?.evaluated);
     }
     let ms = start.elapsed().as_secs_f64() * 1e3 / frames as f64;
     println!(
