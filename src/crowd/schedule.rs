@@ -293,11 +293,22 @@ impl LodStep {
     /// The clocks of the pose each character would show carried this step
     /// (its anchor over `tau`, its running offset at `t_old`).
     #[inline(always)]
-    pub(crate) fn old(&self) -> LodClocks {
+    pub(crate) fn carried_clocks(&self) -> LodClocks {
         LodClocks {
             tau: self.tau,
             t: self.t_old,
             blend: self.blend_old,
+        }
+    }
+
+    /// The clocks after this step's resumptions: the offsets at `t_new`
+    /// over `blend_new` (`tau` as in [`LodStep::carried_clocks`]).
+    #[inline(always)]
+    pub(crate) fn resumed_clocks(&self) -> LodClocks {
+        LodClocks {
+            t: self.t_new,
+            blend: self.blend_new,
+            ..self.carried_clocks()
         }
     }
 }
@@ -310,6 +321,14 @@ pub(crate) struct LodClocks {
     pub tau: F32x8,
     pub t: F32x8,
     pub blend: F32x8,
+}
+
+impl LodClocks {
+    /// Where each offset runs (a mask, [`LodStep::running`]).
+    #[inline(always)]
+    pub(crate) fn running(&self) -> F32x8 {
+        LodStep::running(self.t, self.blend)
+    }
 }
 
 /// The lanes of pack `p` that hold characters of a crowd of `characters`

@@ -37,7 +37,7 @@ impl Clock {
         Clock {
             tau: c.tau,
             half_tau: c.tau * splat(0.5),
-            running: LodStep::running(c.t, c.blend),
+            running: c.running(),
             w: CubicWeights::new(c.t, c.blend),
         }
     }
@@ -159,7 +159,7 @@ impl<'a> Carried<'a> {
 /// nobody carried, no offset running.
 #[inline(always)]
 pub(super) fn shows_rows(c: &LodClocks) -> bool {
-    !(c.tau.simd_gt(F32x8::ZERO).any() || LodStep::running(c.t, c.blend).any())
+    !(c.tau.simd_gt(F32x8::ZERO).any() || c.running().any())
 }
 
 /// `b` grown by joint `j`'s position `p` (not joint 0, the world root),
@@ -199,11 +199,8 @@ pub(super) fn lod_world<const CHECK: bool>(
     let mut check = PackCheck::EMPTY;
     let skip = first || !CHECK;
     let (m_due, m_resumed) = (bits_mask(lod.due), bits_mask(lod.resumed));
-    let old = Clock::at(lod.old());
-    let (run_new, w_new) = (
-        LodStep::running(lod.t_new, lod.blend_new),
-        CubicWeights::new(lod.t_new, lod.blend_new),
-    );
+    let old = Clock::at(lod.carried_clocks());
+    let new = Clock::at(lod.resumed_clocks());
     let was = Clock::at(was);
     // Whether every due lane resumes: its offset at 0 is the whole gap, so
     // it shows the carried pose (`e` plus the offset at `t_new` = 0 is
@@ -228,7 +225,7 @@ pub(super) fn lod_world<const CHECK: bool>(
         let g = match fresh_only {
             true => carried,
             false => {
-                let shown = offset_on(e, offset, (run_new, &w_new));
+                let shown = offset_on(e, offset, (new.running, &new.w));
                 select_motion(m_due, &shown, &carried)
             }
         };

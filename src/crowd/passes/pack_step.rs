@@ -139,10 +139,7 @@ pub(crate) fn step_pack<const CUBIC: bool, const INERT: bool>(
 /// against those rows, and its anchors are that output.
 #[inline(always)]
 fn plain(lod: &LodStep, was: &LodClocks) -> bool {
-    lod.due == 0xff
-        && lod.resumed == 0
-        && !LodStep::running(lod.t_new, lod.blend_new).any()
-        && shows_rows(was)
+    lod.due == 0xff && lod.resumed == 0 && !lod.resumed_clocks().running().any() && shows_rows(was)
 }
 
 /// A pack none of whose characters is due this step: where the crowd
