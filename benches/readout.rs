@@ -16,6 +16,12 @@
 //!   `[f32; 16]`: a matrix built per element, not a copy) over
 //!   `world_packed()`; `stream_write_into`: a `Vec3Stream` of 320,000
 //!   elements into `[f32; 3]`.
+//! - `transforms_into` (`[f32; 16]`), `skinning_into_4x4` and
+//!   `skinning_into_3x4` (`[f32; 12]`): the crowd's matrix readers;
+//!   `output_skinning_4x4` and `output_skinning_from_lanes` (a type of the
+//!   bench's own, written through `SkinMatrix::from_lanes` as every layout
+//!   was before the register transposes): `skinning::skinning_matrices`
+//!   over `world_packed()`. Against a copy of the matrices' bytes.
 //! - `output_positions_apart`: `output::positions` over the crowd's world
 //!   positions copied once into an array of their own in the same
 //!   pack-major order (lane vectors of positions only, [`PosLanes`]): what
@@ -37,7 +43,8 @@ use criterion::{Criterion, Throughput};
 use kineform::crowd::{ClipLibrary, Crowd, CrowdConfig, Wander, WanderConfig};
 use kineform::lanes::{F32x8, Quatx8, Vec3x8};
 use kineform::output::{JointLanes, Packed};
-use kineform::reference::Vec3;
+use kineform::reference::{Kform, Quat, Vec3};
+use kineform::skinning::{self, InverseBind, SkinMatrix};
 use kineform::stream::Vec3Stream;
 use rayon::prelude::*;
 use std::hint::black_box;
@@ -137,6 +144,34 @@ fn read_case(
     });
 }
 
+/// A 4x4 skinning matrix of the bench's own: no fast path knows it, so
+/// it is written lane by lane through `from_lanes`, as every layout was
+/// before the register transposes.
+#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+#[repr(C)]
+struct Lanes16([f32; 16]);
+impl SkinMatrix for Lanes16 {
+    fn from_lanes(m: &[[f32; 8]; 12], lane: usize) -> Lanes16 {
+        Lanes16(<[f32; 16]>::from_lanes(m, lane))
+    }
+}
+
+/// A bind pose with every joint elsewhere, turned and scaled.
+fn some_bind(crowd: &Crowd) -> InverseBind {
+    let local: Vec<Kform> = (0..crowd.skeleton().len())
+        .map(|j| {
+            let a = 0.3 + j as f32 * 0.17;
+            Kform {
+                pos: Vec3::new(a, 1.0 - a, 0.5 * a),
+                rot: kineform::reference::quat_normalize(Quat::new(1.0, a, -0.5 * a, 0.25)),
+                scl: Vec3::new(1.0 + 0.1 * a, 1.0, 0.9),
+                ..Kform::IDENTITY
+            }
+        })
+        .collect();
+    InverseBind::from_bind_pose(crowd.skeleton(), &local).expect("bind")
+}
+
 fn all_cases() -> Vec<Case> {
     let library = ClipLibrary::from_bvh(&kineform::data::default_clip()).expect("library");
     let cfg = CrowdConfig {
@@ -175,6 +210,7 @@ fn all_cases() -> Vec<Case> {
         let c12 = copy_case(&mut cases, n, [0.0f32; 3], &p);
         let c16 = copy_case(&mut cases, n, [0.0f32; 4], &p);
         let c64 = copy_case(&mut cases, n, [0.0f32; 16], &p);
+        let c48 = copy_case(&mut cases, n, [0.0f32; 12], &p);
         type Read = fn(&Crowd, &mut [[f32; 3]]);
         let reads: [(&str, Read); 3] = [
             ("positions_into", |c, o| {
@@ -251,6 +287,57 @@ fn all_cases() -> Vec<Case> {
                 let packed = Packed::new(&a[..], CHARACTERS, joints).expect("packs");
                 kineform::output::positions(packed, &mut out).expect("read")
             },
+        );
+        // World transforms and skinning matrices of the pose shown
+        // (the crowd's readers), and the skinning matrices over the packed
+        // world through the transposes and through `from_lanes` (what every
+        // layout took before; a type of the bench's own takes it still).
+        let (c, mut out) = (crowd.clone(), vec![[0.0f32; 16]; n]);
+        read_case(
+            &mut cases,
+            "transforms_into",
+            &p,
+            (n * 64, c64),
+            move || c.transforms_into(0..CHARACTERS, &mut out).expect("read"),
+        );
+        let bind = Arc::new(some_bind(&crowd));
+        let (c, b, mut out) = (crowd.clone(), bind.clone(), vec![[0.0f32; 16]; n]);
+        read_case(
+            &mut cases,
+            "skinning_into_4x4",
+            &p,
+            (n * 64, c64),
+            move || {
+                c.skinning_matrices_into(0..CHARACTERS, &b, &mut out)
+                    .expect("read")
+            },
+        );
+        let (c, b, mut out) = (crowd.clone(), bind.clone(), vec![[0.0f32; 12]; n]);
+        read_case(
+            &mut cases,
+            "skinning_into_3x4",
+            &p,
+            (n * 48, c48),
+            move || {
+                c.skinning_matrices_into(0..CHARACTERS, &b, &mut out)
+                    .expect("read")
+            },
+        );
+        let (c, b, mut out) = (crowd.clone(), bind.clone(), vec![[0.0f32; 16]; n]);
+        read_case(
+            &mut cases,
+            "output_skinning_4x4",
+            &p,
+            (n * 64, c64),
+            move || skinning::skinning_matrices(c.world_packed(), &b, &mut out).expect("read"),
+        );
+        let (c, b, mut out) = (crowd.clone(), bind.clone(), vec![Lanes16([0.0; 16]); n]);
+        read_case(
+            &mut cases,
+            "output_skinning_from_lanes",
+            &p,
+            (n * 64, c64),
+            move || skinning::skinning_matrices(c.world_packed(), &b, &mut out).expect("read"),
         );
         let (s, mut out) = (stream.clone(), vec![[0.0f32; 3]; n]);
         read_case(

@@ -53,6 +53,7 @@ use crate::error::{Error, Result};
 use crate::lanes::{F32x8, Quatx8, Vec3x8, splat};
 use crate::output::{JointLanes, Packed};
 use crate::reference::{Kform, Pose, Quat, op_fk_static};
+use crate::rows;
 use crate::skeleton::Skeleton;
 
 /// The 4x4 identity, column-major.
@@ -321,6 +322,23 @@ pub fn skin_lanes(pos: Vec3x8, rot: Quatx8, scl: Vec3x8, inverse_bind: &[f32; 12
     out
 }
 
+/// The 3x4 rows of `T R S` of one joint of eight characters, each entry a
+/// lane vector: [`kform_rows`] per lane with the same operations in the
+/// same order (each rotation column times its scale), so the same bits.
+#[inline(always)]
+pub(crate) fn kform_lanes(pos: Vec3x8, rot: Quatx8, scl: Vec3x8) -> [F32x8; 12] {
+    let r = rot3(rot.w, rot.x, rot.y, rot.z, splat(1.0));
+    let (s, p) = ([scl.x, scl.y, scl.z], [pos.x, pos.y, pos.z]);
+    core::array::from_fn(|i| {
+        let (row, col) = (i / 4, i % 4);
+        if col == 3 {
+            p[row]
+        } else {
+            r[row][col] * s[col]
+        }
+    })
+}
+
 /// Writes the skinning matrices of one pack, `lanes` characters (1 to 8)
 /// by `pack.len()` joints, to `out[c * joints + j]`. The building block of
 /// [`skinning_matrices`] for a caller that walks its packs itself. Refuses,
@@ -351,7 +369,7 @@ pub fn skin_pack<T: JointLanes, M: SkinMatrix>(
     Ok(())
 }
 
-fn check_joints(joints: usize, inverse_bind: &InverseBind) -> Result<()> {
+pub(crate) fn check_joints(joints: usize, inverse_bind: &InverseBind) -> Result<()> {
     if joints == inverse_bind.joints() {
         Ok(())
     } else {
@@ -363,6 +381,7 @@ fn check_joints(joints: usize, inverse_bind: &InverseBind) -> Result<()> {
     }
 }
 
+/// [`skin_pack`] unchecked ([`skin_rows`] of [`skin_lanes`]).
 #[inline(always)]
 fn skin_pack_unchecked<T: JointLanes, M: SkinMatrix>(
     pack: &[T],
@@ -370,12 +389,39 @@ fn skin_pack_unchecked<T: JointLanes, M: SkinMatrix>(
     inverse_bind: &InverseBind,
     out: &mut [M],
 ) {
+    skin_rows(pack, 0..lanes.min(8), out, |j, k| {
+        skin_lanes(
+            k.positions(),
+            k.rotations(),
+            k.scales(),
+            &inverse_bind.rows[j],
+        )
+    });
+}
+
+/// The matrices of lanes `lanes` of one pack's joints into `out`
+/// (`out[(k - lanes.start) * joints + j]` = lane `k` of `skin(j,
+/// &pack[j])`, 3x4 rows in lanes): into `[f32; 16]`, `[f32; 12]` and
+/// glam's `Mat4` each joint's eight matrices transposed in registers
+/// straight into `out` (`crate::rows::pack_affine`: the floats
+/// `from_lanes` writes, with 2 or 3 shuffles and 1.5 or 2 stores a
+/// matrix); any other [`SkinMatrix`] through its `from_lanes`, lane by
+/// lane.
+#[inline(always)]
+pub(crate) fn skin_rows<'a, T, M: SkinMatrix>(
+    pack: &'a [T],
+    lanes: core::ops::Range<usize>,
+    out: &mut [M],
+    skin: impl Fn(usize, &'a T) -> [F32x8; 12],
+) {
+    if let Some((floats, layout)) = rows::affine_floats(out) {
+        return rows::pack_affine(pack, lanes, floats, layout, skin);
+    }
     let joints = pack.len();
-    for (j, (k, ib)) in pack.iter().zip(&inverse_bind.rows).enumerate() {
-        let m = skin_lanes(k.positions(), k.rotations(), k.scales(), ib);
-        let m: [[f32; 8]; 12] = m.map(|v| v.to_array());
-        for i in 0..lanes {
-            out[i * joints + j] = M::from_lanes(&m, i);
+    for (j, t) in pack.iter().enumerate() {
+        let m: [[f32; 8]; 12] = skin(j, t).map(|v| v.to_array());
+        for (r, k) in lanes.clone().enumerate() {
+            out[r * joints + j] = M::from_lanes(&m, k);
         }
     }
 }
@@ -393,6 +439,7 @@ pub fn skinning_matrices<T: JointLanes, M: SkinMatrix>(
     check_joints(world.joints(), inverse_bind)?;
     world.check_out("skinning matrices", out.len())?;
     world.for_each_pack(out, |pack, lanes, o| {
+        world.fetch_next(pack);
         skin_pack_unchecked(pack, lanes, inverse_bind, o)
     });
     Ok(())

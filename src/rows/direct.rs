@@ -154,10 +154,45 @@ pub(crate) fn matrix_floats<O>(out: &mut [O]) -> Option<&mut [f32]> {
     None
 }
 
+/// How a matrix type holds the 12 entries of an affine `m` (3x4 rows
+/// `(m[r][0], m[r][1], m[r][2], t[r])`), as [`crate::skinning::SkinMatrix`]
+/// writes it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum AffineLayout {
+    /// Column-major 4x4, bottom row `0 0 0 1`: `[f32; 16]`, glam's `Mat4`.
+    Cols16,
+    /// The three rows in order: `[f32; 12]`.
+    Rows12,
+}
+
+/// The floats of `out` and their layout when `O` is a matrix type whose
+/// [`crate::skinning::SkinMatrix::from_lanes`] writes an affine's entries
+/// in one of the [`AffineLayout`]s and nothing else (`[f32; 16]`, `[f32;
+/// 12]`, glam's `Mat4`); `None` for any other type.
+#[inline(always)]
+pub(crate) fn affine_floats<O>(out: &mut [O]) -> Option<(&mut [f32], AffineLayout)> {
+    macro_rules! as_floats {
+        ($layout:expr; $($t:ty),*) => {$(
+            if is::<O, $t>() {
+                return same::<O, $t>(out).map(|s| (bytemuck::cast_slice_mut(s), $layout));
+            }
+        )*};
+    }
+    as_floats!(AffineLayout::Cols16; [f32; 16]);
+    as_floats!(AffineLayout::Rows12; [f32; 12]);
+    #[cfg(feature = "glam029")]
+    as_floats!(AffineLayout::Cols16; glam029::Mat4);
+    #[cfg(feature = "glam030")]
+    as_floats!(AffineLayout::Cols16; glam030::Mat4);
+    #[cfg(feature = "glam033")]
+    as_floats!(AffineLayout::Cols16; glam033::Mat4);
+    None
+}
+
 /// The eight rows of a pack's output, `stride` floats each, when `out`
 /// holds (at least) eight of them.
 #[inline(always)]
-fn eight_rows(out: &mut [f32], stride: usize) -> Option<[&mut [f32]; 8]> {
+pub(super) fn eight_rows(out: &mut [f32], stride: usize) -> Option<[&mut [f32]; 8]> {
     let mut it = out.chunks_exact_mut(stride);
     Some([
         it.next()?,
@@ -180,7 +215,7 @@ fn chunk_at<const N: usize>(row: &mut [f32], at: usize) -> Option<&mut [f32; N]>
 /// The `N` floats at `at` of each of eight rows: where one group of
 /// joints goes, checked once per group rather than once per store.
 #[inline(always)]
-fn at_rows<'r, const N: usize>(
+pub(super) fn at_rows<'r, const N: usize>(
     rows: &'r mut [&mut [f32]; 8],
     at: usize,
 ) -> Option<[&'r mut [f32; N]; 8]> {
@@ -201,7 +236,7 @@ fn at_rows<'r, const N: usize>(
 /// lane `k` of `lanes`: rows made on the stack copied out (a pack entered
 /// part-way, a last group of fewer joints).
 #[inline(always)]
-fn copy_rows<const N: usize>(
+pub(super) fn copy_rows<const N: usize>(
     out: &mut [f32],
     (stride, at, n): (usize, usize, usize),
     lanes: &Range<usize>,
@@ -377,8 +412,7 @@ fn matrix_halves(pos: &Vec3x8, rot: &Quatx8, scl: &Vec3x8) -> [[F32x8; 8]; 2] {
 /// `out[16 ((k - lanes.start) joints + j) ..][..16]` = the column-major
 /// matrix `T R S` of lane `k` of `pack[j]` ([`matrix_halves`]), for every
 /// joint `j` and lane `k` of `lanes` (`out` holds `16 lanes.len()
-/// pack.len()` floats): each matrix two 32-byte stores at its place when
-/// the pack's eight lanes are wanted, else through rows on the stack.
+/// pack.len()` floats), through [`pack_halves`].
 #[inline(always)]
 pub(crate) fn pack_matrix<'a, T>(
     pack: &'a [T],
@@ -388,16 +422,33 @@ pub(crate) fn pack_matrix<'a, T>(
     rot: impl Fn(&'a T) -> Quatx8,
     scl: impl Fn(&'a T) -> Vec3x8,
 ) {
+    pack_halves(pack, lanes, out, |_, t| {
+        matrix_halves(&pos(t), &rot(t), &scl(t))
+    });
+}
+
+/// `out[16 ((k - lanes.start) joints + j) ..][..16]` = row `k` of the two
+/// halves `halves(j, &pack[j])` (the first eight floats, then the last
+/// eight), for every joint `j` and lane `k` of `lanes` (`out` holds `16
+/// lanes.len() pack.len()` floats): each element two 32-byte stores at
+/// its place when the pack's eight lanes are wanted, else through rows on
+/// the stack.
+#[inline(always)]
+pub(super) fn pack_halves<'a, T>(
+    pack: &'a [T],
+    lanes: Range<usize>,
+    out: &mut [f32],
+    halves: impl Fn(usize, &'a T) -> [[F32x8; 8]; 2],
+) {
     let stride = 16 * pack.len();
     debug_assert!(lanes.end <= 8 && out.len() == lanes.len() * stride);
     let lanes = lanes.start..lanes.end.min(8);
-    let halves = |t: &'a T| matrix_halves(&pos(t), &rot(t), &scl(t));
     if let (true, Some(mut rows)) = (lanes == (0..8), eight_rows(out, stride)) {
         for (j, t) in pack.iter().enumerate() {
             let Some(dst) = at_rows::<16>(&mut rows, 16 * j) else {
                 break;
             };
-            let [lo, hi] = halves(t);
+            let [lo, hi] = halves(j, t);
             for (k, d) in dst.into_iter().enumerate() {
                 let (a, b) = d.split_at_mut(8);
                 a.copy_from_slice(lo[k].as_array());
@@ -407,7 +458,7 @@ pub(crate) fn pack_matrix<'a, T>(
         return;
     }
     for (j, t) in pack.iter().enumerate() {
-        let [lo, hi] = halves(t);
+        let [lo, hi] = halves(j, t);
         let rows: [[f32; 16]; 8] = core::array::from_fn(|k| {
             let mut m = [0.0f32; 16];
             m[..8].copy_from_slice(lo[k].as_array());

@@ -55,8 +55,12 @@ use core::ops::Range;
 use crate::lanes::{F32x8, Quatx8, Vec3x8};
 use crate::reference::{Kform, Quat, Vec3};
 
+mod affine;
 mod direct;
 mod shuffle;
+
+pub(crate) use affine::pack_affine;
+pub(crate) use direct::{AffineLayout, affine_floats};
 
 /// Joints per block of rows: the crowd's 32 joints in one block (3.3 KB of
 /// positions, 4.2 KB of rotations: L1-resident with the destination).

@@ -7,6 +7,7 @@
 //! pop when a character moves from every 4th step to every step, and the
 //! error of each period against the crowd evaluated every step.
 
+use crate::crowds::matrices::{check_matrices, some_bind};
 use crate::crowds::*;
 
 use kineform::Error;
@@ -371,6 +372,7 @@ fn a_carried_pack_costs_its_step_nothing_per_joint_and_reads_carried() {
         crowd.set_period(c, if c < 8 { 4 } else { 1 }, 0).unwrap();
     }
     let dt = 1.0 / 60.0;
+    let bind = some_bind(crowd.skeleton());
     let mut prev: Option<Vec<Kform>> = None;
     for step in 0..12 {
         let rows_before: Vec<u32> = bytemuck::cast_slice(&crowd.world()[..joints]).to_vec();
@@ -408,6 +410,10 @@ fn a_carried_pack_costs_its_step_nothing_per_joint_and_reads_carried() {
             assert_eq!(rot[i], q, "step {step}, joint-character {i}");
         }
         assert_eq!(&one[..], &pos[2 * joints..5 * joints]);
+        // The matrix readers show the same pose (pack 0 carried, and with
+        // its offset running after the resumption at step 4).
+        check_matrices(&crowd, 0..n, &bind);
+        check_matrices(&crowd, 2..11, &bind);
         let mut boxes = vec![kineform::crowd::Aabb::ZERO; n];
         crowd.bounds_into(0..n, &mut boxes).unwrap();
         for c in 0..n {
@@ -437,4 +443,123 @@ fn a_carried_pack_costs_its_step_nothing_per_joint_and_reads_carried() {
         }
         prev = Some(shown.clone());
     }
+}
+
+/// The reference crowd's matrix readers show its own world pose
+/// (`world_kform`: transforms as `kform_matrix` of the unit-scale pose,
+/// skinning matrices as `skin_matrix`, bit for bit, in the layout of each
+/// type), and agree with the lanes crowd's under mixed periods and
+/// transitions, carried packs among them: each transform's rotation part
+/// within `4 sqrt(2e-5)` (the crowds' rotations agree to `1 - |q·q'| <=
+/// 1e-5`, `tests/suite/crowd.rs`, so `|q - q'| <= sqrt(2e-5)` for the
+/// nearer sign, and a rotation matrix's entry moves at most `4 |dq|`) and
+/// its translation within the positions' `2e-4 + 2e-6 |p|`. Both refuse
+/// what the other refuses, writing nothing.
+#[test]
+fn reference_matrices_are_its_pose_and_the_lanes_crowds() {
+    use kineform::skinning::{self, SkinMatrix};
+    let library = embedded();
+    let n = 21;
+    let mut lanes = Crowd::new(&library, lod_cfg(n)).unwrap();
+    let mut reference = ReferenceCrowd::new(&library, lod_cfg(n)).unwrap();
+    for c in 0..n {
+        let period = [1, 2, 4, 8][c % 4];
+        let a = Source::looping(0, 0.07 * c as f32);
+        lanes.play(c, a, a).unwrap();
+        reference.play(c, a, a).unwrap();
+        lanes.set_period(c, period, c as u32 % period).unwrap();
+        reference.set_period(c, period, c as u32 % period).unwrap();
+    }
+    let joints = lanes.skeleton().len();
+    let bind = some_bind(lanes.skeleton());
+    let range = 3..n;
+    let m = range.len() * joints;
+    for f in 0..30 {
+        if f % 7 == 3 {
+            let c = (f * 5) % n;
+            let b = Source::looping(0, 0.4 + 0.01 * f as f32);
+            lanes.transition(c, b, b, 0.2, 0.1).unwrap();
+            reference.transition(c, b, b, 0.2, 0.1).unwrap();
+        }
+        lanes.step(1.0 / 60.0).unwrap();
+        reference.step(1.0 / 60.0).unwrap();
+        let (mut tl, mut tr) = (vec![[0.0f32; 16]; m], vec![[0.0f32; 16]; m]);
+        let (mut s12, mut s16) = (vec![[0.0f32; 12]; m], vec![[0.0f32; 16]; m]);
+        lanes.transforms_into(range.clone(), &mut tl).unwrap();
+        reference.transforms_into(range.clone(), &mut tr).unwrap();
+        reference
+            .skinning_matrices_into(range.clone(), &bind, &mut s12)
+            .unwrap();
+        reference
+            .skinning_matrices_into(range.clone(), &bind, &mut s16)
+            .unwrap();
+        for (k, c) in range.clone().enumerate() {
+            for j in 0..joints {
+                let i = k * joints + j;
+                let w = reference.world_kform(c, j).unwrap();
+                let unit = Kform {
+                    pos: w.pos,
+                    rot: w.rot,
+                    ..Kform::IDENTITY
+                };
+                assert_eq!(tr[i], skinning::kform_matrix(&unit), "step {f}, {c} {j}");
+                let rows = skinning::skin_matrix(&unit, bind.rows(j));
+                assert_eq!(s12[i], rows, "step {f}, {c} {j}");
+                assert_eq!(s16[i], <[f32; 16]>::from_lanes(&rows.map(|e| [e; 8]), 0));
+                let p = r::length(w.pos);
+                for e in 0..16 {
+                    let tol = match (e / 4, e % 4) {
+                        (3, _) => 2e-4 + 2e-6 * p,
+                        (_, 3) => 0.0,
+                        _ => 4.0 * 2e-5f32.sqrt(),
+                    };
+                    let d = (tl[i][e] - tr[i][e]).abs();
+                    assert!(
+                        d <= tol,
+                        "step {f}, character {c}, joint {j}, entry {e}: {d} > {tol}"
+                    );
+                }
+            }
+        }
+    }
+    // Refusals: a range past the crowd, a slice of the wrong length, an
+    // inverse bind of another joint count; nothing written.
+    let other = kineform::skinning::InverseBind::from_bind_pose(
+        &kineform::Skeleton::new(vec![-1]).unwrap(),
+        &[Kform::IDENTITY],
+    )
+    .unwrap();
+    let mut out = vec![[7.0f32; 16]; joints];
+    assert!(matches!(
+        lanes.transforms_into(n..n + 1, &mut out),
+        Err(Error::Range { .. })
+    ));
+    assert!(matches!(
+        reference.transforms_into(n..n + 1, &mut out),
+        Err(Error::Range { .. })
+    ));
+    assert!(matches!(
+        lanes.transforms_into(0..2, &mut out),
+        Err(Error::Length { .. })
+    ));
+    assert!(matches!(
+        reference.transforms_into(0..2, &mut out),
+        Err(Error::Length { .. })
+    ));
+    for bad in [&other, &bind] {
+        let len = if std::ptr::eq(bad, &bind) {
+            joints - 1
+        } else {
+            joints
+        };
+        let mut out = vec![[7.0f32; 16]; len];
+        assert!(lanes.skinning_matrices_into(0..1, bad, &mut out).is_err());
+        assert!(
+            reference
+                .skinning_matrices_into(0..1, bad, &mut out)
+                .is_err()
+        );
+        assert!(out.iter().all(|m| *m == [7.0; 16]));
+    }
+    assert!(out.iter().all(|m| *m == [7.0; 16]));
 }

@@ -17,6 +17,7 @@
 //! eight positions with its first joint's `y` and `z` swapped.
 
 use crate::crowds;
+use crowds::matrices::{check_matrices, some_bind};
 use crowds::*;
 
 use kineform::crowd::{Crowd, CrowdConfig, Wander};
@@ -145,9 +146,11 @@ fn check_range(crowd: &Crowd, range: core::ops::Range<usize>) {
 fn every_range_of_a_small_crowd_reads_the_lanes() {
     let n = 43;
     let crowd = driven(n);
+    let bind = some_bind(crowd.skeleton());
     for start in 0..=n {
         for end in start..=n {
             check_range(&crowd, start..end);
+            check_matrices(&crowd, start..end, &bind);
         }
     }
 }
@@ -161,8 +164,10 @@ fn long_ranges_read_the_lanes_on_one_and_two_threads() {
     let crowd = driven(n);
     for threads in [1, 2] {
         pool(threads).install(|| {
+            let bind = some_bind(crowd.skeleton());
             for range in [0..n, 3..299, 8..n, 7..265, 1..n, 256..n, 0..257] {
-                check_range(&crowd, range);
+                check_range(&crowd, range.clone());
+                check_matrices(&crowd, range, &bind);
             }
         });
     }

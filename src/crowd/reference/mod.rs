@@ -23,7 +23,7 @@ use super::command::{self, Command, Queue, Which};
 use super::lanes_crowd::check_dt;
 use super::layer::Layout;
 use super::markers::{Advanced, MarkerTable, pack_markers};
-use super::output::push_events;
+use super::output::{check_joint_readout, push_events};
 use super::place::Place;
 use super::schedule::Schedulex8;
 use super::state::{ClipRows, LayerLanes, LayerState, Statex8};
@@ -33,6 +33,7 @@ use super::{ClipEnd, ClipLibrary, CrowdConfig, FrameStats, Root, Source};
 use crate::error::Result;
 use crate::reference::{Kform, Pose, Vec3};
 use crate::skeleton::Skeleton;
+use crate::skinning::{self, InverseBind, SkinMatrix};
 use frame::{Crowdwide, reference_pack};
 use std::time::Instant;
 
@@ -173,6 +174,55 @@ impl ReferenceCrowd {
     /// Joint `j` of character `c` in world space.
     pub fn world_kform(&self, c: usize, j: usize) -> Option<Kform> {
         (c < self.cfg.characters && j < self.skeleton.len()).then(|| self.chars[c].world.get(j))
+    }
+
+    /// World transforms of characters `chars` into `out`, one character's
+    /// joints after another, converted with `From<Kform>` from
+    /// [`ReferenceCrowd::world_kform`] (unit scale, no velocities), refused
+    /// with nothing written as there ([`super::Crowd::transforms_into`]).
+    pub fn transforms_into<O: From<Kform>>(
+        &self,
+        chars: core::ops::Range<usize>,
+        out: &mut [O],
+    ) -> Result<()> {
+        let nj = self.skeleton.len();
+        check_joint_readout(&chars, self.cfg.characters, nj, out.len())?;
+        for (o, (c, j)) in out.iter_mut().zip(joints_of(chars, nj)) {
+            let k = self.chars[c].world.get(j);
+            *o = O::from(Kform {
+                pos: k.pos,
+                rot: k.rot,
+                ..Kform::IDENTITY
+            });
+        }
+        Ok(())
+    }
+
+    /// The skinning matrices of characters `chars` into `out`, one
+    /// character's joints after another: [`skinning::skin_matrix`] of each
+    /// joint's world pose (unit scale) and its inverse bind matrix, as
+    /// `M`'s layout holds them, refused with nothing written as there
+    /// ([`super::Crowd::skinning_matrices_into`]).
+    pub fn skinning_matrices_into<M: SkinMatrix>(
+        &self,
+        chars: core::ops::Range<usize>,
+        inverse_bind: &InverseBind,
+        out: &mut [M],
+    ) -> Result<()> {
+        let nj = self.skeleton.len();
+        skinning::check_joints(nj, inverse_bind)?;
+        check_joint_readout(&chars, self.cfg.characters, nj, out.len())?;
+        for (o, (c, j)) in out.iter_mut().zip(joints_of(chars, nj)) {
+            let k = self.chars[c].world.get(j);
+            let unit = Kform {
+                pos: k.pos,
+                rot: k.rot,
+                ..Kform::IDENTITY
+            };
+            let m = skinning::skin_matrix(&unit, inverse_bind.rows(j));
+            *o = M::from_lanes(&m.map(|e| [e; 8]), 0);
+        }
+        Ok(())
     }
 
     /// Character `c`'s state ([`super::Crowd::state`]).
@@ -517,4 +567,12 @@ impl ReferenceCrowd {
                 }),
         }
     }
+}
+
+/// Each `(character, joint)` of characters `chars`, characters in turn.
+fn joints_of(
+    chars: core::ops::Range<usize>,
+    joints: usize,
+) -> impl Iterator<Item = (usize, usize)> {
+    chars.flat_map(move |c| (0..joints).map(move |j| (c, j)))
 }

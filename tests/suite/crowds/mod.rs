@@ -3,6 +3,8 @@
 //! crowd's.
 #![allow(dead_code)] // each test file uses its own share
 
+pub mod matrices;
+
 use kineform::crowd::{
     Aabb, BlendProfile, ClipLibrary, Crowd, CrowdConfig, Joints, Layer, Mask, ReferenceCrowd,
 };
