@@ -2,27 +2,21 @@
 //! evaluates a crowd on motion capture every frame and reports its speed and
 //! the live velocity check.
 
+mod crowd_cmd;
 mod lod_cmd;
 mod match_cmd;
 mod match_quality;
 mod report;
 
-use report::{CheckFailed, Measured, report};
+use report::CheckFailed;
 
-use std::io::IsTerminal;
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
 
 use clap::{Parser, Subcommand, ValueEnum};
-use indicatif::{ProgressBar, ProgressStyle};
-use kineform::crowd::{
-    Aabb, ClipLibrary, ClipStorage, Crowd, CrowdConfig, DeadBlendHalflives, Event, EventKind,
-    FrameStats, Layer, Mask, ReferenceCrowd, RootMotion, Sampling, Transition, VelocityCheck,
-    Wander, WanderConfig,
-};
+use crowd_cmd::run_crowd;
+use kineform::crowd::ClipLibrary;
 use kineform::markers::FootContact;
 use kineform::{bvh, data};
-use lod_cmd::LodDriver;
 
 #[derive(Parser)]
 #[command(
@@ -173,6 +167,13 @@ struct CrowdArgs {
     /// velocity with its motion, and nothing is verified.
     #[arg(long)]
     no_check: bool,
+    /// After each frame, write every character's skinning matrices into a
+    /// buffer kept across frames, as a renderer does before its upload
+    /// (`Crowd::skinning_matrices_into`, three rows of the affine a joint,
+    /// `[f32; 12]`; the clips' rest pose as the bind pose). Timed apart
+    /// from the frame: `skinning_ms_*` in `--json`.
+    #[arg(long)]
+    skinning: bool,
     /// Layers over every character's base, played by the driver, each
     /// from a random point of a random clip with its weight moving: 1, an
     /// override of the upper body (the chest's subtree, feathered at the
@@ -360,291 +361,4 @@ fn load_clips(paths: &[PathBuf]) -> Result<(ClipLibrary, String), Box<dyn std::e
     // `paths` is not empty (returned above), and each path either set the
     // library or returned an error: it is `Some` here.
     Ok((library.expect("at least one clip"), names.join(", ")))
-}
-
-enum AnyCrowd {
-    Lanes(Box<Crowd>),
-    Scalar(Box<ReferenceCrowd>),
-}
-
-impl AnyCrowd {
-    /// The drivers' commands for this frame (level of detail's, where
-    /// it runs, and the wanderers'), then the step, then the driver's
-    /// roots moved by the extracted root motion (where it follows it);
-    /// returns the step's figures.
-    fn step(
-        &mut self,
-        wander: &mut Wander,
-        lod: Option<&mut LodDriver>,
-        dt: f32,
-    ) -> kineform::Result<FrameStats> {
-        match self {
-            AnyCrowd::Lanes(c) => {
-                if let Some(lod) = lod {
-                    lod.before(c.as_mut())?;
-                }
-                wander.update(c.as_mut(), dt)?;
-                let s = c.step(dt)?;
-                wander.follow(c.as_mut(), dt)?;
-                Ok(s)
-            }
-            AnyCrowd::Scalar(c) => {
-                if let Some(lod) = lod {
-                    lod.before(c.as_mut())?;
-                }
-                wander.update(c.as_mut(), dt)?;
-                let s = c.step(dt)?;
-                wander.follow(c.as_mut(), dt)?;
-                Ok(s)
-            }
-        }
-    }
-
-    /// The last step's events.
-    fn events(&self) -> &[Event] {
-        match self {
-            AnyCrowd::Lanes(c) => c.events(),
-            AnyCrowd::Scalar(c) => c.events(),
-        }
-    }
-
-    /// The bounding boxes of characters `chars` after the last step,
-    /// into `out`.
-    fn bounds_into(&self, chars: std::ops::Range<usize>, out: &mut [Aabb]) -> kineform::Result<()> {
-        match self {
-            AnyCrowd::Lanes(c) => c.bounds_into(chars, out),
-            AnyCrowd::Scalar(c) => c.bounds_into(chars, out),
-        }
-    }
-}
-
-/// The crowd `kineform crowd` runs, from its arguments: the modes, the
-/// velocity check, root motion, clip storage, markers' weight, up to two
-/// layers (an upper-body override feathered at the chest and an additive
-/// on the lower back) and the joints' padding in the boxes.
-fn crowd_config(a: &CrowdArgs, library: &ClipLibrary) -> CrowdConfig {
-    CrowdConfig {
-        characters: a.characters as usize,
-        transition: match a.transition {
-            TransitionArg::Inertialize => Transition::Inertialize,
-            TransitionArg::Deadblend => Transition::DeadBlend,
-        },
-        sampling: match a.sampling {
-            SamplingArg::Linear => Sampling::Linear,
-            SamplingArg::Cubic => Sampling::Cubic,
-        },
-        dead_blend_halflives: match a.halflives {
-            HalflivesArg::Command => DeadBlendHalflives::Command,
-            HalflivesArg::Fitted => DeadBlendHalflives::FITTED,
-        },
-        velocity_check: !a.no_check,
-        root_motion: match a.root_motion {
-            RootMotionArg::Apply => RootMotion::Apply,
-            RootMotionArg::Extract => RootMotion::Extract,
-        },
-        clip_storage: match (a.compact, a.stepped) {
-            (true, _) => ClipStorage::Compact,
-            (_, true) => ClipStorage::Stepped,
-            _ => ClipStorage::Full,
-        },
-        marker_weight: a.marker_weight,
-        layers: [
-            Layer::overriding(Mask::new().feathered("Chest", 1.0, 0.5)),
-            Layer::additive(Mask::new().subtree("lowerback", 1.0), 0),
-        ][..a.layers as usize]
-            .to_vec(),
-        joint_radii: match a.joint_radius {
-            0.0 => Vec::new(),
-            r => vec![r; library.skeleton().len()],
-        },
-        level_of_detail: a.lod.on(),
-        ..CrowdConfig::default()
-    }
-}
-
-/// The pool `kineform crowd` steps in (`--threads`, else every core) and
-/// its thread count.
-fn crowd_pool(a: &CrowdArgs) -> Result<(usize, rayon::ThreadPool), Box<dyn std::error::Error>> {
-    let threads = a.threads.map_or_else(
-        || std::thread::available_parallelism().map_or(1, |n| n.get()),
-        |t| t as usize,
-    );
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()?;
-    Ok((threads, pool))
-}
-
-/// The crowd of `--scalar` or the 8-lane one, built in the pool it steps
-/// in: its stated size counts one worker's scratch per thread of that pool.
-fn build_crowd(
-    pool: &rayon::ThreadPool,
-    a: &CrowdArgs,
-    library: &ClipLibrary,
-    cfg: &CrowdConfig,
-) -> kineform::Result<AnyCrowd> {
-    pool.install(|| {
-        Ok(if a.scalar {
-            AnyCrowd::Scalar(Box::new(ReferenceCrowd::new(library, cfg.clone())?))
-        } else {
-            AnyCrowd::Lanes(Box::new(Crowd::new(library, cfg.clone())?))
-        })
-    })
-}
-
-/// A progress bar of `len` frames, hidden until the run has taken a
-/// second (and never shown for `--json` or when stderr is not a terminal).
-fn frames_bar(
-    a: &CrowdArgs,
-    len: usize,
-) -> Result<(ProgressBar, bool), Box<dyn std::error::Error>> {
-    let show = !a.json && std::io::stderr().is_terminal();
-    let bar = ProgressBar::new(len as u64);
-    bar.set_style(ProgressStyle::with_template(
-        "{bar:40} {pos}/{len} frames {elapsed}",
-    )?);
-    bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
-    Ok((bar, show))
-}
-
-/// What the timed frames add up: their times, commands and markers, and
-/// the characters' boxes as a renderer reads them after each frame (its
-/// buffer, kept), their sizes summed per axis and the largest extent.
-struct Timed {
-    times: Vec<f64>,
-    commands: u64,
-    markers: u64,
-    boxes: Vec<Aabb>,
-    box_sizes: [f64; 3],
-    box_largest: f64,
-}
-
-impl Timed {
-    fn new(frames: usize, characters: usize) -> Timed {
-        Timed {
-            times: Vec::with_capacity(frames),
-            commands: 0,
-            markers: 0,
-            boxes: vec![Aabb::ZERO; characters],
-            box_sizes: [0.0; 3],
-            box_largest: 0.0,
-        }
-    }
-
-    /// A timed frame of `seconds` whose step gave `s`.
-    fn record(&mut self, crowd: &AnyCrowd, s: &FrameStats, seconds: f64) -> kineform::Result<()> {
-        self.times.push(seconds);
-        self.commands += s.commands as u64;
-        let crossed = crowd.events().iter().map(|e| match e.kind {
-            EventKind::Marker(m) => u64::from(m.count),
-            _ => 0,
-        });
-        self.markers += crossed.sum::<u64>();
-        crowd.bounds_into(0..self.boxes.len(), &mut self.boxes)?;
-        for b in &self.boxes {
-            let s = b.size().to_array().map(f64::from);
-            for (sum, s) in self.box_sizes.iter_mut().zip(s) {
-                *sum += s;
-            }
-            self.box_largest = self.box_largest.max(s[0].max(s[1]).max(s[2]));
-        }
-        Ok(())
-    }
-}
-
-fn run_crowd(a: &CrowdArgs) -> Result<(), Box<dyn std::error::Error>> {
-    let (threads, pool) = crowd_pool(a)?;
-    let (mut library, source) = load_clips(&a.clips)?;
-    let markers_in_clips = match a.no_markers {
-        true => 0,
-        false => add_footsteps(&mut library)?,
-    };
-    let skeleton = library.skeleton().clone();
-    let cfg = crowd_config(a, &library);
-    let dt = 1.0 / a.fps;
-    let mut wander = Wander::new(
-        cfg.characters,
-        WanderConfig {
-            seed: a.seed,
-            layers: a.layers > 0,
-            follow_root_motion: matches!(a.root_motion, RootMotionArg::Extract),
-            ..WanderConfig::default()
-        },
-    );
-    let mut crowd = build_crowd(&pool, a, &library, &cfg)?;
-    let clip_table_bytes = match &crowd {
-        AnyCrowd::Lanes(c) => c.clip_table_bytes(),
-        AnyCrowd::Scalar(c) => c.clip_table_bytes(),
-    };
-    let mut lod = LodDriver::new(&a.lod, cfg.characters);
-    let joints = skeleton.len();
-    let frames = a.frames as usize;
-    let names = skeleton.names().to_vec();
-
-    // The first frame fills the previous-frame state of the velocity check.
-    let total = Instant::now();
-    let first = pool.install(|| crowd.step(&mut wander, lod.as_mut(), dt))?;
-    if let Some(lod) = &mut lod {
-        lod.after(|r, b| crowd.bounds_into(r, b), &first, dt, false)?;
-    }
-    let warmup = a.warmup as usize;
-    let (bar, show_bar) = frames_bar(a, warmup + frames)?;
-    let mut timed = Timed::new(frames, cfg.characters);
-    let mut check = VelocityCheck::default();
-    let mut transitions = 0u64;
-    pool.install(|| -> kineform::Result<()> {
-        for f in 0..warmup + frames {
-            if show_bar && total.elapsed() > Duration::from_secs(1) && bar.is_hidden() {
-                bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
-            }
-            // The frame as a game runs it: the driver's commands, then the
-            // step.
-            let t = Instant::now();
-            let s = crowd.step(&mut wander, lod.as_mut(), dt)?;
-            if f >= warmup {
-                timed.record(&crowd, &s, t.elapsed().as_secs_f64())?;
-            }
-            if let Some(lod) = &mut lod {
-                lod.after(|r, b| crowd.bounds_into(r, b), &s, dt, f >= warmup)?;
-            }
-            transitions += s.transitions as u64;
-            check.merge(&s.velocity);
-            bar.inc(1);
-        }
-        Ok(())
-    })?;
-    bar.finish_and_clear();
-    let Timed {
-        times,
-        commands,
-        markers,
-        box_sizes,
-        box_largest,
-        ..
-    } = timed;
-    report(
-        a,
-        &cfg,
-        &Measured {
-            threads,
-            joints,
-            frames,
-            warmup,
-            dt,
-            source: &source,
-            markers_in_clips,
-            heading: wander.heading_error(),
-            times,
-            check,
-            transitions,
-            commands,
-            markers,
-            box_sizes,
-            box_largest,
-            total,
-            names: &names,
-            lod: lod.as_ref(),
-            clip_table_bytes,
-        },
-    )
 }

@@ -29,6 +29,11 @@ pub(crate) struct Measured<'a> {
     pub(crate) heading: (f32, f32),
     /// Each timed frame's seconds.
     pub(crate) times: Vec<f64>,
+    /// With `--skinning`, each timed frame's seconds writing the skinning
+    /// matrices (empty without).
+    pub(crate) skinning_times: Vec<f64>,
+    /// The skinning matrices' bytes (0 without `--skinning`).
+    pub(crate) skinning_bytes: usize,
     pub(crate) check: VelocityCheck,
     pub(crate) transitions: u64,
     pub(crate) commands: u64,
@@ -229,6 +234,11 @@ fn print_json(a: &CrowdArgs, cfg: &CrowdConfig, m: &Measured, f: &Figures) {
         o.extend(v);
     }
     o["level_of_detail"] = m.lod.map_or(serde_json::Value::Null, |l| l.json());
+    // Null without `--skinning`.
+    let skin = skinning_ms(&m.skinning_times);
+    o["skinning_ms_median"] = serde_json::json!(skin.map(|s| s.0));
+    o["skinning_ms_p99"] = serde_json::json!(skin.map(|s| s.1));
+    o["skinning_bytes"] = serde_json::json!(skin.map(|_| m.skinning_bytes));
     println!("{o}");
 }
 
@@ -309,6 +319,12 @@ fn print_text(a: &CrowdArgs, cfg: &CrowdConfig, m: &Measured, f: &Figures) {
         cj / median / 1e6,
         median * 1e9 / cj
     );
+    if let Some((median, p99)) = skinning_ms(&m.skinning_times) {
+        println!(
+            "skinning matrices (--skinning, [f32; 12] a joint, {} bytes) after each frame: median {median:.3} ms, p99 {p99:.3} ms",
+            m.skinning_bytes
+        );
+    }
     println!("driver: {commands_per_frame:.1} commands per frame (transitions, weight targets)");
     println!(
         "markers: {markers_in_clips} footsteps in the clips; {markers_per_s:.0} crossed per second of game time ({per_character:.2} per character, sources and layers weighing over {})",
@@ -364,3 +380,17 @@ impl std::fmt::Display for CheckFailed {
 }
 
 impl std::error::Error for CheckFailed {}
+
+/// The median and 99th percentile of the skinning readout's times, in
+/// milliseconds; `None` without `--skinning`.
+fn skinning_ms(times: &[f64]) -> Option<(f64, f64)> {
+    if times.is_empty() {
+        return None;
+    }
+    let mut sorted = times.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    Some((
+        percentile(&sorted, 0.5) * 1e3,
+        percentile(&sorted, 0.99) * 1e3,
+    ))
+}

@@ -445,3 +445,33 @@ fn level_of_detail_runs_in_the_main_job() {
         assert!(err.contains("--budget") && err.contains("10000"), "{err}");
     }
 }
+
+/// `--skinning` writes every character's skinning matrices after each
+/// timed frame, in both crowds, and reports the readout's times and bytes
+/// (16 characters × 32 crowd joints × 48 bytes of the embedded clip);
+/// without it the figures are null.
+#[test]
+fn skinning_readout_runs_in_the_main_job() {
+    let base = [
+        "crowd",
+        "--characters",
+        "16",
+        "--frames",
+        "3",
+        "--warmup",
+        "1",
+        "--json",
+    ];
+    for extra in [&["--skinning"][..], &["--skinning", "--scalar"]] {
+        let j = kineform_json(&base, extra);
+        let joints = j["joints"].as_u64().unwrap() + 1;
+        assert_eq!(j["skinning_bytes"].as_u64(), Some(16 * joints * 48), "{j}");
+        let (median, p99) = (
+            j["skinning_ms_median"].as_f64().unwrap(),
+            j["skinning_ms_p99"].as_f64().unwrap(),
+        );
+        assert!(median > 0.0 && p99 >= median, "{j}");
+    }
+    let off = kineform_json(&base, &[]);
+    assert!(off["skinning_ms_median"].is_null() && off["skinning_bytes"].is_null());
+}

@@ -1,0 +1,389 @@
+//! `kineform crowd`: the crowd built from the command line's arguments,
+//! stepped frame after frame under the wandering driver (and level of
+//! detail's, with `--lod`), its frames timed, and what a renderer reads
+//! after each frame (every character's bounding box, and with
+//! `--skinning` its skinning matrices) read into buffers kept across
+//! frames.
+
+use std::io::IsTerminal;
+use std::time::{Duration, Instant};
+
+use indicatif::{ProgressBar, ProgressStyle};
+use kineform::crowd::{
+    Aabb, ClipLibrary, ClipStorage, Crowd, CrowdConfig, DeadBlendHalflives, Event, EventKind,
+    FrameStats, Layer, Mask, ReferenceCrowd, RootMotion, Sampling, Transition, VelocityCheck,
+    Wander, WanderConfig,
+};
+use kineform::reference::Kform;
+use kineform::skinning::InverseBind;
+
+use crate::lod_cmd::LodDriver;
+use crate::report::{Measured, report};
+use crate::{
+    CrowdArgs, HalflivesArg, RootMotionArg, SamplingArg, TransitionArg, add_footsteps, load_clips,
+};
+
+/// The crowd `kineform crowd` runs: the 8-lane one, or with `--scalar`
+/// the reference.
+enum AnyCrowd {
+    Lanes(Box<Crowd>),
+    Scalar(Box<ReferenceCrowd>),
+}
+
+impl AnyCrowd {
+    /// The drivers' commands for this frame (level of detail's, where
+    /// it runs, and the wanderers'), then the step, then the driver's
+    /// roots moved by the extracted root motion (where it follows it);
+    /// returns the step's figures.
+    fn step(
+        &mut self,
+        wander: &mut Wander,
+        lod: Option<&mut LodDriver>,
+        dt: f32,
+    ) -> kineform::Result<FrameStats> {
+        match self {
+            AnyCrowd::Lanes(c) => {
+                if let Some(lod) = lod {
+                    lod.before(c.as_mut())?;
+                }
+                wander.update(c.as_mut(), dt)?;
+                let s = c.step(dt)?;
+                wander.follow(c.as_mut(), dt)?;
+                Ok(s)
+            }
+            AnyCrowd::Scalar(c) => {
+                if let Some(lod) = lod {
+                    lod.before(c.as_mut())?;
+                }
+                wander.update(c.as_mut(), dt)?;
+                let s = c.step(dt)?;
+                wander.follow(c.as_mut(), dt)?;
+                Ok(s)
+            }
+        }
+    }
+
+    /// The last step's events.
+    fn events(&self) -> &[Event] {
+        match self {
+            AnyCrowd::Lanes(c) => c.events(),
+            AnyCrowd::Scalar(c) => c.events(),
+        }
+    }
+
+    /// The crowd skeleton.
+    fn skeleton(&self) -> &kineform::Skeleton {
+        match self {
+            AnyCrowd::Lanes(c) => c.skeleton(),
+            AnyCrowd::Scalar(c) => c.skeleton(),
+        }
+    }
+
+    /// Every character's skinning matrices after the last step, into `out`.
+    fn skinning_matrices_into(
+        &self,
+        bind: &InverseBind,
+        out: &mut [[f32; 12]],
+    ) -> kineform::Result<()> {
+        match self {
+            AnyCrowd::Lanes(c) => c.skinning_matrices_into(0..c.characters(), bind, out),
+            AnyCrowd::Scalar(c) => c.skinning_matrices_into(0..c.characters(), bind, out),
+        }
+    }
+
+    /// The bounding boxes of characters `chars` after the last step,
+    /// into `out`.
+    fn bounds_into(&self, chars: std::ops::Range<usize>, out: &mut [Aabb]) -> kineform::Result<()> {
+        match self {
+            AnyCrowd::Lanes(c) => c.bounds_into(chars, out),
+            AnyCrowd::Scalar(c) => c.bounds_into(chars, out),
+        }
+    }
+}
+
+/// The crowd `kineform crowd` runs, from its arguments: the modes, the
+/// velocity check, root motion, clip storage, markers' weight, up to two
+/// layers (an upper-body override feathered at the chest and an additive
+/// on the lower back) and the joints' padding in the boxes.
+fn crowd_config(a: &CrowdArgs, library: &ClipLibrary) -> CrowdConfig {
+    CrowdConfig {
+        characters: a.characters as usize,
+        transition: match a.transition {
+            TransitionArg::Inertialize => Transition::Inertialize,
+            TransitionArg::Deadblend => Transition::DeadBlend,
+        },
+        sampling: match a.sampling {
+            SamplingArg::Linear => Sampling::Linear,
+            SamplingArg::Cubic => Sampling::Cubic,
+        },
+        dead_blend_halflives: match a.halflives {
+            HalflivesArg::Command => DeadBlendHalflives::Command,
+            HalflivesArg::Fitted => DeadBlendHalflives::FITTED,
+        },
+        velocity_check: !a.no_check,
+        root_motion: match a.root_motion {
+            RootMotionArg::Apply => RootMotion::Apply,
+            RootMotionArg::Extract => RootMotion::Extract,
+        },
+        clip_storage: match (a.compact, a.stepped) {
+            (true, _) => ClipStorage::Compact,
+            (_, true) => ClipStorage::Stepped,
+            _ => ClipStorage::Full,
+        },
+        marker_weight: a.marker_weight,
+        layers: [
+            Layer::overriding(Mask::new().feathered("Chest", 1.0, 0.5)),
+            Layer::additive(Mask::new().subtree("lowerback", 1.0), 0),
+        ][..a.layers as usize]
+            .to_vec(),
+        joint_radii: match a.joint_radius {
+            0.0 => Vec::new(),
+            r => vec![r; library.skeleton().len()],
+        },
+        level_of_detail: a.lod.on(),
+        ..CrowdConfig::default()
+    }
+}
+
+/// The pool `kineform crowd` steps in (`--threads`, else every core) and
+/// its thread count.
+fn crowd_pool(a: &CrowdArgs) -> Result<(usize, rayon::ThreadPool), Box<dyn std::error::Error>> {
+    let threads = a.threads.map_or_else(
+        || std::thread::available_parallelism().map_or(1, |n| n.get()),
+        |t| t as usize,
+    );
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()?;
+    Ok((threads, pool))
+}
+
+/// The crowd of `--scalar` or the 8-lane one, built in the pool it steps
+/// in: its stated size counts one worker's scratch per thread of that pool.
+fn build_crowd(
+    pool: &rayon::ThreadPool,
+    a: &CrowdArgs,
+    library: &ClipLibrary,
+    cfg: &CrowdConfig,
+) -> kineform::Result<AnyCrowd> {
+    pool.install(|| {
+        Ok(if a.scalar {
+            AnyCrowd::Scalar(Box::new(ReferenceCrowd::new(library, cfg.clone())?))
+        } else {
+            AnyCrowd::Lanes(Box::new(Crowd::new(library, cfg.clone())?))
+        })
+    })
+}
+
+/// A progress bar of `len` frames, hidden until the run has taken a
+/// second (and never shown for `--json` or when stderr is not a terminal).
+fn frames_bar(
+    a: &CrowdArgs,
+    len: usize,
+) -> Result<(ProgressBar, bool), Box<dyn std::error::Error>> {
+    let show = !a.json && std::io::stderr().is_terminal();
+    let bar = ProgressBar::new(len as u64);
+    bar.set_style(ProgressStyle::with_template(
+        "{bar:40} {pos}/{len} frames {elapsed}",
+    )?);
+    bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
+    Ok((bar, show))
+}
+
+/// What the timed frames add up: their times, commands and markers, and
+/// the characters' boxes as a renderer reads them after each frame (its
+/// buffer, kept), their sizes summed per axis and the largest extent.
+struct Timed {
+    times: Vec<f64>,
+    /// With `--skinning`: the bind pose, the renderer's buffer (kept) and
+    /// each timed frame's seconds writing it.
+    skinning: Option<Skinning>,
+    skinning_times: Vec<f64>,
+    commands: u64,
+    markers: u64,
+    boxes: Vec<Aabb>,
+    box_sizes: [f64; 3],
+    box_largest: f64,
+}
+
+impl Timed {
+    fn new(frames: usize, characters: usize, skinning: Option<Skinning>) -> Timed {
+        Timed {
+            times: Vec::with_capacity(frames),
+            skinning_times: Vec::with_capacity(if skinning.is_some() { frames } else { 0 }),
+            skinning,
+            commands: 0,
+            markers: 0,
+            boxes: vec![Aabb::ZERO; characters],
+            box_sizes: [0.0; 3],
+            box_largest: 0.0,
+        }
+    }
+
+    /// A timed frame of `seconds` whose step gave `s`.
+    fn record(&mut self, crowd: &AnyCrowd, s: &FrameStats, seconds: f64) -> kineform::Result<()> {
+        self.times.push(seconds);
+        self.commands += s.commands as u64;
+        let crossed = crowd.events().iter().map(|e| match e.kind {
+            EventKind::Marker(m) => u64::from(m.count),
+            _ => 0,
+        });
+        self.markers += crossed.sum::<u64>();
+        crowd.bounds_into(0..self.boxes.len(), &mut self.boxes)?;
+        for b in &self.boxes {
+            let s = b.size().to_array().map(f64::from);
+            for (sum, s) in self.box_sizes.iter_mut().zip(s) {
+                *sum += s;
+            }
+            self.box_largest = self.box_largest.max(s[0].max(s[1]).max(s[2]));
+        }
+        if let Some((bind, matrices)) = &mut self.skinning {
+            let t = Instant::now();
+            crowd.skinning_matrices_into(bind, matrices)?;
+            self.skinning_times.push(t.elapsed().as_secs_f64());
+        }
+        Ok(())
+    }
+}
+
+/// `--skinning`'s bind pose and the renderer's buffer of matrices.
+type Skinning = (InverseBind, Vec<[f32; 12]>);
+
+/// With `--skinning`: the crowd skeleton's bind pose (its root at the
+/// origin, each clip joint at its rest offset, unturned), and the
+/// renderer's buffer of one `[f32; 12]` a character and joint, refused
+/// with an error naming its size when it cannot be allocated.
+fn skinning_buffer(
+    crowd: &AnyCrowd,
+    library: &ClipLibrary,
+    characters: usize,
+) -> Result<Skinning, Box<dyn std::error::Error>> {
+    let skeleton = crowd.skeleton();
+    let offsets = library.offsets();
+    let local: Vec<Kform> = (0..skeleton.len())
+        .map(|j| Kform {
+            pos: j
+                .checked_sub(1)
+                .and_then(|k| offsets.get(k))
+                .copied()
+                .unwrap_or_default(),
+            ..Kform::IDENTITY
+        })
+        .collect();
+    let bind = InverseBind::from_bind_pose(skeleton, &local)?;
+    let n = characters.saturating_mul(skeleton.len());
+    let mut matrices = Vec::new();
+    matrices.try_reserve_exact(n).map_err(|_| {
+        format!(
+            "--skinning: {n} skinning matrices ({} bytes) could not be allocated",
+            n.saturating_mul(48)
+        )
+    })?;
+    matrices.resize(n, [0.0f32; 12]);
+    Ok((bind, matrices))
+}
+
+pub(crate) fn run_crowd(a: &CrowdArgs) -> Result<(), Box<dyn std::error::Error>> {
+    let (threads, pool) = crowd_pool(a)?;
+    let (mut library, source) = load_clips(&a.clips)?;
+    let markers_in_clips = match a.no_markers {
+        true => 0,
+        false => add_footsteps(&mut library)?,
+    };
+    let skeleton = library.skeleton().clone();
+    let cfg = crowd_config(a, &library);
+    let dt = 1.0 / a.fps;
+    let mut wander = Wander::new(
+        cfg.characters,
+        WanderConfig {
+            seed: a.seed,
+            layers: a.layers > 0,
+            follow_root_motion: matches!(a.root_motion, RootMotionArg::Extract),
+            ..WanderConfig::default()
+        },
+    );
+    let mut crowd = build_crowd(&pool, a, &library, &cfg)?;
+    let clip_table_bytes = match &crowd {
+        AnyCrowd::Lanes(c) => c.clip_table_bytes(),
+        AnyCrowd::Scalar(c) => c.clip_table_bytes(),
+    };
+    let mut lod = LodDriver::new(&a.lod, cfg.characters);
+    let joints = skeleton.len();
+    let frames = a.frames as usize;
+    let names = skeleton.names().to_vec();
+
+    // The first frame fills the previous-frame state of the velocity check.
+    let total = Instant::now();
+    let first = pool.install(|| crowd.step(&mut wander, lod.as_mut(), dt))?;
+    if let Some(lod) = &mut lod {
+        lod.after(|r, b| crowd.bounds_into(r, b), &first, dt, false)?;
+    }
+    let warmup = a.warmup as usize;
+    let (bar, show_bar) = frames_bar(a, warmup + frames)?;
+    let skinning = match a.skinning {
+        true => Some(skinning_buffer(&crowd, &library, cfg.characters)?),
+        false => None,
+    };
+    let mut timed = Timed::new(frames, cfg.characters, skinning);
+    let mut check = VelocityCheck::default();
+    let mut transitions = 0u64;
+    pool.install(|| -> kineform::Result<()> {
+        for f in 0..warmup + frames {
+            if show_bar && total.elapsed() > Duration::from_secs(1) && bar.is_hidden() {
+                bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+            }
+            // The frame as a game runs it: the driver's commands, then the
+            // step.
+            let t = Instant::now();
+            let s = crowd.step(&mut wander, lod.as_mut(), dt)?;
+            if f >= warmup {
+                timed.record(&crowd, &s, t.elapsed().as_secs_f64())?;
+            }
+            if let Some(lod) = &mut lod {
+                lod.after(|r, b| crowd.bounds_into(r, b), &s, dt, f >= warmup)?;
+            }
+            transitions += s.transitions as u64;
+            check.merge(&s.velocity);
+            bar.inc(1);
+        }
+        Ok(())
+    })?;
+    bar.finish_and_clear();
+    let skinning_bytes = timed.skinning.as_ref().map_or(0, |s| size_of_val(&s.1[..]));
+    let Timed {
+        times,
+        skinning_times,
+        commands,
+        markers,
+        box_sizes,
+        box_largest,
+        ..
+    } = timed;
+    report(
+        a,
+        &cfg,
+        &Measured {
+            threads,
+            joints,
+            frames,
+            warmup,
+            dt,
+            source: &source,
+            markers_in_clips,
+            heading: wander.heading_error(),
+            times,
+            skinning_times,
+            skinning_bytes,
+            check,
+            transitions,
+            commands,
+            markers,
+            box_sizes,
+            box_largest,
+            total,
+            names: &names,
+            lod: lod.as_ref(),
+            clip_table_bytes,
+        },
+    )
+}
