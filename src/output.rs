@@ -181,7 +181,7 @@ impl<'a, T: JointLanes> Packed<'a, T> {
     /// [`crate::database::compact::PREFETCH_ABOVE_BYTES`]): what the
     /// matrix readers do while they write a pack, each matrix reading a
     /// joint's position, rotation and scale (Zen 5, 10,000 characters
-    /// from memory: `output::transforms` 0.7x the time on one thread, the
+    /// from memory: `output::transforms` 0.75 to 0.81x the time on one thread, the
     /// same on two; in L2 the prefetches only cost).
     #[inline(always)]
     pub(crate) fn fetch_next(&self, pack: &[T]) {

@@ -404,8 +404,8 @@ fn skin_pack_unchecked<T: JointLanes, M: SkinMatrix>(
 /// &pack[j])`, 3x4 rows in lanes): into `[f32; 16]`, `[f32; 12]` and
 /// glam's `Mat4` each joint's eight matrices transposed in registers
 /// straight into `out` (`crate::rows::pack_affine`: the floats
-/// `from_lanes` writes, with 2 or 3 shuffles and 1.5 or 2 stores a
-/// matrix); any other [`SkinMatrix`] through its `from_lanes`, lane by
+/// `from_lanes` writes, with 6 shuffles and two 32-byte stores a 4x4
+/// matrix, 4.5 and 1.5 a 3x4); any other [`SkinMatrix`] through its `from_lanes`, lane by
 /// lane.
 #[inline(always)]
 pub(crate) fn skin_rows<'a, T, M: SkinMatrix>(

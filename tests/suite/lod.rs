@@ -449,12 +449,16 @@ fn a_carried_pack_costs_its_step_nothing_per_joint_and_reads_carried() {
 /// (`world_kform`: transforms as `kform_matrix` of the unit-scale pose,
 /// skinning matrices as `skin_matrix`, bit for bit, in the layout of each
 /// type), and agree with the lanes crowd's under mixed periods and
-/// transitions, carried packs among them: each transform's rotation part
-/// within `4 sqrt(2e-5)` (the crowds' rotations agree to `1 - |q·q'| <=
-/// 1e-5`, `tests/suite/crowd.rs`, so `|q - q'| <= sqrt(2e-5)` for the
-/// nearer sign, and a rotation matrix's entry moves at most `4 |dq|`) and
-/// its translation within the positions' `2e-4 + 2e-6 |p|`. Both refuse
-/// what the other refuses, writing nothing.
+/// transitions, carried packs among them. Tolerances from the crowds'
+/// stated ones (`tests/suite/crowd.rs`): rotations agree to `1 - |q·q'|
+/// <= 1e-5`, so `|q - q'| <= sqrt(2e-5)` for the nearer sign, and an
+/// entry of the rotation matrix moves at most `4 |dq|` (`rot`); positions
+/// to `2e-4 + 2e-6 |p|` (`pos`). A transform's entries take those; a
+/// skinning matrix's entry `(r, c)` is `Σ_k W[r][k] B[k][c]` (plus `W[r][3]`
+/// in column 3) of the world transform `W` and the inverse bind `B`, so
+/// it takes `rot Σ_k |B[k][c]|` (plus `pos` in column 3) and 1e-5 for the
+/// lanes' fused multiply-adds against the scalar's products. Both refuse
+/// what the other refuses, writing nothing ([`matrix_refusals`]).
 #[test]
 fn reference_matrices_are_its_pose_and_the_lanes_crowds() {
     use kineform::skinning::{self, SkinMatrix};
@@ -472,7 +476,7 @@ fn reference_matrices_are_its_pose_and_the_lanes_crowds() {
     }
     let joints = lanes.skeleton().len();
     let bind = some_bind(lanes.skeleton());
-    let range = 3..n;
+    let (range, rot) = (3..n, 4.0 * 2e-5f32.sqrt());
     let m = range.len() * joints;
     for f in 0..30 {
         if f % 7 == 3 {
@@ -484,9 +488,16 @@ fn reference_matrices_are_its_pose_and_the_lanes_crowds() {
         lanes.step(1.0 / 60.0).unwrap();
         reference.step(1.0 / 60.0).unwrap();
         let (mut tl, mut tr) = (vec![[0.0f32; 16]; m], vec![[0.0f32; 16]; m]);
-        let (mut s12, mut s16) = (vec![[0.0f32; 12]; m], vec![[0.0f32; 16]; m]);
+        let (mut sl, mut s12, mut s16) = (
+            vec![[0.0f32; 12]; m],
+            vec![[0.0f32; 12]; m],
+            vec![[0.0f32; 16]; m],
+        );
         lanes.transforms_into(range.clone(), &mut tl).unwrap();
         reference.transforms_into(range.clone(), &mut tr).unwrap();
+        lanes
+            .skinning_matrices_into(range.clone(), &bind, &mut sl)
+            .unwrap();
         reference
             .skinning_matrices_into(range.clone(), &bind, &mut s12)
             .unwrap();
@@ -497,33 +508,71 @@ fn reference_matrices_are_its_pose_and_the_lanes_crowds() {
             for j in 0..joints {
                 let i = k * joints + j;
                 let w = reference.world_kform(c, j).unwrap();
+                let at = format!("step {f}, character {c}, joint {j}");
                 let unit = Kform {
                     pos: w.pos,
                     rot: w.rot,
                     ..Kform::IDENTITY
                 };
-                assert_eq!(tr[i], skinning::kform_matrix(&unit), "step {f}, {c} {j}");
+                assert_eq!(tr[i], skinning::kform_matrix(&unit), "{at}");
                 let rows = skinning::skin_matrix(&unit, bind.rows(j));
-                assert_eq!(s12[i], rows, "step {f}, {c} {j}");
+                assert_eq!(s12[i], rows, "{at}");
                 assert_eq!(s16[i], <[f32; 16]>::from_lanes(&rows.map(|e| [e; 8]), 0));
-                let p = r::length(w.pos);
-                for e in 0..16 {
-                    let tol = match (e / 4, e % 4) {
-                        (3, _) => 2e-4 + 2e-6 * p,
-                        (_, 3) => 0.0,
-                        _ => 4.0 * 2e-5f32.sqrt(),
-                    };
-                    let d = (tl[i][e] - tr[i][e]).abs();
-                    assert!(
-                        d <= tol,
-                        "step {f}, character {c}, joint {j}, entry {e}: {d} > {tol}"
-                    );
-                }
+                let pos = 2e-4 + 2e-6 * r::length(w.pos);
+                crowds_agree(
+                    (&tl[i], &tr[i]),
+                    (&sl[i], &s12[i]),
+                    bind.rows(j),
+                    (rot, pos),
+                    &at,
+                );
             }
         }
     }
-    // Refusals: a range past the crowd, a slice of the wrong length, an
-    // inverse bind of another joint count; nothing written.
+    matrix_refusals(&lanes, &reference, &bind);
+}
+
+/// One joint's transforms `t` and skinning matrices `s` (lanes, reference)
+/// within `(rot, pos)` as [`reference_matrices_are_its_pose_and_the_lanes_crowds`]
+/// derives them, the skinning's through the inverse bind rows `b`.
+fn crowds_agree(
+    t: (&[f32; 16], &[f32; 16]),
+    s: (&[f32; 12], &[f32; 12]),
+    b: &[f32; 12],
+    (rot, pos): (f32, f32),
+    at: &str,
+) {
+    for e in 0..16 {
+        let tol = match (e / 4, e % 4) {
+            (3, _) => pos,
+            (_, 3) => 0.0,
+            _ => rot,
+        };
+        let d = (t.0[e] - t.1[e]).abs();
+        assert!(d <= tol, "transform, {at}, entry {e}: {d} > {tol}");
+    }
+    for e in 0..12 {
+        let (row, col) = (e / 4, e % 4);
+        let spread: f32 = (0..3).map(|k| b[4 * k + col].abs()).sum();
+        let tol = rot * spread + if col == 3 { pos } else { 0.0 } + 1e-5;
+        let d = (s.0[e] - s.1[e]).abs();
+        assert!(
+            d <= tol,
+            "skinning, {at}, row {row}, column {col}: {d} > {tol}"
+        );
+    }
+}
+
+/// Both crowds refuse a range past the crowd ([`Error::Range`]), a slice
+/// of the wrong length ([`Error::Length`]) and an inverse bind of another
+/// joint count ([`Error::Length`], checked first: with a slice of the right
+/// length too), writing nothing.
+fn matrix_refusals(
+    lanes: &Crowd,
+    reference: &ReferenceCrowd,
+    bind: &kineform::skinning::InverseBind,
+) {
+    let (n, joints) = (lanes.characters(), lanes.skeleton().len());
     let other = kineform::skinning::InverseBind::from_bind_pose(
         &kineform::Skeleton::new(vec![-1]).unwrap(),
         &[Kform::IDENTITY],
@@ -546,20 +595,28 @@ fn reference_matrices_are_its_pose_and_the_lanes_crowds() {
         reference.transforms_into(0..2, &mut out),
         Err(Error::Length { .. })
     ));
-    for bad in [&other, &bind] {
-        let len = if std::ptr::eq(bad, &bind) {
-            joints - 1
-        } else {
-            joints
-        };
-        let mut out = vec![[7.0f32; 16]; len];
-        assert!(lanes.skinning_matrices_into(0..1, bad, &mut out).is_err());
-        assert!(
-            reference
-                .skinning_matrices_into(0..1, bad, &mut out)
-                .is_err()
-        );
-        assert!(out.iter().all(|m| *m == [7.0; 16]));
-    }
-    assert!(out.iter().all(|m| *m == [7.0; 16]));
+    let bind_count = |e: Result<(), Error>| matches!(e, Err(Error::Length { expected: 1, .. }));
+    assert!(bind_count(lanes.skinning_matrices_into(
+        0..1,
+        &other,
+        &mut out
+    )));
+    assert!(bind_count(reference.skinning_matrices_into(
+        0..1,
+        &other,
+        &mut out
+    )));
+    let mut short = vec![[7.0f32; 16]; joints - 1];
+    let short_slice = |e: Result<(), Error>| matches!(e, Err(Error::Length { expected, .. }) if expected == joints);
+    assert!(short_slice(lanes.skinning_matrices_into(
+        0..1,
+        bind,
+        &mut short
+    )));
+    assert!(short_slice(reference.skinning_matrices_into(
+        0..1,
+        bind,
+        &mut short
+    )));
+    assert!(out.iter().chain(&short).all(|m| *m == [7.0; 16]));
 }
