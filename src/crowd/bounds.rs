@@ -189,22 +189,8 @@ pub(crate) fn crowd_radii(radii: &[f32], crowd_joints: usize) -> Result<Vec<f32>
 /// past the crowd, [`Error::Length`] for a slice that is not one box per
 /// character of the range.
 pub(crate) fn check_readout(chars: &Range<usize>, characters: usize, got: usize) -> Result<()> {
-    if chars.start > chars.end || chars.end > characters {
-        return Err(Error::Range {
-            what: "characters",
-            start: chars.start,
-            end: chars.end,
-            len: characters,
-        });
-    }
-    if got != chars.len() {
-        return Err(Error::Length {
-            what: "output slice (one box per character)",
-            expected: chars.len(),
-            got,
-        });
-    }
-    Ok(())
+    let what = "output slice (one box per character)";
+    super::output::check_readout_of(chars, characters, (1, what), got)
 }
 
 #[cfg(test)]

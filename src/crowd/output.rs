@@ -576,6 +576,19 @@ pub(crate) fn check_joint_readout(
     joints: usize,
     got: usize,
 ) -> Result<()> {
+    let what = "output slice (characters x crowd joints)";
+    check_readout_of(chars, characters, (joints, what), got)
+}
+
+/// [`Error::Range`] for a range `chars` reversed or past a crowd of
+/// `characters`, else [`Error::Length`] (naming the slice `what`) for
+/// `got` elements other than `per` a character of the range.
+pub(crate) fn check_readout_of(
+    chars: &Range<usize>,
+    characters: usize,
+    (per, what): (usize, &'static str),
+    got: usize,
+) -> Result<()> {
     if chars.start > chars.end || chars.end > characters {
         return Err(Error::Range {
             what: "characters",
@@ -584,10 +597,10 @@ pub(crate) fn check_joint_readout(
             len: characters,
         });
     }
-    let want = chars.len() * joints;
+    let want = chars.len() * per;
     if got != want {
         return Err(Error::Length {
-            what: "output slice (characters x crowd joints)",
+            what,
             expected: want,
             got,
         });

@@ -27,7 +27,7 @@
 
 use core::ops::Range;
 
-use super::direct::{AffineLayout, at_rows, copy_rows, eight_rows, pack_halves};
+use super::direct::{AffineLayout, at_rows, blocks3, copy_rows, eight_rows, pack_halves};
 use super::shuffle::{Native, transpose8};
 use crate::lanes::{F32x8, splat};
 
@@ -49,25 +49,14 @@ fn cols16_halves(m: &[F32x8; 12]) -> [[F32x8; 8]; 2] {
 /// blocks, each transposed and stored before the next.
 #[inline(always)]
 fn rows12_pair(a: &[F32x8; 12], b: &[F32x8; 12], dst: [&mut [f32; 24]; 8]) {
-    let t = transpose8::<Native>;
-    let blocks = [
-        [&a[0], &a[1], &a[2], &a[3], &a[4], &a[5], &a[6], &a[7]],
-        [&a[8], &a[9], &a[10], &a[11], &b[0], &b[1], &b[2], &b[3]],
-        [&b[4], &b[5], &b[6], &b[7], &b[8], &b[9], &b[10], &b[11]],
-    ];
-    let [d0, d1, d2, d3, d4, d5, d6, d7] = dst;
-    for (i, block) in blocks.into_iter().enumerate() {
-        let r = t(block);
-        let span = 8 * i..8 * i + 8;
-        d0[span.clone()].copy_from_slice(r[0].as_array());
-        d1[span.clone()].copy_from_slice(r[1].as_array());
-        d2[span.clone()].copy_from_slice(r[2].as_array());
-        d3[span.clone()].copy_from_slice(r[3].as_array());
-        d4[span.clone()].copy_from_slice(r[4].as_array());
-        d5[span.clone()].copy_from_slice(r[5].as_array());
-        d6[span.clone()].copy_from_slice(r[6].as_array());
-        d7[span].copy_from_slice(r[7].as_array());
-    }
+    blocks3(
+        [
+            [&a[0], &a[1], &a[2], &a[3], &a[4], &a[5], &a[6], &a[7]],
+            [&a[8], &a[9], &a[10], &a[11], &b[0], &b[1], &b[2], &b[3]],
+            [&b[4], &b[5], &b[6], &b[7], &b[8], &b[9], &b[10], &b[11]],
+        ],
+        dst,
+    );
 }
 
 /// The matrices of lanes `lanes` of every joint of one pack into `out`

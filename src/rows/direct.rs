@@ -264,12 +264,23 @@ fn xyz_group<V: Borrow<Vec3x8>>(v: &[V; 8], dst: [&mut [f32; 24]; 8]) {
         v[6].borrow(),
         v[7].borrow(),
     ];
+    blocks3(
+        [
+            [&p0.x, &p0.y, &p0.z, &p1.x, &p1.y, &p1.z, &p2.x, &p2.y],
+            [&p2.z, &p3.x, &p3.y, &p3.z, &p4.x, &p4.y, &p4.z, &p5.x],
+            [&p5.y, &p5.z, &p6.x, &p6.y, &p6.z, &p7.x, &p7.y, &p7.z],
+        ],
+        dst,
+    );
+}
+
+/// Three 8x8 blocks of lane vectors, transposed ([`transpose8`]) one after
+/// another, into eight rows of 24 floats: row `k` holds lane `k` of the 24
+/// vectors in order. Each block's rows are stored before the next block
+/// is transposed (24 inputs held at once spill AVX2's 16 registers).
+#[inline(always)]
+pub(super) fn blocks3(blocks: [[&F32x8; 8]; 3], dst: [&mut [f32; 24]; 8]) {
     let t = transpose8::<Native>;
-    let blocks = [
-        [&p0.x, &p0.y, &p0.z, &p1.x, &p1.y, &p1.z, &p2.x, &p2.y],
-        [&p2.z, &p3.x, &p3.y, &p3.z, &p4.x, &p4.y, &p4.z, &p5.x],
-        [&p5.y, &p5.z, &p6.x, &p6.y, &p6.z, &p7.x, &p7.y, &p7.z],
-    ];
     let [d0, d1, d2, d3, d4, d5, d6, d7] = dst;
     for (b, block) in blocks.into_iter().enumerate() {
         let r = t(block);
