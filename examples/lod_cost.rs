@@ -29,10 +29,21 @@
 //!     target/release/examples/lod_cost mix 10000 8    # and 16
 //! ```
 //!
-//! `cargo run --release --example lod_cost -- MODE [CHARACTERS] [FRAMES] [RUN] [JITTER]`
+//! An optional sixth, `SKIN` (`skin`), also writes every character's
+//! skinning matrices after each step (`Crowd::skinning_matrices_into`,
+//! `[f32; 12]`, a bind pose with every joint at the origin) and prints
+//! that readout's time apart: a carried pack costs its step nothing per
+//! joint, but a reader makes its shown pose (the carry and any running
+//! offset) joint by joint.
+//!
+//! `cargo run --release --example lod_cost -- MODE [CHARACTERS] [FRAMES] [RUN] [JITTER] [SKIN]`
 //! prints the frames' wall time too (not a figure on a loaded machine).
 
+use std::time::{Duration, Instant};
+
 use kineform::crowd::{ClipLibrary, Crowd, CrowdConfig, Source};
+use kineform::reference::Kform;
+use kineform::skinning::InverseBind;
 
 fn main() -> kineform::Result<()> {
     let args: Vec<String> = std::env::args().collect();
@@ -42,6 +53,7 @@ fn main() -> kineform::Result<()> {
     let run: usize = args.get(4).and_then(|a| a.parse().ok()).unwrap_or(1).max(1);
     let jitter: f32 = args.get(5).and_then(|a| a.parse().ok()).unwrap_or(0.0);
     let jitter = jitter.clamp(0.0, 0.5);
+    let skin = args.get(6).is_some_and(|a| a == "skin");
     let library = ClipLibrary::from_bvh(&kineform::data::default_clip())?;
     let len = library.clips()[0].last_time();
     let cfg = CrowdConfig {
@@ -79,19 +91,34 @@ fn main() -> kineform::Result<()> {
         let u = (seed >> 8) as f32 / (1u32 << 24) as f32;
         (1.0 + jitter * (2.0 * u - 1.0)) / 60.0
     };
-    let start = std::time::Instant::now();
+    let joints = crowd.skeleton().len();
+    let bind = InverseBind::from_bind_pose(crowd.skeleton(), &vec![Kform::IDENTITY; joints])?;
+    let mut matrices = vec![[0.0f32; 12]; if skin { n * joints } else { 0 }];
+    let (mut stepping, mut reading) = (Duration::ZERO, Duration::ZERO);
     let mut evaluated = 0u64;
     for f in 0..frames {
         for c in (f % 30..n).step_by(30 * 30) {
             let a = Source::looping(0, (f as f32 * 0.31 + c as f32) % len);
             crowd.transition(c, a, a, 0.3, 0.1)?;
         }
+        let t = Instant::now();
         evaluated += u64::from(crowd.step(next_dt())?.evaluated);
+        stepping += t.elapsed();
+        if skin {
+            let t = Instant::now();
+            crowd.skinning_matrices_into(0..n, &bind, &mut matrices)?;
+            reading += t.elapsed();
+        }
     }
-    let ms = start.elapsed().as_secs_f64() * 1e3 / frames as f64;
+    let ms = |d: Duration| d.as_secs_f64() * 1e3 / frames as f64;
     println!(
-        "{mode} (runs of {run}): {n} characters, {frames} frames, {:.1}% evaluated, {ms:.3} ms/frame",
-        100.0 * evaluated as f64 / (n * frames) as f64
+        "{mode} (runs of {run}): {n} characters, {frames} frames, {:.1}% evaluated, {:.3} ms/frame{}",
+        100.0 * evaluated as f64 / (n * frames) as f64,
+        ms(stepping),
+        match skin {
+            true => format!(", skinning matrices {:.3} ms/frame", ms(reading)),
+            false => String::new(),
+        }
     );
     Ok(())
 }
