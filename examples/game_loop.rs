@@ -3,7 +3,7 @@
 //! events and on timers; the game moves each root itself with the root
 //! motion the crowd extracts (as a character controller would), steps with
 //! a jittered frame time, and copies world positions into its own array
-//! every frame. Its clips come from three CMU files of three joint-naming
+//! and the skinning matrices a renderer uploads into another every frame. Its clips come from three CMU files of three joint-naming
 //! conventions (`LeftUpLeg` and `LeftHandIndex1`, `LeftHip`), joined in one
 //! library through the ready CMU joint map, and it acts on the crowd's
 //! events in the same loop as it reads them. Characters that walk out of
@@ -22,7 +22,8 @@ use kineform::bvh::{self, Bvh};
 use kineform::crowd::{
     ClipEnd, ClipLibrary, Crowd, CrowdConfig, EventKind, Root, RootMotion, Sampling, Source,
 };
-use kineform::reference::{Vec3, dot, length, quat_from_angle_axis};
+use kineform::reference::{Kform, Vec3, dot, length, quat_from_angle_axis};
+use kineform::skinning::InverseBind;
 use rand::{Rng, SeedableRng};
 
 // Clip indices, in the order they are added to the library.
@@ -124,6 +125,19 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     let joints = crowd.skeleton().len();
     let mut positions = vec![[0.0f32; 3]; n * joints]; // the game's own array
+    // The renderer's skinning matrices, three rows of the affine a joint,
+    // against a bind pose: here the clips' rest pose (the root at the
+    // origin, each joint at its bone offset), where a game takes its mesh's.
+    let rest: Vec<Kform> = std::iter::once(Vec3::ZERO)
+        .chain(library.offsets().iter().copied())
+        .map(|pos| Kform {
+            pos,
+            ..Kform::IDENTITY
+        })
+        .collect();
+    let bind = InverseBind::from_bind_pose(crowd.skeleton(), &rest)?;
+    let mut skin = vec![[0.0f32; 12]; n * joints]; // uploaded as it is
+    let mut skin_time = 0.0f64;
     let mut roots = vec![Root::standing(Vec3::ZERO, 0.0); n]; // and its roots
     let (mut frames, mut elapsed, mut step_time) = (0u32, 0.0f32, 0.0f64);
     let (mut transitions, mut clip_ends, mut finished, mut commands) = (0u32, 0, 0, 0u64);
@@ -193,6 +207,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let stats = crowd.step(dt)?;
         step_time += t0.elapsed().as_secs_f64();
         crowd.positions_into(0..n, &mut positions)?;
+        let t1 = Instant::now();
+        crowd.skinning_matrices_into(0..n, &bind, &mut skin)?;
+        skin_time += t1.elapsed().as_secs_f64();
         for (c, ch) in chars.iter_mut().enumerate() {
             let motion = crowd.root_motion(c).expect("c < n");
             (ch.vel, ch.turn_rate) = (motion.velocity, motion.turn_rate);
@@ -213,9 +230,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         kineform::simd_backend()
     );
     println!(
-        "step: {:.3} ms a frame on average; {:.0} commands a frame",
+        "step: {:.3} ms a frame on average; {:.0} commands a frame; skinning matrices \
+         {:.3} ms a frame ({:.1} MB)",
         step_time * 1e3 / f64::from(frames),
-        commands as f64 / f64::from(frames)
+        commands as f64 / f64::from(frames),
+        skin_time * 1e3 / f64::from(frames),
+        size_of_val(&skin[..]) as f64 / 1e6
     );
     println!(
         "{transitions} transitions, {finished} finished, {clip_ends} clip-end events; \
