@@ -173,6 +173,34 @@ fn long_ranges_read_the_lanes_on_one_and_two_threads() {
     }
 }
 
+/// A crowd whose world rows outgrow a core's L2 (1,000 characters: 1.7 MB
+/// of rows, above `PREFETCH_ABOVE_BYTES`), so that the matrix readers and
+/// `output::transforms` fetch each next pack ahead while they write: the
+/// same floats as the one-joint accessor, and as `output::transforms` and
+/// `skinning::skinning_matrices` over the packed rows, on one and two
+/// threads.
+#[test]
+fn matrices_of_a_crowd_past_l2_read_the_lanes() {
+    let n = 1000;
+    let crowd = driven(n);
+    let bind = some_bind(crowd.skeleton());
+    let m = n * crowd.skeleton().len();
+    for threads in [1, 2] {
+        pool(threads).install(|| {
+            check_matrices(&crowd, 0..n, &bind);
+            check_matrices(&crowd, 5..n, &bind);
+            let (mut a, mut b) = (vec![[0.0f32; 16]; m], vec![[9.0f32; 16]; m]);
+            crowd.transforms_into(0..n, &mut a).unwrap();
+            output::transforms(crowd.world_packed(), &mut b).unwrap();
+            assert!(a == b, "transforms, {threads} threads");
+            let (mut a, mut b) = (vec![[0.0f32; 12]; m], vec![[9.0f32; 12]; m]);
+            crowd.skinning_matrices_into(0..n, &bind, &mut a).unwrap();
+            kineform::skinning::skinning_matrices(crowd.world_packed(), &bind, &mut b).unwrap();
+            assert!(a == b, "skinning matrices, {threads} threads");
+        });
+    }
+}
+
 /// `output::{positions, rotations, transforms}` over a `Packed` view and
 /// `Stream::write_into`, for joint counts below, at and above the block
 /// of 32 and character counts with and without a partial last pack.
