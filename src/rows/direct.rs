@@ -90,6 +90,16 @@ macro_rules! floats_if {
     )*};
 }
 
+/// As [`floats_if`], returning the floats with `$kind` (the type's order
+/// or layout) beside them.
+macro_rules! floats_as {
+    ($out:ident, $kind:expr; $($t:ty),*) => {$(
+        if is::<O, $t>() {
+            return same::<O, $t>($out).map(|s| (bytemuck::cast_slice_mut(s), $kind));
+        }
+    )*};
+}
+
 /// The floats of `out` when `O` is a type whose `From<Vec3>` writes `x, y,
 /// z` as its three floats in that order (`[f32; 3]`, [`Vec3`], glam's
 /// `Vec3`); `None` for any other type.
@@ -119,21 +129,14 @@ pub(crate) enum QuatOrder {
 /// `None` for any other type.
 #[inline(always)]
 pub(crate) fn quat_floats<O>(out: &mut [O]) -> Option<(&mut [f32], QuatOrder)> {
-    macro_rules! as_floats {
-        ($order:expr; $($t:ty),*) => {$(
-            if is::<O, $t>() {
-                return same::<O, $t>(out).map(|s| (bytemuck::cast_slice_mut(s), $order));
-            }
-        )*};
-    }
-    as_floats!(QuatOrder::Xyzw; [f32; 4]);
-    as_floats!(QuatOrder::Wxyz; Quat);
+    floats_as!(out, QuatOrder::Xyzw; [f32; 4]);
+    floats_as!(out, QuatOrder::Wxyz; Quat);
     #[cfg(feature = "glam029")]
-    as_floats!(QuatOrder::Xyzw; glam029::Quat);
+    floats_as!(out, QuatOrder::Xyzw; glam029::Quat);
     #[cfg(feature = "glam030")]
-    as_floats!(QuatOrder::Xyzw; glam030::Quat);
+    floats_as!(out, QuatOrder::Xyzw; glam030::Quat);
     #[cfg(feature = "glam033")]
-    as_floats!(QuatOrder::Xyzw; glam033::Quat);
+    floats_as!(out, QuatOrder::Xyzw; glam033::Quat);
     None
 }
 
@@ -171,21 +174,14 @@ pub(crate) enum AffineLayout {
 /// 12]`, glam's `Mat4`); `None` for any other type.
 #[inline(always)]
 pub(crate) fn affine_floats<O>(out: &mut [O]) -> Option<(&mut [f32], AffineLayout)> {
-    macro_rules! as_floats {
-        ($layout:expr; $($t:ty),*) => {$(
-            if is::<O, $t>() {
-                return same::<O, $t>(out).map(|s| (bytemuck::cast_slice_mut(s), $layout));
-            }
-        )*};
-    }
-    as_floats!(AffineLayout::Cols16; [f32; 16]);
-    as_floats!(AffineLayout::Rows12; [f32; 12]);
+    floats_as!(out, AffineLayout::Cols16; [f32; 16]);
+    floats_as!(out, AffineLayout::Rows12; [f32; 12]);
     #[cfg(feature = "glam029")]
-    as_floats!(AffineLayout::Cols16; glam029::Mat4);
+    floats_as!(out, AffineLayout::Cols16; glam029::Mat4);
     #[cfg(feature = "glam030")]
-    as_floats!(AffineLayout::Cols16; glam030::Mat4);
+    floats_as!(out, AffineLayout::Cols16; glam030::Mat4);
     #[cfg(feature = "glam033")]
-    as_floats!(AffineLayout::Cols16; glam033::Mat4);
+    floats_as!(out, AffineLayout::Cols16; glam033::Mat4);
     None
 }
 
