@@ -71,6 +71,14 @@ impl AnyCrowd {
         }
     }
 
+    /// Bytes of the clips' frame tables in the crowd's storage.
+    fn clip_table_bytes(&self) -> usize {
+        match self {
+            AnyCrowd::Lanes(c) => c.clip_table_bytes(),
+            AnyCrowd::Scalar(c) => c.clip_table_bytes(),
+        }
+    }
+
     /// The crowd skeleton.
     fn skeleton(&self) -> &kineform::Skeleton {
         match self {
@@ -283,6 +291,8 @@ fn skinning_buffer(
     Ok((bind, matrices))
 }
 
+/// `kineform crowd`: the clips and the crowd built from the arguments, the
+/// frames run and timed ([`run_frames`]), the figures reported.
 pub(crate) fn run_crowd(a: &CrowdArgs) -> Result<(), Box<dyn std::error::Error>> {
     let (threads, pool) = crowd_pool(a)?;
     let (mut library, source) = load_clips(&a.clips)?;
@@ -293,62 +303,26 @@ pub(crate) fn run_crowd(a: &CrowdArgs) -> Result<(), Box<dyn std::error::Error>>
     let skeleton = library.skeleton().clone();
     let cfg = crowd_config(a, &library);
     let dt = 1.0 / a.fps;
-    let mut wander = Wander::new(
-        cfg.characters,
-        WanderConfig {
-            seed: a.seed,
-            layers: a.layers > 0,
-            follow_root_motion: matches!(a.root_motion, RootMotionArg::Extract),
-            ..WanderConfig::default()
-        },
-    );
+    let mut wander = wanderers(a, &cfg);
     let mut crowd = build_crowd(&pool, a, &library, &cfg)?;
-    let clip_table_bytes = match &crowd {
-        AnyCrowd::Lanes(c) => c.clip_table_bytes(),
-        AnyCrowd::Scalar(c) => c.clip_table_bytes(),
-    };
     let mut lod = LodDriver::new(&a.lod, cfg.characters);
-    let joints = skeleton.len();
-    let frames = a.frames as usize;
-    let names = skeleton.names().to_vec();
-
-    // The first frame fills the previous-frame state of the velocity check.
-    let total = Instant::now();
-    let first = pool.install(|| crowd.step(&mut wander, lod.as_mut(), dt))?;
-    if let Some(lod) = &mut lod {
-        lod.after(|r, b| crowd.bounds_into(r, b), &first, dt, false)?;
-    }
-    let warmup = a.warmup as usize;
-    let (bar, show_bar) = frames_bar(a, warmup + frames)?;
+    let (frames, warmup) = (a.frames as usize, a.warmup as usize);
     let skinning = match a.skinning {
         true => Some(skinning_buffer(&crowd, &library, cfg.characters)?),
         false => None,
     };
     let mut timed = Timed::new(frames, cfg.characters, skinning);
-    let mut check = VelocityCheck::default();
-    let mut transitions = 0u64;
-    pool.install(|| -> kineform::Result<()> {
-        for f in 0..warmup + frames {
-            if show_bar && total.elapsed() > Duration::from_secs(1) && bar.is_hidden() {
-                bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
-            }
-            // The frame as a game runs it: the driver's commands, then the
-            // step.
-            let t = Instant::now();
-            let s = crowd.step(&mut wander, lod.as_mut(), dt)?;
-            if f >= warmup {
-                timed.record(&crowd, &s, t.elapsed().as_secs_f64())?;
-            }
-            if let Some(lod) = &mut lod {
-                lod.after(|r, b| crowd.bounds_into(r, b), &s, dt, f >= warmup)?;
-            }
-            transitions += s.transitions as u64;
-            check.merge(&s.velocity);
-            bar.inc(1);
-        }
-        Ok(())
-    })?;
-    bar.finish_and_clear();
+    let total = Instant::now();
+    let bar = frames_bar(a, warmup + frames)?;
+    let run = Run {
+        dt,
+        warmup,
+        frames,
+        total,
+        bar,
+    };
+    let (check, transitions) =
+        pool.install(|| run_frames(&run, (&mut crowd, &mut wander, &mut lod), &mut timed))?;
     let skinning_bytes = timed.skinning.as_ref().map_or(0, |s| size_of_val(&s.1[..]));
     let Timed {
         times,
@@ -364,7 +338,7 @@ pub(crate) fn run_crowd(a: &CrowdArgs) -> Result<(), Box<dyn std::error::Error>>
         &cfg,
         &Measured {
             threads,
-            joints,
+            joints: skeleton.len(),
             frames,
             warmup,
             dt,
@@ -381,9 +355,70 @@ pub(crate) fn run_crowd(a: &CrowdArgs) -> Result<(), Box<dyn std::error::Error>>
             box_sizes,
             box_largest,
             total,
-            names: &names,
+            names: skeleton.names(),
             lod: lod.as_ref(),
-            clip_table_bytes,
+            clip_table_bytes: crowd.clip_table_bytes(),
         },
     )
+}
+
+/// The run's frame time, frames (untimed, then timed), start and
+/// progress bar (and whether it may be shown).
+struct Run {
+    dt: f32,
+    warmup: usize,
+    frames: usize,
+    total: Instant,
+    bar: (ProgressBar, bool),
+}
+
+/// The wandering driver of `kineform crowd` for `cfg`'s characters.
+fn wanderers(a: &CrowdArgs, cfg: &CrowdConfig) -> Wander {
+    Wander::new(
+        cfg.characters,
+        WanderConfig {
+            seed: a.seed,
+            layers: a.layers > 0,
+            follow_root_motion: matches!(a.root_motion, RootMotionArg::Extract),
+            ..WanderConfig::default()
+        },
+    )
+}
+
+/// A first frame (it fills the previous-frame state of the velocity
+/// check), then the warm-up frames and the timed ones, each as a game runs
+/// it (the drivers' commands, then the step), the timed ones recorded in
+/// `timed`; returns every frame's velocity check merged and the
+/// transitions started.
+fn run_frames(
+    run: &Run,
+    (crowd, wander, lod): (&mut AnyCrowd, &mut Wander, &mut Option<LodDriver>),
+    timed: &mut Timed,
+) -> kineform::Result<(VelocityCheck, u64)> {
+    let dt = run.dt;
+    let first = crowd.step(wander, lod.as_mut(), dt)?;
+    if let Some(lod) = lod.as_mut() {
+        lod.after(|r, b| crowd.bounds_into(r, b), &first, dt, false)?;
+    }
+    let (bar, show_bar) = &run.bar;
+    let mut check = VelocityCheck::default();
+    let mut transitions = 0u64;
+    for f in 0..run.warmup + run.frames {
+        if *show_bar && run.total.elapsed() > Duration::from_secs(1) && bar.is_hidden() {
+            bar.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+        }
+        let t = Instant::now();
+        let s = crowd.step(wander, lod.as_mut(), dt)?;
+        if f >= run.warmup {
+            timed.record(crowd, &s, t.elapsed().as_secs_f64())?;
+        }
+        if let Some(lod) = lod.as_mut() {
+            lod.after(|r, b| crowd.bounds_into(r, b), &s, dt, f >= run.warmup)?;
+        }
+        transitions += s.transitions as u64;
+        check.merge(&s.velocity);
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    Ok((check, transitions))
 }
