@@ -389,6 +389,8 @@ fn skin_pack_unchecked<T: JointLanes, M: SkinMatrix>(
     inverse_bind: &InverseBind,
     out: &mut [M],
 ) {
+    // `j < pack.len()`, which every caller checked equals the inverse bind's
+    // joint count (`check_joints`): the index is in range.
     skin_rows(pack, 0..lanes.min(8), out, |j, k| {
         skin_lanes(
             k.positions(),

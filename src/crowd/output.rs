@@ -452,6 +452,8 @@ impl Crowd {
     ) -> Result<()> {
         skinning::check_joints(self.skeleton.len(), inverse_bind)?;
         let fetch = self.fetch_ahead();
+        // `j` is a crowd joint, and the inverse bind has as many (checked
+        // above): `rows` is in range.
         let ib = |j: usize| inverse_bind.rows(j);
         self.copy_out(
             chars,

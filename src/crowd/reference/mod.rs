@@ -187,6 +187,7 @@ impl ReferenceCrowd {
     ) -> Result<()> {
         let nj = self.skeleton.len();
         check_joint_readout(&chars, self.cfg.characters, nj, out.len())?;
+        // In range: `c < characters` (the range was checked), `j < nj`.
         for (o, (c, j)) in out.iter_mut().zip(joints_of(chars, nj)) {
             let k = self.chars[c].world.get(j);
             *o = O::from(Kform {
@@ -212,6 +213,8 @@ impl ReferenceCrowd {
         let nj = self.skeleton.len();
         skinning::check_joints(nj, inverse_bind)?;
         check_joint_readout(&chars, self.cfg.characters, nj, out.len())?;
+        // In range: `c < characters` (the range was checked), `j < nj`, the
+        // inverse bind's joint count (checked).
         for (o, (c, j)) in out.iter_mut().zip(joints_of(chars, nj)) {
             let k = self.chars[c].world.get(j);
             let unit = Kform {
