@@ -255,9 +255,15 @@ impl InverseBind {
         self.rows.len()
     }
 
-    /// Joint `j`'s inverse bind matrix as 3x4 rows (panics out of range).
-    pub fn rows(&self, j: usize) -> &[f32; 12] {
-        &self.rows[j]
+    /// Joint `j`'s inverse bind matrix as 3x4 rows (`None` past the last
+    /// joint).
+    pub fn get(&self, j: usize) -> Option<&[f32; 12]> {
+        self.rows.get(j)
+    }
+
+    /// Every joint's inverse bind matrix as 3x4 rows, in joint order.
+    pub fn as_rows(&self) -> &[[f32; 12]] {
+        &self.rows
     }
 
     /// The matrices, column-major 4x4 (what [`Self::from_matrices`] takes).

@@ -440,7 +440,7 @@ impl Crowd {
     /// crowd.step(1.0 / 60.0)?;
     /// let mut skin = vec![[0.0f32; 12]; 10 * joints]; // three rows a joint, for the GPU
     /// crowd.skinning_matrices_into(0..10, &bind, &mut skin)?;
-    /// let want = skinning::skin_matrix(&crowd.world_kform(3, 2).unwrap(), bind.rows(2));
+    /// let want = skinning::skin_matrix(&crowd.world_kform(3, 2).unwrap(), bind.get(2).unwrap());
     /// assert!(skin[3 * joints + 2].iter().zip(&want).all(|(a, b)| (a - b).abs() < 1e-4));
     /// # Ok::<(), kineform::Error>(())
     /// ```
@@ -453,8 +453,8 @@ impl Crowd {
         skinning::check_joints(self.skeleton.len(), inverse_bind)?;
         let fetch = self.fetch_ahead();
         // `j` is a crowd joint, and the inverse bind has as many (checked
-        // above): `rows` is in range.
-        let ib = |j: usize| inverse_bind.rows(j);
+        // above): `ib[j]` is in range.
+        let ib = inverse_bind.as_rows();
         self.copy_out(
             chars,
             out,
@@ -465,11 +465,11 @@ impl Crowd {
                 }
                 match self.carried(p) {
                     None => skinning::skin_rows(pack, lanes, o, |j, m| {
-                        skinning::skin_lanes(m.pos, m.rot, Vec3x8::ONE, ib(j))
+                        skinning::skin_lanes(m.pos, m.rot, Vec3x8::ONE, &ib[j])
                     }),
                     Some(k) => skinning::skin_rows(pack, lanes, o, |j, _| {
                         let s = k.joint(j);
-                        skinning::skin_lanes(s.pos, s.rot, Vec3x8::ONE, ib(j))
+                        skinning::skin_lanes(s.pos, s.rot, Vec3x8::ONE, &ib[j])
                     }),
                 }
             },

@@ -515,14 +515,14 @@ fn reference_matrices_are_its_pose_and_the_lanes_crowds() {
                     ..Kform::IDENTITY
                 };
                 assert_eq!(tr[i], skinning::kform_matrix(&unit), "{at}");
-                let rows = skinning::skin_matrix(&unit, bind.rows(j));
+                let rows = skinning::skin_matrix(&unit, &bind.as_rows()[j]);
                 assert_eq!(s12[i], rows, "{at}");
                 assert_eq!(s16[i], <[f32; 16]>::from_lanes(&rows.map(|e| [e; 8]), 0));
                 let pos = 2e-4 + 2e-6 * r::length(w.pos);
                 crowds_agree(
                     (&tl[i], &tr[i]),
                     (&sl[i], &s12[i]),
-                    bind.rows(j),
+                    &bind.as_rows()[j],
                     (rot, pos),
                     &at,
                 );

@@ -64,9 +64,9 @@ proptest! {
         let sk = Skeleton::new(vec![-1]).unwrap();
         let ib = InverseBind::from_bind_pose(&sk, &[bind]).unwrap();
         // bind⁻¹ undoes bind.
-        check(apply(ib.rows(0), transform(&bind, p)), p, 100.0, Tol::new(1e-5, 2e-5), "inverse")?;
-        let want = transform(&world, apply(ib.rows(0), p));
-        check(apply(&skin_matrix(&world, ib.rows(0)), p), want, 500.0, Tol::new(1e-5, 2e-5), "skin")?;
+        check(apply(&ib.as_rows()[0], transform(&bind, p)), p, 100.0, Tol::new(1e-5, 2e-5), "inverse")?;
+        let want = transform(&world, apply(&ib.as_rows()[0], p));
+        check(apply(&skin_matrix(&world, &ib.as_rows()[0]), p), want, 500.0, Tol::new(1e-5, 2e-5), "skin")?;
     }
 
     /// Eight lanes, each with its own world transform, against the scalar
@@ -76,10 +76,10 @@ proptest! {
         let sk = Skeleton::new(vec![-1]).unwrap();
         let ib = InverseBind::from_bind_pose(&sk, &[bind]).unwrap();
         let k = k8(ks);
-        let m = skin_lanes(k.pos, k.rot, k.scl, ib.rows(0));
+        let m = skin_lanes(k.pos, k.rot, k.scl, &ib.as_rows()[0]);
         for (i, w) in ks.iter().enumerate() {
             let got: [f32; 12] = core::array::from_fn(|e| m[e].as_array()[i]);
-            let want = skin_matrix(w, ib.rows(0));
+            let want = skin_matrix(w, &ib.as_rows()[0]);
             let scale = want.iter().fold(1.0f32, |a, b| a.max(b.abs()));
             for e in 0..12 {
                 prop_assert!((got[e] - want[e]).abs() <= 1e-6 + 4e-6 * scale,
@@ -156,7 +156,7 @@ fn batch_matches_scalar_per_character() {
     skinning::skinning_matrices(crowd.packed(), &ib, &mut m3).unwrap();
     for c in 0..11 {
         for j in 0..sk.len() {
-            let want = skin_matrix(&poses[c].get(j), ib.rows(j));
+            let want = skin_matrix(&poses[c].get(j), &ib.as_rows()[j]);
             let got = m3[c * sk.len() + j];
             for e in 0..12 {
                 assert!(
@@ -181,6 +181,11 @@ fn caller_inverse_bind_matrices() {
     let ib = InverseBind::from_bind_pose(&sk, &bind).unwrap();
     let given = InverseBind::from_matrices(&sk, &ib.to_matrices()).unwrap();
     assert_eq!(given, ib);
+    // Each joint's rows, in joint order, and none past the last joint.
+    assert_eq!(ib.as_rows().len(), sk.len());
+    let last = sk.len() - 1;
+    assert_eq!(ib.get(last), Some(&ib.as_rows()[last]));
+    assert_eq!(ib.get(sk.len()), None);
     let mut bad = ib.to_matrices();
     bad[5][3] = 0.5; // bottom row of column 0
     let e = InverseBind::from_matrices(&sk, &bad).unwrap_err();

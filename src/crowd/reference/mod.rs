@@ -215,6 +215,7 @@ impl ReferenceCrowd {
         check_joint_readout(&chars, self.cfg.characters, nj, out.len())?;
         // In range: `c < characters` (the range was checked), `j < nj`, the
         // inverse bind's joint count (checked).
+        let ib = inverse_bind.as_rows();
         for (o, (c, j)) in out.iter_mut().zip(joints_of(chars, nj)) {
             let k = self.chars[c].world.get(j);
             let unit = Kform {
@@ -222,7 +223,7 @@ impl ReferenceCrowd {
                 rot: k.rot,
                 ..Kform::IDENTITY
             };
-            let m = skinning::skin_matrix(&unit, inverse_bind.rows(j));
+            let m = skinning::skin_matrix(&unit, &ib[j]);
             *o = M::from_lanes(&m.map(|e| [e; 8]), 0);
         }
         Ok(())

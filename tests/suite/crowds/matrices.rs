@@ -110,7 +110,7 @@ pub fn check_matrices(crowd: &Crowd, range: core::ops::Range<usize>, bind: &Inve
             let t = kineform::skinning::kform_matrix(&unit);
             assert_eq!(b(&t16[i]), b(&t), "transforms, {at}");
             assert_eq!(b(&tm[i].0), b(&t), "transforms, portable path, {at}");
-            let lanes = skin_of(&w, bind.rows(jj));
+            let lanes = skin_of(&w, &bind.as_rows()[jj]);
             let (w16, w12) = (
                 <[f32; 16]>::from_lanes(&lanes, 0),
                 <[f32; 12]>::from_lanes(&lanes, 0),
