@@ -375,14 +375,17 @@ pub fn skin_pack<T: JointLanes, M: SkinMatrix>(
     Ok(())
 }
 
+/// Refuses an inverse bind whose joint count is not `joints`, the pose's.
 pub(crate) fn check_joints(joints: usize, inverse_bind: &InverseBind) -> Result<()> {
     if joints == inverse_bind.joints() {
         Ok(())
     } else {
+        // The inverse bind is the argument a caller got wrong: the pose's
+        // joints (a crowd's skeleton, a packed pose) are fixed.
         Err(Error::Length {
-            what: "joints (must match the inverse bind matrices)",
-            expected: inverse_bind.joints(),
-            got: joints,
+            what: "inverse bind matrices (one a joint of the pose)",
+            expected: joints,
+            got: inverse_bind.joints(),
         })
     }
 }
