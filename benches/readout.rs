@@ -34,7 +34,8 @@
 //! case once per round, the best of a few short repetitions) and prints each
 //! case's median and its ratio to the copy of its bytes on its threads,
 //! taken within each round (median over rounds). `KINEFORM_CASES=a,b`
-//! keeps the cases whose names contain `a` or `b` (and their copies).
+//! keeps the cases whose names contain `a` or `b` (and their copies);
+//! `KINEFORM_CHARACTERS=N` reads `N` characters instead of 10,000.
 
 mod common;
 use common::*;
@@ -51,7 +52,14 @@ use std::hint::black_box;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-const CHARACTERS: usize = 10_000;
+/// Characters read: 10,000, or `KINEFORM_CHARACTERS` (a readout past the
+/// caches, for instance 100,000).
+fn characters() -> usize {
+    std::env::var("KINEFORM_CHARACTERS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(10_000)
+}
 
 /// One joint's positions of eight characters alone (a world output whose
 /// fields lie apart), for [`kineform::output`]'s copies.
@@ -173,19 +181,20 @@ fn some_bind(crowd: &Crowd) -> InverseBind {
 }
 
 fn all_cases() -> Vec<Case> {
+    let chars = characters();
     let library = ClipLibrary::from_bvh(&kineform::data::default_clip()).expect("library");
     let cfg = CrowdConfig {
-        characters: CHARACTERS,
+        characters: chars,
         ..Default::default()
     };
     let mut crowd = Crowd::new(&library, cfg).expect("crowd");
-    let mut wander = Wander::new(CHARACTERS, WanderConfig::default());
+    let mut wander = Wander::new(chars, WanderConfig::default());
     for _ in 0..120 {
         wander.update(&mut crowd, 1.0 / 60.0).expect("driver");
         crowd.step(1.0 / 60.0).expect("step");
     }
     let crowd = Arc::new(crowd);
-    let n = CHARACTERS * crowd.skeleton().len();
+    let n = chars * crowd.skeleton().len();
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let stream = Arc::new(
         Vec3Stream::from_elems(
@@ -214,13 +223,14 @@ fn all_cases() -> Vec<Case> {
         type Read = fn(&Crowd, &mut [[f32; 3]]);
         let reads: [(&str, Read); 3] = [
             ("positions_into", |c, o| {
-                c.positions_into(0..CHARACTERS, o).expect("read")
+                c.positions_into(0..c.characters(), o).expect("read")
             }),
             ("velocities_into", |c, o| {
-                c.velocities_into(0..CHARACTERS, o).expect("read")
+                c.velocities_into(0..c.characters(), o).expect("read")
             }),
             ("angular_velocities_into", |c, o| {
-                c.angular_velocities_into(0..CHARACTERS, o).expect("read")
+                c.angular_velocities_into(0..c.characters(), o)
+                    .expect("read")
             }),
         ];
         for (name, read) in reads {
@@ -251,7 +261,7 @@ fn all_cases() -> Vec<Case> {
         );
         let (c, mut out) = (crowd.clone(), vec![[0.0f32; 4]; n]);
         read_case(&mut cases, "rotations_into", &p, (n * 16, c16), move || {
-            c.rotations_into(0..CHARACTERS, &mut out).expect("read")
+            c.rotations_into(0..chars, &mut out).expect("read")
         });
         let (c, mut out) = (crowd.clone(), vec![Vec3::ZERO; n]);
         read_case(
@@ -284,7 +294,7 @@ fn all_cases() -> Vec<Case> {
             &p,
             (n * 12, c12),
             move || {
-                let packed = Packed::new(&a[..], CHARACTERS, joints).expect("packs");
+                let packed = Packed::new(&a[..], chars, joints).expect("packs");
                 kineform::output::positions(packed, &mut out).expect("read")
             },
         );
@@ -298,7 +308,7 @@ fn all_cases() -> Vec<Case> {
             "transforms_into",
             &p,
             (n * 64, c64),
-            move || c.transforms_into(0..CHARACTERS, &mut out).expect("read"),
+            move || c.transforms_into(0..chars, &mut out).expect("read"),
         );
         let bind = Arc::new(some_bind(&crowd));
         let (c, b, mut out) = (crowd.clone(), bind.clone(), vec![[0.0f32; 16]; n]);
@@ -308,7 +318,7 @@ fn all_cases() -> Vec<Case> {
             &p,
             (n * 64, c64),
             move || {
-                c.skinning_matrices_into(0..CHARACTERS, &b, &mut out)
+                c.skinning_matrices_into(0..chars, &b, &mut out)
                     .expect("read")
             },
         );
@@ -319,7 +329,7 @@ fn all_cases() -> Vec<Case> {
             &p,
             (n * 48, c48),
             move || {
-                c.skinning_matrices_into(0..CHARACTERS, &b, &mut out)
+                c.skinning_matrices_into(0..chars, &b, &mut out)
                     .expect("read")
             },
         );
