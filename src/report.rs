@@ -158,35 +158,49 @@ fn joint_name(names: &[String], k: usize) -> String {
 
 /// The `--json` report: one object.
 fn print_json(a: &CrowdArgs, cfg: &CrowdConfig, m: &Measured, f: &Figures) {
+    let mut o = run_json(a, cfg, m, f);
+    // The figures and the velocity check's, each its own `json!` (one
+    // holds only so many fields: serde_json's macro recurses once per
+    // token).
+    merge(&mut o, figures_json(a, m, f));
+    merge(&mut o, velocity_json(a, m));
+    o["level_of_detail"] = m.lod.map_or(serde_json::Value::Null, |l| l.json());
+    // Null without `--skinning`.
+    let skin = skinning_ms(&m.skinning_times);
+    o["skinning_ms_median"] = serde_json::json!(skin.map(|s| s.0));
+    o["skinning_ms_p99"] = serde_json::json!(skin.map(|s| s.1));
+    o["skinning_bytes"] = serde_json::json!(skin.map(|_| m.skinning_bytes));
+    println!("{o}");
+}
+
+/// `more`'s fields added to the object `o`.
+fn merge(o: &mut serde_json::Value, more: serde_json::Value) {
+    if let (Some(o), serde_json::Value::Object(v)) = (o.as_object_mut(), more) {
+        o.extend(v);
+    }
+}
+
+/// The run of the `--json` report: the build, the crowd and how it was
+/// configured, and the driver's heading errors.
+fn run_json(a: &CrowdArgs, cfg: &CrowdConfig, m: &Measured, f: &Figures) -> serde_json::Value {
     let Measured {
         threads,
         joints,
         frames,
         warmup,
         source,
-        markers_in_clips,
         heading,
-        transitions,
-        box_largest,
-        total,
         clip_table_bytes,
         ..
     } = *m;
     let Figures {
-        commands_per_frame,
-        markers_per_s,
-        per_character,
-        box_mean,
-        median,
-        p99,
-        best,
-        cj,
         path,
         transition,
         sampling,
         extracting,
+        ..
     } = *f;
-    let mut o = serde_json::json!({
+    serde_json::json!({
         "version": env!("CARGO_PKG_VERSION"),
         "simd_backend": kineform::simd_backend(),
         "simd_level": kineform::simd_level(),
@@ -212,6 +226,31 @@ fn print_json(a: &CrowdArgs, cfg: &CrowdConfig, m: &Measured, f: &Figures) {
         // their transition finished, and while it ran.
         "heading_error_max": extracting.then_some(heading.0),
         "heading_error_in_transitions_max": extracting.then_some(heading.1),
+    })
+}
+
+/// The figures of the `--json` report: frame times, transitions and
+/// commands, markers, bounds, and the run's whole time.
+fn figures_json(a: &CrowdArgs, m: &Measured, f: &Figures) -> serde_json::Value {
+    let Measured {
+        markers_in_clips,
+        transitions,
+        box_largest,
+        total,
+        ..
+    } = *m;
+    let Figures {
+        commands_per_frame,
+        markers_per_s,
+        per_character,
+        box_mean,
+        median,
+        p99,
+        best,
+        cj,
+        ..
+    } = *f;
+    serde_json::json!({
         "frame_ms_median": median * 1e3,
         "frame_ms_p99": p99 * 1e3,
         "frame_ms_best": best * 1e3,
@@ -227,19 +266,7 @@ fn print_json(a: &CrowdArgs, cfg: &CrowdConfig, m: &Measured, f: &Figures) {
         "bounds_mean_size": box_mean,
         "bounds_largest_extent": box_largest,
         "total_s": total.elapsed().as_secs_f64(),
-    });
-    // The velocity check's figures (one `json!` holds only so many
-    // fields: serde_json's macro recurses once per token).
-    if let (Some(o), serde_json::Value::Object(v)) = (o.as_object_mut(), velocity_json(a, m)) {
-        o.extend(v);
-    }
-    o["level_of_detail"] = m.lod.map_or(serde_json::Value::Null, |l| l.json());
-    // Null without `--skinning`.
-    let skin = skinning_ms(&m.skinning_times);
-    o["skinning_ms_median"] = serde_json::json!(skin.map(|s| s.0));
-    o["skinning_ms_p99"] = serde_json::json!(skin.map(|s| s.1));
-    o["skinning_bytes"] = serde_json::json!(skin.map(|_| m.skinning_bytes));
-    println!("{o}");
+    })
 }
 
 /// The velocity check's figures of the `--json` report (null where the
@@ -269,25 +296,27 @@ fn velocity_json(a: &CrowdArgs, m: &Measured) -> serde_json::Value {
 
 /// The text report.
 fn print_text(a: &CrowdArgs, cfg: &CrowdConfig, m: &Measured, f: &Figures) {
+    print_text_run(a, cfg, m, f);
+    print_text_motion(a, m, f);
+    print_text_check(a, m);
+    if let Some(lod) = m.lod {
+        println!("{}", lod.text());
+    }
+}
+
+/// The text report's run: the build, the crowd and how it was
+/// configured, the frame times (and the skinning readout's, with
+/// `--skinning`).
+fn print_text_run(a: &CrowdArgs, cfg: &CrowdConfig, m: &Measured, f: &Figures) {
     let Measured {
         threads,
         joints,
         frames,
         warmup,
         source,
-        markers_in_clips,
-        heading,
-        ref check,
-        transitions,
-        box_largest,
-        names,
         ..
     } = *m;
     let Figures {
-        commands_per_frame,
-        markers_per_s,
-        per_character,
-        box_mean,
         median,
         p99,
         best,
@@ -295,9 +324,8 @@ fn print_text(a: &CrowdArgs, cfg: &CrowdConfig, m: &Measured, f: &Figures) {
         path,
         transition,
         sampling,
-        extracting,
+        ..
     } = *f;
-    let joint_name = |k: usize| joint_name(names, k);
     println!(
         "kineform {} | SIMD backend: {} ({}) | {path} | threads: {threads}",
         env!("CARGO_PKG_VERSION"),
@@ -325,6 +353,26 @@ fn print_text(a: &CrowdArgs, cfg: &CrowdConfig, m: &Measured, f: &Figures) {
             m.skinning_bytes
         );
     }
+}
+
+/// The text report's motion: the driver's commands, the markers crossed,
+/// the characters' bounds, and the heading errors where root motion is
+/// extracted.
+fn print_text_motion(a: &CrowdArgs, m: &Measured, f: &Figures) {
+    let Measured {
+        markers_in_clips,
+        heading,
+        box_largest,
+        ..
+    } = *m;
+    let Figures {
+        commands_per_frame,
+        markers_per_s,
+        per_character,
+        box_mean,
+        extracting,
+        ..
+    } = *f;
     println!("driver: {commands_per_frame:.1} commands per frame (transitions, weight targets)");
     println!(
         "markers: {markers_in_clips} footsteps in the clips; {markers_per_s:.0} crossed per second of game time ({per_character:.2} per character, sources and layers weighing over {})",
@@ -340,6 +388,19 @@ fn print_text(a: &CrowdArgs, cfg: &CrowdConfig, m: &Measured, f: &Figures) {
             heading.0, heading.1
         );
     }
+}
+
+/// The text report's velocity check: its verdict (or that it was off),
+/// the transitions, the worst gap, and the frames whose output was not
+/// finite.
+fn print_text_check(a: &CrowdArgs, m: &Measured) {
+    let Measured {
+        ref check,
+        transitions,
+        names,
+        ..
+    } = *m;
+    let joint_name = |k: usize| joint_name(names, k);
     if a.no_check {
         println!("velocity check: off (--no-check); {transitions} transitions");
     } else {
@@ -363,9 +424,6 @@ fn print_text(a: &CrowdArgs, cfg: &CrowdConfig, m: &Measured, f: &Figures) {
     }
     if check.non_finite > 0 {
         println!("output not finite in {} character-frames", check.non_finite);
-    }
-    if let Some(lod) = m.lod {
-        println!("{}", lod.text());
     }
 }
 

@@ -40,11 +40,9 @@
 //! samples ([`Gather::prefetch`]).
 
 use super::codec::{self, PositionBox, Words8};
+use super::gather::{Frames8, Gather, Rowx8, check_rows, prefetch_rows};
 use super::stepped::{SteppedRows, Steps};
-use super::{
-    Clip, ClipStorage, Database, Frames8, Gather, Rows, Rowx8, Tables, check_rows, prefetch_rows,
-    reserve,
-};
+use super::{Clip, ClipStorage, Database, Rows, Tables, reserve};
 use crate::error::Result;
 use crate::lanes::{self, I32x8};
 use crate::reference::{Quat, Vec3};

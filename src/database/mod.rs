@@ -30,19 +30,32 @@
 //! next frame, stored within [`Database::step_error_bound`]), 16 bytes per
 //! frame and turning joint, about half the full rows' bytes: sampling
 //! decodes one frame and its step instead of deriving the step from two.
-
-use bytemuck::{Pod, Zeroable};
+//!
+//! This file holds the [`Database`] and its storage; the rows a crowd
+//! samples and their gather into lanes are in `gather` ([`Row`],
+//! [`Rowx8`], [`Frames8`], [`Gather`]), the full rows written and gathered
+//! in `full` ([`FullRows`]), and what packing reads of the clips first
+//! (their shape, the joints that move or stay still, their scales) in
+//! `clips`.
 
 use crate::clip::Clip;
 use crate::error::{Error, Result};
 use crate::lanes::{F32x8, I32x8, Quatx8, Vec3x8};
-use crate::reference::{self as r, Quat, Vec3};
+use crate::reference::{Quat, Vec3};
 
+mod clips;
 pub mod codec;
 pub mod compact;
+mod full;
+mod gather;
 pub mod stepped;
 
+use clips::{moving_joints, same_shape, scale_rows, still_joints};
+use full::full_tables;
+
 pub use compact::CompactRows;
+pub use full::FullRows;
+pub use gather::{Frames8, Gather, Row, Rowx8};
 pub use stepped::SteppedRows;
 
 /// How a [`Database`] stores its clips' frames (a crowd setting,
@@ -78,122 +91,6 @@ impl ClipStorage {
             ClipStorage::Stepped => "stepped",
         }
     }
-}
-
-/// Eight floats, 32-byte aligned: a rotation or position row (see the
-/// module docs).
-#[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
-#[repr(C, align(32))]
-pub struct Row {
-    /// The row's floats.
-    pub v: [f32; 8],
-}
-
-/// One joint of eight frames, transposed: lane `i` from frame `i`.
-#[derive(Clone, Copy, Debug)]
-pub struct Rowx8 {
-    /// Positions.
-    pub pos: Vec3x8,
-    /// Rotations.
-    pub rot: Quatx8,
-    /// Half-angle vectors of the step to the next frame.
-    pub step_rot: Vec3x8,
-    /// Their squared lengths, `step_rot · step_rot`.
-    pub step_h2: F32x8,
-    /// Position step to the next frame.
-    pub step_pos: Vec3x8,
-}
-
-/// Eight global frames, as the first row of each in the rotation and the
-/// position tables ([`Database::frames8`]), and of the frame after each
-/// (the same frame at a clip's last; read by compact tables only, and of
-/// stepped tables by their positions).
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Frames8 {
-    rot: [u32; 8],
-    pos: [u32; 8],
-    rot_next: [u32; 8],
-    pos_next: [u32; 8],
-    /// The largest of `rot` and `rot_next`, and of `pos` and `pos_next`:
-    /// one bounds check per gather.
-    max: [u32; 2],
-}
-
-impl Frames8 {
-    /// The rows of clip frames `k` (within `0..=last`) of clips whose
-    /// first global frame is `start`, and of the frame after each in its
-    /// clip (`k` itself at `last`): [`Gather::frames`] of the tables that
-    /// read the next frames (compact and stepped words).
-    #[inline(always)]
-    fn with_next(k: I32x8, start: I32x8, last: I32x8, widths: [usize; 2]) -> Frames8 {
-        let next = (k + I32x8::splat(1)).min(last);
-        Frames8::rows(k + start, next + start, widths)
-    }
-
-    /// The rows of frames `f` and, after each, `g` in tables of rows
-    /// `width` wide (`f`, `g` within the database's frames).
-    #[inline(always)]
-    fn rows(f: I32x8, g: I32x8, widths: [usize; 2]) -> Frames8 {
-        let rows =
-            |f: I32x8, width: usize| -> [u32; 8] { bytemuck::cast(f * I32x8::splat(width as i32)) };
-        let (rot, pos) = (rows(f, widths[0]), rows(f, widths[1]));
-        let (rot_next, pos_next) = (rows(g, widths[0]), rows(g, widths[1]));
-        let most = |a: [u32; 8], b: [u32; 8]| a.into_iter().chain(b).fold(0, u32::max);
-        Frames8 {
-            rot,
-            pos,
-            rot_next,
-            pos_next,
-            max: [most(rot, rot_next), most(pos, pos_next)],
-        }
-    }
-
-    /// [`Frames8::rows`] with `g` = `f` (full rows, which read no next
-    /// frames): each row and largest found once.
-    #[inline(always)]
-    fn rows_at(f: I32x8, widths: [usize; 2]) -> Frames8 {
-        let rows =
-            |f: I32x8, width: usize| -> [u32; 8] { bytemuck::cast(f * I32x8::splat(width as i32)) };
-        let (rot, pos) = (rows(f, widths[0]), rows(f, widths[1]));
-        let most = |a: [u32; 8]| a.into_iter().fold(0, u32::max);
-        Frames8 {
-            rot,
-            pos,
-            rot_next: rot,
-            pos_next: pos,
-            max: [most(rot), most(pos)],
-        }
-    }
-}
-
-/// The rows a crowd samples, full, compact or stepped: eight frames' rows
-/// prepared once per source ([`Gather::frames`]), then each joint of them
-/// gathered into lanes ([`Gather::gather`]).
-pub trait Gather: Copy {
-    /// The rows of clip frames `k` (already within `0..=last`) of clips
-    /// whose first global frame is `start` and last frame `last`.
-    fn frames(&self, k: I32x8, start: I32x8, last: I32x8) -> Frames8;
-    /// Joint `j` of the frames `f`, with its steps to the next frames.
-    fn gather(&self, f: &Frames8, j: usize) -> Rowx8;
-    /// Starts loading the rows that gathers of the frames `f` will read
-    /// (a hint: it reads nothing), where the tables are larger than
-    /// [`compact::PREFETCH_ABOVE_BYTES`]: [`FullRows`]', [`CompactRows`]'
-    /// and [`SteppedRows`]' prefetch.
-    #[inline(always)]
-    fn prefetch(&self, f: &Frames8) {
-        let _ = f;
-    }
-}
-
-/// A database's full rows ([`ClipStorage::Full`]), for sampling.
-#[derive(Clone, Copy, Debug)]
-pub struct FullRows<'a> {
-    db: &'a Database,
-    rot: &'a [Row],
-    pos: &'a [Row],
-    /// Whether [`Gather::prefetch`] fetches (tables larger than
-    /// [`compact::PREFETCH_ABOVE_BYTES`]).
-    prefetch: bool,
 }
 
 /// A database's tables: full rows, or compact words (compact or stepped).
@@ -457,143 +354,6 @@ impl Database {
     }
 }
 
-/// Starts loading into L1 every line of each lane's run of `table`'s rows
-/// (its elements: full rows, words or entries): for lane `i`, from row
-/// `first[i]` to the end of row
-/// `last[i] + width - 1` (a frame's `width` rows, or a frame's and the
-/// next frame's where they are consecutive). Addresses only: a prefetch
-/// never faults, and frames this database prepared are within the table.
-#[inline(always)]
-fn prefetch_rows<T>(table: &[T], (first, last): (&[u32; 8], &[u32; 8]), width: usize) {
-    let (base, size) = (table.as_ptr() as usize, size_of::<T>());
-    for (&a, &b) in first.iter().zip(last) {
-        let start = base.wrapping_add(size * a as usize);
-        let end = base.wrapping_add(size * (b as usize + width));
-        let mut line = start & !63;
-        while line < end {
-            crate::prefetch::to_l1_line(line);
-            line += 64;
-        }
-    }
-}
-
-/// One check for the eight rows of a gather: each `base[i] <= max` with
-/// `max + k` within `len` rows. Frames this database prepared always pass
-/// ([`Gather::frames`] and [`Database::frames8`] clamp to its frames, `k`
-/// is below its row width); only frames of a larger database can fail it
-/// (the gathers' Panics).
-#[inline(always)]
-fn check_rows(max: u32, k: usize, len: usize) {
-    let ok = (max as usize).checked_add(k).is_some_and(|m| m < len);
-    assert!(
-        ok,
-        "frames of another database: a row past this one's tables"
-    );
-}
-
-impl Gather for FullRows<'_> {
-    #[inline(always)]
-    fn frames(&self, k: I32x8, start: I32x8, _last: I32x8) -> Frames8 {
-        // The next frames are read by compact and stepped tables only.
-        Frames8::rows_at(k + start, self.db.widths())
-    }
-
-    /// Starts loading into L1 every line of the lanes' frames' rows
-    /// (where the tables are larger than
-    /// [`compact::PREFETCH_ABOVE_BYTES`]): per lane a 736- to 864-byte run
-    /// of rotation rows for the CMU skeleton, and its position rows. The
-    /// hardware prefetcher does not fetch these runs in time past L3:
-    /// with every shipped clip repeated to 102,685 frames (92 MB) the
-    /// frame is 0.73 to 0.81x its time without this (PERF.md, "Full rows
-    /// prefetched"). An earlier prefetch a few joints ahead of each gather
-    /// measured slower.
-    #[inline(always)]
-    fn prefetch(&self, f: &Frames8) {
-        if !self.prefetch {
-            return;
-        }
-        let [rot_width, pos_width] = self.db.widths();
-        prefetch_rows(self.rot, (&f.rot, &f.rot), rot_width);
-        prefetch_rows(self.pos, (&f.pos, &f.pos), pos_width);
-    }
-
-    /// Joint `j` of eight frames, transposed into lanes: one check for
-    /// the eight rows, then unchecked loads (2.6% of the crowd frame's
-    /// instructions, 1.7% of its time).
-    #[inline(always)]
-    fn gather(&self, f: &Frames8, j: usize) -> Rowx8 {
-        let load = |rows: &[Row], base: &[u32; 8], max: u32, k: usize| -> [F32x8; 8] {
-            check_rows(max, k, rows.len());
-            F32x8::transpose(core::array::from_fn(|i| {
-                // SAFETY: `base[i] <= max` (`Frames8::max` is the largest
-                // of the fields it is built with, which are private and
-                // never change), so `base[i] + k <= max + k < rows.len()`,
-                // checked just above without overflow.
-                F32x8::new(unsafe { rows.get_unchecked(base[i] as usize + k) }.v)
-            }))
-        };
-        let db = self.db;
-        let (rot, step_rot, step_h2) = match db.turning[j] {
-            Some(k) => {
-                let a = load(self.rot, &f.rot, f.max[0], k);
-                let q = Quatx8::new(a[0], a[1], a[2], a[3]);
-                (q, Vec3x8::new(a[4], a[5], a[6]), a[7])
-            }
-            None => db.still_rot(j),
-        };
-        let (pos, step_pos) = match db.moving[j] {
-            Some(k) => {
-                let b = load(self.pos, &f.pos, f.max[1], k);
-                (Vec3x8::new(b[0], b[1], b[2]), Vec3x8::new(b[3], b[4], b[5]))
-            }
-            None => db.fixed_pos(j),
-        };
-        Rowx8 {
-            pos,
-            rot,
-            step_rot,
-            step_h2,
-            step_pos,
-        }
-    }
-}
-
-/// The full tables of `clips` (with continuous rotations): per frame, a
-/// rotation row per turning joint and a position row per moving joint.
-fn full_tables(
-    clips: &[Clip],
-    total: usize,
-    (turning, turning_count): (&[Option<usize>], usize),
-    (moving, count): (&[Option<usize>], usize),
-) -> Result<Tables> {
-    // Reserved before anything is written: Error::Size, not an abort,
-    // when the rows do not fit in memory.
-    let mut rot: Vec<Row> = reserve(total * turning_count, "database rotation rows")?;
-    let mut pos: Vec<Row> = reserve(total * count, "database position rows")?;
-    for c in clips {
-        for f in 0..c.frames() {
-            let g = (f + 1).min(c.frames() - 1);
-            for (j, moves) in moving.iter().enumerate() {
-                if turning[j].is_some() {
-                    let (q0, q1) = (c.rot(f, j), c.rot(g, j));
-                    let w = r::quat_log(r::quat_abs(r::quat_mul_inv(q1, q0)));
-                    rot.push(Row {
-                        v: [q0.w, q0.x, q0.y, q0.z, w.x, w.y, w.z, r::dot(w, w)],
-                    });
-                }
-                if moves.is_some() {
-                    let (p0, p1) = (c.pos(f, j), c.pos(g, j));
-                    let d = p1 - p0;
-                    pos.push(Row {
-                        v: [p0.x, p0.y, p0.z, d.x, d.y, d.z, 0.0, 0.0],
-                    });
-                }
-            }
-        }
-    }
-    Ok(Tables::Full { rot, pos })
-}
-
 /// An empty vector with room for `n` elements, or [`Error::Size`] (nothing
 /// allocated) when they do not fit in memory.
 pub(crate) fn reserve<T>(n: usize, what: &'static str) -> Result<Vec<T>> {
@@ -609,110 +369,10 @@ pub(crate) fn reserve<T>(n: usize, what: &'static str) -> Result<Vec<T>> {
     Ok(v)
 }
 
-/// The clips' common joint count and frame time: at least one clip, each
-/// with the first's joints and frame time, else refused.
-fn same_shape(clips: &[Clip]) -> Result<(usize, f32)> {
-    let first = clips.first().ok_or(Error::Length {
-        what: "clips",
-        expected: 1,
-        got: 0,
-    })?;
-    let (joints, frame_time) = (first.joints(), first.frame_time());
-    for c in clips {
-        if c.joints() != joints {
-            return Err(Error::Length {
-                what: "clip joints",
-                expected: joints,
-                got: c.joints(),
-            });
-        }
-        if c.frame_time() != frame_time {
-            return Err(Error::Parameter {
-                name: "frame_time",
-                value: c.frame_time(),
-                reason: "every clip must have the first clip's frame time",
-            });
-        }
-    }
-    Ok((joints, frame_time))
-}
-
-/// Each joint's position at the first frame of the first clip, and for the
-/// joints whose position differs from it anywhere (bitwise: NaN positions
-/// count as moving) their index among the moving ones, and their count.
-fn moving_joints(clips: &[Clip], joints: usize) -> (Vec<Vec3>, Vec<Option<usize>>, usize) {
-    let fixed: Vec<Vec3> = (0..joints).map(|j| clips[0].pos(0, j)).collect();
-    let mut moving = vec![None; joints];
-    let mut count = 0;
-    for (j, m) in moving.iter_mut().enumerate() {
-        let same =
-            |p: Vec3| p.to_array().map(f32::to_bits) == fixed[j].to_array().map(f32::to_bits);
-        if !clips
-            .iter()
-            .all(|c| (0..c.frames()).all(|f| same(c.pos(f, j))))
-        {
-            *m = Some(count);
-            count += 1;
-        }
-    }
-    (fixed, moving, count)
-}
-
-/// Still joints (a fixed position and the same rotation, bitwise, in every
-/// frame of every clip) with their rotation; for the others (turning) their
-/// index among the turning ones, and their count.
-fn still_joints(
-    clips: &[Clip],
-    moving: &[Option<usize>],
-) -> (Vec<Option<Quat>>, Vec<Option<usize>>, usize) {
-    let first = &clips[0];
-    let still: Vec<Option<Quat>> = (0..moving.len())
-        .map(|j| {
-            let q = first.rot(0, j);
-            let same = |r: Quat| {
-                [r.w, r.x, r.y, r.z].map(f32::to_bits) == [q.w, q.x, q.y, q.z].map(f32::to_bits)
-            };
-            let constant = clips
-                .iter()
-                .all(|c| (0..c.frames()).all(|f| same(c.rot(f, j))));
-            (moving[j].is_none() && constant).then_some(q)
-        })
-        .collect();
-    let mut turning = vec![None; moving.len()];
-    let mut turning_count = 0;
-    for (t, s) in turning.iter_mut().zip(&still) {
-        if s.is_none() {
-            *t = Some(turning_count);
-            turning_count += 1;
-        }
-    }
-    (still, turning, turning_count)
-}
-
-/// The scale rows (each frame's scale and the log of its ratio to the next
-/// frame's) when any clip has a scale other than one, else `None`.
-fn scale_rows(clips: &[Clip], joints: usize, total: usize) -> Result<Option<Vec<(Vec3, Vec3)>>> {
-    let unit = clips
-        .iter()
-        .all(|c| c.scales().iter().all(|s| *s == Vec3::ONE));
-    if unit {
-        return Ok(None);
-    }
-    let mut s = reserve::<(Vec3, Vec3)>(total * joints, "database scale rows")?;
-    for c in clips {
-        for f in 0..c.frames() {
-            let g = (f + 1).min(c.frames() - 1);
-            for j in 0..joints {
-                s.push((c.scl(f, j), r::log_vec3(c.scl(g, j) / c.scl(f, j))));
-            }
-        }
-    }
-    Ok(Some(s))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::reference as r;
 
     /// Rows past this database's tables are refused before any unchecked
     /// load (`Database::gather`'s one bounds check).

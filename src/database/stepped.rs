@@ -31,7 +31,8 @@
 
 use super::codec::{self, PositionBox, Words8};
 use super::compact::{self, Compact};
-use super::{Database, Frames8, Gather, Rowx8, check_rows, prefetch_rows, reserve};
+use super::gather::{Frames8, Gather, Rowx8, check_rows, prefetch_rows};
+use super::{Database, reserve};
 use crate::error::Result;
 use crate::lanes::{self, I32x8};
 use crate::reference::{Quat, Vec3};

@@ -5,13 +5,16 @@
 //! of the characters that transition, each pack's passes
 //! ([`super::passes`]), then the events; [`Crowd::step`] runs them on
 //! rayon, and a caller may run them on threads of its own
-//! ([`PreparedStep`]). Per-pack state lives in the store
+//! ([`PreparedStep`], whose runs of work, [`ShownRange`] and
+//! [`PackRange`], are in `runs`). Per-pack state lives in the store
 //! ([`super::store::PackStore`]). Building a crowd is in `construct`.
 
 pub(super) mod construct;
+mod runs;
 mod tasks;
 
-pub use tasks::{PackRange, PreparedStep, ShownRange};
+pub use runs::{PackRange, ShownRange};
+pub use tasks::PreparedStep;
 
 use super::budget::{self, Allocator, Budget};
 use super::command::{self, Command, Queue, Which};

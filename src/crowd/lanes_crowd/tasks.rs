@@ -5,25 +5,22 @@
 //! shown are computed in batches of eight ([`PreparedStep::shown`]); then
 //! each pack's passes ([`PreparedStep::packs`]); then
 //! [`PreparedStep::finish`] gathers the events and the figures. Both
-//! middle parts hand out runs of work ([`ShownRange`], [`PackRange`]) that
-//! split into disjoint runs and run from any thread, each at most once;
-//! whatever was not run is run by the next part, so the frame always
-//! completes, and its output is bit-identical to [`Crowd::step`]'s for any
-//! split and any threads. [`Crowd::step`] runs the same parts on the
-//! current rayon pool.
+//! middle parts hand out runs of work ([`ShownRange`], [`PackRange`], in
+//! `runs`) that split into disjoint runs and run from any thread, each at
+//! most once; whatever was not run is run by the next part, so the frame
+//! always completes, and its output is bit-identical to [`Crowd::step`]'s
+//! for any split and any threads. [`Crowd::step`] runs the same parts on
+//! the current rayon pool.
 
-use core::ops::Range;
-use std::sync::atomic::AtomicU64;
 use std::time::Instant;
 
+use super::runs::{Kit, PackRange, ShownRange};
 use super::{Crowd, check_dt};
-use crate::crowd::budget::add_elapsed;
 use crate::crowd::command::Command;
 use crate::crowd::halflives::Fit;
 use crate::crowd::motion::{Motionx8, TurnOffsetx8};
-use crate::crowd::passes::{self, Ahead, PackScratch, Scratches, Shared, ShownBatches};
-use crate::crowd::schedule::live_lanes;
-use crate::crowd::store::{PackPlan, PackStore, Packs};
+use crate::crowd::passes::{self, Ahead, Shared};
+use crate::crowd::store::{PackPlan, PackStore};
 use crate::crowd::{FrameStats, RootMotion, Sampling, Transition, VelocityCheck};
 use crate::error::Result;
 
@@ -255,47 +252,6 @@ impl Crowd {
     }
 }
 
-/// What a run of work needs besides its data: the threads' scratch, how
-/// to make one, and which passes the crowd runs.
-#[derive(Clone, Copy)]
-struct Kit<'a> {
-    scratch: &'a Scratches,
-    rest: &'a [Motionx8],
-    turning: usize,
-    moving: usize,
-    layers: usize,
-    cubic: bool,
-    inert: bool,
-    /// Where a run adds the time it took (a budget is set).
-    spent: Option<&'a AtomicU64>,
-}
-
-impl Kit<'_> {
-    /// Runs `f` with the calling thread's scratch ([`Scratches::with`]);
-    /// `None`, not run, when none can be had.
-    fn with<R>(&self, f: impl FnOnce(&mut PackScratch) -> R) -> Option<R> {
-        let make = || PackScratch::try_new(self.rest, self.turning, self.moving, self.layers);
-        let start = self.spent.map(|_| Instant::now());
-        let out = self.scratch.with(make, f);
-        if let (Some(spent), Some(t)) = (self.spent, start) {
-            add_elapsed(spent, t);
-        }
-        out
-    }
-}
-
-/// Runs `$f::<CUBIC, INERT>($args)` for the kit's passes.
-macro_rules! dispatch {
-    ($kit:expr, $f:ident ($($arg:expr),*)) => {
-        match ($kit.cubic, $kit.inert) {
-            (false, true) => $f::<false, true>($($arg),*),
-            (false, false) => $f::<false, false>($($arg),*),
-            (true, true) => $f::<true, true>($($arg),*),
-            (true, false) => $f::<true, false>($($arg),*),
-        }
-    };
-}
-
 /// A crowd's step prepared for a caller's threads ([`Crowd::prepare`]), as
 /// ozz-animation's jobs are: thread-agnostic. Its parts, in order: the
 /// poses that the characters starting a transition would have shown
@@ -409,239 +365,10 @@ impl core::fmt::Debug for PreparedStep<'_> {
     }
 }
 
-impl core::fmt::Debug for ShownRange<'_> {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("ShownRange")
-            .field("batches", &self.batches())
-            .finish_non_exhaustive()
-    }
-}
-
-impl core::fmt::Debug for PackRange<'_> {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("PackRange")
-            .field("packs", &self.packs())
-            .finish_non_exhaustive()
-    }
-}
-
 impl Drop for PreparedStep<'_> {
     fn drop(&mut self) {
         if !self.finished && !std::thread::panicking() {
             self.complete();
         }
     }
-}
-
-/// A run of a prepared frame's batches of shown poses
-/// ([`PreparedStep::shown`]): split it into disjoint runs, run each from
-/// any thread.
-pub struct ShownRange<'f> {
-    sh: Shared<'f>,
-    store: &'f PackStore,
-    batches: ShownBatches<'f>,
-    kit: Kit<'f>,
-}
-
-impl<'f> ShownRange<'f> {
-    /// The batches of the run, numbered from 0 in the frame.
-    pub fn batches(&self) -> Range<usize> {
-        self.batches.range()
-    }
-
-    /// Number of batches.
-    pub fn len(&self) -> usize {
-        self.batches().len()
-    }
-
-    /// Whether the run has no batch.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
-    /// The first `mid` batches (all of them if `mid` is past the end) and
-    /// the rest.
-    pub fn split_at(self, mid: usize) -> (ShownRange<'f>, ShownRange<'f>) {
-        let ShownRange {
-            sh,
-            store,
-            batches,
-            kit,
-        } = self;
-        let (a, b) = batches.split_at(mid);
-        let part = |batches| ShownRange {
-            sh,
-            store,
-            batches,
-            kit,
-        };
-        (part(a), part(b))
-    }
-
-    /// The run in `parts` runs as equal as can be (sizes differ by at most
-    /// one; some empty when there are fewer batches than parts; one part
-    /// when `parts` is 0).
-    pub fn split(self, parts: usize) -> impl Iterator<Item = ShownRange<'f>> {
-        split_into(self, parts, ShownRange::len, ShownRange::split_at)
-    }
-
-    /// Computes the run's batches (those not computed yet), on this
-    /// thread (or leaves them to the next part when this thread's scratch
-    /// cannot be had, [`PreparedStep`]).
-    pub fn run(self) {
-        // A run already computed (the rest of a frame whose batches all
-        // ran elsewhere) takes no scratch: a thread without one of its own
-        // would make one for nothing (0.1 M instructions a frame).
-        if self.is_empty() || self.batches.all_done() {
-            return;
-        }
-        let ShownRange {
-            sh,
-            store,
-            batches,
-            kit,
-        } = self;
-        // None: no scratch for this thread, the next part computes them.
-        let _ = kit.with(|s| dispatch!(kit, run_shown(batches, &sh, store, s)));
-    }
-
-    /// Runs the batches on the current rayon pool.
-    fn run_on_rayon(self) {
-        if !self.is_empty() {
-            use rayon::iter::ParallelIterator;
-            rayon::iter::split(self, |r| halve(r, ShownRange::len, ShownRange::split_at))
-                .for_each(ShownRange::run);
-        }
-    }
-}
-
-fn run_shown<const CUBIC: bool, const INERT: bool>(
-    batches: ShownBatches,
-    sh: &Shared,
-    store: &PackStore,
-    scratch: &mut PackScratch,
-) {
-    batches.run::<CUBIC, INERT>(sh, store, scratch)
-}
-
-/// A run of a prepared frame's packs ([`PreparedStep::packs`]): split it
-/// into disjoint runs, run each from any thread.
-pub struct PackRange<'f> {
-    sh: Shared<'f>,
-    packs: Packs<'f>,
-    kit: Kit<'f>,
-}
-
-impl<'f> PackRange<'f> {
-    /// The packs of the run (pack `p` holds characters `8p .. 8p + 8`).
-    pub fn packs(&self) -> Range<usize> {
-        self.packs.range()
-    }
-
-    /// The characters of the run.
-    pub fn characters(&self) -> Range<usize> {
-        let (p, n) = (self.packs(), self.sh.characters);
-        (p.start * 8).min(n)..(p.end * 8).min(n)
-    }
-
-    /// Number of packs.
-    pub fn len(&self) -> usize {
-        self.packs().len()
-    }
-
-    /// Whether the run has no pack.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
-    /// The first `mid` packs (all of them if `mid` is past the end) and
-    /// the rest.
-    pub fn split_at(self, mid: usize) -> (PackRange<'f>, PackRange<'f>) {
-        let PackRange { sh, packs, kit } = self;
-        let (a, b) = packs.split_at(mid);
-        (
-            PackRange { sh, packs: a, kit },
-            PackRange { sh, packs: b, kit },
-        )
-    }
-
-    /// The run in `parts` runs as equal as can be (sizes differ by at most
-    /// one; some empty when there are fewer packs than parts; one part
-    /// when `parts` is 0).
-    pub fn split(self, parts: usize) -> impl Iterator<Item = PackRange<'f>> {
-        split_into(self, parts, PackRange::len, PackRange::split_at)
-    }
-
-    /// Steps the run's packs (those not stepped yet), in order, on this
-    /// thread (or leaves them to the next part when this thread's scratch
-    /// cannot be had, [`PreparedStep`]).
-    pub fn run(self) {
-        // As ShownRange::run: no scratch for a run that has all run.
-        if self.is_empty() || self.packs.all_ran() {
-            return;
-        }
-        let PackRange { sh, packs, kit } = self;
-        // None: no scratch for this thread, the next part steps them.
-        let _ = kit.with(|s| dispatch!(kit, run_packs(packs, &sh, s)));
-    }
-
-    /// Runs the packs on the current rayon pool.
-    fn run_on_rayon(self) {
-        use rayon::iter::ParallelIterator;
-        rayon::iter::split(self, |r| halve(r, PackRange::len, PackRange::split_at))
-            .for_each(PackRange::run);
-    }
-}
-
-fn run_packs<const CUBIC: bool, const INERT: bool>(
-    mut packs: Packs,
-    sh: &Shared,
-    scratch: &mut PackScratch,
-) {
-    let first = packs.range().start;
-    for i in 0..packs.range().len() {
-        if !packs.ran(i) {
-            // Whether the next pack of the run resumes (level of detail):
-            // this one then fetches its anchors and offsets ahead.
-            let next = sh.lod
-                && packs.schedule_of(i + 1).is_some_and(|s| {
-                    s.resumes_at(sh.frame, live_lanes(first + i + 1, sh.characters))
-                });
-            passes::step_pack::<CUBIC, INERT>(sh, packs.pack(i), scratch, next);
-        }
-    }
-}
-
-/// `run` in two halves for rayon's splitting (none when it has one item).
-fn halve<T>(run: T, len: fn(&T) -> usize, split_at: fn(T, usize) -> (T, T)) -> (T, Option<T>) {
-    match len(&run) {
-        0 | 1 => (run, None),
-        n => {
-            let (a, b) = split_at(run, n / 2);
-            (a, Some(b))
-        }
-    }
-}
-
-/// `run` in `parts` runs whose lengths differ by at most one, the longer
-/// first (one when `parts` is 0).
-fn split_into<T>(
-    run: T,
-    parts: usize,
-    len: fn(&T) -> usize,
-    split_at: fn(T, usize) -> (T, T),
-) -> impl Iterator<Item = T> {
-    let parts = parts.max(1);
-    let n = len(&run);
-    let (mut rest, mut k) = (Some(run), 0);
-    std::iter::from_fn(move || {
-        let run = rest.take()?;
-        k += 1;
-        if k == parts {
-            return Some(run);
-        }
-        let (this, after) = split_at(run, n / parts + usize::from(k <= n % parts));
-        rest = Some(after);
-        Some(this)
-    })
 }

@@ -27,6 +27,11 @@
 //! As `Wander` does, it reads each character's clip time from the commands
 //! it gave (`time + rate dt`, the crowd's own arithmetic) rather than
 //! from the crowd.
+//!
+//! This file holds the driver and its update; its configuration is in
+//! `config` ([`MatcherConfig`]), each character's state and its share of
+//! an update (its desired motion and query, its decision) in `walker`,
+//! and the desired motion's springs in `steer`.
 
 use std::time::{Duration, Instant};
 
@@ -37,140 +42,16 @@ use rayon::prelude::*;
 use super::command::{Command, Driven};
 use super::{ClipEnd, Root, Source};
 use crate::error::{Error, Result};
-use crate::matching::search::MAX_PADDED;
-use crate::matching::{FrameSource, Match, MatchDatabase, QueryBatch, WorldPose, search};
+use crate::matching::{FrameSource, Match, MatchDatabase, QueryBatch, search};
 use crate::reference::{self as r, Vec3};
 
+mod config;
 mod steer;
+mod walker;
 
-use steer::{Lapses, Steer};
-
-/// How [`Matcher`] drives.
-#[derive(Clone, Debug, PartialEq)]
-pub struct MatcherConfig {
-    /// Seed of every character's targets.
-    pub seed: u64,
-    /// Seconds between a character's searches (staggered: character `c`
-    /// of `n` first searches `search_every (c + 1) / n` after its start).
-    pub search_every: f32,
-    /// Seconds between new gamepad targets: uniform in this range.
-    pub retarget_every: (f32, f32),
-    /// Desired speeds, units per second: uniform in this range.
-    pub speed: (f32, f32),
-    /// The desired facing is the desired direction turned by up to this,
-    /// radians (0: the character faces where it goes).
-    pub strafe: f32,
-    /// Half-life of the simulated root's velocity spring, seconds (the
-    /// demo's 0.27).
-    pub velocity_halflife: f32,
-    /// Half-life of its yaw spring, seconds (0.27).
-    pub rotation_halflife: f32,
-    /// A new target that changes the desired velocity by more than this
-    /// (units/s) searches at once.
-    pub sharp_velocity: f32,
-    /// ... or the desired facing by more than this (radians).
-    pub sharp_turn: f32,
-    /// Frames of the clip playing within this of its time (seconds) count
-    /// as the one playing: no transition.
-    pub same_clip_window: f32,
-    /// Hysteresis: a character searching while it plays a searched frame
-    /// transitions only to a frame whose distance beats the playing
-    /// frame's by more than this ([`QueryBatch::set_margin`]; 0: to the
-    /// best frame whenever it is not the one playing). Real matchers bias
-    /// the continuing pose alike (Unreal's `ContinuingPoseCostBias`).
-    pub switch_margin: f32,
-    /// Length of a transition, seconds.
-    pub blend_duration: f32,
-    /// Dead blending's extrapolation half-life, seconds.
-    pub extrapolation_halflife: f32,
-    /// The simulated root is kept this close to the character's root
-    /// (units).
-    pub clamp_distance: f32,
-    /// Distance between neighbouring characters' starts on the grid.
-    pub spacing: f32,
-}
-
-impl Default for MatcherConfig {
-    /// The published demo's springs and search interval, in the CMU clips'
-    /// units (about 5.6 cm): speeds up to 20 units/s (1.1 m/s, the walks'
-    /// pace), a new target every 1 to 3 s.
-    fn default() -> MatcherConfig {
-        MatcherConfig {
-            seed: 1,
-            search_every: 0.1,
-            retarget_every: (1.0, 3.0),
-            speed: (0.0, 20.0),
-            strafe: 0.0,
-            velocity_halflife: 0.27,
-            rotation_halflife: 0.27,
-            sharp_velocity: 8.0,
-            sharp_turn: 1.0,
-            same_clip_window: 0.2,
-            switch_margin: SWITCH_MARGIN,
-            blend_duration: 0.3,
-            extrapolation_halflife: 0.2,
-            clamp_distance: 10.0,
-            spacing: 60.0,
-        }
-    }
-}
-
-impl MatcherConfig {
-    /// Refuses, naming it, a parameter that is not finite and positive
-    /// (intervals, half-lives, durations, distances), ranges out of order
-    /// or negative, and a negative strafe or window.
-    pub fn check(&self) -> Result<()> {
-        let positive = [
-            ("search_every", self.search_every),
-            ("velocity_halflife", self.velocity_halflife),
-            ("rotation_halflife", self.rotation_halflife),
-            ("blend_duration", self.blend_duration),
-            ("extrapolation_halflife", self.extrapolation_halflife),
-            ("clamp_distance", self.clamp_distance),
-            ("retarget_every.0", self.retarget_every.0),
-        ];
-        for (name, v) in positive {
-            if !(v.is_finite() && v > 0.0 && v <= 1e6) {
-                return Err(Error::Parameter {
-                    name,
-                    value: v,
-                    reason: "must be finite and in (0, 1e6]",
-                });
-            }
-        }
-        let non_negative = [
-            ("speed.0", self.speed.0),
-            ("strafe", self.strafe),
-            ("sharp_velocity", self.sharp_velocity),
-            ("sharp_turn", self.sharp_turn),
-            ("same_clip_window", self.same_clip_window),
-            ("switch_margin", self.switch_margin),
-            ("spacing", self.spacing),
-        ];
-        for (name, v) in non_negative {
-            if !(v.is_finite() && (0.0..=1e6).contains(&v)) {
-                return Err(Error::Parameter {
-                    name,
-                    value: v,
-                    reason: "must be finite and in [0, 1e6]",
-                });
-            }
-        }
-        for (name, (lo, hi)) in [
-            ("retarget_every.1", self.retarget_every),
-            ("speed.1", self.speed),
-        ] {
-            if !(hi.is_finite() && hi >= lo && hi <= 1e6) {
-                return Err(Error::Parameter {
-                    name,
-                    value: hi,
-                    reason: "must be finite, at least the range's start and at most 1e6",
-                });
-            }
-        }
-        Ok(())
-    }
-}
+pub use config::{MatcherConfig, SWITCH_MARGIN};
+use steer::Steer;
+use walker::{NO_SLOT, Now, Query, Walker, decide, desire};
 
 /// What a [`Matcher`] did since it was made.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -214,22 +95,6 @@ pub struct MatchCharacter {
     pub time: f32,
 }
 
-#[derive(Clone, Debug)]
-struct Walker {
-    rng: Pcg32,
-    steer: Steer,
-    root: Root,
-    clip: usize,
-    time: f32,
-    countdown: f32,
-    /// Its query's index in this update's batch ([`NO_SLOT`]: it did not
-    /// search).
-    slot: u32,
-}
-
-/// [`Walker::slot`] of a character that did not search.
-const NO_SLOT: u32 = u32::MAX;
-
 /// One part's share of an update's work ([`PER_TASK`] characters):
 /// computed in parallel, gathered part by part in character order, so
 /// that the batch, the sums and the commands are the same whatever the
@@ -247,12 +112,6 @@ struct Part {
     failed: Option<Error>,
     /// The transitions taken: character, database frame, its source.
     moves: Vec<(u32, usize, FrameSource)>,
-}
-
-#[derive(Clone, Debug)]
-struct Query {
-    q: [f32; MAX_PADDED],
-    seed: Option<usize>,
 }
 
 /// The motion-matching driver (module docs).
@@ -528,10 +387,6 @@ impl Matcher {
     }
 }
 
-/// [`MatcherConfig::switch_margin`]'s default (docs/matching-comparison.md,
-/// "Hysteresis").
-pub const SWITCH_MARGIN: f32 = 5.0;
-
 /// Characters per part ([`Part`]) of the driver's per-character passes,
 /// each part one rayon task.
 const PER_TASK: usize = 256;
@@ -549,121 +404,4 @@ fn by_parts(
         .zip(parts.par_iter_mut())
         .enumerate()
         .for_each(|(k, (w, p))| each(p, w, k * PER_TASK));
-}
-
-/// An update's step and the times its trajectories look ahead, with the
-/// springs' constants for each ([`Lapses`]: the same for every character).
-struct Now {
-    step: Lapses,
-    ahead: [Lapses; 3],
-}
-
-impl Now {
-    fn new(cfg: &MatcherConfig, dt: f32, ahead: [f32; 3]) -> Now {
-        Now {
-            step: Lapses::new(cfg, dt),
-            ahead: ahead.map(|t| Lapses::new(cfg, t)),
-        }
-    }
-
-    /// The step, seconds.
-    fn dt(&self) -> f32 {
-        self.step.pos.dt
-    }
-}
-
-/// One character's desired motion for a step of `now.dt()` (new targets, the
-/// simulated root stepped, its trajectory error taken, then clamped) and,
-/// when it is due (on its interval, on a sharp change, or near its
-/// clip's end), its query from its world pose in `crowd`. Returns the
-/// trajectory error and the query.
-fn desire(
-    cfg: &MatcherConfig,
-    crowd: &impl Driven,
-    db: &MatchDatabase,
-    now: &Now,
-    c: usize,
-    w: &mut Walker,
-) -> Result<(f32, Option<Query>)> {
-    let dt = now.dt();
-    let sharp = w.steer.retarget(cfg, &mut w.rng, dt);
-    w.steer.step(&now.step);
-    // The trajectory error before clamping, then the clamp.
-    let off = w.steer.pos - Vec3::new(w.root.pos.x, 0.0, w.root.pos.z);
-    let dist = r::length(off);
-    if dist > cfg.clamp_distance {
-        w.steer.pos -= off * (1.0 - cfg.clamp_distance / dist);
-    }
-    w.countdown -= dt;
-    w.slot = NO_SLOT;
-    let clip = &crowd.library().clips()[w.clip];
-    let near_end = w.time + 2.0 * dt > clip.last_time();
-    if !(w.countdown <= 0.0 || sharp || near_end) {
-        return Ok((dist, None));
-    }
-    // On the interval, keep the phase (`search_every` apart on average,
-    // whatever the step); out of turn, keep it too. Restarting the
-    // interval on a sharp change put every character in one phase: each
-    // character's first targets are a sharp change, on the same update,
-    // so the stagger was lost after one frame and every sixth frame
-    // searched for the whole crowd (callgrind: 21 M instructions against
-    // 2.5 M in the frames between, at 2,000 characters).
-    if w.countdown <= 0.0 {
-        w.countdown = (w.countdown + cfg.search_every).max(0.0);
-    }
-    let joints = db.joints();
-    let kf = |j: usize| crowd.world_kform(c, j + 1).unwrap_or_default();
-    let (hips, lf, rf) = (kf(joints.hips), kf(joints.left_foot), kf(joints.right_foot));
-    let pose = WorldPose {
-        hips_pos: hips.pos,
-        hips_rot: hips.rot,
-        hips_vel: hips.vel,
-        left_foot_pos: lf.pos,
-        left_foot_vel: lf.vel,
-        right_foot_pos: rf.pos,
-        right_foot_vel: rf.vel,
-    };
-    let traj = w.steer.trajectory(&now.ahead);
-    let mut q = Query {
-        q: [0.0; MAX_PADDED],
-        seed: db.frame_of(w.clip, (w.time / clip.frame_time()) as usize),
-    };
-    db.query(&pose, &traj, &mut q.q[..db.layout().padded()])?;
-    Ok((dist, Some(q)))
-}
-
-/// Whether character `w` transitions to what its search found (`found`
-/// at its slot, when it searched): to a frame that is not the one playing
-/// (frames of its clip within [`MatcherConfig::same_clip_window`] count as
-/// the one playing, while that one is searchable): returns that frame and
-/// its source. Its clip time moves on by `dt` when it does not.
-fn decide(
-    cfg: &MatcherConfig,
-    crowd: &impl Driven,
-    db: &MatchDatabase,
-    dt: f32,
-    found: &[Match],
-    w: &mut Walker,
-) -> Option<(usize, FrameSource)> {
-    let to = (w.slot != NO_SLOT)
-        .then(|| found.get(w.slot as usize))
-        .flatten()
-        .and_then(|m| Some((m.frame, db.source(m.frame)?)));
-    let frame_time = crowd.library().clips()[w.clip].frame_time();
-    let playing = db.frame_of(w.clip, (w.time / frame_time) as usize);
-    let stays = |f: usize, s: &FrameSource| {
-        playing.is_some_and(|p| db.searchable(p) || p == f)
-            && s.clip == w.clip
-            && (s.time - w.time).abs() <= cfg.same_clip_window
-    };
-    match to {
-        Some((f, s)) if !stays(f, &s) => {
-            (w.clip, w.time) = (s.clip, s.time);
-            Some((f, s))
-        }
-        _ => {
-            w.time += dt;
-            None
-        }
-    }
 }

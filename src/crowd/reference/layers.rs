@@ -5,7 +5,7 @@
 //! each joint its own duration ([`r::kform_inertialize`], dead blending's
 //! [`r::kform_extrapolate_decayed`] and fade) or snaps it.
 
-use super::frame::{CharStep, Crowdwide, Halflives, ref_sample};
+use super::step::{CharStep, Crowdwide, Halflives, ref_sample};
 use crate::crowd::layer::Layout;
 use crate::crowd::place::Place;
 use crate::reference::{self as r, Kform, Pose};

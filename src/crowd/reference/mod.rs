@@ -2,17 +2,22 @@
 //! character at a time (`kineform crowd --scalar`). It keeps its
 //! characters' state and applies their commands with the 8-lane crowd's
 //! code ([`super::state`]), so the same commands give the same schedule bit
-//! for bit; every pose is then computed by the scalar reference
-//! (`frame`): sampling, blending, the layers (`layers`), inertialization
+//! for bit (each pack's frame: `pack`); every pose is then computed by the
+//! scalar reference (`frame`, from what `step` reads out of the pack's
+//! lanes): sampling, blending, the layers (`layers`), inertialization
 //! or dead blending (each joint over its own duration under a blend
 //! profile), root motion, forward kinematics with velocities, the
-//! characters' bounding boxes (`bounds`), and the velocity check.
+//! characters' bounding boxes (`bounds`), and the velocity check
+//! (`show`).
 
 mod bounds;
 mod construct;
 mod frame;
 mod layers;
 mod lod;
+mod pack;
+mod show;
+mod step;
 
 use std::sync::Mutex;
 
@@ -34,8 +39,9 @@ use crate::error::Result;
 use crate::reference::{Kform, Pose, Vec3};
 use crate::skeleton::Skeleton;
 use crate::skinning::{self, InverseBind, SkinMatrix};
-use frame::{Crowdwide, reference_pack};
+use pack::reference_pack;
 use std::time::Instant;
+use step::Crowdwide;
 
 /// The same crowd through the scalar reference, one character at a time.
 pub struct ReferenceCrowd {

@@ -1,0 +1,159 @@
+//! One character of a [`Matcher`](super::Matcher) ([`Walker`]): what it
+//! keeps between updates, and its share of an update: its desired motion
+//! and, when due, its query ([`desire`]), then its decision on what the
+//! search found ([`decide`]).
+
+use rand_pcg::Pcg32;
+
+use super::MatcherConfig;
+use super::steer::{Lapses, Steer};
+use crate::crowd::{Driven, Root};
+use crate::error::Result;
+use crate::matching::search::MAX_PADDED;
+use crate::matching::{FrameSource, Match, MatchDatabase, WorldPose};
+use crate::reference::{self as r, Vec3};
+
+/// What a character keeps between updates: its targets' random numbers,
+/// its desired motion, its root, the clip it plays and its time, and the
+/// seconds to its next search.
+#[derive(Clone, Debug)]
+pub(super) struct Walker {
+    pub(super) rng: Pcg32,
+    pub(super) steer: Steer,
+    pub(super) root: Root,
+    pub(super) clip: usize,
+    pub(super) time: f32,
+    pub(super) countdown: f32,
+    /// Its query's index in this update's batch ([`NO_SLOT`]: it did not
+    /// search).
+    pub(super) slot: u32,
+}
+
+/// [`Walker::slot`] of a character that did not search.
+pub(super) const NO_SLOT: u32 = u32::MAX;
+
+/// A due character's query ([`MatchDatabase::query`]) and its seed, the
+/// database frame it plays (evaluated first:
+/// [`QueryBatch::push`](crate::matching::QueryBatch::push)).
+#[derive(Clone, Debug)]
+pub(super) struct Query {
+    pub(super) q: [f32; MAX_PADDED],
+    pub(super) seed: Option<usize>,
+}
+
+/// An update's step and the times its trajectories look ahead, with the
+/// springs' constants for each ([`Lapses`]: the same for every character).
+pub(super) struct Now {
+    step: Lapses,
+    ahead: [Lapses; 3],
+}
+
+impl Now {
+    pub(super) fn new(cfg: &MatcherConfig, dt: f32, ahead: [f32; 3]) -> Now {
+        Now {
+            step: Lapses::new(cfg, dt),
+            ahead: ahead.map(|t| Lapses::new(cfg, t)),
+        }
+    }
+
+    /// The step, seconds.
+    fn dt(&self) -> f32 {
+        self.step.pos.dt
+    }
+}
+
+/// One character's desired motion for a step of `now.dt()` (new targets, the
+/// simulated root stepped, its trajectory error taken, then clamped) and,
+/// when it is due (on its interval, on a sharp change, or near its
+/// clip's end), its query from its world pose in `crowd`. Returns the
+/// trajectory error and the query.
+pub(super) fn desire(
+    cfg: &MatcherConfig,
+    crowd: &impl Driven,
+    db: &MatchDatabase,
+    now: &Now,
+    c: usize,
+    w: &mut Walker,
+) -> Result<(f32, Option<Query>)> {
+    let dt = now.dt();
+    let sharp = w.steer.retarget(cfg, &mut w.rng, dt);
+    w.steer.step(&now.step);
+    // The trajectory error before clamping, then the clamp.
+    let off = w.steer.pos - Vec3::new(w.root.pos.x, 0.0, w.root.pos.z);
+    let dist = r::length(off);
+    if dist > cfg.clamp_distance {
+        w.steer.pos -= off * (1.0 - cfg.clamp_distance / dist);
+    }
+    w.countdown -= dt;
+    w.slot = NO_SLOT;
+    let clip = &crowd.library().clips()[w.clip];
+    let near_end = w.time + 2.0 * dt > clip.last_time();
+    if !(w.countdown <= 0.0 || sharp || near_end) {
+        return Ok((dist, None));
+    }
+    // On the interval, keep the phase (`search_every` apart on average,
+    // whatever the step); out of turn, keep it too. Restarting the
+    // interval on a sharp change put every character in one phase: each
+    // character's first targets are a sharp change, on the same update,
+    // so the stagger was lost after one frame and every sixth frame
+    // searched for the whole crowd (callgrind: 21 M instructions against
+    // 2.5 M in the frames between, at 2,000 characters).
+    if w.countdown <= 0.0 {
+        w.countdown = (w.countdown + cfg.search_every).max(0.0);
+    }
+    let joints = db.joints();
+    let kf = |j: usize| crowd.world_kform(c, j + 1).unwrap_or_default();
+    let (hips, lf, rf) = (kf(joints.hips), kf(joints.left_foot), kf(joints.right_foot));
+    let pose = WorldPose {
+        hips_pos: hips.pos,
+        hips_rot: hips.rot,
+        hips_vel: hips.vel,
+        left_foot_pos: lf.pos,
+        left_foot_vel: lf.vel,
+        right_foot_pos: rf.pos,
+        right_foot_vel: rf.vel,
+    };
+    let traj = w.steer.trajectory(&now.ahead);
+    let mut q = Query {
+        q: [0.0; MAX_PADDED],
+        seed: db.frame_of(w.clip, (w.time / clip.frame_time()) as usize),
+    };
+    db.query(&pose, &traj, &mut q.q[..db.layout().padded()])?;
+    Ok((dist, Some(q)))
+}
+
+/// Whether character `w` transitions to what its search found (`found`
+/// at its slot, when it searched): to a frame that is not the one playing
+/// (frames of its clip within [`MatcherConfig::same_clip_window`] count as
+/// the one playing, while that one is searchable): returns that frame and
+/// its source. Its clip time moves on by `dt` when it does not.
+pub(super) fn decide(
+    cfg: &MatcherConfig,
+    crowd: &impl Driven,
+    db: &MatchDatabase,
+    dt: f32,
+    found: &[Match],
+    w: &mut Walker,
+) -> Option<(usize, FrameSource)> {
+    let to = (w.slot != NO_SLOT)
+        .then(|| found.get(w.slot as usize))
+        .flatten()
+        .and_then(|m| Some((m.frame, db.source(m.frame)?)));
+    let frame_time = crowd.library().clips()[w.clip].frame_time();
+    let playing = db.frame_of(w.clip, (w.time / frame_time) as usize);
+    let stays = |f: usize, s: &FrameSource| {
+        playing.is_some_and(|p| db.searchable(p) || p == f)
+            && s.clip == w.clip
+            && (s.time - w.time).abs() <= cfg.same_clip_window
+    };
+    match to {
+        Some((f, s)) if !stays(f, &s) => {
+            (w.clip, w.time) = (s.clip, s.time);
+            Some((f, s))
+        }
+        _ => {
+            w.time += dt;
+            None
+        }
+    }
+}
