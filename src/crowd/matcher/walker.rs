@@ -66,7 +66,10 @@ impl Now {
 /// simulated root stepped, its trajectory error taken, then clamped) and,
 /// when it is due (on its interval, on a sharp change, or near its
 /// clip's end), its query from its world pose in `crowd`. Returns the
-/// trajectory error and the query.
+/// trajectory error and the query. (`#[inline]`: in a module of its own
+/// since the split, it was called, not inlined, in `Matcher::update`'s
+/// loop: 1.1% more instructions a matching frame, callgrind.)
+#[inline]
 pub(super) fn desire(
     cfg: &MatcherConfig,
     crowd: &impl Driven,
