@@ -268,6 +268,10 @@ fn is(
     }
 }
 
+/// What a reader wrote on each crowd (lanes, reference) as bits, when
+/// accepted.
+type Read = Option<(Vec<u32>, Vec<u32>)>;
+
 /// One reader on both crowds into slices of `len` filled with the
 /// sentinel: the same result on both (as text), the one `want` names with
 /// a message; a refusal leaves both slices as they were. The slices' bits
@@ -281,7 +285,7 @@ fn both<M: Floats>(
     ),
     expect: &dyn Fn(&Result<()>) -> bool,
     ctx: &dyn Fn() -> String,
-) -> Option<(Vec<u32>, Vec<u32>)> {
+) -> Read {
     let (mut l, mut r) = (vec![M::SENTINEL; len], vec![M::SENTINEL; len]);
     let (rl, rr) = (lanes(&mut l), reference(&mut r));
     assert_eq!(
@@ -449,8 +453,8 @@ fn read(
         ctx,
     );
     // The same floats through glam and mint, where those features are on.
-    let mut same_as_t16: Vec<(&str, Option<(Vec<u32>, Vec<u32>)>)> = vec![("own type", tm)];
-    let mut same_as_s16: Vec<(&str, Option<(Vec<u32>, Vec<u32>)>)> = Vec::new();
+    let mut same_as_t16: Vec<(&str, Read)> = vec![("own type", tm)];
+    let mut same_as_s16: Vec<(&str, Read)> = Vec::new();
     #[cfg(feature = "glam033")]
     {
         use kineform::glam033::Mat4;
@@ -725,7 +729,7 @@ impl Shape {
             1 => Vec3::splat(v(b, 0.01, 10.0)),
             _ => Vec3::new(v(b, 0.01, 10.0), v(b, 0.01, 10.0), v(b, 0.01, 10.0)),
         };
-        let raw = (b.u8() % 8 == 0).then(|| {
+        let raw = b.u8().is_multiple_of(8).then(|| {
             Quat::new(
                 v(b, -1.0, 1.0),
                 v(b, -1.0, 1.0),
