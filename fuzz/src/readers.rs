@@ -453,7 +453,10 @@ fn read(
         ctx,
     );
     // The same floats through glam and mint, where those features are on.
+    // (Mutable only for them.)
+    #[allow(unused_mut)]
     let mut same_as_t16: Vec<(&str, Read)> = vec![("own type", tm)];
+    #[allow(unused_mut)]
     let mut same_as_s16: Vec<(&str, Read)> = Vec::new();
     #[cfg(feature = "glam033")]
     {
