@@ -51,6 +51,9 @@ use kineform::reference::{self as r, Kform, Quat, Vec3};
 
 use super::api::SPECIALS;
 
+#[path = "readers.rs"]
+pub mod readers;
+
 /// Reads choices from the fuzzer's bytes; past the end everything is zero.
 struct Bytes<'a>(&'a [u8]);
 
@@ -532,6 +535,7 @@ pub fn check_crowd(data: &[u8]) -> (usize, usize) {
         f => f == DeadBlendHalflives::FITTED,
     };
     let mut log: Vec<String> = vec![format!("{cfg:?}, {clips} clips")];
+    let fixed = readers::Bind::fixed(lanes.skeleton());
 
     let steps = 1 + b.u8() as usize % 8;
     let (mut ran, mut compared) = (0, 0);
@@ -584,6 +588,7 @@ pub fn check_crowd(data: &[u8]) -> (usize, usize) {
                 period_queued = false;
                 tame &= within(dt, 0.002, 0.05);
                 check_outputs(&lanes, &reference, tame, &ctx);
+                readers::after_step(&lanes, &reference, &fixed, tame, &ctx);
                 ran += 1;
                 compared += tame as usize;
             }
@@ -605,6 +610,14 @@ pub fn check_crowd(data: &[u8]) -> (usize, usize) {
             ),
         }
     }
+    // The matrix readers with the bytes left (`src/readers.rs`).
+    readers::fuzzed_reads(
+        &mut b,
+        (&lanes, &reference),
+        &fixed,
+        tame && ran > 0,
+        &mut log,
+    );
     (ran, compared)
 }
 

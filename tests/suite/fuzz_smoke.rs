@@ -153,6 +153,20 @@ fn crowd_api_on_random_bytes() {
     }
     check::crowd::check_crowd(&[]);
     eprintln!("{stepped} of {seeds} inputs stepped; {compared} of {steps} steps compared");
+    let reads = check::crowd::readers::counts();
+    eprintln!("matrix readers: {reads:?}");
+    // The matrix readers (fuzz/src/readers.rs): fuzzed ranges both
+    // accepted and refused, crowds compared, level of detail carrying
+    // characters, fuzzed inverse binds made and refused.
+    assert!(
+        reads.fuzzed_accepted * 4 >= seeds as usize
+            && reads.refused * 4 >= seeds as usize
+            && reads.compared * 2 >= seeds as usize
+            && reads.carried * 40 >= seeds as usize
+            && reads.binds.0 * 20 >= seeds as usize
+            && reads.binds.1 * 20 >= seeds as usize,
+        "too few matrix reads of some kind: {reads:?}"
+    );
     assert!(
         stepped * 3 >= seeds && compared * 5 >= steps,
         "only {stepped} of {seeds} inputs stepped a crowd, {compared} of {steps} steps compared"
