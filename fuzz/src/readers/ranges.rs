@@ -60,7 +60,8 @@ pub(super) fn length(b: &mut Bytes, chars: &Range<usize>, nj: usize) -> usize {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(super) enum Want {
     Ok,
-    /// The inverse bind's joint count is not the crowd's.
+    /// The inverse bind's joint count (this) is not the crowd's: refused
+    /// as `Error::Length` expecting the crowd's, got this.
     Joints(usize),
     Range,
     /// The slice's length is not this.
@@ -98,7 +99,7 @@ pub(super) fn is(
                 expected, got: g, ..
             }),
             Want::Joints(b),
-        ) => *expected == b && *g == nj,
+        ) => *expected == nj && *g == b,
         (
             Err(Error::Range {
                 start, end, len, ..
