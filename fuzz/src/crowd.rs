@@ -51,7 +51,7 @@ use kineform::reference::{self as r, Kform, Quat, Vec3};
 
 use super::api::SPECIALS;
 
-#[path = "readers.rs"]
+#[path = "readers/mod.rs"]
 pub mod readers;
 
 /// Reads choices from the fuzzer's bytes; past the end everything is zero.
@@ -610,7 +610,7 @@ pub fn check_crowd(data: &[u8]) -> (usize, usize) {
             ),
         }
     }
-    // The matrix readers with the bytes left (`src/readers.rs`).
+    // The matrix readers with the bytes left (`src/readers/`).
     readers::fuzzed_reads(
         &mut b,
         (&lanes, &reference),

@@ -155,7 +155,7 @@ fn crowd_api_on_random_bytes() {
     eprintln!("{stepped} of {seeds} inputs stepped; {compared} of {steps} steps compared");
     let reads = check::crowd::readers::counts();
     eprintln!("matrix readers: {reads:?}");
-    // The matrix readers (fuzz/src/readers.rs): fuzzed ranges both
+    // The matrix readers (fuzz/src/readers/): fuzzed ranges both
     // accepted and refused, crowds compared, level of detail carrying
     // characters, fuzzed inverse binds made and refused.
     assert!(
