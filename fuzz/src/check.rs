@@ -6,7 +6,7 @@
 pub mod api;
 #[path = "clips.rs"]
 pub mod clips;
-#[path = "crowd.rs"]
+#[path = "crowd/mod.rs"]
 pub mod crowd;
 #[cfg(feature = "gltf")]
 #[path = "gltf_build.rs"]

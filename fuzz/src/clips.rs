@@ -1,5 +1,5 @@
 //! Clips, libraries and crowds from typed values (issue 21): the
-//! structure-aware target behind defect 4. Where `crowd.rs` plays the
+//! structure-aware target behind defect 4. Where `crowd/` plays the
 //! embedded clip only, this one builds the skeleton, the bone offsets and
 //! every value of a clip from the fuzzer's choices with `arbitrary`
 //! (finite values of every size, the domain's edges, special values, raw
