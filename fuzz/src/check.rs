@@ -12,7 +12,7 @@ pub mod crowd;
 #[path = "gltf_build.rs"]
 pub mod gltf_build;
 #[cfg(feature = "gltf")]
-#[path = "gltf_doc.rs"]
+#[path = "gltf_doc/mod.rs"]
 pub mod gltf_doc;
 
 use kineform::lanes::{self, F32x8, Kformx8, Quatx8, Vec3x8};
