@@ -1,7 +1,7 @@
-//! The fuzz targets' checks (fuzz/src/check.rs) on pseudo-random bytes, so
+//! The fuzz targets' checks (fuzz/src/check/) on pseudo-random bytes, so
 //! that the normal test run exercises the same decoder and assertions.
 
-#[path = "../../fuzz/src/check.rs"]
+#[path = "../../fuzz/src/check/mod.rs"]
 #[allow(dead_code)]
 pub(crate) mod check;
 
