@@ -17,7 +17,7 @@ use kineform::crowd::{
 use kineform::reference::Kform;
 use kineform::skinning::InverseBind;
 
-use crate::lod_cmd::LodDriver;
+use crate::lod_cmd::{Detailed, LodDriver};
 use crate::report::{Measured, report};
 use crate::{
     CrowdArgs, HalflivesArg, RootMotionArg, SamplingArg, TransitionArg, add_footsteps, load_clips,
@@ -42,24 +42,8 @@ impl AnyCrowd {
         dt: f32,
     ) -> kineform::Result<FrameStats> {
         match self {
-            AnyCrowd::Lanes(c) => {
-                if let Some(lod) = lod {
-                    lod.before(c.as_mut())?;
-                }
-                wander.update(c.as_mut(), dt)?;
-                let s = c.step(dt)?;
-                wander.follow(c.as_mut(), dt)?;
-                Ok(s)
-            }
-            AnyCrowd::Scalar(c) => {
-                if let Some(lod) = lod {
-                    lod.before(c.as_mut())?;
-                }
-                wander.update(c.as_mut(), dt)?;
-                let s = c.step(dt)?;
-                wander.follow(c.as_mut(), dt)?;
-                Ok(s)
-            }
+            AnyCrowd::Lanes(c) => driven_step(c.as_mut(), wander, lod, dt, |c| c.step(dt)),
+            AnyCrowd::Scalar(c) => driven_step(c.as_mut(), wander, lod, dt, |c| c.step(dt)),
         }
     }
 
@@ -421,4 +405,23 @@ fn run_frames(
     }
     bar.finish_and_clear();
     Ok((check, transitions))
+}
+
+/// [`AnyCrowd::step`] for either crowd: level of detail's commands (where
+/// it runs) and the wanderers', `step`, then the roots the wanderers
+/// follow.
+fn driven_step<C: Detailed>(
+    crowd: &mut C,
+    wander: &mut Wander,
+    lod: Option<&mut LodDriver>,
+    dt: f32,
+    step: impl FnOnce(&mut C) -> kineform::Result<FrameStats>,
+) -> kineform::Result<FrameStats> {
+    if let Some(lod) = lod {
+        lod.before(crowd)?;
+    }
+    wander.update(crowd, dt)?;
+    let s = step(crowd)?;
+    wander.follow(crowd, dt)?;
+    Ok(s)
 }
