@@ -36,6 +36,11 @@
 //! joint, but a reader makes its shown pose (the carry and any running
 //! offset) joint by joint.
 //!
+//! With `fresh` instead, it reads only the matrices of the characters the
+//! step evaluated (`Crowd::skinning_matrices_evaluated_into`): a game that
+//! shows a carried character's last evaluated pose until its next
+//! evaluation.
+//!
 //! `cargo run --release --example lod_cost -- MODE [CHARACTERS] [FRAMES] [RUN] [JITTER] [SKIN]`
 //! prints the frames' wall time too (not a figure on a loaded machine).
 
@@ -53,7 +58,8 @@ fn main() -> kineform::Result<()> {
     let run: usize = args.get(4).and_then(|a| a.parse().ok()).unwrap_or(1).max(1);
     let jitter: f32 = args.get(5).and_then(|a| a.parse().ok()).unwrap_or(0.0);
     let jitter = jitter.clamp(0.0, 0.5);
-    let skin = args.get(6).is_some_and(|a| a == "skin");
+    let read = args.get(6).map_or("", String::as_str);
+    let (skin, fresh) = (read == "skin" || read == "fresh", read == "fresh");
     let library = ClipLibrary::from_bvh(&kineform::data::default_clip())?;
     let len = library.clips()[0].last_time();
     let cfg = CrowdConfig {
@@ -106,7 +112,10 @@ fn main() -> kineform::Result<()> {
         stepping += t.elapsed();
         if skin {
             let t = Instant::now();
-            crowd.skinning_matrices_into(0..n, &bind, &mut matrices)?;
+            match fresh {
+                false => crowd.skinning_matrices_into(0..n, &bind, &mut matrices)?,
+                true => crowd.skinning_matrices_evaluated_into(0..n, &bind, &mut matrices)?,
+            }
             reading += t.elapsed();
         }
     }
@@ -116,7 +125,7 @@ fn main() -> kineform::Result<()> {
         100.0 * evaluated as f64 / (n * frames) as f64,
         ms(stepping),
         match skin {
-            true => format!(", skinning matrices {:.3} ms/frame", ms(reading)),
+            true => format!(", skinning matrices ({read}) {:.3} ms/frame", ms(reading)),
             false => String::new(),
         }
     );

@@ -83,6 +83,7 @@ mod bounds;
 pub mod budget;
 pub mod check;
 pub mod command;
+mod evaluated;
 mod halflives;
 pub mod layer;
 pub mod library;

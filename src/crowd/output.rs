@@ -246,7 +246,7 @@ impl Crowd {
     /// the current rayon pool when there are enough of them to pay for it
     /// (32 packs; one scratch, made by `scratch`, per task), else on this
     /// thread.
-    fn copy_out<O: Send, R>(
+    pub(super) fn copy_out<O: Send, R>(
         &self,
         chars: Range<usize>,
         out: &mut [O],
@@ -456,8 +456,6 @@ impl Crowd {
     ) -> Result<()> {
         skinning::check_joints(self.skeleton.len(), inverse_bind)?;
         let fetch = self.fetch_ahead();
-        // `j` is a crowd joint, and the inverse bind has as many (checked
-        // above): `ib[j]` is in range.
         let ib = inverse_bind.as_rows();
         self.copy_out(
             chars,
@@ -467,17 +465,32 @@ impl Crowd {
                 if fetch {
                     crate::prefetch::next_run_to_l2(pack);
                 }
-                match self.carried(p) {
-                    None => skinning::skin_rows(pack, lanes, o, |j, m| {
-                        skinning::skin_lanes(m.pos, m.rot, Vec3x8::ONE, &ib[j])
-                    }),
-                    Some(k) => skinning::skin_rows(pack, lanes, o, |j, _| {
-                        let s = k.joint(j);
-                        skinning::skin_lanes(s.pos, s.rot, Vec3x8::ONE, &ib[j])
-                    }),
-                }
+                self.skin_pack(p, pack, lanes, o, ib)
             },
         )
+    }
+
+    /// Lanes `lanes` of pack `p` (its world rows `pack`) as skinning
+    /// matrices into `o` (a character's joints after another), from the
+    /// pose each shows, through the inverse bind rows `ib` (one a crowd
+    /// joint: checked by the callers, so `ib[j]` is in range).
+    pub(super) fn skin_pack<M: SkinMatrix>(
+        &self,
+        p: usize,
+        pack: &[Motionx8],
+        lanes: Range<usize>,
+        o: &mut [M],
+        ib: &[[f32; 12]],
+    ) {
+        match self.carried(p) {
+            None => skinning::skin_rows(pack, lanes, o, |j, m| {
+                skinning::skin_lanes(m.pos, m.rot, Vec3x8::ONE, &ib[j])
+            }),
+            Some(k) => skinning::skin_rows(pack, lanes, o, |j, _| {
+                let s = k.joint(j);
+                skinning::skin_lanes(s.pos, s.rot, Vec3x8::ONE, &ib[j])
+            }),
+        }
     }
 
     /// Character `c`'s world bounding box after the last step ([`Aabb`]:

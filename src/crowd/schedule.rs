@@ -170,6 +170,12 @@ impl Schedulex8 {
         (self.period[l & 7] as u32, self.phase[l & 7] as u32)
     }
 
+    /// Seconds since lane `l`'s pose was last evaluated: 0 when the last
+    /// step evaluated it (and always without level of detail).
+    pub(crate) fn since_evaluated(&self, l: usize) -> f32 {
+        self.since_eval.to_array()[l & 7]
+    }
+
     /// Sets lane `l`'s significance (checked by the caller: not NaN).
     pub(crate) fn set_significance(&mut self, l: usize, value: f32) {
         let lanes: &mut [f32; 8] = bytemuck::cast_mut(&mut self.significance);

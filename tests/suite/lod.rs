@@ -94,6 +94,9 @@ fn periods_choose_the_evaluated_steps() {
         lanes.set_period(c, period, c as u32 % period).unwrap();
         reference.set_period(c, period, c as u32 % period).unwrap();
     }
+    // Each character's seconds since its last evaluation, as the step
+    // accumulates them (f32 sums of the step's dt).
+    let mut since = [0.0f32; 16];
     for f in 0..40u64 {
         if f == 21 {
             let a = Source::looping(0, 1.0);
@@ -104,14 +107,20 @@ fn periods_choose_the_evaluated_steps() {
             lanes.step(1.0 / 60.0).unwrap(),
             reference.step(1.0 / 60.0).unwrap(),
         );
-        let due = (0..16)
-            .filter(|&c| {
-                let period = 1u64 << (c % 5);
-                f == 0 || f % period == c as u64 % period || (f == 21 && c == 15)
-            })
-            .count() as u32;
+        let is_due = |c: usize| {
+            let period = 1u64 << (c % 5);
+            f == 0 || f % period == c as u64 % period || (f == 21 && c == 15)
+        };
+        let due = (0..16).filter(|&c| is_due(c)).count() as u32;
         assert_eq!((sl.evaluated, sr.evaluated), (due, due), "step {f}");
         assert!(sl.velocity.passed(), "{:?}", sl.velocity);
+        for (c, t) in since.iter_mut().enumerate() {
+            *t = if is_due(c) { 0.0 } else { *t + 1.0 / 60.0 };
+            let got = (lanes.since_evaluated(c), reference.since_evaluated(c));
+            assert_eq!(got, (Some(*t), Some(*t)), "character {c}, step {f}");
+        }
+        assert_eq!(lanes.since_evaluated(16), None);
+        assert_eq!(reference.since_evaluated(16), None);
     }
 }
 

@@ -36,6 +36,7 @@ mod cost;
 mod crowd;
 mod edge_cases;
 mod equivalence;
+mod evaluated;
 mod exact_velocities;
 mod fit_halflives;
 mod fuzz_smoke;

@@ -163,6 +163,37 @@ impl Crowd {
         (c < self.cfg.characters).then(|| self.packs.schedule[c / 8].get(c % 8))
     }
 
+    /// Seconds since character `c`'s pose was last evaluated, as the last
+    /// step left it: `Some(0.0)` when that step evaluated it (always
+    /// without level of detail), else how long it has been carried along
+    /// its velocities; `None` past the characters. For a game that reads
+    /// a distant character's pose only when it was evaluated (on its own
+    /// period, whoever chose it: [`Crowd::set_period`] or the budget
+    /// allocator), since reading a carried pose costs about what its
+    /// evaluation saved (README, "Level of detail"):
+    ///
+    /// ```
+    /// # use kineform::crowd::{ClipLibrary, Crowd, CrowdConfig};
+    /// # let library = ClipLibrary::from_bvh(&kineform::data::default_clip())?;
+    /// let cfg = CrowdConfig { characters: 16, level_of_detail: true, ..Default::default() };
+    /// let mut crowd = Crowd::new(&library, cfg)?;
+    /// for c in 8..16 {
+    ///     crowd.set_period(c, 4, 0)?; // the second pack every 4th step
+    /// }
+    /// let mut fresh = 0;
+    /// for _frame in 0..8 {
+    ///     crowd.step(1.0 / 60.0)?;
+    ///     fresh += (crowd.since_evaluated(12) == Some(0.0)) as usize;
+    /// }
+    /// assert_eq!(fresh, 2);
+    /// assert_eq!(crowd.since_evaluated(3), Some(0.0));
+    /// assert_eq!(crowd.since_evaluated(16), None);
+    /// # Ok::<(), kineform::Error>(())
+    /// ```
+    pub fn since_evaluated(&self, c: usize) -> Option<f32> {
+        (c < self.cfg.characters).then(|| self.packs.schedule[c / 8].since_evaluated(c % 8))
+    }
+
     /// [`Command::SetPeriod`].
     pub fn set_period(&mut self, c: usize, period: u32, phase: u32) -> Result<()> {
         self.command(c, Command::SetPeriod { period, phase })

@@ -12,6 +12,7 @@
 
 mod bounds;
 mod construct;
+mod evaluated;
 mod frame;
 mod layers;
 mod lod;
@@ -223,16 +224,23 @@ impl ReferenceCrowd {
         // inverse bind's joint count (checked).
         let ib = inverse_bind.as_rows();
         for (o, (c, j)) in out.iter_mut().zip(joints_of(chars, nj)) {
-            let k = self.chars[c].world.get(j);
-            let unit = Kform {
-                pos: k.pos,
-                rot: k.rot,
-                ..Kform::IDENTITY
-            };
-            let m = skinning::skin_matrix(&unit, &ib[j]);
-            *o = M::from_lanes(&m.map(|e| [e; 8]), 0);
+            *o = self.skin_matrix(c, j, ib);
         }
         Ok(())
+    }
+
+    /// Character `c`'s joint `j` as a skinning matrix of `M`'s layout:
+    /// [`skinning::skin_matrix`] of its world pose (unit scale) and its
+    /// inverse bind rows `ib[j]` (in range: checked by the callers).
+    fn skin_matrix<M: SkinMatrix>(&self, c: usize, j: usize, ib: &[[f32; 12]]) -> M {
+        let k = self.chars[c].world.get(j);
+        let unit = Kform {
+            pos: k.pos,
+            rot: k.rot,
+            ..Kform::IDENTITY
+        };
+        let m = skinning::skin_matrix(&unit, &ib[j]);
+        M::from_lanes(&m.map(|e| [e; 8]), 0)
     }
 
     /// Character `c`'s state ([`super::Crowd::state`]).
@@ -287,6 +295,12 @@ impl ReferenceCrowd {
     /// Character `c`'s update period and phase ([`super::Crowd::period`]).
     pub fn period(&self, c: usize) -> Option<(u32, u32)> {
         (c < self.cfg.characters).then(|| self.schedules[c / 8].get(c % 8))
+    }
+
+    /// Seconds since character `c`'s pose was last evaluated
+    /// ([`super::Crowd::since_evaluated`]).
+    pub fn since_evaluated(&self, c: usize) -> Option<f32> {
+        (c < self.cfg.characters).then(|| self.schedules[c / 8].since_evaluated(c % 8))
     }
 
     /// [`Command::SetPeriod`] ([`super::Crowd::set_period`]).
