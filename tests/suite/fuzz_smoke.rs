@@ -167,6 +167,16 @@ fn crowd_api_on_random_bytes() {
             && reads.binds.1 * 20 >= seeds as usize,
         "too few matrix reads of some kind: {reads:?}"
     );
+    // Level of detail's evaluated reader (fuzz/src/readers/evaluated.rs),
+    // with the arguments of the reads above: accepted and refused, and
+    // characters both written (evaluated) and left (carried).
+    assert!(
+        reads.evaluated.0 * 4 >= seeds as usize
+            && reads.evaluated.1 * 4 >= seeds as usize
+            && reads.written * 4 >= seeds as usize
+            && reads.left * 20 >= seeds as usize,
+        "too few evaluated reads of some kind: {reads:?}"
+    );
     assert!(
         stepped * 3 >= seeds && compared * 5 >= steps,
         "only {stepped} of {seeds} inputs stepped a crowd, {compared} of {steps} steps compared"

@@ -65,6 +65,7 @@ fn step(
     let frames = lanes.frames();
     let queued = lanes.queued();
     let before = world_bits(lanes);
+    let since = readers::since_bits(lanes);
     let as_tasks = b.u8().is_multiple_of(3);
     let sl = match as_tasks {
         true => step_as_tasks(lanes, dt, b),
@@ -92,13 +93,17 @@ fn step(
             assert_eq!(lanes.queued(), 0, "{}", ctx());
             *tame &= within(dt, 0.002, 0.05);
             check_outputs(lanes, reference, *tame, &ctx);
+            readers::since_stepped(lanes, &since, dt, &ctx);
             readers::after_step(lanes, reference, fixed, *tame, &ctx);
             true
         }
         (Err(a), Err(b2)) => {
             assert!(!a.to_string().is_empty() && !b2.to_string().is_empty());
             assert!(
-                lanes.frames() == frames && lanes.queued() == queued && world_bits(lanes) == before,
+                lanes.frames() == frames
+                    && lanes.queued() == queued
+                    && world_bits(lanes) == before
+                    && readers::since_bits(lanes) == since,
                 "a refused dt {dt:e} changed the crowd\n{}",
                 ctx()
             );

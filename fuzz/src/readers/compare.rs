@@ -33,7 +33,7 @@ type Bits = (Vec<u32>, Vec<u32>);
 
 impl Span<'_> {
     /// `got` is `want` bit for bit, in a layout of `per` floats.
-    fn same_bits(&self, what: &str, got: &[u32], want: &[u32], per: usize) {
+    pub(super) fn same_bits(&self, what: &str, got: &[u32], want: &[u32], per: usize) {
         if let Some(d) = first_diff(got, want, per, self.nj, self.chars.start) {
             panic!("{what} over {:?}: {d}\n{}", self.chars, (self.ctx)());
         }

@@ -15,7 +15,10 @@ pub(super) trait Floats: Copy {
 }
 
 /// A float no reader writes by chance (a NaN with a payload).
-const S: f32 = f32::from_bits(0x7fa5_a5a5);
+const S: f32 = f32::from_bits(SENTINEL_BITS);
+
+/// The bits of every float of every layout's sentinel.
+pub(super) const SENTINEL_BITS: u32 = 0x7fa5_a5a5;
 
 impl Floats for [f32; 16] {
     const SENTINEL: Self = [S; 16];
@@ -92,7 +95,7 @@ pub(super) type Read = Option<(Vec<u32>, Vec<u32>)>;
 /// sentinel: the same result on both (as text), the one `want` names with
 /// a message; a refusal leaves both slices as they were. The slices' bits
 /// when accepted.
-fn both<M: Floats>(
+pub(super) fn both<M: Floats>(
     what: &str,
     len: usize,
     (lanes, reference): (
@@ -146,7 +149,7 @@ pub(super) struct Reads {
 
 /// Whether a reader's result is the one wanted (that a
 /// [`super::ranges::Want`] names).
-type Wanted<'a> = &'a dyn Fn(&Result<()>) -> bool;
+pub(super) type Wanted<'a> = &'a dyn Fn(&Result<()>) -> bool;
 
 impl Span<'_> {
     /// `transforms_into` of both crowds into `[M]` (see [`both`]).

@@ -44,18 +44,23 @@
 //!   documentation says (the joint count, finite entries, a bottom row `0
 //!   0 0 1` within 1e-5); `from_bind_pose` refuses a pose of the wrong
 //!   length with `Error::Length`, and what it accepts is finite and affine
-//!   and goes back through `from_matrices` to the same bind.
+//!   and goes back through `from_matrices` to the same bind;
+//! - level of detail's `since_evaluated` and
+//!   `skinning_matrices_evaluated_into`, with every read's arguments (no
+//!   bytes read for them): [`evaluated`] says what is promised.
 //!
 //! The parts: [`bind`] the inverse binds (the fixed one, and the one the
 //! bytes choose, checked against its constructors), [`ranges`] the ranges
 //! and slice lengths the bytes choose and the result a read of them must
 //! give, [`layouts`] the layouts read into and each reader run on both
-//! crowds, [`expected`] the matrices an accepted read must give, and
+//! crowds, [`expected`] the matrices an accepted read must give,
 //! [`compare`] the comparisons with them and between the crowds, with the
-//! tolerances.
+//! tolerances, and [`evaluated`] the readers of what the last step
+//! evaluated.
 
 mod bind;
 mod compare;
+mod evaluated;
 mod expected;
 mod layouts;
 mod ranges;
@@ -69,7 +74,9 @@ use kineform::crowd::{Crowd, ReferenceCrowd};
 use super::Bytes;
 pub use bind::Bind;
 use bind::fuzzed_bind;
+pub use evaluated::{since_bits, since_stepped};
 use expected::expected;
+use layouts::Wanted;
 use ranges::{Want, is, length, range, want};
 
 /// What the readers' checks did on this thread, for the smoke test's
@@ -92,6 +99,14 @@ pub struct Counts {
     /// Reads over a fuzzed range (after the last step) both crowds
     /// accepted in every layout.
     pub fuzzed_accepted: usize,
+    /// Reads of `skinning_matrices_evaluated_into` (one range, every
+    /// skinning layout, the arguments of a `skinning_matrices_into` read)
+    /// both crowds accepted, and refused.
+    pub evaluated: (usize, usize),
+    /// Characters of the accepted evaluated reads that the last step
+    /// evaluated (their matrices written) and carried (left).
+    pub written: usize,
+    pub left: usize,
 }
 
 thread_local! {
@@ -182,6 +197,10 @@ fn read(
         ctx,
     };
     let reads = span.read_every_layout(len, &bind.bind, (&ok_t, &ok_s));
+    // Level of detail's readers, with the same arguments.
+    let fresh = evaluated::evaluated(lanes, reference, ctx);
+    let ok: (Wanted, bool) = (&ok_s, want_s == Want::Ok);
+    span.evaluated_reads((len, &bind.bind), ok, &reads, &fresh);
     let refused = want_t != Want::Ok || want_s != Want::Ok;
     if refused {
         count(|k| k.refused += 1);
