@@ -4,13 +4,17 @@
 //! the characters nearest the camera evaluated every frame and the far
 //! ones every 4th, 8th or 16th, carried along their own velocities
 //! between. Each frame the game reads the characters' boxes (as it would
-//! for culling), gives their closeness to the camera as significance, and
-//! steps; every half second it prints what the allocator chose.
+//! for culling), gives their closeness to the camera as significance,
+//! steps, and updates the skinning matrices of the characters the step
+//! evaluated (the others show the ones of their last evaluation: reading
+//! a carried pose costs about what its evaluation saved); every half
+//! second it prints what the allocator chose.
 //!
 //! `cargo run --release --example budget`
 
 use kineform::crowd::{Aabb, Budget, ClipLibrary, Crowd, CrowdConfig, Root, Source};
-use kineform::reference::Vec3;
+use kineform::reference::{Kform, Vec3};
+use kineform::skinning::InverseBind;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let library = ClipLibrary::from_bvh(&kineform::data::default_clip())?;
@@ -34,6 +38,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let (dt, width) = (1.0 / 60.0, cols as f32 * spacing);
     let mut boxes = vec![Aabb::ZERO; characters];
     let mut closeness = vec![0.0f32; characters];
+    // The bind pose: every joint at the origin (a real mesh's comes from
+    // its file); the renderer's matrices, kept across frames.
+    let joints = crowd.skeleton().len();
+    let bind = InverseBind::from_bind_pose(crowd.skeleton(), &vec![Kform::IDENTITY; joints])?;
+    let mut skin = vec![[0.0f32; 12]; characters * joints];
     for frame in 0..=120 {
         // The camera sweeps along the grid's rows and back in 4 s.
         let t = frame as f32 * dt;
@@ -49,6 +58,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         crowd.set_significance(0, &closeness)?;
         let stats = crowd.step(dt)?;
         crowd.bounds_into(0..characters, &mut boxes)?;
+        crowd.skinning_matrices_evaluated_into(0..characters, &bind, &mut skin)?;
         if let Some(b) = stats.budget.filter(|_| frame % 30 == 0) {
             println!(
                 "frame {frame:3}: {} evaluated; characters at periods 1/2/4/8/16: {:?}; expected {:.3} ms, spent {:.3} ms",
