@@ -10,7 +10,7 @@ use core::ops::Range;
 
 use super::Crowd;
 use crate::error::Result;
-use crate::skinning::{self, InverseBind, SkinMatrix};
+use crate::skinning::{InverseBind, SkinMatrix};
 
 impl Crowd {
     /// [`Crowd::skinning_matrices_into`] for the characters of `chars`
@@ -54,30 +54,7 @@ impl Crowd {
         inverse_bind: &InverseBind,
         out: &mut [M],
     ) -> Result<()> {
-        skinning::check_joints(self.skeleton.len(), inverse_bind)?;
-        let (nj, ib) = (self.skeleton.len(), inverse_bind.as_rows());
         let schedule = &self.packs.schedule;
-        let evaluated = |p: usize| !schedule[p].carried;
-        self.copy_out(
-            chars,
-            out,
-            || (),
-            |_, p, pack, lanes, o| {
-                let bits = evaluated(p);
-                let mut l = lanes.start;
-                while l < lanes.end {
-                    if bits & (1 << l) == 0 {
-                        l += 1;
-                        continue;
-                    }
-                    let first = l;
-                    while l < lanes.end && bits & (1 << l) != 0 {
-                        l += 1;
-                    }
-                    let o = &mut o[(first - lanes.start) * nj..(l - lanes.start) * nj];
-                    self.skin_pack(p, pack, first..l, o, ib);
-                }
-            },
-        )
+        self.skin_out(chars, inverse_bind, out, false, |p| schedule[p].evaluated())
     }
 }

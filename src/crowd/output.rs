@@ -246,7 +246,7 @@ impl Crowd {
     /// the current rayon pool when there are enough of them to pay for it
     /// (32 packs; one scratch, made by `scratch`, per task), else on this
     /// thread.
-    pub(super) fn copy_out<O: Send, R>(
+    fn copy_out<O: Send, R>(
         &self,
         chars: Range<usize>,
         out: &mut [O],
@@ -454,9 +454,24 @@ impl Crowd {
         inverse_bind: &InverseBind,
         out: &mut [M],
     ) -> Result<()> {
+        self.skin_out(chars, inverse_bind, out, self.fetch_ahead(), |_| 0xff)
+    }
+
+    /// The skinning matrices of the characters of `chars` in the lanes
+    /// `written(p)` has (bits) in each pack `p`, the others' left as they
+    /// are in `out`: [`Crowd::skinning_matrices_into`]'s checks, then each
+    /// pack's run of written lanes ([`Crowd::skin_pack`]), the next pack's
+    /// world rows fetched ahead where `fetch`.
+    pub(super) fn skin_out<M: SkinMatrix>(
+        &self,
+        chars: Range<usize>,
+        inverse_bind: &InverseBind,
+        out: &mut [M],
+        fetch: bool,
+        written: impl Fn(usize) -> u8 + Send + Sync,
+    ) -> Result<()> {
         skinning::check_joints(self.skeleton.len(), inverse_bind)?;
-        let fetch = self.fetch_ahead();
-        let ib = inverse_bind.as_rows();
+        let (nj, ib) = (self.skeleton.len(), inverse_bind.as_rows());
         self.copy_out(
             chars,
             out,
@@ -465,7 +480,20 @@ impl Crowd {
                 if fetch {
                     crate::prefetch::next_run_to_l2(pack);
                 }
-                self.skin_pack(p, pack, lanes, o, ib)
+                let bits = written(p);
+                let mut l = lanes.start;
+                while l < lanes.end {
+                    if bits & (1 << l) == 0 {
+                        l += 1;
+                        continue;
+                    }
+                    let first = l;
+                    while l < lanes.end && bits & (1 << l) != 0 {
+                        l += 1;
+                    }
+                    let o = &mut o[(first - lanes.start) * nj..(l - lanes.start) * nj];
+                    self.skin_pack(p, pack, first..l, o, ib);
+                }
             },
         )
     }
@@ -474,7 +502,7 @@ impl Crowd {
     /// matrices into `o` (a character's joints after another), from the
     /// pose each shows, through the inverse bind rows `ib` (one a crowd
     /// joint: checked by the callers, so `ib[j]` is in range).
-    pub(super) fn skin_pack<M: SkinMatrix>(
+    fn skin_pack<M: SkinMatrix>(
         &self,
         p: usize,
         pack: &[Motionx8],

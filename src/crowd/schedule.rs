@@ -170,6 +170,12 @@ impl Schedulex8 {
         (self.period[l & 7] as u32, self.phase[l & 7] as u32)
     }
 
+    /// The lanes the last step evaluated (bits; all without level of
+    /// detail): the others were carried.
+    pub(crate) fn evaluated(&self) -> u8 {
+        !self.carried
+    }
+
     /// Seconds since lane `l`'s pose was last evaluated: 0 when the last
     /// step evaluated it (and always without level of detail).
     pub(crate) fn since_evaluated(&self, l: usize) -> f32 {

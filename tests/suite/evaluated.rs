@@ -4,11 +4,11 @@
 //! crowds. `lod::periods_choose_the_evaluated_steps` checks
 //! `since_evaluated` step by step.
 
-use crate::crowds::matrices::some_bind;
+use crate::crowds::matrices::{periods_mixed, some_bind, step_mixed};
 use crate::crowds::*;
 
 use kineform::Error;
-use kineform::crowd::{Crowd, CrowdConfig, ReferenceCrowd, Source};
+use kineform::crowd::{Crowd, CrowdConfig, ReferenceCrowd};
 
 const SENTINEL: f32 = 7.0;
 
@@ -22,37 +22,19 @@ const SENTINEL: f32 = 7.0;
 /// writes a pack's every lane, or drops its first run of evaluated lanes.
 #[test]
 fn evaluated_readers_write_the_evaluated_and_leave_the_carried() {
-    let library = embedded();
     let n = 21;
-    let cfg = CrowdConfig {
+    let (mut lanes, mut reference) = periods_mixed(CrowdConfig {
         characters: n,
         level_of_detail: true,
         ..Default::default()
-    };
-    let mut lanes = Crowd::new(&library, cfg.clone()).unwrap();
-    let mut reference = ReferenceCrowd::new(&library, cfg).unwrap();
-    for c in 0..n {
-        let period = [1, 2, 4, 8][c % 4];
-        let a = Source::looping(0, 0.07 * c as f32);
-        lanes.play(c, a, a).unwrap();
-        reference.play(c, a, a).unwrap();
-        lanes.set_period(c, period, c as u32 % period).unwrap();
-        reference.set_period(c, period, c as u32 % period).unwrap();
-    }
+    });
     let joints = lanes.skeleton().len();
     let bind = some_bind(lanes.skeleton());
     let range = 3..n;
     let m = range.len() * joints;
     let (mut fresh, mut carried) = (0, 0);
     for f in 0..24 {
-        if f % 7 == 3 {
-            let c = (f * 5) % n;
-            let b = Source::looping(0, 0.4 + 0.01 * f as f32);
-            lanes.transition(c, b, b, 0.2, 0.1).unwrap();
-            reference.transition(c, b, b, 0.2, 0.1).unwrap();
-        }
-        lanes.step(1.0 / 60.0).unwrap();
-        reference.step(1.0 / 60.0).unwrap();
+        step_mixed(&mut lanes, &mut reference, f);
         let (mut all_l, mut all_r) = (vec![[0.0f32; 12]; m], vec![[0.0f32; 12]; m]);
         let mut all_l16 = vec![[0.0f32; 16]; m];
         lanes

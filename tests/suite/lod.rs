@@ -7,7 +7,7 @@
 //! pop when a character moves from every 4th step to every step, and the
 //! error of each period against the crowd evaluated every step.
 
-use crate::crowds::matrices::{check_matrices, some_bind};
+use crate::crowds::matrices::{check_matrices, periods_mixed, some_bind, step_mixed};
 use crate::crowds::*;
 
 use kineform::Error;
@@ -471,31 +471,14 @@ fn a_carried_pack_costs_its_step_nothing_per_joint_and_reads_carried() {
 #[test]
 fn reference_matrices_are_its_pose_and_the_lanes_crowds() {
     use kineform::skinning::{self, SkinMatrix};
-    let library = embedded();
     let n = 21;
-    let mut lanes = Crowd::new(&library, lod_cfg(n)).unwrap();
-    let mut reference = ReferenceCrowd::new(&library, lod_cfg(n)).unwrap();
-    for c in 0..n {
-        let period = [1, 2, 4, 8][c % 4];
-        let a = Source::looping(0, 0.07 * c as f32);
-        lanes.play(c, a, a).unwrap();
-        reference.play(c, a, a).unwrap();
-        lanes.set_period(c, period, c as u32 % period).unwrap();
-        reference.set_period(c, period, c as u32 % period).unwrap();
-    }
+    let (mut lanes, mut reference) = periods_mixed(lod_cfg(n));
     let joints = lanes.skeleton().len();
     let bind = some_bind(lanes.skeleton());
     let (range, rot) = (3..n, 4.0 * 2e-5f32.sqrt());
     let m = range.len() * joints;
     for f in 0..30 {
-        if f % 7 == 3 {
-            let c = (f * 5) % n;
-            let b = Source::looping(0, 0.4 + 0.01 * f as f32);
-            lanes.transition(c, b, b, 0.2, 0.1).unwrap();
-            reference.transition(c, b, b, 0.2, 0.1).unwrap();
-        }
-        lanes.step(1.0 / 60.0).unwrap();
-        reference.step(1.0 / 60.0).unwrap();
+        step_mixed(&mut lanes, &mut reference, f);
         let (mut tl, mut tr) = (vec![[0.0f32; 16]; m], vec![[0.0f32; 16]; m]);
         let (mut sl, mut s12, mut s16) = (
             vec![[0.0f32; 12]; m],

@@ -3,9 +3,9 @@
 
 use core::ops::Range;
 
-use super::{ReferenceCrowd, check_joint_readout, joints_of};
+use super::ReferenceCrowd;
 use crate::error::Result;
-use crate::skinning::{self, InverseBind, SkinMatrix};
+use crate::skinning::{InverseBind, SkinMatrix};
 
 impl ReferenceCrowd {
     /// The skinning matrices of the characters of `chars` the last step
@@ -17,15 +17,9 @@ impl ReferenceCrowd {
         inverse_bind: &InverseBind,
         out: &mut [M],
     ) -> Result<()> {
-        let nj = self.skeleton.len();
-        skinning::check_joints(nj, inverse_bind)?;
-        check_joint_readout(&chars, self.cfg.characters, nj, out.len())?;
-        let ib = inverse_bind.as_rows();
-        for (o, (c, j)) in out.iter_mut().zip(joints_of(chars, nj)) {
-            if self.schedules[c / 8].carried & (1 << (c % 8)) == 0 {
-                *o = self.skin_matrix(c, j, ib);
-            }
-        }
-        Ok(())
+        let schedule = &self.schedules;
+        self.skin_where(chars, inverse_bind, out, |c| {
+            schedule[c / 8].evaluated() & (1 << (c % 8)) != 0
+        })
     }
 }

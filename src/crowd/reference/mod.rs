@@ -217,6 +217,19 @@ impl ReferenceCrowd {
         inverse_bind: &InverseBind,
         out: &mut [M],
     ) -> Result<()> {
+        self.skin_where(chars, inverse_bind, out, |_| true)
+    }
+
+    /// The skinning matrices of the characters of `chars` that `written`
+    /// takes, the others' left as they are in `out`, after
+    /// [`ReferenceCrowd::skinning_matrices_into`]'s checks.
+    fn skin_where<M: SkinMatrix>(
+        &self,
+        chars: core::ops::Range<usize>,
+        inverse_bind: &InverseBind,
+        out: &mut [M],
+        written: impl Fn(usize) -> bool,
+    ) -> Result<()> {
         let nj = self.skeleton.len();
         skinning::check_joints(nj, inverse_bind)?;
         check_joint_readout(&chars, self.cfg.characters, nj, out.len())?;
@@ -224,23 +237,19 @@ impl ReferenceCrowd {
         // inverse bind's joint count (checked).
         let ib = inverse_bind.as_rows();
         for (o, (c, j)) in out.iter_mut().zip(joints_of(chars, nj)) {
-            *o = self.skin_matrix(c, j, ib);
+            if !written(c) {
+                continue;
+            }
+            let k = self.chars[c].world.get(j);
+            let unit = Kform {
+                pos: k.pos,
+                rot: k.rot,
+                ..Kform::IDENTITY
+            };
+            let m = skinning::skin_matrix(&unit, &ib[j]);
+            *o = M::from_lanes(&m.map(|e| [e; 8]), 0);
         }
         Ok(())
-    }
-
-    /// Character `c`'s joint `j` as a skinning matrix of `M`'s layout:
-    /// [`skinning::skin_matrix`] of its world pose (unit scale) and its
-    /// inverse bind rows `ib[j]` (in range: checked by the callers).
-    fn skin_matrix<M: SkinMatrix>(&self, c: usize, j: usize, ib: &[[f32; 12]]) -> M {
-        let k = self.chars[c].world.get(j);
-        let unit = Kform {
-            pos: k.pos,
-            rot: k.rot,
-            ..Kform::IDENTITY
-        };
-        let m = skinning::skin_matrix(&unit, &ib[j]);
-        M::from_lanes(&m.map(|e| [e; 8]), 0)
     }
 
     /// Character `c`'s state ([`super::Crowd::state`]).

@@ -1,8 +1,9 @@
 //! The crowd's matrix readers against its one-joint accessor: world
 //! transforms and skinning matrices of a range, bit for bit, in every
-//! layout the crowd writes (shared by `readout.rs` and `lod.rs`).
+//! layout the crowd writes (shared by `readout.rs` and `lod.rs`), and the
+//! crowds with periods mixed that `lod.rs` and `evaluated.rs` read.
 
-use kineform::crowd::Crowd;
+use kineform::crowd::{Crowd, CrowdConfig, ReferenceCrowd, Source};
 use kineform::lanes::{Quatx8, Vec3x8};
 use kineform::reference::{Kform, Quat, Vec3};
 use kineform::skinning::{InverseBind, SkinMatrix};
@@ -120,4 +121,36 @@ pub fn check_matrices(crowd: &Crowd, range: core::ops::Range<usize>, bind: &Inve
             assert_eq!(b(&sm[i].0), b(&w16), "skinning, from_lanes, {at}");
         }
     }
+}
+
+/// Both crowds of `cfg` (level of detail on) with the embedded clip,
+/// character `c` playing it from `0.07 c` s at period 1, 2, 4 or 8 (`c %
+/// 4`), phase `c % period`: periods mixed within packs.
+pub fn periods_mixed(cfg: CrowdConfig) -> (Crowd, ReferenceCrowd) {
+    let library = super::embedded();
+    let mut lanes = Crowd::new(&library, cfg.clone()).unwrap();
+    let mut reference = ReferenceCrowd::new(&library, cfg).unwrap();
+    for c in 0..lanes.characters() {
+        let period = [1, 2, 4, 8][c % 4];
+        let a = Source::looping(0, 0.07 * c as f32);
+        lanes.play(c, a, a).unwrap();
+        reference.play(c, a, a).unwrap();
+        lanes.set_period(c, period, c as u32 % period).unwrap();
+        reference.set_period(c, period, c as u32 % period).unwrap();
+    }
+    (lanes, reference)
+}
+
+/// Step `f` of [`periods_mixed`]'s crowds: on every 7th step from the
+/// 3rd, character `5 f` (mod the crowd) transitions (evaluated whatever
+/// its period), then both step at 60 Hz.
+pub fn step_mixed(lanes: &mut Crowd, reference: &mut ReferenceCrowd, f: usize) {
+    if f % 7 == 3 {
+        let c = (f * 5) % lanes.characters();
+        let b = Source::looping(0, 0.4 + 0.01 * f as f32);
+        lanes.transition(c, b, b, 0.2, 0.1).unwrap();
+        reference.transition(c, b, b, 0.2, 0.1).unwrap();
+    }
+    lanes.step(1.0 / 60.0).unwrap();
+    reference.step(1.0 / 60.0).unwrap();
 }
