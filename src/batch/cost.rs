@@ -6,9 +6,7 @@
 //! (as its square for the velocity term), so these refuse one outside
 //! `[0, MAX_TIME]` ([`super::MAX_TIME`], 1e6 s) rather than overflow.
 
-use rayon::prelude::*;
-
-use super::{check_bounded_time, chunk, run, same_len};
+use super::{check_bounded_time, same_len};
 use crate::error::Result;
 use crate::lanes::{self, splat};
 use crate::stream::{F32Stream, Vec3Stream};
@@ -25,15 +23,9 @@ pub fn transition_features_spring(
     same_len("vel", out.len(), vel.len())?;
     check_bounded_time("halflife", halflife)?;
     let h = splat(halflife);
-    let c = chunk(out.packs().len(), 2);
-    let chunks = out
-        .packs_mut()
-        .par_chunks_mut(c)
-        .zip(pos.packs().par_chunks(c).zip(vel.packs().par_chunks(c)));
-    run(chunks, move |(o, (p, v))| {
-        for ((o, p), v) in o.iter_mut().zip(p).zip(v) {
-            *o = lanes::transition_feature_spring(*p, *v, h);
-        }
+    let ab = (pos.packs(), vel.packs());
+    super::map2(out.packs_mut(), ab, 2, move |a, b| {
+        lanes::transition_feature_spring(a, b, h)
     });
     Ok(())
 }
@@ -50,15 +42,9 @@ pub fn transition_features_cubic(
     same_len("vel", out.len(), vel.len())?;
     check_bounded_time("blendtime", blendtime)?;
     let z = splat(blendtime);
-    let c = chunk(out.packs().len(), 2);
-    let chunks = out
-        .packs_mut()
-        .par_chunks_mut(c)
-        .zip(pos.packs().par_chunks(c).zip(vel.packs().par_chunks(c)));
-    run(chunks, move |(o, (p, v))| {
-        for ((o, p), v) in o.iter_mut().zip(p).zip(v) {
-            *o = lanes::transition_feature_cubic(*p, *v, z);
-        }
+    let ab = (pos.packs(), vel.packs());
+    super::map2(out.packs_mut(), ab, 2, move |a, b| {
+        lanes::transition_feature_cubic(a, b, z)
     });
     Ok(())
 }
@@ -75,15 +61,9 @@ pub fn decay_spring_damper_displacement(
     same_len("v", out.len(), v.len())?;
     check_bounded_time("halflife", halflife)?;
     let h = splat(halflife);
-    let c = chunk(out.packs().len(), 8);
-    let chunks = out
-        .packs_mut()
-        .par_chunks_mut(c)
-        .zip(x.packs().par_chunks(c).zip(v.packs().par_chunks(c)));
-    run(chunks, move |(o, (x, v))| {
-        for ((o, x), v) in o.iter_mut().zip(x).zip(v) {
-            *o = lanes::decay_spring_damper_displacement(*x, *v, h);
-        }
+    let ab = (x.packs(), v.packs());
+    super::map2(out.packs_mut(), ab, 8, move |a, b| {
+        lanes::decay_spring_damper_displacement(a, b, h)
     });
     Ok(())
 }
@@ -100,15 +80,9 @@ pub fn decay_cubic_displacement(
     same_len("v", out.len(), v.len())?;
     check_bounded_time("blendtime", blendtime)?;
     let z = splat(blendtime);
-    let c = chunk(out.packs().len(), 4);
-    let chunks = out
-        .packs_mut()
-        .par_chunks_mut(c)
-        .zip(x.packs().par_chunks(c).zip(v.packs().par_chunks(c)));
-    run(chunks, move |(o, (x, v))| {
-        for ((o, x), v) in o.iter_mut().zip(x).zip(v) {
-            *o = lanes::decay_cubic_displacement(*x, *v, z);
-        }
+    let ab = (x.packs(), v.packs());
+    super::map2(out.packs_mut(), ab, 4, move |a, b| {
+        lanes::decay_cubic_displacement(a, b, z)
     });
     Ok(())
 }

@@ -12,7 +12,7 @@ use rayon::prelude::*;
 
 use super::{check_in, check_step, check_time, chunk, run, same_len};
 use crate::error::{Error, Result};
-use crate::lanes::{self, splat};
+use crate::lanes::{self, F32x8, splat};
 use crate::stream::F32Stream;
 
 /// Tracking targets for every element: the position at the end of the
@@ -58,6 +58,29 @@ fn check_targets(n: usize, t: &Targets) -> Result<()> {
     same_len("a_goal", n, t.a.len())
 }
 
+/// `(x[i], v[i]) = f(x[i], v[i], targets' [i])` for every pack, in tasks
+/// of [`chunk`] packs for a kernel costing `ns_each` a pack (the callers
+/// checked the lengths).
+fn track(
+    (x, v): (&mut F32Stream, &mut F32Stream),
+    targets: &Targets,
+    ns_each: usize,
+    f: impl Fn(F32x8, F32x8, [F32x8; 3]) -> (F32x8, F32x8) + Send + Sync,
+) {
+    let c = chunk(x.packs().len(), ns_each);
+    let [tx, tv, ta] = [&targets.x, &targets.v, &targets.a].map(|t| t.packs().par_chunks(c));
+    let chunks = x
+        .packs_mut()
+        .par_chunks_mut(c)
+        .zip(v.packs_mut().par_chunks_mut(c))
+        .zip(tx.zip(tv.zip(ta)));
+    run(chunks, move |((x, v), (tx, (tv, ta)))| {
+        for k in 0..x.len() {
+            (x[k], v[k]) = f(x[k], v[k], [tx[k], tv[k], ta[k]]);
+        }
+    });
+}
+
 /// One step of [`crate::reference::tracking_spring_update`] for every element.
 pub fn tracking_spring_update(
     x: &mut F32Stream,
@@ -71,25 +94,8 @@ pub fn tracking_spring_update(
     check_gains(gains)?;
     check_step("dt", dt)?;
     let (gx, gv, ga, d) = (splat(gains.x), splat(gains.v), splat(gains.a), splat(dt));
-    let c = chunk(x.packs().len(), 4);
-    let chunks = x
-        .packs_mut()
-        .par_chunks_mut(c)
-        .zip(v.packs_mut().par_chunks_mut(c))
-        .zip(
-            targets.x.packs().par_chunks(c).zip(
-                targets
-                    .v
-                    .packs()
-                    .par_chunks(c)
-                    .zip(targets.a.packs().par_chunks(c)),
-            ),
-        );
-    run(chunks, move |((x, v), (tx, (tv, ta)))| {
-        for k in 0..x.len() {
-            (x[k], v[k]) =
-                lanes::tracking_spring_update(x[k], v[k], tx[k], tv[k], ta[k], gx, gv, ga, d);
-        }
+    track((x, v), targets, 4, move |x, v, [tx, tv, ta]| {
+        lanes::tracking_spring_update(x, v, tx, tv, ta, gx, gv, ga, d)
     });
     Ok(())
 }
@@ -114,26 +120,8 @@ pub fn tracking_spring_update_improved(
     check_step("dt", dt)?;
     let [hx, hv, ha] = halflives.map(splat);
     let d = splat(dt);
-    let c = chunk(x.packs().len(), 8);
-    let chunks = x
-        .packs_mut()
-        .par_chunks_mut(c)
-        .zip(v.packs_mut().par_chunks_mut(c))
-        .zip(
-            targets.x.packs().par_chunks(c).zip(
-                targets
-                    .v
-                    .packs()
-                    .par_chunks(c)
-                    .zip(targets.a.packs().par_chunks(c)),
-            ),
-        );
-    run(chunks, move |((x, v), (tx, (tv, ta)))| {
-        for k in 0..x.len() {
-            (x[k], v[k]) = lanes::tracking_spring_update_improved(
-                x[k], v[k], tx[k], tv[k], ta[k], hx, hv, ha, d,
-            );
-        }
+    track((x, v), targets, 8, move |x, v, [tx, tv, ta]| {
+        lanes::tracking_spring_update_improved(x, v, tx, tv, ta, hx, hv, ha, d)
     });
     Ok(())
 }
@@ -166,26 +154,8 @@ pub fn tracking_spring_update_exact(
         splat(dt),
         splat(gain_dt),
     );
-    let c = chunk(x.packs().len(), 16);
-    let chunks = x
-        .packs_mut()
-        .par_chunks_mut(c)
-        .zip(v.packs_mut().par_chunks_mut(c))
-        .zip(
-            targets.x.packs().par_chunks(c).zip(
-                targets
-                    .v
-                    .packs()
-                    .par_chunks(c)
-                    .zip(targets.a.packs().par_chunks(c)),
-            ),
-        );
-    run(chunks, move |((x, v), (tx, (tv, ta)))| {
-        for k in 0..x.len() {
-            (x[k], v[k]) = lanes::tracking_spring_update_exact(
-                x[k], v[k], tx[k], tv[k], ta[k], gx, gv, ga, d, gd,
-            );
-        }
+    track((x, v), targets, 16, move |x, v, [tx, tv, ta]| {
+        lanes::tracking_spring_update_exact(x, v, tx, tv, ta, gx, gv, ga, d, gd)
     });
     Ok(())
 }
