@@ -20,10 +20,12 @@ use super::{ClipEnd, Root, Source};
 
 mod driven;
 mod queue;
+mod shorthands;
 mod validate;
 
 pub use driven::Driven;
 pub(crate) use queue::Queue;
+pub(crate) use shorthands::command_shorthands;
 pub(crate) use validate::check_roots;
 
 /// Which of a character's sources (a command's, an event's): its base's

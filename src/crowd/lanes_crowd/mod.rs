@@ -17,13 +17,13 @@ pub use runs::{PackRange, ShownRange};
 pub use tasks::PreparedStep;
 
 use super::budget::{self, Allocator, Budget};
-use super::command::{self, Command, Queue, Which};
+use super::command::{self, Command, Queue};
 use super::layer::Layout;
 use super::motion::{Motionx8, Track};
 use super::passes::{LayerPass, Scratches, ShownPoses};
 use super::state::{CharacterState, ClipRows, LayerState};
 use super::store::PackStore;
-use super::{ClipEnd, ClipLibrary, CrowdConfig, Root, Source};
+use super::{ClipLibrary, CrowdConfig, Root};
 use crate::database::Database;
 use crate::error::{Error, Result};
 use crate::skeleton::Skeleton;
@@ -194,11 +194,6 @@ impl Crowd {
         (c < self.cfg.characters).then(|| self.packs.schedule[c / 8].since_evaluated(c % 8))
     }
 
-    /// [`Command::SetPeriod`].
-    pub fn set_period(&mut self, c: usize, period: u32, phase: u32) -> Result<()> {
-        self.command(c, Command::SetPeriod { period, phase })
-    }
-
     /// Sets the significance of characters `first .. first +
     /// values.len()` for the budget allocator ([`super::budget`]: higher
     /// is more significant, such as closeness to the camera; 0 until set),
@@ -278,104 +273,7 @@ impl Crowd {
         Ok(())
     }
 
-    /// [`Command::Play`].
-    pub fn play(&mut self, c: usize, a: Source, b: Source) -> Result<()> {
-        self.command(c, Command::Play { a, b })
-    }
-
-    /// [`Command::Transition`].
-    pub fn transition(
-        &mut self,
-        c: usize,
-        a: Source,
-        b: Source,
-        duration: f32,
-        halflife: f32,
-    ) -> Result<()> {
-        self.command(
-            c,
-            Command::Transition {
-                a,
-                b,
-                duration,
-                halflife,
-            },
-        )
-    }
-
-    /// [`Command::SetWeight`].
-    pub fn set_weight(&mut self, c: usize, weight: f32) -> Result<()> {
-        self.command(c, Command::SetWeight { weight })
-    }
-
-    /// [`Command::WeightToward`].
-    pub fn weight_toward(&mut self, c: usize, target: f32, halflife: f32) -> Result<()> {
-        self.command(c, Command::WeightToward { target, halflife })
-    }
-
-    /// [`Command::SetRate`].
-    pub fn set_rate(&mut self, c: usize, source: Which, rate: f32) -> Result<()> {
-        self.command(c, Command::SetRate { source, rate })
-    }
-
-    /// [`Command::SetEnd`].
-    pub fn set_end(&mut self, c: usize, source: Which, end: ClipEnd) -> Result<()> {
-        self.command(c, Command::SetEnd { source, end })
-    }
-
-    /// [`Command::SetRoot`].
-    pub fn set_root(&mut self, c: usize, root: Root) -> Result<()> {
-        self.command(c, Command::SetRoot(root))
-    }
-
-    /// [`Command::PlayLayer`].
-    pub fn play_layer(&mut self, c: usize, layer: usize, source: Source) -> Result<()> {
-        self.command(c, Command::PlayLayer { layer, source })
-    }
-
-    /// [`Command::TransitionLayer`].
-    pub fn transition_layer(
-        &mut self,
-        c: usize,
-        layer: usize,
-        source: Source,
-        duration: f32,
-        halflife: f32,
-    ) -> Result<()> {
-        let cmd = Command::TransitionLayer {
-            layer,
-            source,
-            duration,
-            halflife,
-        };
-        self.command(c, cmd)
-    }
-
-    /// [`Command::SetLayerWeight`].
-    pub fn set_layer_weight(&mut self, c: usize, layer: usize, weight: f32) -> Result<()> {
-        self.command(c, Command::SetLayerWeight { layer, weight })
-    }
-
-    /// [`Command::LayerWeightToward`].
-    pub fn layer_weight_toward(
-        &mut self,
-        c: usize,
-        layer: usize,
-        target: f32,
-        halflife: f32,
-    ) -> Result<()> {
-        let cmd = Command::LayerWeightToward {
-            layer,
-            target,
-            halflife,
-        };
-        self.command(c, cmd)
-    }
-
-    /// [`Command::SetBlendProfile`].
-    pub fn set_blend_profile(&mut self, c: usize, profile: Option<usize>) -> Result<()> {
-        self.command(c, Command::SetBlendProfile { profile })
-    }
+    super::command::command_shorthands!();
 
     /// Commands queued for the next step.
     pub fn queued(&self) -> usize {

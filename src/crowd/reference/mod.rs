@@ -25,7 +25,7 @@ use std::sync::Mutex;
 use rayon::prelude::*;
 
 use super::budget::{self, Allocator, Budget, add_elapsed};
-use super::command::{self, Command, Queue, Which};
+use super::command::{self, Command, Queue};
 use super::lanes_crowd::check_dt;
 use super::layer::Layout;
 use super::markers::{Advanced, MarkerTable, pack_markers};
@@ -35,7 +35,7 @@ use super::schedule::Schedulex8;
 use super::state::{ClipRows, LayerLanes, LayerState, Statex8};
 use super::store::EventBits;
 use super::{CharacterState, Event, VelocityCheck};
-use super::{ClipEnd, ClipLibrary, CrowdConfig, FrameStats, Root, Source};
+use super::{ClipLibrary, CrowdConfig, FrameStats, Root};
 use crate::error::Result;
 use crate::reference::{Kform, Pose, Vec3};
 use crate::skeleton::Skeleton;
@@ -312,11 +312,6 @@ impl ReferenceCrowd {
         (c < self.cfg.characters).then(|| self.schedules[c / 8].since_evaluated(c % 8))
     }
 
-    /// [`Command::SetPeriod`] ([`super::Crowd::set_period`]).
-    pub fn set_period(&mut self, c: usize, period: u32, phase: u32) -> Result<()> {
-        self.command(c, Command::SetPeriod { period, phase })
-    }
-
     /// Queues a command ([`super::Crowd::command`]).
     pub fn command(&mut self, c: usize, cmd: Command) -> Result<()> {
         budget::check_command(self.budget.budget(), &cmd)?;
@@ -342,104 +337,7 @@ impl ReferenceCrowd {
         self.budget.budget()
     }
 
-    /// [`Command::Play`] ([`super::Crowd::play`]).
-    pub fn play(&mut self, c: usize, a: Source, b: Source) -> Result<()> {
-        self.command(c, Command::Play { a, b })
-    }
-
-    /// [`Command::Transition`] ([`super::Crowd::transition`]).
-    pub fn transition(
-        &mut self,
-        c: usize,
-        a: Source,
-        b: Source,
-        duration: f32,
-        halflife: f32,
-    ) -> Result<()> {
-        self.command(
-            c,
-            Command::Transition {
-                a,
-                b,
-                duration,
-                halflife,
-            },
-        )
-    }
-
-    /// [`Command::SetWeight`] ([`super::Crowd::set_weight`]).
-    pub fn set_weight(&mut self, c: usize, weight: f32) -> Result<()> {
-        self.command(c, Command::SetWeight { weight })
-    }
-
-    /// [`Command::WeightToward`] ([`super::Crowd::weight_toward`]).
-    pub fn weight_toward(&mut self, c: usize, target: f32, halflife: f32) -> Result<()> {
-        self.command(c, Command::WeightToward { target, halflife })
-    }
-
-    /// [`Command::SetRate`] ([`super::Crowd::set_rate`]).
-    pub fn set_rate(&mut self, c: usize, source: Which, rate: f32) -> Result<()> {
-        self.command(c, Command::SetRate { source, rate })
-    }
-
-    /// [`Command::SetEnd`] ([`super::Crowd::set_end`]).
-    pub fn set_end(&mut self, c: usize, source: Which, end: ClipEnd) -> Result<()> {
-        self.command(c, Command::SetEnd { source, end })
-    }
-
-    /// [`Command::SetRoot`] ([`super::Crowd::set_root`]).
-    pub fn set_root(&mut self, c: usize, root: Root) -> Result<()> {
-        self.command(c, Command::SetRoot(root))
-    }
-
-    /// [`Command::PlayLayer`] ([`super::Crowd::play_layer`]).
-    pub fn play_layer(&mut self, c: usize, layer: usize, source: Source) -> Result<()> {
-        self.command(c, Command::PlayLayer { layer, source })
-    }
-
-    /// [`Command::TransitionLayer`] ([`super::Crowd::transition_layer`]).
-    pub fn transition_layer(
-        &mut self,
-        c: usize,
-        layer: usize,
-        source: Source,
-        duration: f32,
-        halflife: f32,
-    ) -> Result<()> {
-        let cmd = Command::TransitionLayer {
-            layer,
-            source,
-            duration,
-            halflife,
-        };
-        self.command(c, cmd)
-    }
-
-    /// [`Command::SetLayerWeight`] ([`super::Crowd::set_layer_weight`]).
-    pub fn set_layer_weight(&mut self, c: usize, layer: usize, weight: f32) -> Result<()> {
-        self.command(c, Command::SetLayerWeight { layer, weight })
-    }
-
-    /// [`Command::LayerWeightToward`] ([`super::Crowd::layer_weight_toward`]).
-    pub fn layer_weight_toward(
-        &mut self,
-        c: usize,
-        layer: usize,
-        target: f32,
-        halflife: f32,
-    ) -> Result<()> {
-        let cmd = Command::LayerWeightToward {
-            layer,
-            target,
-            halflife,
-        };
-        self.command(c, cmd)
-    }
-
-    /// [`Command::SetBlendProfile`] ([`super::Crowd::set_blend_profile`]).
-    pub fn set_blend_profile(&mut self, c: usize, profile: Option<usize>) -> Result<()> {
-        self.command(c, Command::SetBlendProfile { profile })
-    }
+    super::command::command_shorthands!();
 
     /// The roots of characters `first .. first + roots.len()`, all checked
     /// before any is queued ([`super::Crowd::set_roots`]).
