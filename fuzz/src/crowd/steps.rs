@@ -1,6 +1,7 @@
-//! The steps: up to 8, each after up to 5 commands, of a chosen `dt` (0,
-//! negative, NaN, infinite, huge included); the 8-lane crowd's step now
-//! and then run as tasks. A step both crowds
+//! The steps: up to 8 (with level of detail, half the time up to 32, so
+//! that periods up to 16 come round), each after up to 5 commands,
+//! of a chosen `dt` (0, negative, NaN, infinite, huge included); the
+//! 8-lane crowd's step now and then run as tasks. A step both crowds
 //! accept is checked ([`check_outputs`], the periods, the characters
 //! evaluated and the budget's choice alike on both, and the matrix
 //! readers' `after_step`); a `dt` both refuse must change nothing.
@@ -13,7 +14,8 @@ use super::domain::within;
 use super::outputs::{check_outputs, world_bits};
 use super::readers::{self, Bind, Carry};
 
-/// Up to 8 steps, each after up to 5 fuzzed commands. Returns the number
+/// Up to 8 steps (32 with level of detail, half the time), each
+/// after up to 5 fuzzed commands. Returns the number
 /// of steps both crowds ran and how many of them were compared within
 /// tolerances (`tame` still true after the step).
 pub(super) fn run(
@@ -23,7 +25,11 @@ pub(super) fn run(
     tame: &mut bool,
     log: &mut Vec<String>,
 ) -> (usize, usize) {
-    let steps = 1 + b.u8() as usize % 8;
+    let s = b.u8() as usize;
+    let steps = 1 + match s >= 128 && lanes.config().level_of_detail {
+        true => s % 32,
+        false => s % 8,
+    };
     let (mut ran, mut compared) = (0, 0);
     let mut carry = Carry::new(lanes);
     // Whether a SetPeriod is queued (a budget is refused then): until a
