@@ -1,6 +1,7 @@
 //! The commands to both crowds: one fuzzed [`Command`] (through the
 //! lanes crowd's named methods, the reference's `command`), a `set_roots`
-//! range, a layer command or blend profile, a budget or significances;
+//! range, a layer command or blend profile, a budget or significances,
+//! update periods for a run of characters (level of detail);
 //! each accepted or refused by both alike, as [`Command::validate`] says,
 //! a refusal changing nothing.
 
@@ -59,6 +60,12 @@ fn budget(
         let budget = match b.u8() % 4 {
             0 => None,
             1 => Some(Budget::measured(-b.f32(0.0, 1.0).abs() - 1e-3)),
+            // A budget of about what 0 to 48 characters cost: a few
+            // packs at each period (the crowds hold up to 5 packs).
+            2 => {
+                let k = b.f32(1e-7, 1e-4);
+                Some(Budget::fixed(k * b.f32(0.0, 48.0), k))
+            }
             _ => Some(Budget::fixed(b.f32(1e-6, 1e-2), b.f32(1e-7, 1e-4))),
         };
         let (res, res_ref) = (lanes.set_budget(budget), reference.set_budget(budget));
@@ -102,27 +109,47 @@ fn budget(
     assert_eq!(res.is_ok(), valid, "{}", log.join("\n"));
 }
 
-/// One fuzzed command (or `set_roots` range) to both crowds.
+/// One fuzzed command (or `set_roots` range, budget, significances, or
+/// periods for a run of characters) to both crowds.
 pub(super) fn command(
     b: &mut Bytes,
     (lanes, reference): (&mut Crowd, &mut ReferenceCrowd),
     clips: usize,
+    flags: (&mut bool, &mut bool),
+    log: &mut Vec<String>,
+) {
+    let n = lanes.characters();
+    let kind = b.u8() % 12;
+    let c = b.character(n);
+    match kind {
+        9 => budget(b, (lanes, reference), (c, *flags.1), log),
+        7 => {
+            let queued = lanes.queued();
+            set_roots(b, (lanes, reference), (c, queued), flags.0, log);
+        }
+        10 => periods(b, (lanes, reference), c, flags, log),
+        _ => {
+            let cmd = draw(b, kind, clips);
+            send((lanes, reference), c, cmd, flags, log);
+        }
+    }
+}
+
+/// `cmd` for character `c` to both crowds (the lanes crowd's named
+/// method, the reference's `command`): both accept it, as
+/// [`Command::validate`] says, and queue it, or both refuse it with a
+/// typed error and queue nothing. `in_domain` ends false where an
+/// accepted value is out of the tested domain; `period_queued` records an
+/// accepted `SetPeriod`.
+fn send(
+    (lanes, reference): (&mut Crowd, &mut ReferenceCrowd),
+    c: usize,
+    cmd: Command,
     (in_domain, period_queued): (&mut bool, &mut bool),
     log: &mut Vec<String>,
 ) {
     let n = lanes.characters();
-    let kind = b.u8() % 10;
-    let c = b.character(n);
     let queued = lanes.queued();
-    if kind == 9 {
-        budget(b, (lanes, reference), (c, *period_queued), log);
-        return;
-    }
-    if kind == 7 {
-        set_roots(b, (lanes, reference), (c, queued), in_domain, log);
-        return;
-    }
-    let cmd = draw(b, kind, clips);
     let res = to_lanes(lanes, c, cmd);
     let res_ref = reference.command(c, cmd);
     log.push(format!("command({c}, {cmd:?}) -> {res:?}"));
@@ -150,6 +177,62 @@ pub(super) fn command(
             "the crowds disagree: lanes {a:?}, reference {b:?}\n{}",
             log.join("\n")
         ),
+    }
+}
+
+/// A period and phase: mostly valid ones (periods 1 to 16, the phase
+/// below the period; period 1 leaves level of detail), now and then
+/// refused (periods 32, 3 and 0; a phase at or past the period, or near
+/// `u32::MAX`).
+fn period(b: &mut Bytes) -> (u32, u32) {
+    let period = [1, 2, 4, 8, 16, 2, 4, 8, 16, 32, 3, 0][b.u8() as usize % 12];
+    let sel = b.u8();
+    let phase = match sel {
+        0..=219 => u32::from(b.u8()) % period.max(1),
+        220..=251 => period + u32::from(sel % 4),
+        _ => u32::MAX - u32::from(sel % 2),
+    };
+    (period, phase)
+}
+
+/// `SetPeriod` for a run of up to 16 characters from `first` (two packs;
+/// past the crowd too), each sent as [`send`] does: one period and phase
+/// for all (a pack sorted by distance, as a game gives it), one period
+/// with phases staggered character by character, each its own, or two
+/// periods alternating (a pack of mixed periods).
+fn periods(
+    b: &mut Bytes,
+    crowds: (&mut Crowd, &mut ReferenceCrowd),
+    first: usize,
+    flags: (&mut bool, &mut bool),
+    log: &mut Vec<String>,
+) {
+    let (lanes, reference) = crowds;
+    let (in_domain, period_queued) = flags;
+    let count = 1 + b.u8() as usize % 16;
+    let mode = b.u8() % 4;
+    let (p, k) = period(b);
+    let other = match mode {
+        3 => period(b),
+        _ => (p, k),
+    };
+    for i in 0..count {
+        let (period, phase) = match mode {
+            // Staggered, where the phase drawn was below the period.
+            1 if k < p => (p, (k + i as u32) % p),
+            2 => period(b),
+            3 if i % 2 == 1 => other,
+            _ => (p, k),
+        };
+        let cmd = Command::SetPeriod { period, phase };
+        let c = first.saturating_add(i);
+        send(
+            (&mut *lanes, &mut *reference),
+            c,
+            cmd,
+            (&mut *in_domain, &mut *period_queued),
+            log,
+        );
     }
 }
 
@@ -201,7 +284,7 @@ fn set_roots(
     }
 }
 
-/// The command of `kind` (any but 7 and 9), its values drawn.
+/// The command of `kind` (any but 7, 9 and 10), its values drawn.
 fn draw(b: &mut Bytes, kind: u8, clips: usize) -> Command {
     match kind {
         0 => Command::Play {
@@ -230,11 +313,15 @@ fn draw(b: &mut Bytes, kind: u8, clips: usize) -> Command {
             end: b.end(),
         },
         8 => layer_command(b, clips),
-        // Periods and phases in and out of range (32 and 3 refused).
-        6 if b.u8() < 64 => Command::SetPeriod {
-            period: [1, 2, 4, 8, 16, 32, 3][b.u8() as usize % 7],
-            phase: u32::from(b.u8() % 20),
-        },
+        // Periods and phases in and out of range (`period`).
+        6 if b.u8() < 64 => {
+            let (period, phase) = period(b);
+            Command::SetPeriod { period, phase }
+        }
+        11 => {
+            let (period, phase) = period(b);
+            Command::SetPeriod { period, phase }
+        }
         _ => Command::SetRoot(b.root()),
     }
 }

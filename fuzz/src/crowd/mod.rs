@@ -2,9 +2,11 @@
 //! CMU clip, perhaps with an excerpt of it as a second clip), a
 //! [`CrowdConfig`] with every field chosen (sizes of 0 to 40 characters
 //! and now and then an absurd one), [`Crowd::new`] and
-//! [`ReferenceCrowd::new`], then up to 8 steps of a chosen `dt`, each after
-//! a few commands through the public API with chosen values (special f32
-//! values, raw bit patterns, characters and clips out of range).
+//! [`ReferenceCrowd::new`], then up to 8 steps (with level of detail,
+//! half the time up to 32) of a chosen `dt`, each after a few commands
+//! through the public API with chosen values (special f32 values, raw bit
+//! patterns, characters and clips out of range; update periods for runs
+//! of characters, budgets sized to mix periods).
 //!
 //! The promise checked:
 //! - both constructors accept or both refuse, with a typed error; an
@@ -18,7 +20,9 @@
 //! - after each step, every world value of both crowds (positions,
 //!   rotations, velocities, angular velocities, root motion, also through
 //!   `positions_into` and the other copies) is finite, and the states and
-//!   frame statistics agree;
+//!   frame statistics agree, and so do every character's period and phase,
+//!   the characters evaluated (those whose `since_evaluated` is 0) and the
+//!   budget allocator's choice;
 //! - while every accepted value lies in the domain the crowd tests
 //!   generate (`tests/suite/commands.rs`: times within ±10 s, rates within ±2,
 //!   durations and half-lives in [0.05, 1] s, roots within 50 units,

@@ -1,18 +1,21 @@
-//! The steps: up to 8, each after up to 5 commands, of a chosen `dt`
-//! (0, negative, NaN, infinite, huge included); the 8-lane crowd's step
-//! now and then run as tasks. A step both crowds accept is checked
-//! ([`check_outputs`], and the matrix readers' `after_step`); a `dt` both
-//! refuse must change nothing.
+//! The steps: up to 8 (with level of detail, half the time up to 32, so
+//! that periods up to 16 come round), each after up to 5 commands,
+//! of a chosen `dt` (0, negative, NaN, infinite, huge included); the
+//! 8-lane crowd's step now and then run as tasks. A step both crowds
+//! accept is checked ([`check_outputs`], the periods, the characters
+//! evaluated and the budget's choice alike on both, and the matrix
+//! readers' `after_step`); a `dt` both refuse must change nothing.
 
-use kineform::crowd::{Crowd, ReferenceCrowd};
+use kineform::crowd::{Crowd, FrameStats, ReferenceCrowd};
 
 use super::Bytes;
 use super::commands::command;
 use super::domain::within;
 use super::outputs::{check_outputs, world_bits};
-use super::readers::{self, Bind};
+use super::readers::{self, Bind, Carry};
 
-/// Up to 8 steps, each after up to 5 fuzzed commands. Returns the number
+/// Up to 8 steps (32 with level of detail, half the time), each
+/// after up to 5 fuzzed commands. Returns the number
 /// of steps both crowds ran and how many of them were compared within
 /// tolerances (`tame` still true after the step).
 pub(super) fn run(
@@ -22,8 +25,13 @@ pub(super) fn run(
     tame: &mut bool,
     log: &mut Vec<String>,
 ) -> (usize, usize) {
-    let steps = 1 + b.u8() as usize % 8;
+    let s = b.u8() as usize;
+    let steps = 1 + match s >= 128 && lanes.config().level_of_detail {
+        true => s % 32,
+        false => s % 8,
+    };
     let (mut ran, mut compared) = (0, 0);
+    let mut carry = Carry::new(lanes);
     // Whether a SetPeriod is queued (a budget is refused then): until a
     // step runs (a refused step leaves the queue as it was).
     let mut period_queued = false;
@@ -42,7 +50,8 @@ pub(super) fn run(
             0..=99 => 1.0 / 60.0,
             _ => b.f32(0.002, 0.05),
         };
-        if step(b, (&mut *lanes, &mut *reference), (dt, fixed), tame, log) {
+        let crowds = (&mut *lanes, &mut *reference);
+        if step(b, crowds, (dt, fixed), (tame, &mut carry), log) {
             period_queued = false;
             ran += 1;
             compared += *tame as usize;
@@ -54,12 +63,13 @@ pub(super) fn run(
 /// One step of `dt` on both crowds (the lanes crowd's as tasks, now and
 /// then): both accept it, and the outputs are checked, or both refuse it
 /// and nothing changed. Returns whether both stepped; `tame` ends false
-/// where `dt` is out of the tested domain.
+/// where `dt` is out of the tested domain; `carry` counts what level of
+/// detail did.
 fn step(
     b: &mut Bytes,
     (lanes, reference): (&mut Crowd, &mut ReferenceCrowd),
     (dt, fixed): (f32, &Bind),
-    tame: &mut bool,
+    (tame, carry): (&mut bool, &mut Carry),
     log: &mut Vec<String>,
 ) -> bool {
     let frames = lanes.frames();
@@ -94,6 +104,8 @@ fn step(
             *tame &= within(dt, 0.002, 0.05);
             check_outputs(lanes, reference, *tame, &ctx);
             readers::since_stepped(lanes, &since, dt, &ctx);
+            lod_alike(lanes, reference, (&sl, &sr), &ctx);
+            carry.stepped(lanes, &since, dt);
             readers::after_step(lanes, reference, fixed, *tame, &ctx);
             true
         }
@@ -116,6 +128,55 @@ fn step(
             ctx()
         ),
     }
+}
+
+/// After an accepted step: both crowds left every character the same
+/// period and phase, evaluated as many characters, exactly those whose
+/// `since_evaluated` is 0 (`readers::evaluated` checks it is the same on
+/// both), and the budget allocator made the same choice (its cost is
+/// fixed: only the seconds each step measured may differ).
+fn lod_alike(
+    lanes: &Crowd,
+    reference: &ReferenceCrowd,
+    (sl, sr): (&FrameStats, &FrameStats),
+    ctx: &dyn Fn() -> String,
+) {
+    let n = lanes.characters();
+    for c in 0..n {
+        let (l, r) = (lanes.period(c), reference.period(c));
+        assert!(
+            l.is_some() && l == r,
+            "period({c}): lanes {l:?}, reference {r:?}\n{}",
+            ctx()
+        );
+    }
+    let fresh = (0..n)
+        .filter(|c| lanes.since_evaluated(*c) == Some(0.0))
+        .count();
+    assert!(
+        sl.evaluated == sr.evaluated && sl.evaluated as usize == fresh,
+        "characters evaluated: lanes {}, reference {}, since_evaluated 0 for {fresh}\n{}",
+        sl.evaluated,
+        sr.evaluated,
+        ctx()
+    );
+    let choice = |s: &FrameStats| {
+        s.budget.map(|c| {
+            let bits = (
+                c.seconds_per_character.to_bits(),
+                c.expected_seconds.to_bits(),
+            );
+            (c.characters_at, bits, c.fits)
+        })
+    };
+    assert_eq!(
+        choice(sl),
+        choice(sr),
+        "the budget's choices differ: lanes {:?}, reference {:?}\n{}",
+        sl.budget,
+        sr.budget,
+        ctx()
+    );
 }
 
 /// The lanes crowd's step as tasks: the shown poses in up to 3 runs on

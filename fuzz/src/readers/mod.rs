@@ -59,6 +59,7 @@
 //! evaluated.
 
 mod bind;
+mod carry;
 mod compare;
 mod evaluated;
 mod expected;
@@ -74,6 +75,7 @@ use kineform::crowd::{Crowd, ReferenceCrowd};
 use super::Bytes;
 pub use bind::Bind;
 use bind::fuzzed_bind;
+pub use carry::Carry;
 pub use evaluated::{since_bits, since_stepped};
 use expected::expected;
 use layouts::Wanted;
@@ -107,6 +109,20 @@ pub struct Counts {
     /// evaluated (their matrices written) and carried (left).
     pub written: usize,
     pub left: usize,
+    /// Characters an accepted step evaluated after the step before had
+    /// carried them (level of detail: resumed; [`carry`]) ...
+    pub resumed: usize,
+    /// ... of them, those whose previous resumption's offset still ran
+    /// ...
+    pub resumed_running: usize,
+    /// ... and at each period (1, 2, 4, 8, 16) as the step left it.
+    pub resumed_at: [usize; 5],
+    /// Characters whose period an accepted step changed while they were
+    /// carried.
+    pub changed: usize,
+    /// Packs an accepted step left with both evaluated and carried
+    /// characters.
+    pub mixed: usize,
 }
 
 thread_local! {
