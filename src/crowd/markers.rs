@@ -10,7 +10,7 @@
 
 use super::MAX_LAYERS;
 use super::command::Which;
-use super::output::{Event, EventKind};
+use super::events::{Event, EventKind};
 use super::state::{Happened, LayerLanes, SourceLanes, Spanx8, Statex8};
 use crate::clip::Clip;
 use crate::error::Result;

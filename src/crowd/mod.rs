@@ -84,6 +84,7 @@ pub mod budget;
 pub mod check;
 pub mod command;
 mod evaluated;
+mod events;
 mod halflives;
 pub mod layer;
 pub mod library;
@@ -108,6 +109,7 @@ pub use bounds::Aabb;
 pub use budget::{Budget, BudgetChoice, CharacterCost};
 pub use check::{GapAt, VelocityCheck};
 pub use command::{Command, Driven, Which};
+pub use events::{Event, EventKind};
 pub use lanes_crowd::{Crowd, PackRange, PreparedStep, ShownRange};
 pub use layer::{
     BlendProfile, JointBlend, Joints, Layer, LayerMode, MAX_BLEND_PROFILES, MAX_LAYERS, Mask,
@@ -118,7 +120,6 @@ pub use markers::MarkerHit;
 #[cfg(feature = "wander")]
 pub use matcher::{MatchCharacter, Matcher, MatcherConfig, MatcherStats};
 pub use motion::Motionx8;
-pub use output::{Event, EventKind};
 pub use reference::ReferenceCrowd;
 pub use schedule::{LOD_BLEND, MAX_PERIOD};
 pub use state::{CharacterState, LayerState, SourceState};

@@ -360,7 +360,7 @@ pub(crate) const NO_EVENT: Event = Event {
 
 /// An empty list of events with room for the most a step can have (per
 /// character, the ends of A and B, a finished transition and each layer's
-/// clip end: [`crate::crowd::output::push_events`]; and the `marks`
+/// clip end: [`crate::crowd::events::push_events`]; and the `marks`
 /// markers the packs' sources may cross, [`MarkerTable::per_pack`] per
 /// pack), reserved with `try_reserve` so that no step allocates for its
 /// events.

@@ -26,10 +26,11 @@ use rayon::prelude::*;
 
 use super::budget::{self, Allocator, Budget, add_elapsed};
 use super::command::{self, Command, Queue};
+use super::events::push_events;
 use super::lanes_crowd::check_dt;
 use super::layer::Layout;
 use super::markers::{Advanced, MarkerTable, pack_markers};
-use super::output::{check_joint_readout, push_events};
+use super::output::check_joint_readout;
 use super::place::Place;
 use super::schedule::Schedulex8;
 use super::state::{ClipRows, LayerLanes, LayerState, Statex8};
