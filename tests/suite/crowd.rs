@@ -1,7 +1,7 @@
 //! The crowd driven by the demo's random driver ([`Wander`]): the 8-lane
 //! crowd against the reference crowd run character by character, its live
 //! velocity check, thread independence, refusals, and the command line.
-//! (Commands given one by one are `tests/suite/commands.rs`'s; continuity is
+//! (Commands given one by one are `tests/suite/commands/`'s; continuity is
 //! `tests/suite/continuity.rs`'s.)
 //!
 //! Tolerances (lanes vs reference, over 300 frames of the CMU clip, every

@@ -1,4 +1,4 @@
-//! The domain the crowd tests generate (`tests/suite/commands.rs`), where
+//! The domain the crowd tests generate (`tests/suite/commands/`), where
 //! the 8-lane crowd and the reference are held to agree: the values
 //! checked against it.
 

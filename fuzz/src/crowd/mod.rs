@@ -24,7 +24,7 @@
 //!   the characters evaluated (those whose `since_evaluated` is 0) and the
 //!   budget allocator's choice;
 //! - while every accepted value lies in the domain the crowd tests
-//!   generate (`tests/suite/commands.rs`: times within ±10 s, rates within ±2,
+//!   generate (`tests/suite/commands/`: times within ±10 s, rates within ±2,
 //!   durations and half-lives in [0.05, 1] s, roots within 50 units,
 //!   30 units/s and 2 rad/s, steps in [0.002, 0.05] s, the article's
 //!   fitted half-lives), the 8-lane crowd equals the reference within
