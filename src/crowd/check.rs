@@ -19,7 +19,7 @@ use super::motion::Motionx8;
 /// transition) gives a gap that grows as `1 / dt` and passes it. How
 /// closely the velocities follow the motion (a few units/s on average; the
 /// largest gaps are linear sampling's frame-to-frame velocity jumps) is
-/// what `tests/suite/continuity.rs` proves, by halving the step.
+/// what `tests/suite/continuity/` proves, by halving the step.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct VelocityCheck {
     /// Largest gap, units per second.

@@ -12,7 +12,7 @@
 //! propagated velocity disagrees with the motion by `|v| |dv| / 2` or so,
 //! whatever the step: at the crowd's knees and ankles about 150-250
 //! units/s of world velocity. kineform computes the exact derivative (a
-//! correction of the published code; `tests/suite/continuity.rs` and the
+//! correction of the published code; `tests/suite/continuity/` and the
 //! finite-difference proofs in `tests/suite/catalogue_velocities.rs` fail on the
 //! published formulas).
 //!

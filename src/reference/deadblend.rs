@@ -504,7 +504,7 @@ pub fn quat_relative_along(path: Quat, from: Quat, to: Quat) -> Quat {
 /// crowd's; there the short way flips sides and the joint snaps by up to
 /// `2π alpha` in one step (57° at 240 Hz, up to 169° at 60 Hz). Following
 /// the relative rotation from step to step keeps the blend continuous
-/// (tested in `tests/suite/continuity.rs` and `tests/suite/catalogue_velocities.rs`).
+/// (tested in `tests/suite/continuity/` and `tests/suite/catalogue_velocities.rs`).
 #[allow(clippy::too_many_arguments)]
 pub fn op_dead_blending(
     output: &mut Pose,

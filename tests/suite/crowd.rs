@@ -2,7 +2,7 @@
 //! crowd against the reference crowd run character by character, its live
 //! velocity check, thread independence, refusals, and the command line.
 //! (Commands given one by one are `tests/suite/commands/`'s; continuity is
-//! `tests/suite/continuity.rs`'s.)
+//! `tests/suite/continuity/`'s.)
 //!
 //! Tolerances (lanes vs reference, over 300 frames of the CMU clip, every
 //! character and joint of the crowd skeleton, all four modes); measured
@@ -256,7 +256,7 @@ fn two_clips_of_different_subjects() {
 /// The live check: the lanes gap equals the reference pipeline's within
 /// 0.1% (the same math), the check passes (its bound, twice the top speed,
 /// holds), and a finer step shrinks the mean. How the largest gap
-/// converges, and the snaps it would show, is `tests/suite/continuity.rs`'s.
+/// converges, and the snaps it would show, is `tests/suite/continuity/`'s.
 #[test]
 fn world_velocities_match_finite_differences() {
     let library = embedded();
