@@ -1,5 +1,5 @@
 //! glTF documents built from values, for the `gltf_doc` fuzz target and the
-//! glTF tests (`tests/gltf_hostile.rs`, `tests/suite/gltf_exporters.rs` include
+//! glTF tests (`tests/gltf_hostile/`, `tests/suite/gltf_exporters.rs` include
 //! this file): JSON through serde_json, one BIN buffer, written as a
 //! `.glb`, a `.gltf` with its buffer as a data URI, or a `.gltf` and a
 //! `.bin`; and, as an oracle independent of kineform's reader, the world

@@ -56,7 +56,7 @@
 //! Work on the node tree is linear in its size (parents, cycles, folding in
 //! single passes). Peak memory is then the input, the JSON as the `gltf`
 //! crate holds it, at most `4 × MAX_KEY_VALUES` bytes of keys and
-//! `40 × MAX_SAMPLES` bytes of clips (the figures of `tests/gltf_hostile.rs`).
+//! `40 × MAX_SAMPLES` bytes of clips (the figures of `tests/gltf_hostile/`).
 //!
 //! **Out** ([`write_glb`], [`write_gltf`], [`write_world_glb`]): a `.glb`
 //! (12-byte header, JSON chunk, BIN chunk), or a `.gltf` whose buffer is a

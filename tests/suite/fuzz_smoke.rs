@@ -336,7 +336,7 @@ fn gltf_doc_on_random_bytes() {
 /// time that several keys share is what glTF leaves undefined (its key
 /// times must rise strictly): kineform read the last key's (10, 0, 0) on
 /// each of 8 nodes, the oracle the first's (0, 0, 1). Such samplers are
-/// refused now (`tests/gltf_hostile.rs`
+/// refused now (`tests/gltf_hostile/`
 /// `gltf_doc_finding_repeated_key_times_are_refused`).
 #[cfg(feature = "gltf")]
 #[test]

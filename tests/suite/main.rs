@@ -7,7 +7,7 @@
 //! starts with its file's: `cargo test --all-features --test suite
 //! continuity::` runs `continuity.rs`. Tests that need a process of their own
 //! (a counting global allocator, a global logger) stay beside this folder as
-//! binaries of their own: `tests/step_memory.rs`, `tests/gltf_hostile.rs`,
+//! binaries of their own: `tests/step_memory.rs`, `tests/gltf_hostile/`,
 //! `tests/simd_log.rs`. A file added here must be named below:
 //! `inventory::every_test_file_is_built` fails otherwise.
 
@@ -74,14 +74,23 @@ mod inventory {
     //! own without being listed as one, would be a test that never runs (the
     //! first) or one that costs a build and link of its own (the second).
 
-    const OWN_BINARIES: [&str; 3] = ["gltf_hostile.rs", "simd_log.rs", "step_memory.rs"];
+    const OWN_BINARIES: [&str; 3] = ["gltf_hostile/", "simd_log.rs", "step_memory.rs"];
 
-    fn rs_files(dir: &str) -> Vec<String> {
+    /// The `.rs` files of `dir` and its folders (named `name/`), sorted:
+    /// a folder of `tests/suite/` is a module (`mod.rs` inside), one of
+    /// `tests/` a binary (`main.rs` inside).
+    fn entries(dir: &str) -> Vec<String> {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
         let mut names: Vec<String> = std::fs::read_dir(&dir)
             .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .filter(|n| n.ends_with(".rs"))
+            .map(|e| e.unwrap())
+            .filter_map(|e| {
+                let name = e.file_name().to_string_lossy().into_owned();
+                match e.file_type().unwrap().is_dir() {
+                    true => Some(format!("{name}/")),
+                    false => name.ends_with(".rs").then_some(name),
+                }
+            })
             .collect();
         names.sort();
         names
@@ -90,17 +99,20 @@ mod inventory {
     #[test]
     fn every_test_file_is_built() {
         let main = include_str!("main.rs");
-        for f in rs_files("tests/suite") {
-            let name = f.trim_end_matches(".rs");
+        for f in entries("tests/suite") {
+            let name = f.trim_end_matches(".rs").trim_end_matches('/');
             assert!(
                 f == "main.rs" || main.contains(&format!("\nmod {name};\n")),
                 "tests/suite/{f} is not named in tests/suite/main.rs: its tests never run"
             );
         }
-        let own = rs_files("tests");
+        let own: Vec<String> = entries("tests")
+            .into_iter()
+            .filter(|f| f != "suite/" && f != "proptest-regressions/")
+            .collect();
         assert_eq!(
             own, OWN_BINARIES,
-            "tests/*.rs: a new test file belongs in tests/suite/ (named in main.rs) unless it needs a process of its own"
+            "tests/: a new test file or folder belongs in tests/suite/ (named in main.rs) unless it needs a process of its own"
         );
     }
 }
