@@ -499,7 +499,7 @@ fn sampling_clamps_time_and_frame_time() {
     assert_eq!((o.pos[0], o.vel[0]), (Vec3::splat(2.0), Vec3::ZERO));
     // Frame indices past any clip (a huge time, a tiny frame time, an
     // infinite quotient) clamp to the last frame: no overflow of st + 1
-    // (found by tests/suite/crowd.rs's configuration proptest), no NaN weight.
+    // (found by tests/suite/crowd/'s configuration proptest), no NaN weight.
     for (time, dt) in [
         (1e30, 1.0 / 120.0),
         (1.0, 1e-40),

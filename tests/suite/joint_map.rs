@@ -172,7 +172,7 @@ fn the_cmu_maps_agree_with_the_other_files_at_rest() {
 /// Every shipped clip joins one library, whichever comes first (each of
 /// the five in turn), through its CMU map; a crowd plays all five clips
 /// (every character on a clip of its own, transitions between them), both
-/// crowds agree within `tests/suite/crowd.rs`'s tolerances, and the velocity
+/// crowds agree within `tests/suite/crowd/`'s tolerances, and the velocity
 /// check passes.
 #[test]
 fn every_shipped_clip_in_one_crowd() {

@@ -458,7 +458,7 @@ fn bad_layer_commands_are_refused_changing_nothing() {
 ///   identity), at any weight, moving or not, and an override whose mask
 ///   is empty, show the base alone.
 ///
-/// Tolerances are `tests/suite/crowd.rs`'s (the slerp at 1 and the identity
+/// Tolerances are `tests/suite/crowd/`'s (the slerp at 1 and the identity
 /// delta round within them). Mutations caught: the override's weight
 /// taken as `1 - m w` in the lanes' layers pass (the base shown: 182,256x
 /// the position tolerance, the reference crowd within it); the

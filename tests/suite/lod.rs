@@ -459,7 +459,7 @@ fn a_carried_pack_costs_its_step_nothing_per_joint_and_reads_carried() {
 /// skinning matrices as `skin_matrix`, bit for bit, in the layout of each
 /// type), and agree with the lanes crowd's under mixed periods and
 /// transitions, carried packs among them. Tolerances from the crowds'
-/// stated ones (`tests/suite/crowd.rs`): rotations agree to `1 - |q·q'|
+/// stated ones (`tests/suite/crowd/`): rotations agree to `1 - |q·q'|
 /// <= 1e-5`, so `|q - q'| <= sqrt(2e-5)` for the nearer sign, and an
 /// entry of the rotation matrix moves at most `4 |dq|` (`rot`); positions
 /// to `2e-4 + 2e-6 |p|` (`pos`). A transform's entries take those; a

@@ -28,7 +28,7 @@
 //!   durations and half-lives in [0.05, 1] s, roots within 50 units,
 //!   30 units/s and 2 rad/s, steps in [0.002, 0.05] s, the article's
 //!   fitted half-lives), the 8-lane crowd equals the reference within
-//!   `tests/suite/crowd.rs`'s tolerances on every character and joint:
+//!   `tests/suite/crowd/`'s tolerances on every character and joint:
 //!   positions 2e-4 + 2e-6 relative, rotations `1 - |dot| <= 1e-5`,
 //!   velocities 2e-3 + 1e-5 relative, angular velocities 2e-4 + 1e-5
 //!   relative, root motion 1e-3 + 1e-4 relative;

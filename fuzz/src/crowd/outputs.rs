@@ -1,6 +1,6 @@
 //! The checks after a step: both crowds' world output finite, the copies
 //! out equal to `world_kform`, states and bounds equal, and in the tested
-//! domain the tolerances of `tests/suite/crowd.rs`; and the world output
+//! domain the tolerances of `tests/suite/crowd/`; and the world output
 //! as bits, to see that a refused step wrote nothing.
 
 use kineform::crowd::{Aabb, Crowd, ReferenceCrowd};
@@ -85,7 +85,7 @@ impl Copies {
 
 /// The checks after a step: finite output on both sides, the copies out
 /// equal to `world_kform`, states equal, and in the tested domain the
-/// tolerances of `tests/suite/crowd.rs`.
+/// tolerances of `tests/suite/crowd/`.
 pub(super) fn check_outputs(
     lanes: &Crowd,
     reference: &ReferenceCrowd,

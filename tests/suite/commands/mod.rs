@@ -149,7 +149,7 @@ fn frames() -> impl Strategy<Value = Vec<(f32, Vec<(usize, Command)>)>> {
 }
 
 /// The factor on the velocity and angular-velocity tolerances
-/// (`tests/suite/crowd.rs`) where level of detail runs: a resumption's
+/// (`tests/suite/crowd/`) where level of detail runs: a resumption's
 /// offset decays with velocity weight `w2 = 6 (t² - t) / B`, which turns
 /// the crowds' differences in the carried and evaluated positions and
 /// rotations into velocity differences by up to `1.5 / B`, and the
@@ -171,7 +171,7 @@ proptest! {
     /// interrupting transitions, two clips of two subjects in A and B,
     /// weights set and moving, rates 0 and negative, loop/hold/report at
     /// clip ends, roots moving, a frame time that changes every frame)
-    /// keep the same states and events and agree within `tests/suite/crowd.rs`'s
+    /// keep the same states and events and agree within `tests/suite/crowd/`'s
     /// tolerances on every world pose; dead blending with the command's
     /// half-life or half-lives fitted per joint and axis; markers on both
     /// clips (at the ends, on a frame, between frames, two at one time)

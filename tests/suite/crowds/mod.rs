@@ -59,7 +59,7 @@ pub fn pool(threads: usize) -> rayon::ThreadPool {
 }
 
 /// Largest differences between the crowds, each over its tolerance
-/// (`tests/suite/crowd.rs`); NaN-aware: a NaN anywhere makes a difference
+/// (`tests/suite/crowd/`); NaN-aware: a NaN anywhere makes a difference
 /// infinite.
 #[derive(Default, Debug)]
 pub struct Diffs {
@@ -132,7 +132,7 @@ pub struct Run {
     /// Transitions started while the character's previous one still ran.
     pub interrupted: u32,
     /// The factor on the velocity and angular-velocity tolerances (1: as
-    /// `tests/suite/crowd.rs` states them; its users say why when more).
+    /// `tests/suite/crowd/` states them; its users say why when more).
     pub velocity_slack: f32,
 }
 
