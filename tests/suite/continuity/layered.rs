@@ -138,14 +138,7 @@ fn run(mode: (Sampling, Transition, DeadBlendHalflives), (scalar, walk): (bool, 
     let ft = library.clips()[0].frame_time();
     let runs: [Stats; 4] = RATES.map(|hz| {
         let cfg = config(mode);
-        let mut wander = Wander::new(
-            64,
-            WanderConfig {
-                seed: 11,
-                transition_every: (0.2, 0.8),
-                ..Default::default()
-            },
-        );
+        let mut wander = wander_of(11);
         let mut driver = LayerDriver::new(64, cfg.layers.len());
         let run = (1.0 / hz, ft, 3.0, walk);
         if scalar {

@@ -28,14 +28,7 @@ fn runs((sampling, transition): (Sampling, Transition), scalar: bool, lod: bool)
             level_of_detail: lod,
             ..Default::default()
         };
-        let mut wander = Wander::new(
-            64,
-            WanderConfig {
-                seed: 11,
-                transition_every: (0.2, 0.8),
-                ..Default::default()
-            },
-        );
+        let mut wander = wander_of(11);
         let run = (1.0 / hz, ft, 3.0, false);
         let (mut t, mut epoch) = (0.0f32, usize::MAX);
         macro_rules! more {

@@ -203,6 +203,17 @@ fn measure_with<R: Run>(
     s
 }
 
+/// The demo's driver for a run's 64 characters, a transition every 0.2
+/// to 0.8 s (module docs), seeded with `seed`.
+fn wander_of(seed: u64) -> Wander {
+    let cfg = WanderConfig {
+        seed,
+        transition_every: (0.2, 0.8),
+        ..Default::default()
+    };
+    Wander::new(64, cfg)
+}
+
 fn library(set: usize) -> ClipLibrary {
     if set == 0 { embedded() } else { two_subjects() }
 }
@@ -291,14 +302,7 @@ fn run_one(
             root_motion,
             ..Default::default()
         };
-        let mut wander = Wander::new(
-            64,
-            WanderConfig {
-                seed: 5 + set as u64,
-                transition_every: (0.2, 0.8),
-                ..Default::default()
-            },
-        );
+        let mut wander = wander_of(5 + set as u64);
         let run = (1.0 / hz, ft, 3.0, walk);
         if scalar {
             let mut c = ReferenceCrowd::new(&library, cfg).unwrap();
