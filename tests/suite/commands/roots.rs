@@ -203,21 +203,7 @@ fn set_roots_is_many_set_root_commands() {
     let mut roots: Vec<Root> = (0..10).map(|c| root(c, 99)).collect();
     roots[6].pos.y = f32::NAN;
     let before = many.world_kform(4, 0).unwrap();
-    match many.set_roots(0, &roots) {
-        Err(Error::Character {
-            character: 6,
-            error,
-        }) => {
-            assert!(matches!(
-                *error,
-                Error::Parameter {
-                    name: "root position",
-                    ..
-                }
-            ))
-        }
-        other => panic!("{other:?}"),
-    }
+    refused_at(many.set_roots(0, &roots), 6, "root position");
     assert!(matches!(
         many.set_roots(15, &roots),
         Err(Error::Index { .. })
@@ -281,21 +267,7 @@ fn both_crowds_take_roots_for_a_range() {
     let mut roots = vec![Root::standing(Vec3::ZERO, 0.0); 7];
     roots[4].rot = Quat::new(0.5, 0.0, 0.0, 0.0);
     for e in [lanes.set_roots(2, &roots), reference.set_roots(2, &roots)] {
-        match e {
-            Err(Error::Character {
-                character: 6,
-                error,
-            }) => {
-                assert!(matches!(
-                    *error,
-                    Error::Parameter {
-                        name: "root rotation length",
-                        ..
-                    }
-                ))
-            }
-            other => panic!("{other:?}"),
-        }
+        refused_at(e, 6, "root rotation length");
     }
     assert_eq!((lanes.queued(), reference.queued()), (0, 0));
 }
@@ -352,5 +324,20 @@ fn wander_transitions_before_a_source_runs_off_its_clip() {
             transitions > 64,
             "fps {fps}: only {transitions} transitions"
         );
+    }
+}
+
+/// `r` is the refusal of character `character`'s root for its parameter
+/// `name`.
+fn refused_at(r: kineform::Result<()>, character: usize, name: &str) {
+    match r {
+        Err(Error::Character {
+            character: c,
+            error,
+        }) if c == character => assert!(
+            matches!(*error, Error::Parameter { name: n, .. } if n == name),
+            "{error:?}"
+        ),
+        other => panic!("{other:?}"),
     }
 }
