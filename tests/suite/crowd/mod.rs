@@ -120,6 +120,16 @@ fn lanes_crowd_equals_reference_crowd() {
     }
 }
 
+/// The driver of the interrupted-transition tests: a transition every
+/// 0.1 to 0.4 s, so that most start while the previous one runs.
+fn interrupting() -> WanderConfig {
+    WanderConfig {
+        seed: 3,
+        transition_every: (0.1, 0.4),
+        ..Default::default()
+    }
+}
+
 /// Characters transitioning every 0.1 to 0.4 s, so that most transitions
 /// start while the previous one runs; 24 characters, three packs.
 #[test]
@@ -132,11 +142,7 @@ fn interrupted_transitions_equal_reference() {
             transition,
             ..Default::default()
         };
-        let wander = WanderConfig {
-            seed: 3,
-            transition_every: (0.1, 0.4),
-            ..Default::default()
-        };
+        let wander = interrupting();
         let Run {
             diffs: d,
             interrupted,
@@ -168,11 +174,7 @@ fn fitted_halflives_equal_reference() {
             dead_blend_halflives: DeadBlendHalflives::FITTED,
             ..Default::default()
         };
-        let wander = WanderConfig {
-            seed: 3,
-            transition_every: (0.1, 0.4),
-            ..Default::default()
-        };
+        let wander = interrupting();
         let Run {
             diffs: d,
             interrupted,
