@@ -1,20 +1,19 @@
 //! Layers in the continuity checks (the module's docs in `mod.rs`).
 
 use super::*;
-use kineform::crowd::{BlendProfile, Joints, Layer, Mask, Source};
+use kineform::crowd::{BlendProfile, Joints, Source};
 
 /// The layers of [`crowds::layered`] and two profiles that scale
 /// (none snaps: a snap is a jump on purpose).
 fn config(mode: (Sampling, Transition, DeadBlendHalflives)) -> CrowdConfig {
-    CrowdConfig {
+    let base = crowds::layered(CrowdConfig {
         characters: 64,
         sampling: mode.0,
         transition: mode.1,
         dead_blend_halflives: mode.2,
-        layers: vec![
-            Layer::overriding(Mask::new().feathered("Chest", 1.0, 0.5)),
-            Layer::additive(Mask::new().subtree("lowerback", 1.0), 10),
-        ],
+        ..Default::default()
+    });
+    CrowdConfig {
         blend_profiles: vec![
             BlendProfile::new()
                 .scale(Joints::subtree("LHipJoint"), 0.3)
@@ -24,7 +23,7 @@ fn config(mode: (Sampling, Transition, DeadBlendHalflives)) -> CrowdConfig {
                 .scale(Joints::subtree("RightCollar"), 0.5)
                 .scale(Joints::named(&["Neck", "Head"]), 0.7),
         ],
-        ..Default::default()
+        ..base
     }
 }
 
