@@ -506,10 +506,9 @@ pub fn crowd_bytes(characters: usize, joints: usize) -> Option<usize> {
 impl CrowdConfig {
     fn check(&self) -> Result<()> {
         if self.characters == 0 {
-            return Err(Error::Length {
+            return Err(Error::Size {
                 what: "characters",
-                expected: 1,
-                got: 0,
+                reason: "0; a crowd has at least 1".into(),
             });
         }
         if !(0.0..1.0).contains(&self.marker_weight) {
