@@ -9,7 +9,7 @@
 //! leaves the missing fields at the identity. So each type's [`Joint::mul`]
 //! and [`Joint::div`] are [`kform_mul`] and [`kform_div`] with the missing
 //! terms left out, written in the same order so that they give the same
-//! floats (`tests/suite/joints.rs` checks `T::mul(v, w) ==
+//! floats (`tests/suite/joints/operators.rs` checks `T::mul(v, w) ==
 //! T::from_kform(kform_mul(v.to_kform(), w.to_kform()))` with `==`, NaN
 //! failing). [`op_fk_joints`] and [`op_bk_joints`] are forward and backward
 //! kinematics over one character's joints of any of them: the plain scalar
