@@ -1,7 +1,7 @@
 //! Reading only what the last step evaluated (issue 25: a carried
 //! character's pose costs its reader about what its evaluation saved):
 //! `since_evaluated` and `skinning_matrices_evaluated_into`, in both
-//! crowds. `lod::periods_choose_the_evaluated_steps` checks
+//! crowds. `lod::periods::periods_choose_the_evaluated_steps` checks
 //! `since_evaluated` step by step.
 
 use crate::crowds::matrices::{periods_mixed, some_bind, step_mixed};

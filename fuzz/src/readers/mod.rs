@@ -20,26 +20,27 @@
 //!   then the range, then the slice's length); a refusal leaves the slice
 //!   bit for bit as it was (filled with a sentinel first);
 //! - an accepted read is, bit for bit, what the one-joint accessor gives
-//!   (`tests/suite/crowds/matrices.rs`, `tests/suite/lod.rs`): transforms
-//!   `kform_matrix` of `world_kform(c, j)` at unit scale (the doc example
-//!   of `transforms_into`), skinning matrices `skin_lanes` of it on the
-//!   lanes crowd and `skin_matrix` on the reference, with the inverse
-//!   bind rows this check built the bind from (never read back from it);
-//!   with level of detail that is the pose each character shows (carried
-//!   along its velocities), so the readers show the carried pose;
+//!   (`tests/suite/crowds/matrices.rs`, `tests/suite/lod/readers.rs`):
+//!   transforms `kform_matrix` of `world_kform(c, j)` at unit scale (the
+//!   doc example of `transforms_into`), skinning matrices `skin_lanes` of
+//!   it on the lanes crowd and `skin_matrix` on the reference, with the
+//!   inverse bind rows this check built the bind from (never read back
+//!   from it); with level of detail that is the pose each character shows
+//!   (carried along its velocities), so the readers show the carried pose;
 //! - an accepted read is finite where the crowd's world output is (for
 //!   skinning matrices, with inverse bind entries and positions within
 //!   1e30, so that no product can overflow);
 //! - in the domain where the harness holds the crowds equal (`tame`), the
 //!   lanes crowd's matrices equal the reference's within the tolerances
-//!   `tests/suite/lod.rs` derives from the crowds' stated ones: a rotation
-//!   entry `ROT = 4 sqrt(2e-5)` (`1 - |q·q'| <= 1e-5` gives `|q - q'| <=
-//!   sqrt(2e-5)` for the nearer sign, and an entry of the rotation matrix
-//!   moves at most `4 |dq|`), a translation `2e-4 + 2e-6 |p|`; a skinning
-//!   entry `(r, c)` `ROT Σ_k |B[k][c]|` (plus the translation's in column
-//!   3) and 1e-5 plus `4 ε (Σ_k |B[k][c]| + |p|)` for the rounding of the
-//!   lanes' fused multiply-adds against the scalar products (lod.rs's
-//!   1e-5, scaled for the fuzzed binds' magnitudes).
+//!   `tests/suite/lod/readers.rs` derives from the crowds' stated ones: a
+//!   rotation entry `ROT = 4 sqrt(2e-5)` (`1 - |q·q'| <= 1e-5` gives `|q -
+//!   q'| <= sqrt(2e-5)` for the nearer sign, and an entry of the rotation
+//!   matrix moves at most `4 |dq|`), a translation `2e-4 + 2e-6 |p|`; a
+//!   skinning entry `(r, c)` `ROT Σ_k |B[k][c]|` (plus the translation's
+//!   in column 3) and 1e-5 plus `4 ε (Σ_k |B[k][c]| + |p|)` for the
+//!   rounding of the lanes' fused multiply-adds against the scalar
+//!   products (lod/readers.rs's 1e-5, scaled for the fuzzed binds'
+//!   magnitudes).
 //! - a fuzzed inverse bind: `from_matrices` accepts exactly what its
 //!   documentation says (the joint count, finite entries, a bottom row `0
 //!   0 0 1` within 1e-5); `from_bind_pose` refuses a pose of the wrong

@@ -1,7 +1,8 @@
 //! The crowd's matrix readers against its one-joint accessor: world
 //! transforms and skinning matrices of a range, bit for bit, in every
-//! layout the crowd writes (shared by `readout.rs` and `lod.rs`), and the
-//! crowds with periods mixed that `lod.rs` and `evaluated.rs` read.
+//! layout the crowd writes (shared by `readout.rs` and `lod/readers.rs`),
+//! and the crowds with periods mixed that `lod/readers.rs` and
+//! `evaluated.rs` read.
 
 use kineform::crowd::{Crowd, CrowdConfig, ReferenceCrowd, Source};
 use kineform::lanes::{Quatx8, Vec3x8};
