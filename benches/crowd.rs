@@ -53,14 +53,20 @@
 mod common;
 use common::*;
 
+#[path = "crowd/clips.rs"]
+mod clips;
+#[path = "crowd/markers.rs"]
+mod markers;
+#[path = "crowd/tasks.rs"]
+mod tasks;
+
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use kineform::crowd::command::Which;
 use kineform::crowd::{
-    ClipEnd, ClipLibrary, ClipStorage, Command, Crowd, CrowdConfig, DeadBlendHalflives, PackRange,
-    ReferenceCrowd, Root, Sampling, ShownRange, Source, Transition, Wander, WanderConfig,
+    ClipEnd, ClipLibrary, Command, Crowd, CrowdConfig, DeadBlendHalflives, ReferenceCrowd, Root,
+    Sampling, Source, Transition, Wander, WanderConfig,
 };
 use kineform::data;
-use kineform::markers::FootContact;
 use kineform::reference::Vec3;
 use std::time::{Duration, Instant};
 
@@ -383,243 +389,5 @@ fn crowd(c: &mut Criterion) {
     group.finish();
 }
 
-/// The step run as tasks on the caller's threads (module docs).
-fn tasks(c: &mut Criterion) {
-    let library = ClipLibrary::from_bvh(&data::default_clip()).expect("library");
-    let joints = library.skeleton().len();
-    let t = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let cfg = CrowdConfig {
-        characters: 10_000,
-        ..Default::default()
-    };
-    let n = cfg.characters;
-    let p = pool(t);
-    let mut group = c.benchmark_group("crowd/tasks");
-    group.throughput(Throughput::Elements((n * joints) as u64));
-    group
-        .sample_size(30)
-        .measurement_time(Duration::from_secs(6));
-    // Each part split into 8 runs per thread, which `t` threads started
-    // for the part take in turn (a job system's queue: a thread the
-    // machine slows down takes fewer); `shown` false leaves the shown
-    // poses to `packs()`, which computes them on the calling thread.
-    fn on_threads<T: Send>(runs: impl Iterator<Item = T>, t: usize, run: fn(T)) {
-        let queue = std::sync::Mutex::new(runs.collect::<Vec<T>>().into_iter());
-        let next = || queue.lock().unwrap_or_else(|e| e.into_inner()).next();
-        std::thread::scope(|s| {
-            for _ in 0..t {
-                s.spawn(|| {
-                    while let Some(r) = next() {
-                        run(r)
-                    }
-                });
-            }
-        });
-    }
-    let own_threads = |crowd: &mut Crowd, shown: bool| {
-        let mut frame = crowd.prepare(DT).expect("prepare");
-        if shown {
-            on_threads(frame.shown().split(8 * t), t, ShownRange::run);
-        }
-        on_threads(frame.packs().split(8 * t), t, PackRange::run);
-        frame.finish()
-    };
-    for way in ["step", "own_threads"] {
-        let (mut crowd, mut wander) = driven(&library, cfg.clone(), &p);
-        group.bench_function(format!("{way}_{t}t"), |bch| {
-            bch.iter_custom(|iters| {
-                let mut spent = Duration::ZERO;
-                for _ in 0..iters {
-                    wander.update(&mut crowd, DT).expect("driver");
-                    let start = Instant::now();
-                    let stats = match way {
-                        "step" => p.install(|| crowd.step(DT)).expect("step"),
-                        _ => own_threads(&mut crowd, true),
-                    };
-                    spent += start.elapsed();
-                    std::hint::black_box(stats);
-                }
-                spent
-            })
-        });
-    }
-    // Every character starts a transition every frame.
-    let all_transition = |crowd: &mut Crowd, frame: usize| {
-        for c in 0..n {
-            let t = ((c * 7 + frame) % 100) as f32 * 0.015;
-            let (a, b) = (Source::looping(0, t), Source::looping(0, t + 0.1));
-            crowd.transition(c, a, b, 0.3, 0.1).expect("transition");
-        }
-    };
-    for way in ["step", "shown_split", "shown_on_one_thread"] {
-        let (mut crowd, _) = driven(&library, cfg.clone(), &p);
-        let mut frame = 0;
-        group.bench_function(format!("all_transition_{way}_{t}t"), |bch| {
-            bch.iter_custom(|iters| {
-                let mut spent = Duration::ZERO;
-                for _ in 0..iters {
-                    all_transition(&mut crowd, frame);
-                    frame += 1;
-                    let start = Instant::now();
-                    let stats = match way {
-                        "step" => p.install(|| crowd.step(DT)).expect("step"),
-                        "shown_split" => own_threads(&mut crowd, true),
-                        _ => own_threads(&mut crowd, false),
-                    };
-                    spent += start.elapsed();
-                    std::hint::black_box(stats);
-                }
-                spent
-            })
-        });
-    }
-    group.finish();
-}
-
-/// All shipped clips (the embedded one and `data/mocap`'s five, joined
-/// through the CMU joint maps) repeated until the database holds at least
-/// `frames` frames.
-fn shipped_clips_repeated(frames: usize) -> ClipLibrary {
-    let mut library = ClipLibrary::from_bvh(&data::default_clip()).expect("library");
-    let dir = format!("{}/data/mocap", env!("CARGO_MANIFEST_DIR"));
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .expect("data/mocap")
-        .map(|e| e.expect("entry").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "bvh"))
-        .collect();
-    files.sort();
-    for f in files {
-        library
-            .add_cmu(&kineform::bvh::load(f).expect("bvh"))
-            .expect("cmu clip");
-    }
-    let once = library.clips().to_vec();
-    let skeleton = library.skeleton().clone();
-    let total = |l: &ClipLibrary| l.clips().iter().map(|c| c.frames()).sum::<usize>();
-    while total(&library) < frames {
-        for c in &once {
-            library.add(&skeleton, c).expect("the same clip again");
-        }
-    }
-    library
-}
-
-/// Full against compact and stepped clips (issue 27, item 3): the demo's
-/// frame (linear sampling, inertialization, velocity check off as a game
-/// runs) of 10,000 characters on the embedded clip (277 frames: 213 KB
-/// full, 53 KB compact, 104 KB stepped, all in L2) and on every shipped
-/// clip repeated to 102,685 frames (92 MB full, beyond the 32 MiB L3;
-/// 23 MB compact, 45 MB stepped), on
-/// 1 and all threads. Run the group more than once and compare rounds
-/// (the two storages of a size run back to back).
-fn clips(c: &mut Criterion) {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let sizes = [
-        (
-            "cmu_277_frames",
-            ClipLibrary::from_bvh(&data::default_clip()).expect("library"),
-        ),
-        ("shipped_100k_frames", shipped_clips_repeated(100_000)),
-    ];
-    for (name, library) in &sizes {
-        let joints = library.skeleton().len();
-        let mut group = c.benchmark_group(format!("crowd/clips/{name}"));
-        group.throughput(Throughput::Elements((10_000 * joints) as u64));
-        group
-            .sample_size(20)
-            .measurement_time(Duration::from_secs(5));
-        let mut ts = vec![1];
-        if threads > 1 {
-            ts.push(threads);
-        }
-        for t in ts {
-            let p = pool(t);
-            for storage in [
-                ClipStorage::Full,
-                ClipStorage::Compact,
-                ClipStorage::Stepped,
-            ] {
-                let cfg = CrowdConfig {
-                    characters: 10_000,
-                    clip_storage: storage,
-                    ..Default::default()
-                };
-                let (mut crowd, mut wander) = driven(library, cfg, &p);
-                let id = format!("{}_{t}t", storage.name());
-                group.bench_function(id, |bch| {
-                    bch.iter_custom(|iters| {
-                        in_pool(&p, iters, || {
-                            wander.update(&mut crowd, DT).expect("driver");
-                            std::hint::black_box(crowd.step(DT).expect("step"));
-                        })
-                    })
-                });
-            }
-        }
-        group.finish();
-    }
-}
-
-/// The demo's frame (the driver's commands, the step, and the events
-/// copied into the game's buffer) on clips without markers (`none`), with
-/// the feet's contacts detected on both feet (`feet`: the ankles' on the
-/// embedded clip, `FootContact::CMU`), and with 64 markers evenly spread
-/// (`dense`: every source's move is checked against 8 chunks), on 1 and all
-/// threads.
-fn markers(c: &mut Criterion) {
-    banner("crowd markers");
-    let plain = ClipLibrary::from_bvh(&data::default_clip()).expect("library");
-    let joints = plain.skeleton().len();
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let mut feet = plain.clone();
-    let mut found = 0;
-    // The embedded clip names its feet in 3dsMax's convention.
-    for foot in ["LeftAnkle", "RightAnkle"] {
-        found += feet
-            .add_foot_contacts(0, foot, foot, &FootContact::CMU)
-            .expect("foot contacts");
-    }
-    let mut dense = plain.clone();
-    let last = dense.clips()[0].last_time();
-    for i in 0..64 {
-        dense
-            .add_marker(0, "m", last * i as f32 / 64.0)
-            .expect("marker");
-    }
-    eprintln!("feet: {found} markers; dense: 64");
-    let cfg = CrowdConfig {
-        characters: 10_000,
-        velocity_check: true,
-        ..Default::default()
-    };
-    let mut group = c.benchmark_group("crowd/markers");
-    group.throughput(Throughput::Elements((cfg.characters * joints) as u64));
-    group
-        .sample_size(30)
-        .measurement_time(Duration::from_secs(6));
-    let mut counts = vec![1];
-    if threads > 1 {
-        counts.push(threads);
-    }
-    for t in counts {
-        let p = pool(t);
-        for (name, library) in [("none", &plain), ("feet", &feet), ("dense", &dense)] {
-            let (mut crowd, mut wander) = driven(library, cfg.clone(), &p);
-            let mut events = Vec::new();
-            group.bench_function(format!("{name}_10k_{t}t"), |bch| {
-                bch.iter_custom(|iters| {
-                    in_pool(&p, iters, || {
-                        wander.update(&mut crowd, DT).expect("driver");
-                        std::hint::black_box(crowd.step(DT).expect("step"));
-                        crowd.events_into(&mut events);
-                        std::hint::black_box(events.len());
-                    })
-                })
-            });
-        }
-    }
-    group.finish();
-}
-
-criterion_group!(benches, crowd, tasks, clips, markers);
+criterion_group!(benches, crowd, tasks::tasks, clips::clips, markers::markers);
 criterion_main!(benches);
