@@ -115,4 +115,45 @@ mod inventory {
             "tests/: a new test file or folder belongs in tests/suite/ (named in main.rs) unless it needs a process of its own"
         );
     }
+
+    /// The `.txt` files under `dir`, as paths relative to it.
+    fn regressions(root: &std::path::Path, dir: &std::path::Path, out: &mut Vec<String>) {
+        for e in std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                regressions(root, &p, out);
+            } else if p.extension().is_some_and(|x| x == "txt") {
+                let rel = p.strip_prefix(root).unwrap();
+                out.push(rel.to_string_lossy().replace('\\', "/"));
+            }
+        }
+    }
+
+    /// Every saved proptest case is replayed: proptest reads the cases of
+    /// `tests/suite/a/b.rs` from `tests/proptest-regressions/a/b.txt` (the
+    /// path below the folder holding `main.rs`), so a test file moved into
+    /// a folder leaves its cases behind unread unless they move with it.
+    #[test]
+    fn every_saved_proptest_case_has_its_test_file() {
+        let tests = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
+        let root = tests.join("proptest-regressions");
+        let mut saved = Vec::new();
+        regressions(&root, &root, &mut saved);
+        assert!(
+            !saved.is_empty(),
+            "no saved cases found under {}",
+            root.display()
+        );
+        for f in saved {
+            let source = tests.join("suite").join(f.replace(".txt", ".rs"));
+            assert!(
+                source.is_file()
+                    && std::fs::read_to_string(&source)
+                        .unwrap()
+                        .contains("proptest!"),
+                "tests/proptest-regressions/{f}: no proptest in {} reads it",
+                source.display()
+            );
+        }
+    }
 }
