@@ -13,7 +13,7 @@ use crate::reference::{self as r, Quat, Vec3};
 /// with the first's joints and frame time, else refused.
 pub(super) fn same_shape(clips: &[Clip]) -> Result<(usize, f32)> {
     let first = clips.first().ok_or(Error::Length {
-        what: "clips",
+        what: "clips (at least 1)",
         expected: 1,
         got: 0,
     })?;

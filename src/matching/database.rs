@@ -86,7 +86,7 @@ impl MatchDatabase {
         joints.check(library.skeleton().len())?;
         let Some(first) = library.clips().first() else {
             return Err(Error::Length {
-                what: "library clips",
+                what: "library clips (at least 1)",
                 expected: 1,
                 got: 0,
             });
@@ -117,7 +117,7 @@ impl MatchDatabase {
         let searchable: Vec<bool> = frames.iter().map(|f| f.searchable).collect();
         if !searchable.iter().any(|&s| s) {
             return Err(Error::Length {
-                what: "searchable frames (clips longer than the end margin)",
+                what: "searchable frames (at least 1: clips longer than the end margin)",
                 expected: 1,
                 got: 0,
             });
@@ -463,7 +463,7 @@ impl MatchDatabase {
         }
         if !d.searchable.iter().any(|&s| s) {
             return Err(Error::Length {
-                what: "searchable frames",
+                what: "searchable frames (at least 1)",
                 expected: 1,
                 got: 0,
             });

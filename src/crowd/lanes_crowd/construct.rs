@@ -144,7 +144,7 @@ impl Crowd {
         cfg.check()?;
         if library.is_empty() {
             return Err(Error::Length {
-                what: "clips in the library",
+                what: "clips in the library (at least 1)",
                 expected: 1,
                 got: 0,
             });

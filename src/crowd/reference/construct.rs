@@ -211,7 +211,7 @@ impl ReferenceCrowd {
 fn not_empty(library: &ClipLibrary) -> Result<()> {
     match library.is_empty() {
         true => Err(Error::Length {
-            what: "clips in the library",
+            what: "clips in the library (at least 1)",
             expected: 1,
             got: 0,
         }),
