@@ -227,6 +227,7 @@ pub(crate) fn try_vec<T: Clone>(what: &'static str, n: usize, value: T) -> Resul
             bytes_text(n.checked_mul(core::mem::size_of::<T>()))
         ),
     })?;
+    crate::pages::advise_spare(&v);
     v.resize(n, value);
     Ok(v)
 }

@@ -177,6 +177,7 @@ pub mod limits;
 pub mod markers;
 pub mod matching;
 pub mod output;
+pub mod pages;
 pub mod pose_stream;
 mod prefetch;
 pub mod reference;

@@ -366,6 +366,7 @@ pub(crate) fn reserve<T>(n: usize, what: &'static str) -> Result<Vec<T>> {
             crate::error::bytes_text(n.checked_mul(core::mem::size_of::<T>()))
         ),
     })?;
+    crate::pages::advise_spare(&v);
     Ok(v)
 }
 
