@@ -229,6 +229,7 @@ pub(crate) fn try_vec<T: Clone>(what: &'static str, n: usize, value: T) -> Resul
     })?;
     crate::pages::advise_spare(&v);
     v.resize(n, value);
+    crate::pages::collapse_filled(&v);
     Ok(v)
 }
 

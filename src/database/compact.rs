@@ -164,6 +164,10 @@ impl Compact {
                 }
             }
         }
+        crate::pages::collapse_filled(&pos);
+        if !stepped {
+            crate::pages::collapse_filled(&rot);
+        }
         let turns = match stepped {
             true => {
                 let spans: Vec<usize> = clips.iter().map(Clip::frames).collect();

@@ -124,5 +124,7 @@ pub(super) fn full_tables(
             }
         }
     }
+    crate::pages::collapse_filled(&rot);
+    crate::pages::collapse_filled(&pos);
     Ok(Tables::Full { rot, pos })
 }

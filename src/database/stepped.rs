@@ -120,6 +120,7 @@ impl Steps {
         each_step(rot, width, spans, |i, k, w| {
             words.push([rot[i], boxes[k].encode(w)])
         });
+        crate::pages::collapse_filled(&words);
         Ok(Steps {
             words,
             boxes,
