@@ -35,7 +35,10 @@
 //! case's median and its ratio to the copy of its bytes on its threads,
 //! taken within each round (median over rounds). `KINEFORM_CASES=a,b`
 //! keeps the cases whose names contain `a` or `b` (and their copies);
-//! `KINEFORM_CHARACTERS=N` reads `N` characters instead of 10,000.
+//! `KINEFORM_CHARACTERS=N` reads `N` characters instead of 10,000;
+//! `KINEFORM_HUGE_DEST=1` puts every destination and every copy's source
+//! on huge pages (`kineform::pages::huge_vec`), as the crowd's own world
+//! rows are.
 
 mod common;
 use common::*;
@@ -108,6 +111,17 @@ impl Case {
     }
 }
 
+/// `n` copies of `e` for a copy's or a reader's destination: on huge
+/// pages (`kineform::pages::huge_vec`) when `KINEFORM_HUGE_DEST=1`, so
+/// that both sides of a ratio are; the global allocator's pages
+/// otherwise.
+fn buf<E: Clone>(n: usize, e: E) -> Vec<E> {
+    match std::env::var("KINEFORM_HUGE_DEST").is_ok_and(|v| v == "1") {
+        true => kineform::pages::huge_vec(n, e).expect("buffer"),
+        false => vec![e; n],
+    }
+}
+
 /// `dst = src` in `threads` halves (one per thread of the pool it runs on).
 fn copy<E: Copy + Send + Sync>(dst: &mut [E], src: &[E], threads: usize) {
     let per = dst.len().div_ceil(threads);
@@ -123,7 +137,7 @@ fn copy_case<E: Copy + Send + Sync + 'static>(
     pool: &Arc<rayon::ThreadPool>,
 ) -> usize {
     let t = pool.current_num_threads();
-    let (src, mut dst) = (vec![e; n], vec![e; n]);
+    let (src, mut dst) = (buf(n, e), buf(n, e));
     cases.push(Case {
         name: format!("copy/{}B/{t}t", size_of::<E>()),
         bytes: n * size_of::<E>(),
@@ -234,7 +248,7 @@ fn all_cases() -> Vec<Case> {
             }),
         ];
         for (name, read) in reads {
-            let (c, mut out) = (crowd.clone(), vec![[0.0f32; 3]; n]);
+            let (c, mut out) = (crowd.clone(), buf(n, [0.0f32; 3]));
             read_case(&mut cases, name, &p, (n * 12, c12), move || {
                 read(&c, &mut out)
             });
@@ -259,11 +273,11 @@ fn all_cases() -> Vec<Case> {
                 black_box(sum);
             },
         );
-        let (c, mut out) = (crowd.clone(), vec![[0.0f32; 4]; n]);
+        let (c, mut out) = (crowd.clone(), buf(n, [0.0f32; 4]));
         read_case(&mut cases, "rotations_into", &p, (n * 16, c16), move || {
             c.rotations_into(0..chars, &mut out).expect("read")
         });
-        let (c, mut out) = (crowd.clone(), vec![Vec3::ZERO; n]);
+        let (c, mut out) = (crowd.clone(), buf(n, Vec3::ZERO));
         read_case(
             &mut cases,
             "output_positions",
@@ -271,7 +285,7 @@ fn all_cases() -> Vec<Case> {
             (n * 12, c12),
             move || kineform::output::positions(c.world_packed(), &mut out).expect("read"),
         );
-        let (c, mut out) = (crowd.clone(), vec![[0.0f32; 4]; n]);
+        let (c, mut out) = (crowd.clone(), buf(n, [0.0f32; 4]));
         read_case(
             &mut cases,
             "output_rotations",
@@ -279,7 +293,7 @@ fn all_cases() -> Vec<Case> {
             (n * 16, c16),
             move || kineform::output::rotations(c.world_packed(), &mut out).expect("read"),
         );
-        let (c, mut out) = (crowd.clone(), vec![[0.0f32; 16]; n]);
+        let (c, mut out) = (crowd.clone(), buf(n, [0.0f32; 16]));
         read_case(
             &mut cases,
             "output_transforms",
@@ -287,7 +301,7 @@ fn all_cases() -> Vec<Case> {
             (n * 64, c64),
             move || kineform::output::transforms(c.world_packed(), &mut out).expect("read"),
         );
-        let (a, mut out) = (apart.clone(), vec![[0.0f32; 3]; n]);
+        let (a, mut out) = (apart.clone(), buf(n, [0.0f32; 3]));
         read_case(
             &mut cases,
             "output_positions_apart",
@@ -302,7 +316,7 @@ fn all_cases() -> Vec<Case> {
         // (the crowd's readers), and the skinning matrices over the packed
         // world through the transposes and through `from_lanes` (what every
         // layout took before; a type of the bench's own takes it still).
-        let (c, mut out) = (crowd.clone(), vec![[0.0f32; 16]; n]);
+        let (c, mut out) = (crowd.clone(), buf(n, [0.0f32; 16]));
         read_case(
             &mut cases,
             "transforms_into",
@@ -311,7 +325,7 @@ fn all_cases() -> Vec<Case> {
             move || c.transforms_into(0..chars, &mut out).expect("read"),
         );
         let bind = Arc::new(some_bind(&crowd));
-        let (c, b, mut out) = (crowd.clone(), bind.clone(), vec![[0.0f32; 16]; n]);
+        let (c, b, mut out) = (crowd.clone(), bind.clone(), buf(n, [0.0f32; 16]));
         read_case(
             &mut cases,
             "skinning_into_4x4",
@@ -322,7 +336,7 @@ fn all_cases() -> Vec<Case> {
                     .expect("read")
             },
         );
-        let (c, b, mut out) = (crowd.clone(), bind.clone(), vec![[0.0f32; 12]; n]);
+        let (c, b, mut out) = (crowd.clone(), bind.clone(), buf(n, [0.0f32; 12]));
         read_case(
             &mut cases,
             "skinning_into_3x4",
@@ -333,7 +347,7 @@ fn all_cases() -> Vec<Case> {
                     .expect("read")
             },
         );
-        let (c, b, mut out) = (crowd.clone(), bind.clone(), vec![[0.0f32; 16]; n]);
+        let (c, b, mut out) = (crowd.clone(), bind.clone(), buf(n, [0.0f32; 16]));
         read_case(
             &mut cases,
             "output_skinning_4x4",
@@ -341,7 +355,7 @@ fn all_cases() -> Vec<Case> {
             (n * 64, c64),
             move || skinning::skinning_matrices(c.world_packed(), &b, &mut out).expect("read"),
         );
-        let (c, b, mut out) = (crowd.clone(), bind.clone(), vec![Lanes16([0.0; 16]); n]);
+        let (c, b, mut out) = (crowd.clone(), bind.clone(), buf(n, Lanes16([0.0; 16])));
         read_case(
             &mut cases,
             "output_skinning_from_lanes",
@@ -349,7 +363,7 @@ fn all_cases() -> Vec<Case> {
             (n * 64, c64),
             move || skinning::skinning_matrices(c.world_packed(), &b, &mut out).expect("read"),
         );
-        let (s, mut out) = (stream.clone(), vec![[0.0f32; 3]; n]);
+        let (s, mut out) = (stream.clone(), buf(n, [0.0f32; 3]));
         read_case(
             &mut cases,
             "stream_write_into",

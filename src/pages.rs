@@ -51,6 +51,17 @@ pub fn huge_pages() -> bool {
     ADVISE.load(Ordering::Relaxed)
 }
 
+/// `n` copies of `value` in a vector whose memory is advised as the
+/// crate's own buffers are (module docs): for the large buffers a caller
+/// hands to the readers (`Crowd::positions_into`, the skinning matrices,
+/// a stream's `write_into`), which are the caller's memory and otherwise
+/// on whatever pages its allocator gives. Refuses with
+/// [`crate::Error::Size`], allocating nothing, when the memory cannot be
+/// reserved.
+pub fn huge_vec<T: Clone>(n: usize, value: T) -> crate::Result<Vec<T>> {
+    crate::error::try_vec("buffer on huge pages", n, value)
+}
+
 /// Asks for huge pages over the whole 2 MiB pages inside `v`'s spare
 /// capacity (the part not yet written: its elements past `len`), when
 /// its capacity is at least [`HUGE_PAGES_ABOVE`] bytes and the advice is
@@ -210,6 +221,13 @@ mod tests {
         let reserved = crate::database::reserve::<u64>(2 << 20, "test").unwrap();
         let probe = (reserved.as_ptr() as usize).next_multiple_of(HUGE_PAGE);
         assert!(vm_flags(probe).contains(" hg"), "{}", vm_flags(probe));
+        // A caller's buffer through the public helper, and its refusal.
+        let theirs = huge_vec(8 << 20, [0.0f32; 3]).unwrap();
+        assert!(advised(bytemuck::cast_slice(&theirs)));
+        assert!(matches!(
+            huge_vec(usize::MAX / 2, 0u64),
+            Err(crate::Error::Size { .. })
+        ));
         // One byte under the threshold: not advised (a mapping with the
         // flag never merges with one without it).
         let small = crate::error::try_vec("test", HUGE_PAGES_ABOVE - 1, 2u8).unwrap();
