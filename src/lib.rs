@@ -109,6 +109,7 @@
 //! | play clips of other joint namings together (the CMU files' three) | [`joint_map`], [`crowd::ClipLibrary::add_cmu`] |
 //! | get results into an engine | [`output`] (copies into your slices, any `From` type), [`skinning`] (matrices for a GPU), [`interop`] (features `glam`, `mint`) |
 //! | know which SIMD path runs | [`simd`]: [`simd_backend`], [`simd_level`], [`simd_support`] |
+//! | control the memory pages of large buffers (Linux huge pages) | [`pages`]: on by default for the crate's own; [`pages::huge_vec`] for yours |
 //!
 //! Data flows one way: `reference` → `lanes` → `stream`/`batch` → `crowd`
 //! → the `kineform` program; `output`, `skinning`, `interop`, `bvh`,
