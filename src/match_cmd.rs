@@ -86,6 +86,11 @@ pub struct MatchArgs {
     /// Print the figures as JSON.
     #[arg(long)]
     json: bool,
+    /// Leave the crowd's large buffers on the allocator's pages instead of
+    /// asking Linux for 2 MiB pages (`kineform::pages::set_huge_pages`;
+    /// README, "Huge pages"): the A side of an A/B on one binary.
+    #[arg(long)]
+    no_huge_pages: bool,
 }
 
 type Failure = Box<dyn std::error::Error + Send + Sync>;
@@ -95,6 +100,7 @@ type Failure = Box<dyn std::error::Error + Send + Sync>;
 /// printed.
 pub fn run(a: &MatchArgs) -> Result<(), Failure> {
     check_args(a)?;
+    kineform::pages::set_huge_pages(!a.no_huge_pages);
     let (library, db) = database(a)?;
     let cfg = CrowdConfig {
         characters: a.characters,
@@ -310,6 +316,7 @@ impl<'a> Figures<'a> {
             "database_bytes": db.memory().bytes,
             "clip_storage": cfg_storage(self.a).name(),
             "clip_table_bytes": self.clip_bytes,
+            "huge_pages": kineform::pages::huge_pages(),
             "transitions_per_second": self.transitions,
             "searches_per_second": self.searches,
             "mean_trajectory_error": self.mean_error,

@@ -215,6 +215,7 @@ fn run_json(a: &CrowdArgs, cfg: &CrowdConfig, m: &Measured, f: &Figures) -> serd
         "sampling": sampling,
         "clip_storage": cfg.clip_storage.name(),
         "clip_table_bytes": clip_table_bytes,
+        "huge_pages": kineform::pages::huge_pages(),
         "layers": cfg.layers.len(),
         "root_motion": match cfg.root_motion {
             RootMotion::Apply => "apply",

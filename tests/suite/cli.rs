@@ -475,3 +475,24 @@ fn skinning_readout_runs_in_the_main_job() {
     let off = kineform_json(&base, &[]);
     assert!(off["skinning_ms_median"].is_null() && off["skinning_bytes"].is_null());
 }
+
+#[test]
+fn huge_pages_are_on_by_default_and_off_with_the_flag() {
+    // The JSON reports what the crate was asked (kineform::pages), so an
+    // A/B of the advice runs one binary.
+    let crowd = [
+        "--characters",
+        "16",
+        "--frames",
+        "2",
+        "--warmup",
+        "0",
+        "--json",
+    ];
+    let matching = ["match", "--characters", "16", "--seconds", "0.05", "--json"];
+    for args in [&crowd[..], &matching[..]] {
+        assert_eq!(kineform_json(args, &[])["huge_pages"], true, "{args:?}");
+        let off = kineform_json(args, &["--no-huge-pages"]);
+        assert_eq!(off["huge_pages"], false, "{args:?}");
+    }
+}
