@@ -72,11 +72,16 @@ pub(crate) fn advise_spare<T>(v: &Vec<T>) {
         return;
     }
     let base = v.as_ptr() as usize;
-    let lo = (base + v.len() * size_of::<T>()).next_multiple_of(HUGE_PAGE);
-    let hi = (base + bytes) & !(HUGE_PAGE - 1);
-    if hi > lo {
-        advise(lo, hi - lo);
+    if let Some((at, len)) = whole_pages(base + v.len() * size_of::<T>(), base + bytes) {
+        advise(at, len);
     }
+}
+
+/// The whole 2 MiB pages inside `[start, end)`: their start and length,
+/// `None` when there is none.
+fn whole_pages(start: usize, end: usize) -> Option<(usize, usize)> {
+    let (lo, hi) = (start.next_multiple_of(HUGE_PAGE), end & !(HUGE_PAGE - 1));
+    (hi > lo).then(|| (lo, hi - lo))
 }
 
 /// Asks the kernel to back the whole 2 MiB pages inside `v`'s elements
@@ -92,10 +97,8 @@ pub(crate) fn collapse_filled<T>(v: &[T]) {
         return;
     }
     let base = v.as_ptr() as usize;
-    let lo = base.next_multiple_of(HUGE_PAGE);
-    let hi = (base + bytes) & !(HUGE_PAGE - 1);
-    if hi > lo {
-        collapse(lo, hi - lo);
+    if let Some((at, len)) = whole_pages(base, base + bytes) {
+        collapse(at, len);
     }
 }
 
@@ -134,7 +137,7 @@ fn advise(at: usize, len: usize) {
     // mapping) stays valid with the same contents, whatever the call
     // returns. `at` is 2 MiB aligned, as the call requires of its start,
     // and `[at, at + len)` lies inside the caller's vector's allocation
-    // (`advise_spare` rounds its spare capacity inward). A failure (huge
+    // (`whole_pages` rounds its spare capacity inward). A failure (huge
     // pages not built in: `EINVAL`) leaves ordinary pages, so its result
     // is not needed.
     unsafe {
@@ -149,9 +152,9 @@ fn advise(_at: usize, _len: usize) {}
 mod tests {
     use super::*;
 
-    /// The `VmFlags` line of the mapping of `/proc/self/smaps` that holds
-    /// address `at`.
-    fn vm_flags(at: usize) -> String {
+    /// The rest of the line starting `field` in the mapping of
+    /// `/proc/self/smaps` that holds address `at`.
+    fn smaps_field(at: usize, field: &str) -> String {
         let smaps = std::fs::read_to_string("/proc/self/smaps").expect("smaps");
         let mut inside = false;
         for line in smaps.lines() {
@@ -160,29 +163,22 @@ mod tests {
                 && let (Ok(a), Ok(b)) = (usize::from_str_radix(a, 16), usize::from_str_radix(b, 16))
             {
                 inside = (a..b).contains(&at);
-            } else if inside && line.starts_with("VmFlags:") {
-                return line.to_string();
+            } else if inside && let Some(rest) = line.strip_prefix(field) {
+                return rest.to_string();
             }
         }
         panic!("no mapping holds {at:#x}")
     }
 
-    /// The `AnonHugePages` of the mapping of `/proc/self/smaps` that holds
-    /// address `at`, in KiB.
+    /// The `VmFlags` of the mapping that holds `at` (with a leading space).
+    fn vm_flags(at: usize) -> String {
+        smaps_field(at, "VmFlags:")
+    }
+
+    /// The `AnonHugePages` of the mapping that holds `at`, in KiB.
     fn huge_kib(at: usize) -> usize {
-        let smaps = std::fs::read_to_string("/proc/self/smaps").expect("smaps");
-        let mut inside = false;
-        for line in smaps.lines() {
-            if let Some((range, _)) = line.split_once(' ')
-                && let Some((a, b)) = range.split_once('-')
-                && let (Ok(a), Ok(b)) = (usize::from_str_radix(a, 16), usize::from_str_radix(b, 16))
-            {
-                inside = (a..b).contains(&at);
-            } else if inside && let Some(kb) = line.strip_prefix("AnonHugePages:") {
-                return kb.trim().trim_end_matches(" kB").parse().expect("a count");
-            }
-        }
-        panic!("no mapping holds {at:#x}")
+        let kb = smaps_field(at, "AnonHugePages:");
+        kb.trim().trim_end_matches(" kB").parse().expect("a count")
     }
 
     #[test]
