@@ -74,6 +74,14 @@ pub fn random_pack(rng: &mut Rng, joints: usize) -> Vec<Kformx8> {
         .collect()
 }
 
+/// The thread counts a bench runs: 1, and `threads` (all) when more.
+pub fn thread_counts(threads: usize) -> Vec<usize> {
+    match threads > 1 {
+        true => vec![1, threads],
+        false => vec![1],
+    }
+}
+
 pub fn pool(threads: usize) -> rayon::ThreadPool {
     rayon::ThreadPoolBuilder::new()
         .num_threads(threads)

@@ -318,11 +318,7 @@ fn crowd(c: &mut Criterion) {
     group
         .sample_size(30)
         .measurement_time(Duration::from_secs(6));
-    let mut counts = vec![1];
-    if threads > 1 {
-        counts.push(threads);
-    }
-    for t in counts {
+    for t in thread_counts(threads) {
         let p = pool(t);
         for (name, dead_blend_halflives) in [
             ("command", DeadBlendHalflives::Command),

@@ -2,7 +2,7 @@
 //! embedded clip and on every shipped clip repeated.
 
 use super::{DT, driven, in_pool};
-use crate::common::pool;
+use crate::common::{pool, thread_counts};
 use criterion::{Criterion, Throughput};
 use kineform::crowd::{ClipLibrary, ClipStorage, CrowdConfig};
 use kineform::data;
@@ -60,11 +60,7 @@ pub(crate) fn clips(c: &mut Criterion) {
         group
             .sample_size(20)
             .measurement_time(Duration::from_secs(5));
-        let mut ts = vec![1];
-        if threads > 1 {
-            ts.push(threads);
-        }
-        for t in ts {
+        for t in thread_counts(threads) {
             let p = pool(t);
             for storage in [
                 ClipStorage::Full,

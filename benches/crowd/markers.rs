@@ -2,7 +2,7 @@
 //! clips without markers, with foot contacts, and with 64 markers.
 
 use super::{DT, driven, in_pool};
-use crate::common::{banner, pool};
+use crate::common::{banner, pool, thread_counts};
 use criterion::{Criterion, Throughput};
 use kineform::crowd::{ClipLibrary, CrowdConfig};
 use kineform::data;
@@ -46,11 +46,7 @@ pub(crate) fn markers(c: &mut Criterion) {
     group
         .sample_size(30)
         .measurement_time(Duration::from_secs(6));
-    let mut counts = vec![1];
-    if threads > 1 {
-        counts.push(threads);
-    }
-    for t in counts {
+    for t in thread_counts(threads) {
         let p = pool(t);
         for (name, library) in [("none", &plain), ("feet", &feet), ("dense", &dense)] {
             let (mut crowd, mut wander) = driven(library, cfg.clone(), &p);
