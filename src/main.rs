@@ -33,6 +33,23 @@ struct Cli {
     crowd: CrowdArgs,
 }
 
+/// `--no-huge-pages`, for the commands that build a crowd.
+#[derive(clap::Args, Clone, Copy, Debug)]
+pub(crate) struct PagesArg {
+    /// Leave the crowd's large buffers on the allocator's pages instead of
+    /// asking Linux for 2 MiB pages (`kineform::pages::set_huge_pages`;
+    /// README, "Huge pages"): the A side of an A/B on one binary.
+    #[arg(long)]
+    no_huge_pages: bool,
+}
+
+impl PagesArg {
+    /// Tells the crate, before anything is built.
+    pub(crate) fn apply(self) {
+        kineform::pages::set_huge_pages(!self.no_huge_pages);
+    }
+}
+
 #[derive(Subcommand)]
 enum Command {
     /// Evaluate a crowd every frame: sample two sources with velocities,
@@ -167,11 +184,8 @@ struct CrowdArgs {
     /// velocity with its motion, and nothing is verified.
     #[arg(long)]
     no_check: bool,
-    /// Leave the crowd's large buffers on the allocator's pages instead of
-    /// asking Linux for 2 MiB pages (`kineform::pages::set_huge_pages`;
-    /// README, "Huge pages"): the A side of an A/B on one binary.
-    #[arg(long)]
-    no_huge_pages: bool,
+    #[command(flatten)]
+    pages: PagesArg,
     /// After each frame, write every character's skinning matrices into a
     /// buffer kept across frames, as a renderer does before its upload
     /// (`Crowd::skinning_matrices_into`, three rows of the affine a joint,
@@ -310,7 +324,7 @@ fn main() {
             )
             .exit();
     }
-    kineform::pages::set_huge_pages(!args.no_huge_pages);
+    args.pages.apply();
     if let Err(e) = run_crowd(&args) {
         eprintln!("error: {e}");
         // 3: the run completed but its output failed the velocity check;

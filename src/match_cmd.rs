@@ -9,6 +9,7 @@ use kineform::crowd::{ClipLibrary, Crowd, CrowdConfig, Matcher, MatcherConfig, R
 use kineform::database::ClipStorage;
 use kineform::matching::{self, FootFeatures, MatchConfig, MatchDatabase, MirrorMap};
 
+use crate::PagesArg;
 use crate::match_quality::Quality;
 
 /// Which features the database describes the feet with.
@@ -86,11 +87,8 @@ pub struct MatchArgs {
     /// Print the figures as JSON.
     #[arg(long)]
     json: bool,
-    /// Leave the crowd's large buffers on the allocator's pages instead of
-    /// asking Linux for 2 MiB pages (`kineform::pages::set_huge_pages`;
-    /// README, "Huge pages"): the A side of an A/B on one binary.
-    #[arg(long)]
-    no_huge_pages: bool,
+    #[command(flatten)]
+    pages: PagesArg,
 }
 
 type Failure = Box<dyn std::error::Error + Send + Sync>;
@@ -100,7 +98,7 @@ type Failure = Box<dyn std::error::Error + Send + Sync>;
 /// printed.
 pub fn run(a: &MatchArgs) -> Result<(), Failure> {
     check_args(a)?;
-    kineform::pages::set_huge_pages(!a.no_huge_pages);
+    a.pages.apply();
     let (library, db) = database(a)?;
     let cfg = CrowdConfig {
         characters: a.characters,
