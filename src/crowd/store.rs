@@ -143,6 +143,12 @@ macro_rules! pack_store {
                     $( && self.$r.len() == self.$r.per() * self.count )*
             }
 
+            /// The bytes every field holds: what a step of every pack
+            /// reads and writes at most.
+            pub(crate) fn bytes(&self) -> usize {
+                0 $( + size_of_val(&self.$o[..]) )* $( + size_of_val(&self.$r[..]) )*
+            }
+
             /// Every pack's share, to change.
             pub(crate) fn all_mut(&mut self) -> Packs<'_> {
                 Packs {

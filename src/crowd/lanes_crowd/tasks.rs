@@ -223,8 +223,14 @@ impl Crowd {
     /// the next while it runs ([`Shared::world_ahead`]): a third of the
     /// world output in the first pass, the rest with the kept state in the
     /// second (about twice as long), so that the fetching runs at about
-    /// the same rate through both.
+    /// the same rate through both. None where the store is at most
+    /// [`passes::fetch_ahead_above`] (half the L3): the hardware's
+    /// prefetcher keeps up there.
     fn ahead(&self) -> ([Ahead; 2], Ahead) {
+        let above = passes::fetch_ahead_above(crate::batch::caches::Caches::of_this_machine());
+        if self.packs.bytes() <= above {
+            return ([Ahead::NONE; 2], Ahead::NONE);
+        }
         let j = self.skeleton.len();
         let parts = j - 1;
         let region = |at: *const u8, len: usize| match len {

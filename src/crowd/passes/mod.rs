@@ -55,7 +55,7 @@ mod shown;
 mod testing;
 mod transition;
 
-pub(crate) use ahead::Ahead;
+pub(crate) use ahead::{Ahead, fetch_ahead_above};
 pub(crate) use layers::LayerPass;
 pub(crate) use lod::Carried;
 pub(crate) use pack_step::step_pack;

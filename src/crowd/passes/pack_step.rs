@@ -305,7 +305,8 @@ fn input_pass<const CUBIC: bool, const INERT: bool>(
     let fresh = mask(core::array::from_fn(|l| sh.first || anew & (1 << l) != 0));
     let flips = (&mut *pack.ab_flips, fresh);
     let places = &pack.root_motion.places;
-    input::<CUBIC>(sh, step, a, (flips, places), [&first, &second]);
+    let ahead = [super::ahead::live(&first), super::ahead::live(&second)];
+    input::<CUBIC>(sh, step, a, (flips, places), ahead);
     let fresh = match sh.first {
         true => 0xff,
         false => anew,
