@@ -54,7 +54,10 @@ impl Ahead {
 /// so that a pass with nothing to fetch loops over nothing.
 #[inline(always)]
 pub(super) fn live(regions: &[Ahead]) -> &[Ahead] {
-    let n = regions.iter().rposition(|a| a.step != 0).map_or(0, |i| i + 1);
+    let n = regions
+        .iter()
+        .rposition(|a| a.step != 0)
+        .map_or(0, |i| i + 1);
     &regions[..n]
 }
 
