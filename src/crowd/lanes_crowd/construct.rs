@@ -241,7 +241,9 @@ impl Crowd {
         )?;
         let events = events_room(cfg.characters, cfg.layers.len(), store.marks.len())?;
         debug_assert!(store.is_whole());
+        let caches = crate::batch::caches::Caches::of_this_machine();
         Ok(Crowd {
+            fetch_ahead: store.bytes() > crate::crowd::passes::fetch_ahead_above(caches),
             radii: crowd_radii(&cfg.joint_radii, j)?,
             packs: store,
             events,

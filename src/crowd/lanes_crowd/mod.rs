@@ -61,6 +61,12 @@ pub struct Crowd {
     /// roots given, root motion, world output, the frame's plan): the one
     /// home of per-pack state.
     pub(crate) packs: PackStore,
+    /// Whether packs fetch rows ahead: the store is larger than
+    /// [`crate::crowd::passes::fetch_ahead_above`] (half the L3;
+    /// smaller, it stays in the L3 and the hardware's prefetcher keeps
+    /// up). Decided when the crowd is built, where the machine's caches
+    /// are read (a step allocates nothing).
+    fetch_ahead: bool,
     /// The scratch of the threads that run the packs, kept across frames.
     scratch: Scratches,
     queue: Queue,

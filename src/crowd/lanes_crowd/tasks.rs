@@ -223,12 +223,10 @@ impl Crowd {
     /// the next while it runs ([`Shared::world_ahead`]): a third of the
     /// world output in the first pass, the rest with the kept state in the
     /// second (about twice as long), so that the fetching runs at about
-    /// the same rate through both. None where the store is at most
-    /// [`passes::fetch_ahead_above`] (half the L3): the hardware's
-    /// prefetcher keeps up there.
+    /// the same rate through both. None where the crowd does not fetch
+    /// ahead (`Crowd::fetch_ahead`: its store is at most half the L3).
     fn ahead(&self) -> ([Ahead; 2], Ahead) {
-        let above = passes::fetch_ahead_above(crate::batch::caches::Caches::of_this_machine());
-        if self.packs.bytes() <= above {
+        if !self.fetch_ahead {
             return ([Ahead::NONE; 2], Ahead::NONE);
         }
         let j = self.skeleton.len();
