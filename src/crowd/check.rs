@@ -125,7 +125,9 @@ pub(crate) fn write_world(
         check.sum_gap += gap;
         check.max_speed2 = check.max_speed2.fast_max(lanes::dot(g.vel, g.vel));
     }
-    *w = *g;
+    // Field by field: a row copied whole from memory (the root's, joint
+    // 0) becomes a call to `memcpy`.
+    (w.pos, w.rot, w.vel, w.ang) = (g.pos, g.rot, g.vel, g.ang);
 }
 
 /// A pack's velocity check, kept in lanes until the pack is done.
