@@ -14,7 +14,7 @@ use super::events::{Event, EventKind};
 use super::state::{Happened, LayerLanes, SourceLanes, Spanx8, Statex8};
 use crate::clip::Clip;
 use crate::error::Result;
-use crate::lanes::F32x8;
+use crate::lanes::{F32x8, I32x8};
 
 /// A marker crossed in a step by a character's source.
 ///
@@ -327,37 +327,44 @@ pub(crate) fn pack_markers(
     (dt, threshold): (f32, f32),
     out: &mut [Event],
 ) -> usize {
-    let w = src.state.weight.w.to_array();
     let spans = &src.happened.spans;
-    let (a, b) = (
-        SourceArrays::new(&src.state.a, &spans[0]),
-        SourceArrays::new(&src.state.b, &spans[1]),
-    );
+    // The base sources' lanes that may cross a marker: in most steps
+    // none, and the pack is done without looking at a lane.
+    let may = [
+        may_cross_lanes(table, &src.state.a, &spans[0]),
+        may_cross_lanes(table, &src.state.b, &spans[1]),
+    ];
     // The layers that weigh over the threshold somewhere in the pack.
     let mut layers: [Option<(SourceArrays, [f32; 8])>; MAX_LAYERS] = Default::default();
     let heavy = F32x8::splat(threshold);
     let moves = src.layers.iter().zip(src.layer_spans);
+    let mut layered = false;
     for (slot, (layer, span)) in layers.iter_mut().zip(moves) {
         if layer.weight.w.simd_gt(heavy).any() {
             *slot = Some((
                 SourceArrays::new(&layer.src, span),
                 layer.weight.w.to_array(),
             ));
+            layered = true;
         }
     }
+    if may == [0, 0] && !layered {
+        return 0;
+    }
+    let w = src.state.weight.w.to_array();
+    let (a, b) = (
+        SourceArrays::new(&src.state.a, &spans[0]),
+        SourceArrays::new(&src.state.b, &spans[1]),
+    );
     let mut n = 0;
     for (l, &w) in w.iter().enumerate() {
         let character = p * 8 + l;
         if character >= characters {
             break;
         }
-        let base = [(Which::A, &a, 1.0 - w), (Which::B, &b, w)];
-        let layered = layers
-            .iter()
-            .enumerate()
-            .filter_map(|(k, s)| s.as_ref().map(|(s, lw)| (Which::Layer(k), s, lw[l])));
-        for (source, s, weight) in base.into_iter().chain(layered) {
-            if weight <= threshold {
+        let base = [(Which::A, &a, 1.0 - w, may[0]), (Which::B, &b, w, may[1])];
+        for (source, s, weight, may) in base {
+            if weight <= threshold || may & (1 << l) == 0 {
                 continue;
             }
             let hit = Hit {
@@ -367,8 +374,63 @@ pub(crate) fn pack_markers(
             };
             n += source_markers(table, (s, l), hit, dt, &mut out[n..]);
         }
+        if !layered {
+            continue;
+        }
+        let layers = layers.iter().enumerate();
+        for (k, (s, lw)) in layers.filter_map(|(k, s)| s.as_ref().map(|s| (k, s))) {
+            if lw[l] <= threshold {
+                continue;
+            }
+            let hit = Hit {
+                character,
+                source: Which::Layer(k),
+                weight: lw[l],
+            };
+            n += source_markers(table, (s, l), hit, dt, &mut out[n..]);
+        }
     }
     n
+}
+
+/// The lanes of one base source (its lanes `s`, its move `sp`) whose
+/// move [`may_cross`] one of its clip's markers (bits), all eight at once
+/// where they play one clip, the common case: the same comparisons as
+/// [`may_cross`] (fresh, wrapped, on the seam, or a marker's time within
+/// the move's span, closed), so a lane left out is one
+/// [`source_markers`] finds nothing for. Where the lanes play different
+/// clips, or a move's ends are not numbers, every lane (each is then
+/// looked at alone, as before); none where the clip has no markers.
+#[inline(always)]
+fn may_cross_lanes(table: &MarkerTable, s: &SourceLanes, sp: &Spanx8) -> u8 {
+    let clips = s.clip.to_array();
+    if clips.iter().any(|&c| c != clips[0]) {
+        return 0xff;
+    }
+    let Some(marks) = usize::try_from(clips[0])
+        .ok()
+        .and_then(|c| table.clips.get(c))
+    else {
+        return 0;
+    };
+    if marks.entries.0 == marks.entries.1 {
+        return 0;
+    }
+    let (from, to, z) = (sp.from, sp.to, F32x8::ZERO);
+    if (from.simd_ne(from) | to.simd_ne(to)).any() {
+        return 0xff;
+    }
+    let (lo, hi) = (from.min(to), from.max(to));
+    let looping: F32x8 = bytemuck::cast(s.end.simd_eq(I32x8::ZERO));
+    let ends = from.simd_eq(z) | from.simd_eq(s.len) | to.simd_eq(z) | to.simd_eq(s.len);
+    let mut may = (looping & ends) | sp.laps.simd_ne(z);
+    for c in &table.chunks[marks.chunks.0 as usize..marks.chunks.1 as usize] {
+        for t in c.to_array() {
+            let t = F32x8::splat(t);
+            may |= t.simd_ge(lo) & t.simd_le(hi);
+        }
+    }
+    may.to_bitmask() as u8 | sp.fresh
 }
 
 /// Who crossed a marker: the character, its source and the source's

@@ -171,6 +171,24 @@ fn a_looping_seam_crosses_markers_at_both_ends_once_a_lap() {
     assert_eq!(short(&h), vec![(0, 0.5, 1), (1, 0.5, 1)]);
 }
 
+/// A looping playhead stepping back onto the seam exactly (0.25 -> 0)
+/// crosses a marker at the seam's other end (1.0, the same instant)
+/// though the marker's time is outside the step's span: found by
+/// `each_step_reports_the_instants_on_its_path`, and kept here on its own
+/// for the crowd's test of a whole pack's lanes at once (`pack_markers`'
+/// `may_cross_lanes`), which this path must pass.
+#[test]
+fn a_loop_stepping_back_onto_the_seam_crosses_the_marker_at_its_end() {
+    let mut both = Both::new(&library(&[1.0]), 1, 0.0);
+    let back = src(0.5, -1.0, ClipEnd::Loop);
+    both.play(0, back, back);
+    both.step(0.25, 0);
+    // 0.5 (the play's start) -> 0.25: nothing.
+    assert_eq!(short(&both.step(0.25, 0)), vec![]);
+    // 0.25 -> 0.0, the seam: the marker at 1.0 at the step's end.
+    assert_eq!(short(&both.step(0.25, 0)), vec![(0, 0.25, 1)]);
+}
+
 #[test]
 fn a_fast_loop_reports_each_marker_once_with_its_count() {
     let mut both = Both::new(&library(&[0.25, 0.75]), 1, 0.0);
