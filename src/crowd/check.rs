@@ -4,7 +4,7 @@
 
 use crate::lanes::{self, F32x8, Vec3x8};
 
-use super::motion::Motionx8;
+use super::motion::{Motionx8, put_motion};
 
 /// Velocity check over a run: the gap between the propagated world velocity
 /// and the finite difference of world positions across a frame,
@@ -125,9 +125,7 @@ pub(crate) fn write_world(
         check.sum_gap += gap;
         check.max_speed2 = check.max_speed2.fast_max(lanes::dot(g.vel, g.vel));
     }
-    // Field by field: a row copied whole from memory (the root's, joint
-    // 0) becomes a call to `memcpy`.
-    (w.pos, w.rot, w.vel, w.ang) = (g.pos, g.rot, g.vel, g.ang);
+    put_motion(w, g);
 }
 
 /// A pack's velocity check, kept in lanes until the pack is done.

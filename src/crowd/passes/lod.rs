@@ -15,8 +15,8 @@ use crate::crowd::bounds::Aabbx8;
 use crate::crowd::check::{PackCheck, write_world};
 use crate::crowd::motion::ShiftOffsetx8;
 use crate::crowd::motion::{
-    LodOffsetx8, Motionx8, inertialize_joint, offset_between, quat_exp_any_sinc, select_motion,
-    update_motion, update_shift, update_turn,
+    LodOffsetx8, Motionx8, inertialize_joint, offset_between, put_motion, quat_exp_any_sinc,
+    select_motion, update_motion, update_shift, update_turn,
 };
 use crate::crowd::schedule::{LodClocks, LodStep, Schedulex8, bits_mask};
 use crate::lanes::{self, CubicWeights, F32x8, Vec3x8, splat};
@@ -261,14 +261,7 @@ fn lod_joints<const WHOLE: bool>(
         write_world(&mut prev, &g, (splat(j as f32), skip), half_dt, &mut check);
         grow(&mut b, j, &g.pos, radii);
         match WHOLE {
-            // Field by field: the whole 416-byte row copied at once
-            // becomes a call to `memcpy`.
-            true => {
-                row.pos = e.pos;
-                row.rot = e.rot;
-                row.vel = e.vel;
-                row.ang = e.ang;
-            }
+            true => put_motion(row, e),
             false => update_motion(m_due, e, row),
         }
     }
