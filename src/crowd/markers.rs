@@ -374,6 +374,11 @@ pub(crate) fn pack_markers(
             };
             n += source_markers(table, (s, l), hit, dt, &mut out[n..]);
         }
+        // The layers in a loop of their own rather than chained after the
+        // base sources: chained (one loop, `may` all set for a layer), the
+        // 400-character frame took 1.8% more instructions (1,464,698
+        // against 1,438,686, callgrind), the chain's cost in every lane of
+        // the third of the packs that get here.
         if !layered {
             continue;
         }
