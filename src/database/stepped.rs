@@ -190,21 +190,24 @@ impl<'a> SteppedRows<'a> {
 /// with [`check_rows`]).
 #[inline(always)]
 unsafe fn parts8(table: &[[u64; 2]], base: &[u32; 8], k: usize) -> [I32x8; 4] {
-    // SAFETY: `k <= base[i] + k < table.len()` (the caller's promise), so
-    // the column pointer is within the table.
-    let column = unsafe { table.as_ptr().add(k) };
     #[cfg(all(target_arch = "x86_64", target_feature = "avx2"))]
     {
         use core::arch::x86_64::{
             __m128i, _mm_loadu_si128, _mm256_set_m128i, _mm256_unpackhi_epi32,
             _mm256_unpackhi_epi64, _mm256_unpacklo_epi32, _mm256_unpacklo_epi64,
         };
-        // SAFETY: `column + base[i]` is `table + base[i] + k`, within the
-        // table (the caller's promise), 16 readable bytes; the load takes
-        // any alignment. These intrinsics need AVX2, which this build
-        // enables (the `cfg` above).
+        // SAFETY: `table + base[i]` and `table + base[i] + k` are within
+        // the table (`base[i] + k` is, the caller's promise), 16 readable
+        // bytes; the load takes any alignment. These intrinsics need
+        // AVX2, which this build enables (the `cfg` above). The lane's
+        // row pointer `table + base[i]` is the same for every joint, so
+        // each entry is one load at `row + 16 k` after the pointer is
+        // read (`16 (base[i] + k)` took a shift and an add more: 16 is
+        // not an x86 index scale).
         unsafe {
-            let at = |i: usize| -> __m128i { _mm_loadu_si128(column.add(base[i] as usize).cast()) };
+            let at = |i: usize| -> __m128i {
+                _mm_loadu_si128(table.as_ptr().add(base[i] as usize).add(k).cast())
+            };
             let v0 = _mm256_set_m128i(at(4), at(0));
             let v1 = _mm256_set_m128i(at(5), at(1));
             let v2 = _mm256_set_m128i(at(6), at(2));
@@ -224,7 +227,6 @@ unsafe fn parts8(table: &[[u64; 2]], base: &[u32; 8], k: usize) -> [I32x8; 4] {
     }
     #[cfg(not(all(target_arch = "x86_64", target_feature = "avx2")))]
     {
-        let _ = column;
         // SAFETY: the caller's promise, passed on.
         unsafe { parts8_scalar(table, base, k) }
     }
