@@ -208,6 +208,16 @@ pub fn kform_inertialize_offset(lhs: Kformx8, rhs: Kformx8) -> Kformx8 {
     }
 }
 
+/// `a x + b v` per component, fused: `x.mul_add(a, b v)`.
+#[inline(always)]
+fn weigh(x: Vec3x8, a: F32x8, v: Vec3x8, b: F32x8) -> Vec3x8 {
+    Vec3x8::new(
+        x.x.mul_add(a, v.x * b),
+        x.y.mul_add(a, v.y * b),
+        x.z.mul_add(a, v.z * b),
+    )
+}
+
 /// The weights of the cubic decay at one blend time (velocities article,
 /// `op_inertialize`): `off = w0 x + w1 v`, `off_vel = w2 x + w3 v`.
 #[derive(Clone, Copy)]
@@ -239,16 +249,30 @@ impl CubicWeights {
         }
     }
 
-    /// `w0 x + w1 v`.
+    /// `w0 x + w1 v`, as a multiply and a multiply-add per component.
     #[inline(always)]
     pub fn offset(&self, x: Vec3x8, v: Vec3x8) -> Vec3x8 {
-        self.w0 * x + self.w1 * v
+        weigh(x, self.w0, v, self.w1)
     }
 
-    /// `w2 x + w3 v`.
+    /// `w2 x + w3 v`, as a multiply and a multiply-add per component.
     #[inline(always)]
     pub fn velocity(&self, x: Vec3x8, v: Vec3x8) -> Vec3x8 {
-        self.w2 * x + self.w3 * v
+        weigh(x, self.w2, v, self.w3)
+    }
+
+    /// [`CubicWeights::offset`] of `2 x`: `(2 w0) x + w1 v`, for offsets
+    /// stored as half-angle vectors (the doubling on the weight, once per
+    /// pack, instead of on each joint's three components).
+    #[inline(always)]
+    pub fn offset_of_doubled(&self, x: Vec3x8, v: Vec3x8) -> Vec3x8 {
+        weigh(x, self.w0 + self.w0, v, self.w1)
+    }
+
+    /// [`CubicWeights::velocity`] of `2 x`: `(2 w2) x + w3 v`.
+    #[inline(always)]
+    pub fn velocity_of_doubled(&self, x: Vec3x8, v: Vec3x8) -> Vec3x8 {
+        weigh(x, self.w2 + self.w2, v, self.w3)
     }
 }
 

@@ -70,7 +70,7 @@ pub(crate) fn inertialize_joint(
     i: &Motionx8,
     w: &CubicWeights,
 ) -> Motionx8 {
-    let x = w.offset(t.rot + t.rot, t.ang);
+    let x = w.offset_of_doubled(t.rot, t.ang);
     let h = x * splat(0.5);
     let h2 = lanes::dot(h, h);
     if h2.simd_le(splat(EXP_SHORT2)).all() {
@@ -91,8 +91,8 @@ pub(crate) fn inertialize_turns2(
 ) -> [Motionx8; 2] {
     let s = &ShiftOffsetx8::ZERO;
     let x = [
-        w.offset(t[0].rot + t[0].rot, t[0].ang),
-        w.offset(t[1].rot + t[1].rot, t[1].ang),
+        w.offset_of_doubled(t[0].rot, t[0].ang),
+        w.offset_of_doubled(t[1].rot, t[1].ang),
     ];
     let h = [x[0] * splat(0.5), x[1] * splat(0.5)];
     let h2 = [lanes::dot(h[0], h[0]), lanes::dot(h[1], h[1])];
@@ -121,9 +121,8 @@ fn inertialize_joint_in<const SHORT: bool>(
     w: &CubicWeights,
     (x, h2): (Vec3x8, F32x8),
 ) -> Motionx8 {
-    let saa = t.rot + t.rot;
     let (off_rot, sigma) = quat_exp_sinc_in::<SHORT>(x * splat(0.5), h2);
-    let off_ang = lanes::exp_map_dx(x, w.velocity(saa, t.ang), off_rot.w, sigma);
+    let off_ang = lanes::exp_map_dx(x, w.velocity_of_doubled(t.rot, t.ang), off_rot.w, sigma);
     Motionx8 {
         pos: i.pos + w.offset(s.pos, s.vel),
         rot: lanes::quat_mul(off_rot, i.rot),
