@@ -2,7 +2,11 @@
 //! [`super::EventKind::Marker`]): each source's move over the step, as the
 //! characters' state advanced it ([`super::state`]: `Spanx8`), against its
 //! clip's markers ([`crate::markers`]). Both crowds find them with this
-//! code from the same state, so they report the same markers bit for bit.
+//! code's crossing rules ([`crossings`]) from the same state, so they
+//! report the same markers bit for bit; the 8-lane crowd filters first
+//! ([`Scan::Filtered`]) where the reference crowd puts every source and
+//! marker through the rules ([`Scan::Every`]), so the crowds' comparisons
+//! hold the filters to the rules.
 //! The crowd's table keeps each clip's marker times sorted, and in chunks
 //! of eight lanes, so a source whose move crosses none (the common case)
 //! costs a compare of its move against its clip's markers, eight at a
@@ -313,34 +317,54 @@ pub(crate) struct Advanced<'a> {
     pub layer_spans: &'a [Spanx8],
 }
 
+/// How [`pack_markers`] looks at a pack's sources. Both ways report the
+/// same markers: the crowds' comparisons under generated commands hold the
+/// filters to the exhaustive scan.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Scan {
+    /// The 8-lane crowd's: the lanes that may cross a marker found for the
+    /// whole pack at once ([`may_cross_lanes`]), then per lane
+    /// [`may_cross`] and only the markers within the move's span
+    /// ([`candidates`]).
+    Filtered,
+    /// The reference crowd's: every source of every character over the
+    /// weight threshold, every marker of its clip through the crossing
+    /// rules ([`crossings`]), no filter.
+    Every,
+}
+
 /// The markers pack `p`'s characters' sources crossed in a step of `dt`
 /// ([`MarkerHit`]), into `out` (room for [`MarkerTable::per_pack`]) as
 /// events, by character, then source A, B and the layers in order, then
 /// by `at` and marker index; returns how many. Sources whose weight is at
-/// most `threshold` are left out; a layer whose weight is at most it for
-/// every character of the pack (at zero, as the layers pass skips it) is
-/// not looked at.
+/// most `threshold` are left out; with [`Scan::Filtered`], a layer whose
+/// weight is at most it for every character of the pack (at zero, as the
+/// layers pass skips it) is not looked at.
 pub(crate) fn pack_markers(
     table: &MarkerTable,
     src: Advanced,
     (p, characters): (usize, usize),
     (dt, threshold): (f32, f32),
-    out: &mut [Event],
+    (out, scan): (&mut [Event], Scan),
 ) -> usize {
     let spans = &src.happened.spans;
+    let every = scan == Scan::Every;
     // The base sources' lanes that may cross a marker: in most steps
     // none, and the pack is done without looking at a lane.
-    let may = [
-        may_cross_lanes(table, &src.state.a, &spans[0]),
-        may_cross_lanes(table, &src.state.b, &spans[1]),
-    ];
+    let may = match scan {
+        Scan::Filtered => [
+            may_cross_lanes(table, &src.state.a, &spans[0]),
+            may_cross_lanes(table, &src.state.b, &spans[1]),
+        ],
+        Scan::Every => [0xff; 2],
+    };
     // The layers that weigh over the threshold somewhere in the pack.
     let mut layers: [Option<(SourceArrays, [f32; 8])>; MAX_LAYERS] = Default::default();
     let heavy = F32x8::splat(threshold);
     let moves = src.layers.iter().zip(src.layer_spans);
     let mut layered = false;
     for (slot, (layer, span)) in layers.iter_mut().zip(moves) {
-        if layer.weight.w.simd_gt(heavy).any() {
+        if every || layer.weight.w.simd_gt(heavy).any() {
             *slot = Some((
                 SourceArrays::new(&layer.src, span),
                 layer.weight.w.to_array(),
@@ -351,6 +375,7 @@ pub(crate) fn pack_markers(
     if may == [0, 0] && !layered {
         return 0;
     }
+    let look = (dt, scan);
     let w = src.state.weight.w.to_array();
     let (a, b) = (
         SourceArrays::new(&src.state.a, &spans[0]),
@@ -372,7 +397,7 @@ pub(crate) fn pack_markers(
                 source,
                 weight,
             };
-            n += source_markers(table, (s, l), hit, dt, &mut out[n..]);
+            n += source_markers(table, (s, l), hit, look, &mut out[n..]);
         }
         // The layers in a loop of their own rather than chained after the
         // base sources: chained (one loop, `may` all set for a layer), the
@@ -392,7 +417,7 @@ pub(crate) fn pack_markers(
                 source: Which::Layer(k),
                 weight: lw[l],
             };
-            n += source_markers(table, (s, l), hit, dt, &mut out[n..]);
+            n += source_markers(table, (s, l), hit, look, &mut out[n..]);
         }
     }
     n
@@ -448,13 +473,15 @@ struct Hit {
 }
 
 /// The markers lane `l` of source `s` crossed ([`pack_markers`]) into
-/// `out`, by `at` then marker index; returns how many.
+/// `out`, by `at` then marker index; returns how many. With
+/// [`Scan::Filtered`] a move that [`may_cross`] none is done at once, and
+/// only its [`candidates`] go through [`crossings`].
 #[inline(always)]
 fn source_markers(
     table: &MarkerTable,
     (s, l): (&SourceArrays, usize),
     who: Hit,
-    dt: f32,
+    (dt, scan): (f32, Scan),
     out: &mut [Event],
 ) -> usize {
     let clip = s.clip[l] as usize;
@@ -466,11 +493,15 @@ fn source_markers(
     }
     let m = s.lane(l);
     let chunks = &table.chunks[marks.chunks.0 as usize..marks.chunks.1 as usize];
-    if !may_cross(&m, chunks) {
+    let filtered = scan == Scan::Filtered;
+    if filtered && !may_cross(&m, chunks) {
         return 0;
     }
     let entries = &table.entries[marks.entries.0 as usize..marks.entries.1 as usize];
-    let entries = candidates(&m, entries);
+    let entries = match filtered {
+        true => candidates(&m, entries),
+        false => entries,
+    };
     let mut n = 0;
     crossings(&m, entries, dt, |marker, at, count| {
         if let Some(e) = out.get_mut(n) {

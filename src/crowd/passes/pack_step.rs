@@ -20,7 +20,7 @@ use super::transition::{dead_blend_pass, fade, inertialize_pass};
 use crate::crowd::check::PackCheck;
 use crate::crowd::command::Command;
 use crate::crowd::halflives::Decay;
-use crate::crowd::markers::{Advanced, pack_markers};
+use crate::crowd::markers::{Advanced, Scan, pack_markers};
 use crate::crowd::motion::*;
 use crate::crowd::place::{reset_places, wrap_places};
 use crate::crowd::schedule::{LodClocks, LodStep, bits_mask, live_lanes};
@@ -238,7 +238,7 @@ fn commands(sh: &Shared, pack: &mut Pack, layer_spans: &mut [Spanx8]) -> (Happen
             src,
             (pack.index, sh.characters),
             (sh.dt, sh.marker_weight),
-            pack.marks,
+            (pack.marks, Scan::Filtered),
         );
         *pack.mark_count = n as u32;
     }

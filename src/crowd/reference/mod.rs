@@ -29,7 +29,7 @@ use super::command::{self, Command, Queue};
 use super::events::push_events;
 use super::lanes_crowd::check_dt;
 use super::layer::Layout;
-use super::markers::{Advanced, MarkerTable, pack_markers};
+use super::markers::{Advanced, MarkerTable, Scan, pack_markers};
 use super::output::check_joint_readout;
 use super::place::Place;
 use super::schedule::Schedulex8;
@@ -461,10 +461,13 @@ impl ReferenceCrowd {
         let run =
             |p: usize, (state, sched), layers: &mut [LayerLanes], chars, out: &mut _, marks| {
                 // The markers the pack's sources (the base's and the layers')
-                // cross, found with the 8-lane crowd's code from the same
-                // state.
+                // cross, by the 8-lane crowd's crossing rules from the same
+                // state, every source and marker put through them (no
+                // filter: the crowds' comparisons hold the 8-lane crowd's
+                // filters to this).
                 let crossed = |src: Advanced| {
-                    pack_markers(markers, src, (p, characters), (dt, weight), marks)
+                    let out = (marks, Scan::Every);
+                    pack_markers(markers, src, (p, characters), (dt, weight), out)
                 };
                 // Each worker's own scratch (reserved by the step for every
                 // thread of this pool): the lock is never contended.
