@@ -29,8 +29,9 @@ impl Crowd {
     /// which may change from step to step), applies the queued commands,
     /// and writes the world poses, on the current rayon pool: the frame
     /// [`Crowd::prepare`] plans, its shown poses and its packs run by
-    /// rayon, then finished. Output is bit-identical for any number of
-    /// threads. Refuses a `dt` that is not finite and in `(0, 1000]`,
+    /// rayon, then finished (from a thread outside every pool, such as a
+    /// game's main thread: on rayon's global pool, entered once a frame).
+    /// Output is bit-identical for any number of threads. Refuses a `dt` that is not finite and in `(0, 1000]`,
     /// changing nothing; so is a step that would move a root (one not
     /// given a root for this step) out of ±[`crate::limits::MAX_POSITION`]
     /// ([`crate::Error::Character`]; re-centre the world with
@@ -50,8 +51,20 @@ impl Crowd {
             commands,
             finished: false,
         };
-        frame.shown().run_on_rayon();
-        frame.packs().run_on_rayon();
+        let run = |frame: &mut PreparedStep| {
+            frame.shown().run_on_rayon();
+            frame.packs().run_on_rayon();
+        };
+        // From a thread outside every pool (a game's main thread) both
+        // parts run inside one entry into the global pool (one job
+        // injected, one wake-up), where each part alone entered it, and a
+        // part rayon does not split (one batch of shown poses, a crowd of
+        // one pack) ran on the calling thread, which has no worker's
+        // scratch and made one (tests/step_memory.rs).
+        match rayon::current_thread_index() {
+            Some(_) => run(&mut frame),
+            None => rayon::scope(|_| run(&mut frame)),
+        }
         Ok(frame.finish())
     }
 
