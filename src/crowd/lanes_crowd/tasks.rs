@@ -190,6 +190,7 @@ impl Crowd {
             layout,
             layer_passes,
             radii,
+            fetch_ahead,
             ..
         } = self;
         let sh = Shared {
@@ -201,6 +202,7 @@ impl Crowd {
             shown: &[],
             world_ahead,
             kept_ahead,
+            fetch: *fetch_ahead,
             packs: packs.count,
             characters: cfg.characters,
             first: *frames == 0,

@@ -92,7 +92,12 @@ pub(crate) fn step_pack<const CUBIC: bool, const INERT: bool>(
         evaluated,
         ..
     } = scratch;
-    input_pass::<CUBIC, INERT>(sh, &mut pack, &step, (given, own), a);
+    // Past half the L3 a whole resumption writes its offsets without
+    // reading them (`lod_world`'s stream): fetched only where read.
+    let offsets_read = lod
+        .as_ref()
+        .is_some_and(|lod| !sh.fetch || reads_offsets(lod));
+    input_pass::<CUBIC, INERT>(sh, &mut pack, &step, (given, (own, offsets_read)), a);
     if given.trans != 0 {
         start_transitions::<INERT>(sh, &mut pack, given.trans, a, shown);
     }
@@ -113,7 +118,7 @@ pub(crate) fn step_pack<const CUBIC: bool, const INERT: bool>(
     *pack.result = match &lod {
         Some(lod) if !plain(lod, &before) => {
             let next = match next_resumes {
-                true => next_own::<INERT>(&pack, local.len()),
+                true => next_own::<INERT>(&pack, local.len(), !sh.fetch),
                 false => [Ahead::NONE; 3],
             };
             lod_pass(
@@ -204,8 +209,8 @@ fn lod_pass(
     let out = (&mut *pack.world, &mut *pack.bounds);
     let (offsets, at) = (&mut *pack.lod_offset, (sh.radii, sh.first, half_dt));
     let check = match sh.check {
-        true => lod_world::<true>(out, offsets, evaluated, (lod, was), at, next),
-        false => lod_world::<false>(out, offsets, evaluated, (lod, was), at, next),
+        true => lod_world::<true>(out, offsets, evaluated, (lod, was), at, (next, sh.fetch)),
+        false => lod_world::<false>(out, offsets, evaluated, (lod, was), at, (next, sh.fetch)),
     };
     let trans = pack_trans(pack);
     figures(sh, pack.index, (check, trans), lod.due, local.len())
@@ -293,7 +298,7 @@ fn input_pass<const CUBIC: bool, const INERT: bool>(
     sh: &Shared,
     pack: &mut Pack,
     step: &Stepx8,
-    (given, own): (Given, bool),
+    (given, own): (Given, (bool, bool)),
     a: &mut [Motionx8],
 ) {
     let [first, second] = fetched::<INERT>(sh, pack, own, a.len());
@@ -324,19 +329,23 @@ fn input_pass<const CUBIC: bool, const INERT: bool>(
 /// tail and the state in the second), which the next pack then finds in
 /// L2; or, where `own` (a pack with level of detail that is not plain:
 /// [`lod_pass`] reads its anchors and offsets), this pack's own world
-/// output and kept state, and its offsets.
+/// output and kept state, and its offsets where `lod_pass` reads them.
 #[inline(always)]
 fn fetched<const INERT: bool>(
     sh: &Shared,
     pack: &Pack,
-    own: bool,
+    (own, offsets_read): (bool, bool),
     joints: usize,
 ) -> [[Ahead; 2]; 2] {
     let [world, kept, lod] = own_rows::<INERT>(pack);
     if own {
         let parts = joints.saturating_sub(1);
         let region = |r: &[u8]| Ahead::new(r.as_ptr() as usize, r.len(), parts);
-        return [[region(world), Ahead::NONE], [region(kept), region(lod)]];
+        let lod = match offsets_read {
+            true => region(lod),
+            false => Ahead::NONE,
+        };
+        return [[region(world), Ahead::NONE], [region(kept), lod]];
     }
     let p = pack.index;
     let next = |a: Ahead, len: usize| match p + 1 < sh.packs {
@@ -367,15 +376,37 @@ fn own_rows<'a, const INERT: bool>(pack: &'a Pack) -> [&'a [u8]; 3] {
     ]
 }
 
-/// The next pack's anchors (world output), kept state and offsets, as
-/// regions to fetch in one part per joint while this pack's
-/// [`lod_world`] runs (the next pack resumes too: it then finds them in
-/// L2 when it fetches its own).
+/// The next pack's anchors (world output), kept state and offsets (with
+/// `offsets`: not past half the L3, where a whole resumption writes them
+/// without reading them, [`Shared::fetch`]), as regions to fetch in one
+/// part per joint while this pack's [`lod_world`] runs (the next pack
+/// resumes too: it then finds them in L2 when it fetches its own).
 #[inline(always)]
-fn next_own<const INERT: bool>(pack: &Pack, joints: usize) -> [Ahead; 3] {
+fn next_own<const INERT: bool>(pack: &Pack, joints: usize, offsets: bool) -> [Ahead; 3] {
     // Addresses only: the next pack's rows follow this one's in each
     // field's one allocation.
-    own_rows::<INERT>(pack).map(|r| Ahead::new(r.as_ptr() as usize + r.len(), r.len(), joints))
+    let [world, kept, lod] = own_rows::<INERT>(pack);
+    let ahead = |r: &[u8]| Ahead::new(r.as_ptr() as usize + r.len(), r.len(), joints);
+    let lod = match offsets {
+        true => ahead(lod),
+        false => Ahead::NONE,
+    };
+    [ahead(world), ahead(kept), lod]
+}
+
+/// Whether a resuming pack's [`lod_world`] reads all of its offsets: a
+/// resumption of some of its characters (the others' offsets kept), or an
+/// offset running in the pose it showed carried. A whole resumption past
+/// them writes the new offsets without reading the old, save the
+/// velocity check's read of the shifts (half of each joint's offset)
+/// where one ran in the last step (at 60 Hz, periods 2 and 4): left to
+/// the core (fetched whole, with the turns it does not read, the 100,000
+/// character mix was slower: PERF.md, "Level of detail's offsets past
+/// the caches").
+#[inline(always)]
+fn reads_offsets(lod: &LodStep) -> bool {
+    let whole = lod.due == u8::MAX && lod.resumed == u8::MAX;
+    !whole || lod.carried_clocks().running().any()
 }
 
 /// Whether `cmd` sets the base sources (which start at their clips' own

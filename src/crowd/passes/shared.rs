@@ -34,6 +34,12 @@ pub(crate) struct Shared<'a> {
     /// per clip joint; a pack prefetches the next pack's while it runs.
     pub world_ahead: [Ahead; 2],
     pub kept_ahead: Ahead,
+    /// Whether the crowd's store is larger than half the L3
+    /// (`Crowd::fetch_ahead`): rows last touched frames ago then come
+    /// from memory, so level of detail's whole resumptions write their
+    /// new offsets past the caches and nothing fetches them first
+    /// ([`super::lod::lod_world`]).
+    pub fetch: bool,
     pub packs: usize,
     pub characters: usize,
     /// The crowd's first step (no previous output to check against).
