@@ -285,8 +285,8 @@ fn lod_joints<const WHOLE: bool, const STREAM: bool>(
 /// first store would make and without evicting the rows the next packs
 /// read. [`lod_world`] fences the stores before it returns. Measured
 /// (PERF.md, "Level of detail's offsets past the caches"): with the
-/// offsets no longer fetched first, `lod_cost mix 100000` on two threads
-/// 10.2 to 8.9 ms a frame.
+/// offsets no longer fetched first, `lod_cost mix 100000` 7% faster on
+/// one thread and 5% on two (medians of alternated pairs).
 #[inline(always)]
 fn stream_offset(dst: &mut LodOffsetx8, o: &LodOffsetx8) {
     #[cfg(all(target_arch = "x86_64", target_feature = "avx"))]

@@ -401,8 +401,8 @@ fn next_own<const INERT: bool>(pack: &Pack, joints: usize, offsets: bool) -> [Ah
 /// velocity check's read of the shifts (half of each joint's offset)
 /// where one ran in the last step (at 60 Hz, periods 2 and 4): left to
 /// the core (fetched whole, with the turns it does not read, the 100,000
-/// character mix was slower: PERF.md, "Level of detail's offsets past
-/// the caches").
+/// character mix gained nothing from the streamed stores: PERF.md,
+/// "Level of detail's offsets past the caches").
 #[inline(always)]
 fn reads_offsets(lod: &LodStep) -> bool {
     let whole = lod.due == u8::MAX && lod.resumed == u8::MAX;
