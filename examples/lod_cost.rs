@@ -43,12 +43,24 @@
 //!
 //! `cargo run --release --example lod_cost -- MODE [CHARACTERS] [FRAMES] [RUN] [JITTER] [SKIN]`
 //! prints the frames' wall time too (not a figure on a loaded machine).
+//! `FRAMES` frames are timed after [`WARMUP`] untimed ones: the first
+//! steps write memory for the first time (at 100,000 characters the
+//! mix's offsets, 149 MB, first written at each pack's first
+//! resumption), which a game pays once, not every frame (the mix timed
+//! from its first frame read 10.96 ms a frame over 20 frames and 9.94 ms
+//! over 400, every frame 14.2 and 13.7: PERF.md, "Level of detail's
+//! offsets past the caches"). Instruction counts taken as the difference
+//! of two runs are unchanged by it.
 
 use std::time::{Duration, Instant};
 
 use kineform::crowd::{ClipLibrary, Crowd, CrowdConfig, Source};
 use kineform::reference::Kform;
 use kineform::skinning::InverseBind;
+
+/// Frames stepped before the timed ones (every period up to 16 evaluated
+/// at least once).
+const WARMUP: usize = 16;
 
 fn main() -> kineform::Result<()> {
     let args: Vec<String> = std::env::args().collect();
@@ -102,13 +114,17 @@ fn main() -> kineform::Result<()> {
     let mut matrices = vec![[0.0f32; 12]; if skin { n * joints } else { 0 }];
     let (mut stepping, mut reading) = (Duration::ZERO, Duration::ZERO);
     let mut evaluated = 0u64;
-    for f in 0..frames {
+    for f in 0..WARMUP + frames {
         for c in (f % 30..n).step_by(30 * 30) {
             let a = Source::looping(0, (f as f32 * 0.31 + c as f32) % len);
             crowd.transition(c, a, a, 0.3, 0.1)?;
         }
         let t = Instant::now();
-        evaluated += u64::from(crowd.step(next_dt())?.evaluated);
+        let stats = crowd.step(next_dt())?;
+        if f < WARMUP {
+            continue;
+        }
+        evaluated += u64::from(stats.evaluated);
         stepping += t.elapsed();
         if skin {
             let t = Instant::now();
@@ -121,7 +137,7 @@ fn main() -> kineform::Result<()> {
     }
     let ms = |d: Duration| d.as_secs_f64() * 1e3 / frames as f64;
     println!(
-        "{mode} (runs of {run}): {n} characters, {frames} frames, {:.1}% evaluated, {:.3} ms/frame{}",
+        "{mode} (runs of {run}): {n} characters, {frames} frames after {WARMUP}, {:.1}% evaluated, {:.3} ms/frame{}",
         100.0 * evaluated as f64 / (n * frames) as f64,
         ms(stepping),
         match skin {
