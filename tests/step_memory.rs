@@ -26,6 +26,9 @@ static FAIL_FROM: AtomicUsize = AtomicUsize::new(usize::MAX);
 static COUNT: AtomicUsize = AtomicUsize::new(0);
 static COUNTING: AtomicBool = AtomicBool::new(false);
 static COUNTED: AtomicUsize = AtomicUsize::new(0);
+/// Of them, those of the size of rayon's block of injected jobs
+/// ([`injector_blocks`]).
+static BLOCKS: AtomicUsize = AtomicUsize::new(0);
 
 /// The last pool's number: each pool's threads carry their own, so that a
 /// count taken in one pool leaves out the threads of the pools that
@@ -47,6 +50,9 @@ fn tag() -> usize {
 fn refused(size: usize) -> bool {
     if COUNTING.load(Relaxed) && tag() == COUNTED.load(Relaxed) {
         COUNT.fetch_add(1, Relaxed);
+        if size == INJECTOR_BLOCK {
+            BLOCKS.fetch_add(1, Relaxed);
+        }
     }
     size >= FAIL_FROM.load(Relaxed)
 }
@@ -100,6 +106,7 @@ static SERIAL: Mutex<()> = Mutex::new(());
 fn allocations(f: impl FnOnce()) -> usize {
     COUNTED.store(tag(), Relaxed);
     COUNT.store(0, Relaxed);
+    BLOCKS.store(0, Relaxed);
     COUNTING.store(true, Relaxed);
     f();
     COUNTING.store(false, Relaxed);
@@ -508,6 +515,26 @@ fn injector_blocks(entries: usize) -> usize {
     entries / 63 + 1
 }
 
+/// The size of that block (crossbeam-deque 0.8: 63 slots of a job
+/// reference and a state word, and the next block's pointer), the only
+/// allocation the calling-thread tests let pass.
+const INJECTOR_BLOCK: usize = 63 * 24 + 8;
+
+/// `count` allocations on the stepping thread over `entries` entries into
+/// the pool, `blocks` of them of the injector's block size: none but those
+/// blocks, and no more of them than [`injector_blocks`] allows.
+fn assert_only_injector_blocks((count, blocks): (usize, usize), entries: usize, what: &str) {
+    assert_eq!(
+        count - blocks,
+        0,
+        "{what}: {count} allocations on the stepping thread, {blocks} of rayon's injector blocks"
+    );
+    assert!(
+        blocks <= injector_blocks(entries),
+        "{what}: {blocks} injector blocks in {entries} entries"
+    );
+}
+
 /// A step called from a thread outside every rayon pool (a game's main
 /// thread, stepping on rayon's global pool) allocates nothing on that
 /// thread in steady state but rayon's own block of injected jobs
@@ -549,14 +576,11 @@ fn a_step_from_outside_the_pool_allocates_nothing_on_the_calling_thread() {
             }
         });
         assert!(moved > 0, "the counted frames start transitions");
-        count
+        (count, BLOCKS.load(Relaxed))
     })
     .join()
     .unwrap();
-    assert!(
-        counted <= injector_blocks(12),
-        "{counted} allocations on the stepping thread"
-    );
+    assert_only_injector_blocks(counted, 12, "256 characters");
 }
 
 /// As [`a_step_from_outside_the_pool_allocates_nothing_on_the_calling_thread`],
@@ -595,13 +619,10 @@ fn a_part_rayon_does_not_split_allocates_nothing_on_the_calling_thread() {
                 }
             });
             assert_eq!(moved, 12, "one transition a counted frame");
-            count
+            (count, BLOCKS.load(Relaxed))
         })
         .join()
         .unwrap();
-        assert!(
-            counted <= injector_blocks(12),
-            "{n} characters: {counted} allocations on the stepping thread"
-        );
+        assert_only_injector_blocks(counted, 12, &format!("{n} characters"));
     }
 }

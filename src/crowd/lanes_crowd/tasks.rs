@@ -30,7 +30,8 @@ impl Crowd {
     /// and writes the world poses, on the current rayon pool: the frame
     /// [`Crowd::prepare`] plans, its shown poses and its packs run by
     /// rayon, then finished (from a thread outside every pool, such as a
-    /// game's main thread: on rayon's global pool, entered once a frame).
+    /// game's main thread: on rayon's global pool, entered once a frame,
+    /// so that pool must be free to run it, however small the crowd).
     /// Output is bit-identical for any number of threads. Refuses a `dt` that is not finite and in `(0, 1000]`,
     /// changing nothing; so is a step that would move a root (one not
     /// given a root for this step) out of ±[`crate::limits::MAX_POSITION`]

@@ -207,13 +207,14 @@ pub(super) fn lod_world<const CHECK: bool>(
     let rows = (world, offsets, evaluated);
     let at = (radii, first || !CHECK, half_dt);
     let (check, b) = match (lod.due == u8::MAX && lod.resumed == u8::MAX, stream) {
-        (true, true) => lod_joints::<true, true>(rows, (lod, was), at, next),
+        (true, true) => {
+            let done = lod_joints::<true, true>(rows, (lod, was), at, next);
+            store_fence();
+            done
+        }
         (true, false) => lod_joints::<true, false>(rows, (lod, was), at, next),
         (false, _) => lod_joints::<false, false>(rows, (lod, was), at, next),
     };
-    if stream {
-        store_fence();
-    }
     *bounds = b.finished(check.finite());
     check
 }
