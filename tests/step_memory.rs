@@ -535,6 +535,43 @@ fn assert_only_injector_blocks((count, blocks): (usize, usize), entries: usize, 
     );
 }
 
+/// A crowd of `n` characters playing, stepped on a thread of its own
+/// outside every rayon pool, `commands(crowd, frame)` queued before each
+/// step: 12 frames, then 12 counted. Returns the counted frames'
+/// allocations on that thread, those of rayon's injector block size, and
+/// the transitions the counted frames started.
+fn outside_the_pool(
+    n: usize,
+    commands: impl Fn(&mut Crowd, usize) + Send + 'static,
+) -> ((usize, usize), u32) {
+    let lib = library();
+    let number = POOLS.fetch_add(1, Relaxed) + 1;
+    std::thread::spawn(move || {
+        TAG.with(|t| t.set(number));
+        let mut crowd = Crowd::new(&lib, config(n)).unwrap();
+        let a = Source::looping(0, 0.0);
+        for c in 0..n {
+            crowd.play(c, a, a).unwrap();
+        }
+        let mut frame = |f: usize| {
+            commands(&mut crowd, f);
+            crowd.step(1.0 / 60.0).unwrap()
+        };
+        for f in 0..12 {
+            frame(f);
+        }
+        let mut moved = 0;
+        let count = allocations(|| {
+            for f in 12..24 {
+                moved += frame(f).transitions;
+            }
+        });
+        ((count, BLOCKS.load(Relaxed)), moved)
+    })
+    .join()
+    .unwrap()
+}
+
 /// A step called from a thread outside every rayon pool (a game's main
 /// thread, stepping on rayon's global pool) allocates nothing on that
 /// thread in steady state but rayon's own block of injected jobs
@@ -547,39 +584,16 @@ fn assert_only_injector_blocks((count, blocks): (usize, usize), entries: usize, 
 #[test]
 fn a_step_from_outside_the_pool_allocates_nothing_on_the_calling_thread() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let lib = library();
     let n = 256;
-    let number = POOLS.fetch_add(1, Relaxed) + 1;
-    let counted = std::thread::spawn(move || {
-        TAG.with(|t| t.set(number));
-        let mut crowd = Crowd::new(&lib, config(n)).unwrap();
-        let a = Source::looping(0, 0.0);
-        for c in 0..n {
-            crowd.play(c, a, a).unwrap();
-        }
-        let mut frame = |f: usize| {
-            for (c, rate, moves) in commands(f, n) {
-                crowd.set_rate(c, Which::A, rate).unwrap();
-                if moves {
-                    crowd.transition(c, to(), to(), 0.02, 0.05).unwrap();
-                }
+    let (counted, moved) = outside_the_pool(n, move |crowd, f| {
+        for (c, rate, moves) in commands(f, n) {
+            crowd.set_rate(c, Which::A, rate).unwrap();
+            if moves {
+                crowd.transition(c, to(), to(), 0.02, 0.05).unwrap();
             }
-            crowd.step(1.0 / 60.0).unwrap()
-        };
-        for f in 0..12 {
-            frame(f);
         }
-        let mut moved = 0;
-        let count = allocations(|| {
-            for f in 12..24 {
-                moved += frame(f).transitions;
-            }
-        });
-        assert!(moved > 0, "the counted frames start transitions");
-        (count, BLOCKS.load(Relaxed))
-    })
-    .join()
-    .unwrap();
+    });
+    assert!(moved > 0, "the counted frames start transitions");
     assert_only_injector_blocks(counted, 12, "256 characters");
 }
 
@@ -596,33 +610,10 @@ fn a_step_from_outside_the_pool_allocates_nothing_on_the_calling_thread() {
 fn a_part_rayon_does_not_split_allocates_nothing_on_the_calling_thread() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     for n in [256, 8] {
-        let lib = library();
-        let number = POOLS.fetch_add(1, Relaxed) + 1;
-        let counted = std::thread::spawn(move || {
-            TAG.with(|t| t.set(number));
-            let mut crowd = Crowd::new(&lib, config(n)).unwrap();
-            let a = Source::looping(0, 0.0);
-            for c in 0..n {
-                crowd.play(c, a, a).unwrap();
-            }
-            let mut frame = |f: usize| {
-                crowd.transition(f % n, to(), to(), 0.02, 0.05).unwrap();
-                crowd.step(1.0 / 60.0).unwrap()
-            };
-            for f in 0..12 {
-                frame(f);
-            }
-            let mut moved = 0;
-            let count = allocations(|| {
-                for f in 12..24 {
-                    moved += frame(f).transitions;
-                }
-            });
-            assert_eq!(moved, 12, "one transition a counted frame");
-            (count, BLOCKS.load(Relaxed))
-        })
-        .join()
-        .unwrap();
+        let (counted, moved) = outside_the_pool(n, move |crowd, f| {
+            crowd.transition(f % n, to(), to(), 0.02, 0.05).unwrap();
+        });
+        assert_eq!(moved, 12, "{n} characters: one transition a counted frame");
         assert_only_injector_blocks(counted, 12, &format!("{n} characters"));
     }
 }

@@ -360,28 +360,9 @@ mod tests {
     //! are stored past the caches or not ([`stream_offset`]); the crowds'
     //! tests run crowds too small to stream.
     use super::*;
-    use crate::crowd::passes::testing::lanes;
+    use crate::crowd::passes::testing::{lanes, motion};
     use crate::crowd::schedule::LodStep;
     use rand::SeedableRng;
-
-    fn vec3(r: &mut rand_pcg::Pcg32, s: f32) -> Vec3x8 {
-        Vec3x8::new(lanes(r, -s, s), lanes(r, -s, s), lanes(r, -s, s))
-    }
-
-    fn motion(r: &mut rand_pcg::Pcg32) -> Motionx8 {
-        let q = lanes::Quatx8::new(
-            lanes(r, -1.0, 1.0),
-            lanes(r, -1.0, 1.0),
-            lanes(r, -1.0, 1.0),
-            lanes(r, -1.0, 1.0),
-        );
-        Motionx8 {
-            pos: vec3(r, 1.0),
-            rot: lanes::quat_normalize(q),
-            vel: vec3(r, 2.0),
-            ang: vec3(r, 3.0),
-        }
-    }
 
     fn bits<T: bytemuck::Pod>(v: &[T]) -> Vec<u32> {
         bytemuck::cast_slice(v).to_vec()

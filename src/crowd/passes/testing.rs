@@ -1,13 +1,40 @@
-//! Helpers the passes' unit tests share: random lanes, and a comparison of
-//! two joints within the paired kernels' rounding.
+//! Helpers the passes' unit tests share: random lanes and joints, and a
+//! comparison of two joints within the paired kernels' rounding.
 
 use crate::crowd::motion::Motionx8;
-use crate::lanes::F32x8;
+use crate::lanes::{self, F32x8, Quatx8, Vec3x8};
 use rand::Rng;
 
 /// Eight values drawn uniformly from `lo..hi`.
 pub(super) fn lanes(r: &mut rand_pcg::Pcg32, lo: f32, hi: f32) -> F32x8 {
     F32x8::new(core::array::from_fn(|_| r.random_range(lo..hi)))
+}
+
+/// Eight vectors, each component drawn from `-s..s`.
+pub(super) fn vec3(r: &mut rand_pcg::Pcg32, s: f32) -> Vec3x8 {
+    Vec3x8::new(lanes(r, -s, s), lanes(r, -s, s), lanes(r, -s, s))
+}
+
+/// A unit quaternion per lane, either sign.
+pub(super) fn quat(r: &mut rand_pcg::Pcg32) -> Quatx8 {
+    let q = Quatx8::new(
+        lanes(r, -1.0, 1.0),
+        lanes(r, -1.0, 1.0),
+        lanes(r, -1.0, 1.0),
+        lanes(r, -1.0, 1.0),
+    );
+    lanes::quat_normalize(q)
+}
+
+/// A random joint of eight characters: positions within 1, unit
+/// rotations, velocities within 2, angular velocities within 3.
+pub(super) fn motion(r: &mut rand_pcg::Pcg32) -> Motionx8 {
+    Motionx8 {
+        pos: vec3(r, 1.0),
+        rot: quat(r),
+        vel: vec3(r, 2.0),
+        ang: vec3(r, 3.0),
+    }
 }
 
 /// `a` and `b` equal float for float within `1e-5 (1 + |b|)`: the paired

@@ -133,33 +133,9 @@ mod tests {
     //! what the single-joint function gives it (its own offsets, pose,
     //! transition pose and hemisphere bit), whatever its neighbours hold.
     use super::*;
-    use crate::crowd::passes::testing::{close, lanes};
-    use crate::lanes::{Quatx8, splat};
+    use crate::crowd::passes::testing::{close, lanes, motion, vec3};
+    use crate::lanes::splat;
     use rand::{Rng, SeedableRng};
-
-    fn vec3(r: &mut rand_pcg::Pcg32, s: f32) -> Vec3x8 {
-        Vec3x8::new(lanes(r, -s, s), lanes(r, -s, s), lanes(r, -s, s))
-    }
-
-    /// A unit quaternion per lane, either sign.
-    fn quat(r: &mut rand_pcg::Pcg32) -> Quatx8 {
-        let q = Quatx8::new(
-            lanes(r, -1.0, 1.0),
-            lanes(r, -1.0, 1.0),
-            lanes(r, -1.0, 1.0),
-            lanes(r, -1.0, 1.0),
-        );
-        lanes::quat_normalize(q)
-    }
-
-    fn motion(r: &mut rand_pcg::Pcg32) -> Motionx8 {
-        Motionx8 {
-            pos: vec3(r, 1.0),
-            rot: quat(r),
-            vel: vec3(r, 2.0),
-            ang: vec3(r, 3.0),
-        }
-    }
 
     /// Joint 0 the root (not read), then an odd number of turning joints
     /// with a moving joint between two that pair (its pending partner
