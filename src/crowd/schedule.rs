@@ -302,6 +302,14 @@ impl LodStep {
         t.simd_lt(blend)
     }
 
+    /// Whether all eight characters are evaluated this step after being
+    /// carried in the last (a whole resumption: `passes::lod::lod_world`'s
+    /// whole form, whose new offsets replace the old without reading them).
+    #[inline(always)]
+    pub(crate) fn whole(&self) -> bool {
+        self.due == u8::MAX && self.resumed == u8::MAX
+    }
+
     /// The clocks of the pose each character would show carried this step
     /// (its anchor over `tau`, its running offset at `t_old`).
     #[inline(always)]

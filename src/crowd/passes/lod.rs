@@ -206,7 +206,7 @@ pub(super) fn lod_world<const CHECK: bool>(
 ) -> PackCheck {
     let rows = (world, offsets, evaluated);
     let at = (radii, first || !CHECK, half_dt);
-    let (check, b) = match (lod.due == u8::MAX && lod.resumed == u8::MAX, stream) {
+    let (check, b) = match (lod.whole(), stream) {
         (true, true) => {
             let done = lod_joints::<true, true>(rows, (lod, was), at, next);
             store_fence();

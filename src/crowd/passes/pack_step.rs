@@ -405,8 +405,7 @@ fn next_own<const INERT: bool>(pack: &Pack, joints: usize, offsets: bool) -> [Ah
 /// "Level of detail's offsets past the caches").
 #[inline(always)]
 fn reads_offsets(lod: &LodStep) -> bool {
-    let whole = lod.due == u8::MAX && lod.resumed == u8::MAX;
-    !whole || lod.carried_clocks().running().any()
+    !lod.whole() || lod.carried_clocks().running().any()
 }
 
 /// Whether `cmd` sets the base sources (which start at their clips' own
