@@ -276,12 +276,12 @@ impl<const N: usize> Searcher<'_, N> {
             .to_bitmask()
             & ((1 << kids) - 1);
         let bounds = bounds.to_array();
-        let mut order = [(0.0f32, 0usize); 8];
+        let mut order = [0u64; 8];
         let mut k = 0;
         while m != 0 {
             let l = m.trailing_zeros() as usize;
             m &= m - 1;
-            order[k] = (bounds[l], 8 * bp + l);
+            order[k] = key(bounds[l], 8 * bp + l);
             k += 1;
         }
         self.visit(level, &mut order[..k]);
@@ -289,9 +289,10 @@ impl<const N: usize> Searcher<'_, N> {
 
     /// Visits boxes `order` of `level`, lowest bound first, each only while
     /// it may still hold a better frame.
-    fn visit(&mut self, level: usize, order: &mut [(f32, usize)]) {
-        sort_by_bound(order);
-        for &(bound, b) in order.iter() {
+    fn visit(&mut self, level: usize, order: &mut [u64]) {
+        sort_keys(order);
+        for &k in order.iter() {
+            let (bound, b) = unkey(k);
             if bound > self.best.distance {
                 break;
             }
@@ -308,14 +309,14 @@ impl<const N: usize> Searcher<'_, N> {
     fn run(&mut self) {
         let top = self.ix.levels.len() - 1;
         let lv = &self.ix.levels[top];
-        let mut order = [(0.0f32, 0usize); super::index::TOP_BOXES];
+        let mut order = [0u64; super::index::TOP_BOXES];
         let mut k = 0;
         for bp in 0..lv.boxes.div_ceil(8) {
             self.stats.box_packs += 1;
             let bounds = bound8(&self.q, lv, bp).to_array();
             for (l, &b) in bounds.iter().enumerate().take(lv.boxes - 8 * bp) {
                 if b <= self.best.distance {
-                    order[k] = (b, 8 * bp + l);
+                    order[k] = key(b, 8 * bp + l);
                     k += 1;
                 }
             }
@@ -324,13 +325,30 @@ impl<const N: usize> Searcher<'_, N> {
     }
 }
 
-/// Sorts `(bound, box)` by bound, then box (insertion sort: at most
-/// [`super::index::TOP_BOXES`] entries).
-fn sort_by_bound(v: &mut [(f32, usize)]) {
+/// Box `b` at `bound` as one integer that orders as `(bound, b)` does,
+/// so that sorting the visit compares one integer, not a float and then
+/// a box: a bound is a sum of squares (0 or more, up to `+inf`; never NaN
+/// where a visit keys it, as boxes past the last are not keyed), and the
+/// bits of floats from `+0` up order as the floats do. `+ 0.0` makes a
+/// `-0` (which the sums do not make) `+0`, whose bits are the least. A
+/// box number fits in 32 bits (frames are `i32`, [`Index::new`]).
+#[inline(always)]
+fn key(bound: f32, b: usize) -> u64 {
+    (u64::from((bound + 0.0).to_bits()) << 32) | b as u64
+}
+
+/// [`key`]'s bound and box.
+#[inline(always)]
+fn unkey(k: u64) -> (f32, usize) {
+    (f32::from_bits((k >> 32) as u32), (k & 0xFFFF_FFFF) as usize)
+}
+
+/// Sorts keys (insertion sort: at most [`super::index::TOP_BOXES`]).
+fn sort_keys(v: &mut [u64]) {
     for i in 1..v.len() {
         let x = v[i];
         let mut j = i;
-        while j > 0 && (v[j - 1].0 > x.0 || (v[j - 1].0 == x.0 && v[j - 1].1 > x.1)) {
+        while j > 0 && v[j - 1] > x {
             v[j] = v[j - 1];
             j -= 1;
         }
