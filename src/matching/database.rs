@@ -394,8 +394,10 @@ impl MatchDatabase {
     /// layout and the frame count, more than [`MAX_FRAMES`] frames, a
     /// feature or offset that is not finite, a scale that is not finite and
     /// positive, a frame time below [`crate::clip::MIN_FRAME_TIME`], clip
-    /// spans that do not follow one another over every frame, and no
-    /// searchable frame.
+    /// spans that do not follow one another over every frame, a span whose
+    /// last frame's clip frame (`(frames - 1) × frame_step`) or time is
+    /// past what `usize` and `f32` hold ([`MatchDatabase::source`] gives
+    /// both), and no searchable frame.
     pub fn from_parts(d: DatabaseParts) -> Result<MatchDatabase> {
         d.config.check()?;
         d.joints.check(usize::MAX)?;
@@ -459,6 +461,20 @@ impl MatchDatabase {
                 what: "frames of the clip spans",
                 expected: frames,
                 got: next,
+            });
+        }
+        // Every frame's source (`source`) is a clip frame and a time:
+        // the last frame of each span must have both.
+        let longest = d.clips.iter().map(|s| s.frames).max().unwrap_or(0);
+        let last = longest.saturating_sub(1).checked_mul(d.config.frame_step);
+        if !last.is_some_and(|k| (k as f32 * d.frame_time).is_finite()) {
+            return Err(Error::Size {
+                what: "matching database clip frames",
+                reason: format!(
+                    "a span of {longest} frames at frame_step {} and frame_time {} s \
+                     reaches a clip frame or time past what usize and f32 hold",
+                    d.config.frame_step, d.frame_time
+                ),
             });
         }
         if !d.searchable.iter().any(|&s| s) {

@@ -88,6 +88,31 @@ fn batch_api_on_random_bytes() {
     check::api::check_api(&[]);
 }
 
+/// Motion-matching databases from fuzzed parts, their queries and searches
+/// (fuzz/src/matching.rs). A fair share must be accepted and searched, and
+/// some queries refused, so that every branch of the check runs.
+#[test]
+fn matching_api_on_random_bytes() {
+    let seeds = std::env::var("MATCHING_SEEDS").map_or(600, |v| v.parse().unwrap());
+    let (mut accepted, mut searched, mut refused) = (0, 0, 0);
+    for seed in 0..seeds {
+        let o = check::matching::check_matching(&bytes(seed, 2500 + (seed as usize % 3000)));
+        accepted += o.accepted as usize;
+        searched += o.searched;
+        refused += o.refused_queries;
+    }
+    check::matching::check_matching(&[]);
+    eprintln!(
+        "matching_api: {accepted} of {seeds} accepted, {searched} queries searched, {refused} refused"
+    );
+    assert!(
+        accepted * 4 >= seeds as usize,
+        "{accepted} of {seeds} accepted"
+    );
+    assert!(searched >= accepted * 4, "{searched} queries searched");
+    assert!(refused * 20 >= searched, "{refused} queries refused");
+}
+
 #[cfg(feature = "gltf")]
 #[test]
 fn gltf_parse_on_random_and_damaged_bytes() {

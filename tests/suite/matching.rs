@@ -408,6 +408,24 @@ fn refusals_name_what_is_wrong_and_write_nothing() {
     let mut parts = db.to_parts();
     parts.clips[2].first += 1;
     assert!(MatchDatabase::from_parts(parts).is_err());
+    // A frame step whose clip frames or times no usize or f32 holds
+    // (found by the matching_api fuzz check: `source` overflowed).
+    for (step, frame_time) in [(usize::MAX, 1.0 / 120.0), (1 << 40, 1e30)] {
+        let mut parts = db.to_parts();
+        parts.config.frame_step = step;
+        parts.frame_time = frame_time;
+        let e = MatchDatabase::from_parts(parts).unwrap_err();
+        assert!(
+            matches!(e, kineform::Error::Size { .. }) && e.to_string().contains("frame_step"),
+            "{e}"
+        );
+    }
+    let mut parts = db.to_parts();
+    parts.config.frame_step = 1 << 20;
+    let far = MatchDatabase::from_parts(parts).unwrap();
+    let last = far.frames() - 1;
+    let s = far.source(last).unwrap();
+    assert!(s.time.is_finite() && far.frame_of(s.clip, s.clip_frame) == Some(last));
     let parts: DatabaseParts = db.to_parts();
     assert_eq!(
         MatchDatabase::from_parts(parts.clone()).unwrap().to_parts(),

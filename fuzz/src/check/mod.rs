@@ -2,7 +2,7 @@
 //! on pseudo-random bytes so that CI exercises the same decoder.
 //!
 //! The crate's root: each target's check is one of its modules ([`api`],
-//! [`clips`], [`crowd`], [`gltf_doc`] with [`gltf_build`]) or here, in
+//! [`clips`], [`crowd`], [`matching`], [`gltf_doc`] with [`gltf_build`]) or here, in
 //! private modules: [`check`] (`lanes_vs_reference`) in `lanes`, with the
 //! inputs read in `bytes`, each kernel family in `kernels` and the
 //! tolerance comparison in `compare`; [`check_bvh`] (`bvh_parse`) in
@@ -22,6 +22,8 @@ pub mod gltf_build;
 #[cfg(feature = "gltf")]
 #[path = "../gltf_doc/mod.rs"]
 pub mod gltf_doc;
+#[path = "../matching.rs"]
+pub mod matching;
 
 mod bvh;
 mod bytes;
