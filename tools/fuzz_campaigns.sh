@@ -33,6 +33,8 @@ for t in "$@"; do
         # and any commands. 150 s from the same corpus reached 5,137 edges
         # that way and 6,967 with these (2026-12-06).
         crowd_api) extra=(-max_len=1024 -len_control=0) ;;
+        # A database of a few hundred frames takes several KB of features.
+        matching_api) extra=(-max_len=8192) ;;
     esac
     mkdir -p "$root/fuzz/corpus/$t" "$root/fuzz/artifacts/$t"
     load0=$(cut -d' ' -f1-3 /proc/loadavg)
