@@ -7,6 +7,10 @@
 //! values; seeds in and out of range; switch margins special too) and the
 //! database's readers.
 //!
+//! One input in 16 builds a database from the embedded clip under a fuzzed
+//! configuration instead ([`MatchDatabase::build`]): a typed refusal, or
+//! every feature finite and the parts accepted back.
+//!
 //! What must hold: [`MatchDatabase::from_parts`] refuses with a typed error
 //! or accepts; an accepted database gives back its parts unchanged
 //! (`to_parts`, and `from_parts` of them again), every frame's source
@@ -18,7 +22,10 @@
 //! of the wrong length is refused, left untouched; [`MatchDatabase::query`]
 //! and `query_from_frame` write a finite query or refuse, writing nothing.
 
+use std::sync::OnceLock;
+
 use kineform::Error;
+use kineform::crowd::ClipLibrary;
 use kineform::matching::{
     CharacterFrame, ClipSpan, DatabaseParts, FeatureJoints, FeatureLayout, FootFeatures, Match,
     MatchConfig, MatchDatabase, QueryBatch, TrajectoryPoint, WorldPose, reference, search,
@@ -36,6 +43,9 @@ pub struct Outcome {
     pub searched: usize,
     /// Queries refused by the batch.
     pub refused_queries: usize,
+    /// The input built a database from the embedded clip ([`built`]):
+    /// whether it was accepted.
+    pub built: Option<bool>,
 }
 
 /// Reads the input; past its end everything is zero.
@@ -381,9 +391,43 @@ fn built_queries(g: &mut Gen, db: &MatchDatabase) {
     }
 }
 
+/// The embedded CMU clip as a library, parsed once.
+fn library() -> &'static ClipLibrary {
+    static LIBRARY: OnceLock<ClipLibrary> = OnceLock::new();
+    LIBRARY.get_or_init(|| {
+        ClipLibrary::from_bvh(&kineform::data::default_clip()).expect("the embedded clip")
+    })
+}
+
+/// [`MatchDatabase::build`] from the embedded clip under a fuzzed
+/// configuration: a typed refusal, or a database whose every feature is
+/// finite and whose parts `from_parts` accepts.
+fn built(g: &mut Gen) -> bool {
+    match MatchDatabase::build(library(), &config(g)) {
+        Ok(db) => {
+            for f in 0..db.frames() {
+                let v = db.features(f).expect("a frame");
+                assert!(v.iter().all(|x| x.is_finite()), "frame {f}: {v:?}");
+            }
+            MatchDatabase::from_parts(db.to_parts()).expect("a built database's parts");
+            true
+        }
+        Err(e) => {
+            typed(&e);
+            false
+        }
+    }
+}
+
 /// Checks one input (module docs).
 pub fn check_matching(data: &[u8]) -> Outcome {
     let mut g = Gen(data);
+    if g.u8() < 16 {
+        return Outcome {
+            built: Some(built(&mut g)),
+            ..Outcome::default()
+        };
+    }
     let parts = parts(&mut g);
     let mut outcome = Outcome::default();
     let db = match MatchDatabase::from_parts(parts.clone()) {

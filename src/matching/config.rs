@@ -183,14 +183,23 @@ pub const DEFAULT_CUT_SPEED: f32 = 200.0;
 /// Longest trajectory offset and end margin, seconds.
 pub const MAX_HORIZON: f32 = 60.0;
 
+/// The range of a feature group's weight, `[1e-6, 1e6]`. A group's
+/// features are divided by its scale, the mean of their standard
+/// deviations over the weight: a weight near `f32::MAX` made that scale
+/// so small that the normalized features overflowed to infinity (a
+/// database built with non-finite features, which
+/// [`super::MatchDatabase::from_parts`] then refused), and one near 0 an
+/// infinite scale refused as a group that does not vary.
+pub const WEIGHT_RANGE: core::ops::RangeInclusive<f32> = 1e-6..=1e6;
+
 fn positive_weight(name: &'static str, w: f32) -> Result<()> {
-    if w.is_finite() && w > 0.0 {
+    if WEIGHT_RANGE.contains(&w) {
         Ok(())
     } else {
         Err(Error::Parameter {
             name,
             value: w,
-            reason: "a feature weight must be finite and positive",
+            reason: "a feature weight must be in [1e-6, 1e6]",
         })
     }
 }
@@ -205,7 +214,8 @@ impl MatchConfig {
     }
 
     /// Refuses, naming the parameter and its range, anything outside the
-    /// ranges of the fields' docs.
+    /// ranges of the fields' docs; every weight must be within
+    /// [`WEIGHT_RANGE`].
     pub fn check(&self) -> Result<()> {
         match self.feet {
             FootFeatures::PositionVelocity {

@@ -130,6 +130,11 @@ impl MatchDatabase {
                 *x = normalize(*x, o, s);
             }
         }
+        // What `from_parts` requires of the same rows read back.
+        check_finite(
+            "normalized feature that is not finite (frame × features + feature)",
+            &rows,
+        )?;
         let index = Index::new(&rows, dims, &searchable)?;
         Ok(MatchDatabase {
             config: *cfg,

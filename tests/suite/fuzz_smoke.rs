@@ -89,22 +89,29 @@ fn batch_api_on_random_bytes() {
 }
 
 /// Motion-matching databases from fuzzed parts, their queries and searches
-/// (fuzz/src/matching.rs). A fair share must be accepted and searched, and
-/// some queries refused, so that every branch of the check runs.
+/// (fuzz/src/matching.rs). A fair share must be accepted and searched,
+/// some queries refused, and databases built from the embedded clip both
+/// accepted and refused, so that every branch of the check runs.
 #[test]
 fn matching_api_on_random_bytes() {
     let seeds = std::env::var("MATCHING_SEEDS").map_or(600, |v| v.parse().unwrap());
-    let (mut accepted, mut searched, mut refused) = (0, 0, 0);
+    let (mut accepted, mut searched, mut refused, mut built) = (0, 0, 0, [0, 0]);
     for seed in 0..seeds {
         let o = check::matching::check_matching(&bytes(seed, 2500 + (seed as usize % 3000)));
         accepted += o.accepted as usize;
         searched += o.searched;
         refused += o.refused_queries;
+        if let Some(ok) = o.built {
+            built[ok as usize] += 1;
+        }
     }
     check::matching::check_matching(&[]);
     eprintln!(
-        "matching_api: {accepted} of {seeds} accepted, {searched} queries searched, {refused} refused"
+        "matching_api: {accepted} of {seeds} accepted, {searched} queries searched, {refused} \
+         refused; built from the embedded clip {} times, {} refused",
+        built[1], built[0]
     );
+    assert!(built[1] >= 3 && built[0] >= 3, "built {built:?}");
     assert!(
         accepted * 4 >= seeds as usize,
         "{accepted} of {seeds} accepted"

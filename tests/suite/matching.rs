@@ -371,6 +371,20 @@ fn refusals_name_what_is_wrong_and_write_nothing() {
             hip_velocity_weight: 0.0,
             ..MatchConfig::default()
         },
+        // Weights past WEIGHT_RANGE: 3e38 built features that overflowed
+        // to infinity, 1e-45 an infinite scale.
+        MatchConfig {
+            hip_velocity_weight: 3e38,
+            ..MatchConfig::default()
+        },
+        MatchConfig {
+            trajectory_position_weight: 1e-45,
+            ..MatchConfig::default()
+        },
+        MatchConfig::with_feet(FootFeatures::Spring {
+            halflife: 0.1,
+            weight: 2e6,
+        }),
         MatchConfig {
             trajectory_times: [0.5, 0.4, 1.0],
             ..MatchConfig::default()
