@@ -1,9 +1,9 @@
 //! The `matching_api` target: arbitrary bytes decoded into a motion-matching
 //! database's primary data ([`DatabaseParts`], as a file read back gives
-//! it: every configuration field, the joints' forward axis, the frame
-//! time, offsets, scales, clip spans, features and searchable flags, each
-//! value ordinary or one of [`super::api::SPECIALS`], lengths now and then
-//! wrong), then queries (frames' own features, near them, far, special
+//! it: every configuration field, its joints and the parts' joints'
+//! forward axes, the frame time, offsets, scales, clip spans (empty ones
+//! anywhere), features and searchable flags, each value ordinary, one of
+//! [`super::api::SPECIALS`] or raw bits, lengths now and then wrong), then queries (frames' own features, near them, far, special
 //! values; seeds in and out of range; switch margins special too) and the
 //! database's readers.
 //!
@@ -15,7 +15,7 @@
 //! or accepts; an accepted database gives back its parts unchanged
 //! (`to_parts`, and `from_parts` of them again), every frame's source
 //! names a clip frame that maps back to it with a finite time, and
-//! `memory` adds up; a query or margin that is refused leaves the batch
+//! `memory` counts the frames and at least their features' bytes; a query or margin that is refused leaves the batch
 //! as it was; brute force, the accelerated search and the scalar
 //! reference give the same frame and distance bits for every query, and
 //! the single accelerated search the reference's unseeded best; a slice
@@ -139,6 +139,17 @@ fn config(g: &mut Gen) -> MatchConfig {
         c.end_margin = g.value(0.0, 61.0);
         c.cut_speed = g.value(0.0, 400.0);
     }
+    if flags & 32 != 0 {
+        // Indices within the CMU skeleton or past it; any forward axis.
+        let mut joint = || g.u8() as usize % 40;
+        let (hips, left_foot, right_foot) = (joint(), joint(), joint());
+        c.joints = Some(FeatureJoints {
+            hips,
+            left_foot,
+            right_foot,
+            forward: g.vec3(2.0),
+        });
+    }
     c
 }
 
@@ -183,10 +194,15 @@ fn clips(g: &mut Gen, frames: usize) -> Vec<ClipSpan> {
         });
     }
     match g.u8() {
-        0 => spans.push(ClipSpan {
-            first: usize::MAX,
-            frames: 0,
-        }),
+        0 => {
+            let at = g.u8() as usize % (spans.len() + 1);
+            let first = match g.u8() % 3 {
+                0 => usize::MAX,
+                1 => frames,
+                _ => g.u16() as usize,
+            };
+            spans.insert(at, ClipSpan { first, frames: 0 });
+        }
         1 if !spans.is_empty() => spans[0].frames += 1,
         2 if spans.len() > 1 => spans[1].first += 1,
         3 => spans.push(ClipSpan {

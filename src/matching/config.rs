@@ -17,9 +17,9 @@ pub enum FootFeatures {
     /// character space, positions weighted `position_weight` (0.75 in the
     /// demo) and velocities `velocity_weight` (1.0).
     PositionVelocity {
-        /// Weight of each foot's position group.
+        /// Weight of each foot's position group ([`WEIGHT_RANGE`]).
         position_weight: f32,
-        /// Weight of each foot's velocity group.
+        /// Weight of each foot's velocity group ([`WEIGHT_RANGE`]).
         velocity_weight: f32,
     },
     /// The transition-cost article's spring-inertializer feature per foot,
@@ -29,7 +29,7 @@ pub enum FootFeatures {
     Spring {
         /// The inertializer's half-life, seconds (`[0, 1e6]`).
         halflife: f32,
-        /// Weight of each foot's group.
+        /// Weight of each foot's group ([`WEIGHT_RANGE`]).
         weight: f32,
     },
     /// The article's cubic-inertializer feature per foot,
@@ -38,7 +38,7 @@ pub enum FootFeatures {
     Cubic {
         /// The inertializer's blend time, seconds (`[0, 1e6]`).
         blendtime: f32,
-        /// Weight of each foot's group.
+        /// Weight of each foot's group ([`WEIGHT_RANGE`]).
         weight: f32,
     },
 }
@@ -131,11 +131,12 @@ impl FeatureJoints {
 pub struct MatchConfig {
     /// The feet's features.
     pub feet: FootFeatures,
-    /// Weight of the hip velocity group (1.0 in the demo).
+    /// Weight of the hip velocity group (1.0 in the demo;
+    /// [`WEIGHT_RANGE`]).
     pub hip_velocity_weight: f32,
-    /// Weight of the trajectory positions group (1.0).
+    /// Weight of the trajectory positions group (1.0; [`WEIGHT_RANGE`]).
     pub trajectory_position_weight: f32,
-    /// Weight of the trajectory directions group (1.5).
+    /// Weight of the trajectory directions group (1.5; [`WEIGHT_RANGE`]).
     pub trajectory_direction_weight: f32,
     /// How far ahead the three trajectory points are, seconds (the demo's
     /// 20, 40 and 60 frames at 60 Hz: 1/3, 2/3, 1 s); rounded to whole
@@ -154,7 +155,9 @@ pub struct MatchConfig {
     /// finds no cut.
     pub cut_speed: f32,
     /// The joints the features are read from; `None`: the CMU joints
-    /// ([`FeatureJoints::cmu`]).
+    /// ([`FeatureJoints::cmu`]). Their forward axis must be finite and
+    /// non-zero ([`MatchConfig::check`]); their indices within the
+    /// skeleton a database is built from.
     pub joints: Option<FeatureJoints>,
 }
 
@@ -217,6 +220,11 @@ impl MatchConfig {
     /// ranges of the fields' docs; every weight must be within
     /// [`WEIGHT_RANGE`].
     pub fn check(&self) -> Result<()> {
+        // The joints' indices are checked against a skeleton where there
+        // is one (`MatchDatabase::build`); their forward axis here.
+        if let Some(j) = self.joints {
+            j.check(usize::MAX)?;
+        }
         match self.feet {
             FootFeatures::PositionVelocity {
                 position_weight,

@@ -328,8 +328,9 @@ impl<const N: usize> Searcher<'_, N> {
 /// Box `b` at `bound` as one integer that orders as `(bound, b)` does,
 /// so that sorting the visit compares one integer, not a float and then
 /// a box: a bound is a sum of squares (0 or more, up to `+inf`; never NaN
-/// where a visit keys it, as boxes past the last are not keyed), and the
-/// bits of floats from `+0` up order as the floats do. `+ 0.0` makes a
+/// where a visit keys it: queries and features are finite, and only
+/// bounds that pass `<= best` are keyed), and the bits of floats from
+/// `+0` up order as the floats do. `+ 0.0` makes a
 /// `-0` (which the sums do not make) `+0`, whose bits are the least. A
 /// box number fits in 32 bits (frames are `i32`, [`Index::new`]).
 #[inline(always)]

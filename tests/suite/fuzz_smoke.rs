@@ -111,6 +111,9 @@ fn matching_api_on_random_bytes() {
          refused; built from the embedded clip {} times, {} refused",
         built[1], built[0]
     );
+    if seeds != 600 {
+        return; // the shares below are for the default corpus
+    }
     assert!(built[1] >= 3 && built[0] >= 3, "built {built:?}");
     assert!(
         accepted * 4 >= seeds as usize,

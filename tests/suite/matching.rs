@@ -434,6 +434,14 @@ fn refusals_name_what_is_wrong_and_write_nothing() {
             "{e}"
         );
     }
+    // The configuration's joints' forward axis, stored with the parts.
+    let mut parts = db.to_parts();
+    parts.config.joints = Some(kineform::matching::FeatureJoints {
+        forward: Vec3::new(f32::NAN, 0.0, 1.0),
+        ..parts.joints
+    });
+    let e = MatchDatabase::from_parts(parts).unwrap_err();
+    assert!(e.to_string().contains("forward"), "{e}");
     let mut parts = db.to_parts();
     parts.config.frame_step = 1 << 20;
     let far = MatchDatabase::from_parts(parts).unwrap();
