@@ -285,3 +285,43 @@ fn searches_stay_staggered() {
     eprintln!("searches a frame: mean {mean}, most {most}");
     assert!(*most <= n / 3, "{most} searches in one frame (mean {mean})");
 }
+
+/// A start grid past ±1e6 and a count whose walkers cannot be reserved
+/// are refused by `Matcher::new`, typed, before anything is allocated or
+/// queued. The grid's refusal used to come from the first update, after
+/// it had queued the roots of the characters before the first one too
+/// far (mutation caught: without `new`'s check, `new` accepts the grid
+/// below and its first update is refused with 14 commands left in the
+/// crowd's queue).
+#[test]
+fn a_start_grid_past_the_limits_and_a_huge_count_are_refused_up_front() {
+    let db = shipped::shipped(FootFeatures::DEMO);
+    let lib = shipped::library();
+    let n = 64; // 8 a side: the farthest character 7 spacings out
+    let far = MatcherConfig {
+        spacing: 1e6 / 6.0,
+        ..MatcherConfig::default()
+    };
+    let mut crowd = Crowd::new(&lib, config(n, Transition::Inertialize)).unwrap();
+    let refused = Matcher::new(n, &db, far).and_then(|mut m| m.update(&mut crowd, &db, 1.0 / 60.0));
+    let e = refused.expect_err("refused");
+    assert!(e.to_string().contains("spacing"), "{e}");
+    assert_eq!(crowd.queued(), 0, "nothing queued");
+    // Within the limits, with room to walk (a character at the limit
+    // itself walks past it in its first step, which `follow` refuses).
+    let near = MatcherConfig {
+        spacing: 0.9e6 / 7.0,
+        ..MatcherConfig::default()
+    };
+    let mut m = Matcher::new(n, &db, near).expect("within the limits");
+    frame(&mut crowd, &mut m, &db, 1.0 / 60.0);
+    let tight = MatcherConfig {
+        spacing: 0.0,
+        ..MatcherConfig::default()
+    };
+    let e = Matcher::new(usize::MAX, &db, tight).expect_err("refused");
+    assert!(
+        matches!(e, kineform::Error::Size { .. }) && e.to_string().contains("matcher characters"),
+        "{e}"
+    );
+}

@@ -129,26 +129,53 @@ pub struct Matcher {
     stats: MatcherStats,
 }
 
+/// Columns of the start grid of `n` characters (`ceil(sqrt(n))`, at
+/// least 1): [`Matcher::new`] checks its extent, the first update places
+/// the characters on it.
+fn grid_columns(n: usize) -> usize {
+    (n as f32).sqrt().ceil().max(1.0) as usize
+}
+
 impl Matcher {
     /// A driver for `characters` characters searching `db` (built from the
-    /// crowd's library). Refuses what [`MatcherConfig::check`] refuses.
+    /// crowd's library). Refuses what [`MatcherConfig::check`] refuses, a
+    /// `spacing` whose start grid (`ceil(sqrt(characters))` a side) puts a
+    /// character past ±[`crate::limits::MAX_POSITION`] (the first update
+    /// would have queued the roots of the characters before it, then been
+    /// refused; characters walk from the grid, and one that walks past the
+    /// limit later is refused by [`Matcher::follow`]), and a count whose
+    /// walkers cannot be reserved (before anything is allocated).
     pub fn new(characters: usize, db: &MatchDatabase, cfg: MatcherConfig) -> Result<Matcher> {
         cfg.check()?;
+        let cols = grid_columns(characters);
+        let rows = characters.div_ceil(cols);
+        let far = (cols.max(rows) - 1) as f32 * cfg.spacing;
+        if far > crate::limits::MAX_POSITION {
+            return Err(Error::Parameter {
+                name: "spacing",
+                value: cfg.spacing,
+                reason: "the start grid (ceil(sqrt(characters)) a side, spacing apart) must \
+                         stay within ±1e6 (kineform::limits::MAX_POSITION)",
+            });
+        }
         let mut batch = QueryBatch::new(db);
         batch.set_margin(cfg.switch_margin)?;
-        let walkers = (0..characters)
-            .map(|i| Walker {
-                rng: Pcg32::seed_from_u64(
-                    cfg.seed ^ (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15),
-                ),
-                steer: Steer::new(Vec3::ZERO, 0.0),
-                root: Root::standing(Vec3::ZERO, 0.0),
-                clip: 0,
-                time: 0.0,
-                countdown: cfg.search_every * (i + 1) as f32 / characters as f32,
-                slot: NO_SLOT,
-            })
-            .collect();
+        let mut walkers = Vec::new();
+        walkers
+            .try_reserve_exact(characters)
+            .map_err(|_| Error::Size {
+                what: "matcher characters",
+                reason: format!("{characters} walkers could not be reserved"),
+            })?;
+        walkers.extend((0..characters).map(|i| Walker {
+            rng: Pcg32::seed_from_u64(cfg.seed ^ (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)),
+            steer: Steer::new(Vec3::ZERO, 0.0),
+            root: Root::standing(Vec3::ZERO, 0.0),
+            clip: 0,
+            time: 0.0,
+            countdown: cfg.search_every * (i + 1) as f32 / characters as f32,
+            slot: NO_SLOT,
+        }));
         Ok(Matcher {
             cfg,
             walkers,
@@ -329,7 +356,7 @@ impl Matcher {
     /// The first update: each character on a grid facing a random way,
     /// its simulated root there, playing a random searched frame.
     fn start(&mut self, crowd: &mut impl Driven, db: &MatchDatabase, n: usize) -> Result<u32> {
-        let cols = (n as f32).sqrt().ceil().max(1.0) as usize;
+        let cols = grid_columns(n);
         let searched: Vec<usize> = (0..db.frames()).filter(|&f| db.searchable(f)).collect();
         for (c, w) in self.walkers.iter_mut().enumerate().take(n) {
             let yaw = w.rng.random_range(0.0..core::f32::consts::TAU);
