@@ -360,7 +360,7 @@ mod tests {
     //! are stored past the caches or not ([`stream_offset`]); the crowds'
     //! tests run crowds too small to stream.
     use super::*;
-    use crate::crowd::passes::testing::{lanes, motion};
+    use crate::crowd::passes::testing::{lanes, motion, motions};
     use crate::crowd::schedule::LodStep;
     use rand::SeedableRng;
 
@@ -372,8 +372,8 @@ mod tests {
     fn streamed_offsets_are_the_stored_ones() {
         let mut r = rand_pcg::Pcg32::seed_from_u64(5);
         for round in 0..20 {
-            let world: Vec<Motionx8> = (0..31).map(|_| motion(&mut r)).collect();
-            let evaluated: Vec<Motionx8> = (0..31).map(|_| motion(&mut r)).collect();
+            let world = motions(&mut r, 31);
+            let evaluated = motions(&mut r, 31);
             // Odd rounds: offsets still running at the resumption (read
             // before they are replaced).
             let running = round % 2 == 1;

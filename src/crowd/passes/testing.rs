@@ -37,6 +37,11 @@ pub(super) fn motion(r: &mut rand_pcg::Pcg32) -> Motionx8 {
     }
 }
 
+/// `n` random joints ([`motion`]).
+pub(super) fn motions(r: &mut rand_pcg::Pcg32, n: usize) -> Vec<Motionx8> {
+    (0..n).map(|_| motion(r)).collect()
+}
+
 /// `a` and `b` equal float for float within `1e-5 (1 + |b|)`: the paired
 /// kernels choose one form of their exponentials and logarithms for two
 /// joints, which may round differently from the single joint's choice;

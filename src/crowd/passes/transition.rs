@@ -133,7 +133,7 @@ mod tests {
     //! what the single-joint function gives it (its own offsets, pose,
     //! transition pose and hemisphere bit), whatever its neighbours hold.
     use super::*;
-    use crate::crowd::passes::testing::{close, lanes, motion, vec3};
+    use crate::crowd::passes::testing::{close, lanes, motions, vec3};
     use crate::lanes::splat;
     use rand::{Rng, SeedableRng};
 
@@ -155,8 +155,8 @@ mod tests {
     fn dead_blend_pass_gives_each_joint_its_own_blend() {
         let mut r = rand_pcg::Pcg32::seed_from_u64(7);
         for round in 0..50 {
-            let pose: Vec<Motionx8> = (0..8).map(|_| motion(&mut r)).collect();
-            let tp: Vec<Motionx8> = (0..8).map(|_| motion(&mut r)).collect();
+            let pose = motions(&mut r, 8);
+            let tp = motions(&mut r, 8);
             let flips: Vec<u8> = (0..8).map(|_| r.random()).collect();
             let fresh = crate::crowd::motion::lane_mask(r.random());
             let mask = crate::crowd::motion::lane_mask(r.random());
@@ -228,7 +228,7 @@ mod tests {
     fn inertialize_pass_gives_each_joint_its_own_offset() {
         let mut r = rand_pcg::Pcg32::seed_from_u64(11);
         for round in 0..50 {
-            let pose: Vec<Motionx8> = (0..8).map(|_| motion(&mut r)).collect();
+            let pose = motions(&mut r, 8);
             let turns: Vec<TurnOffsetx8> = (0..6)
                 .map(|_| TurnOffsetx8 {
                     rot: vec3(&mut r, 1.0),
