@@ -221,6 +221,47 @@ impl MatchDatabase {
         })
     }
 
+    /// Checks that this database's frames are frames of `library` (the
+    /// library it must have been built from, as a crowd that plays its
+    /// frames holds it): one clip span per library clip, each span's last
+    /// clip frame (`(frames - 1) × frame_step`) within its clip, the
+    /// library's frame time, and the feature joints within its skeleton.
+    /// A database built from `library` passes; one built from another
+    /// library (or read back from such a database's file) is refused,
+    /// naming what does not fit, so that a driver refuses it before it
+    /// plays a frame the library has not ([`crate::crowd::Matcher::update`]).
+    pub fn check_library(&self, library: &ClipLibrary) -> Result<()> {
+        if self.clips.len() != library.len() {
+            return Err(Error::Length {
+                what: "matching database clip spans (one per library clip)",
+                expected: library.len(),
+                got: self.clips.len(),
+            });
+        }
+        for (c, (span, clip)) in self.clips.iter().zip(library.clips()).enumerate() {
+            // `from_parts` checked that this product does not overflow.
+            let last = span.frames.saturating_sub(1) * self.config.frame_step;
+            if span.frames > 0 && last >= clip.frames() {
+                return Err(Error::Size {
+                    what: "matching database clip span",
+                    reason: format!(
+                        "clip {c}'s span reaches clip frame {last}; the library's clip {c} \
+                         has {} frames",
+                        clip.frames()
+                    ),
+                });
+            }
+            if clip.frame_time() != self.frame_time {
+                return Err(Error::Parameter {
+                    name: "frame_time",
+                    value: self.frame_time,
+                    reason: "a matching database's frame time must be its library's",
+                });
+            }
+        }
+        self.joints.check(library.skeleton().len())
+    }
+
     /// The database frame of clip frame `clip_frame` of `clip`, rounded
     /// down to a frame the database holds (`None` for no such clip or
     /// frame).

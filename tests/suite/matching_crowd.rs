@@ -4,7 +4,8 @@
 
 use crate::shipped;
 use kineform::crowd::{
-    Crowd, CrowdConfig, Driven, Matcher, MatcherConfig, ReferenceCrowd, RootMotion, Transition,
+    ClipLibrary, Crowd, CrowdConfig, Driven, Matcher, MatcherConfig, ReferenceCrowd, RootMotion,
+    Transition,
 };
 use kineform::matching::{FootFeatures, Match, MatchDatabase, search};
 use kineform::reference::{self as r, Vec3};
@@ -324,4 +325,54 @@ fn a_start_grid_past_the_limits_and_a_huge_count_are_refused_up_front() {
         matches!(e, kineform::Error::Size { .. }) && e.to_string().contains("matcher characters"),
         "{e}"
     );
+}
+
+/// A database built from another library than the crowd's is refused by
+/// the driver's update before it queues anything
+/// (`MatchDatabase::check_library`), whether the crowd has fewer clips
+/// (the embedded clip alone) or as many but shorter (the embedded clip
+/// ten times, where the database's spans reach 994 frames); the database
+/// with its own library's crowd runs, and a later update with a crowd of
+/// another clip count (and a database of its library) is refused: its
+/// characters play the first library's clips. Mutations caught: without
+/// `check_library` the first crowd's update is refused half way ("source
+/// A clip 4 is out of range", commands left in the crowd's queue) and the
+/// second's is accepted (80 commands, clip times past the crowd's
+/// clips); without the clip count's check the last crowd's update
+/// panics (`walker.rs`: index 2 into a library of one clip).
+#[test]
+fn a_database_of_another_library_is_refused_before_anything_is_queued() {
+    let db = shipped::shipped(FootFeatures::DEMO);
+    let dt = 1.0 / 60.0;
+    let n = 40;
+    let embedded = kineform::data::default_clip();
+    let one = ClipLibrary::from_bvh(&embedded).unwrap();
+    let mut ten = one.clone();
+    for _ in 1..db.clip_spans().len() {
+        ten.add_cmu(&embedded).unwrap();
+    }
+    for (lib, says) in [(&one, "clip spans"), (&ten, "clip span")] {
+        let mut crowd = Crowd::new(lib, config(n, Transition::Inertialize)).unwrap();
+        let mut m = Matcher::new(n, &db, MatcherConfig::default()).unwrap();
+        for _ in 0..3 {
+            let e = m.update(&mut crowd, &db, dt).expect_err("refused");
+            assert!(e.to_string().contains(says), "{e}");
+            assert_eq!(crowd.queued(), 0, "nothing queued: {e}");
+        }
+        assert_eq!(m.stats().searches, 0);
+    }
+    let own = shipped::library();
+    let mut crowd = Crowd::new(&own, config(n, Transition::Inertialize)).unwrap();
+    let mut m = Matcher::new(n, &db, MatcherConfig::default()).unwrap();
+    for _ in 0..10 {
+        frame(&mut crowd, &mut m, &db, dt);
+    }
+    // Another crowd with a database of its own library: its characters
+    // would go on playing clips of the first crowd's library.
+    let db_one = MatchDatabase::build(&one, &kineform::matching::MatchConfig::default()).unwrap();
+    let mut other = Crowd::new(&one, config(n, Transition::Inertialize)).unwrap();
+    let e = m.update(&mut other, &db_one, dt).expect_err("refused");
+    assert!(e.to_string().contains("crowd library clips"), "{e}");
+    assert_eq!(other.queued(), 0);
+    frame(&mut crowd, &mut m, &db, dt);
 }

@@ -120,6 +120,9 @@ pub struct Matcher {
     cfg: MatcherConfig,
     walkers: Vec<Walker>,
     started: bool,
+    /// The clips of the library of the crowd it drives (set by the first
+    /// update): every walker's clip is one of them.
+    clips: usize,
     batch: QueryBatch,
     parts: Vec<Part>,
     due: Vec<usize>,
@@ -180,6 +183,7 @@ impl Matcher {
             cfg,
             walkers,
             started: false,
+            clips: 0,
             batch,
             parts: Vec::new(),
             due: Vec::new(),
@@ -222,8 +226,13 @@ impl Matcher {
     /// built from) for a step of `dt` about to be taken; returns how many.
     /// The first update places the characters on a grid and plays a
     /// random searched frame each; later ones move the desired motion and
-    /// search for the characters due (module docs). Refuses a `dt` the
-    /// crowd's step would refuse, with nothing issued.
+    /// search for the characters due (module docs). Refuses, with nothing
+    /// issued and nothing changed, a `dt` the crowd's step would refuse and
+    /// a database whose frames are not frames of the crowd's library
+    /// ([`MatchDatabase::check_library`]: one built from another library
+    /// would have the first update refused half way, after queueing the
+    /// characters before the first frame the crowd has not, and a later
+    /// one index a clip the crowd has not).
     pub fn update(
         &mut self,
         crowd: &mut (impl Driven + Sync),
@@ -231,10 +240,20 @@ impl Matcher {
         dt: f32,
     ) -> Result<u32> {
         super::lanes_crowd::check_dt(dt)?;
+        db.check_library(crowd.library())?;
+        let clips = crowd.library().len();
+        if self.started && clips != self.clips {
+            // The characters play clips of the first update's library.
+            return Err(Error::Length {
+                what: "crowd library clips (the matcher's first update's)",
+                expected: self.clips,
+                got: clips,
+            });
+        }
         let n = crowd.characters().min(self.walkers.len());
         self.transitions.clear();
         if !self.started {
-            self.started = true;
+            (self.started, self.clips) = (true, clips);
             return self.start(crowd, db, n);
         }
         let clock = Instant::now();
