@@ -413,3 +413,85 @@ fn up_is_y_or_z_and_z_reports_the_same_motion() {
     }
     assert!(moved > 50.0, "{moved}");
 }
+
+/// The walk with its root joint held at frame 40's place and heading
+/// (`turning`: its rotation still animated, its position held), every
+/// other joint as it was: a clip whose root does not move, or only turns.
+fn held_root(turning: bool) -> ClipLibrary {
+    let walk = load("cmu_12_01_walk_mb.bvh");
+    let c = &walk.clip;
+    let (frames, joints) = (c.frames(), c.joints());
+    let at = |f: usize, j: usize| match j {
+        0 => 40,
+        _ => f,
+    };
+    let pos = (0..frames * joints)
+        .map(|i| c.pos(at(i / joints, i % joints), i % joints))
+        .collect();
+    let rot = (0..frames * joints)
+        .map(|i| match turning {
+            true => c.rot(i / joints, i % joints),
+            false => c.rot(at(i / joints, i % joints), i % joints),
+        })
+        .collect();
+    let scl = vec![Vec3::new(1.0, 1.0, 1.0); frames * joints];
+    let held = Clip::new(frames, joints, c.frame_time(), pos, rot, scl).unwrap();
+    let mut library = ClipLibrary::new(&walk.skeleton, &walk.offsets).unwrap();
+    library.add(&walk.skeleton, &held).unwrap();
+    library
+}
+
+/// A clip whose root joint does not move (or only turns), its place off
+/// the origin and its heading turned, extracted by both crowds for 11
+/// characters (two packs) over 40 steps at 60 Hz: the displacement is zero
+/// and, where the root does not turn, so is the turn; both crowds report
+/// the same root motion. The 8-lane crowd's passes write only the joints
+/// that move, so its scratch kept the root's rest values from step to
+/// step: the extraction took the place and heading out of them once, and
+/// the next step reported their negation (a motionless character jumped
+/// 41 units and turned 1.44 rad in its second step; `kineform crowd
+/// --root-motion extract` with such a clip failed its velocity check).
+/// Mutation caught: the scratch's root not restored after the pack's
+/// forward kinematics (`pack_step.rs`, `scratch_root`).
+#[test]
+fn a_root_that_does_not_move_reports_no_motion() {
+    for turning in [false, true] {
+        let library = held_root(turning);
+        let n = 11;
+        let cfg = CrowdConfig {
+            characters: n,
+            root_motion: RootMotion::Extract,
+            ..CrowdConfig::default()
+        };
+        let mut lanes = Crowd::new(&library, cfg.clone()).unwrap();
+        let mut reference = ReferenceCrowd::new(&library, cfg).unwrap();
+        for c in 0..n {
+            let a = Source {
+                clip: 0,
+                time: 0.05 * c as f32,
+                rate: 1.0,
+                end: kineform::crowd::ClipEnd::Loop,
+            };
+            lanes.play(c, a, a).unwrap();
+            reference.play(c, a, a).unwrap();
+        }
+        let dt = 1.0 / 60.0;
+        for step in 0..40 {
+            lanes.step(dt).unwrap();
+            reference.step(dt).unwrap();
+            for c in 0..n {
+                let (l, r) = (
+                    lanes.root_motion(c).unwrap(),
+                    reference.root_motion(c).unwrap(),
+                );
+                let at = format!("turning {turning}, step {step}, character {c}");
+                assert!(r::length(l.displacement) < 1e-4, "{at}: lanes {l:?}");
+                assert!(r::length(r.displacement) < 1e-4, "{at}: reference {r:?}");
+                assert!((l.turn - r.turn).abs() < 1e-4, "{at}: {l:?} against {r:?}");
+                if !turning {
+                    assert!(l.turn.abs() < 1e-4, "{at}: lanes {l:?}");
+                }
+            }
+        }
+    }
+}

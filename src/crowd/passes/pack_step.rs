@@ -102,6 +102,17 @@ pub(crate) fn step_pack<const CUBIC: bool, const INERT: bool>(
         start_transitions::<INERT>(sh, &mut pack, given.trans, a, shown);
     }
     let local = transitions::<INERT>(sh, &mut pack, &step, given.trans, (a, b));
+    // The passes write only what moves: a root joint that does not move
+    // (or only turns) keeps its rest values in the worker's scratch from
+    // step to step, so the extraction below, which takes its place and
+    // heading out of it, is undone once the pack's forward kinematics has
+    // read it. Else the next step found the place already taken out and
+    // reported the rest place's negation as a jump (a motionless clip's
+    // root teleported and turned, `root_motion::a_root_that_does_not_move`).
+    let scratch_root = match (sh.extract, sh.tracks.get(1)) {
+        (true, Some(Track::Still | Track::Turns(_))) => Some(local[1]),
+        _ => None,
+    };
     if sh.extract {
         // The base sources' wraps are travel (their places walk on); a
         // layer's over the root is not.
@@ -135,6 +146,9 @@ pub(crate) fn step_pack<const CUBIC: bool, const INERT: bool>(
             world_pass(sh, &mut pack, &step, local, given.trans)
         }
     };
+    if let Some(root) = scratch_root {
+        local[1] = root;
+    }
 }
 
 /// Whether a pack with level of detail shows its evaluated pose in every
