@@ -199,17 +199,36 @@ struct Timed {
 }
 
 impl Timed {
-    fn new(frames: usize, characters: usize, skinning: Option<Skinning>) -> Timed {
-        Timed {
-            times: Vec::with_capacity(frames),
-            skinning_times: Vec::with_capacity(if skinning.is_some() { frames } else { 0 }),
+    /// Room for `frames` frame times (and as many skinning times), reserved
+    /// before anything runs: a count no memory holds (`--frames
+    /// 4294967295`, 34 GB of times) is refused with the bytes it needs,
+    /// where an infallible reservation aborted the process.
+    fn new(
+        frames: usize,
+        characters: usize,
+        skinning: Option<Skinning>,
+    ) -> kineform::Result<Timed> {
+        let room = |n: usize| -> kineform::Result<Vec<f64>> {
+            let mut v = Vec::new();
+            v.try_reserve_exact(n).map_err(|_| kineform::Error::Size {
+                what: "--frames",
+                reason: format!(
+                    "{n} frame times ({} bytes) could not be reserved",
+                    n.saturating_mul(8)
+                ),
+            })?;
+            Ok(v)
+        };
+        Ok(Timed {
+            times: room(frames)?,
+            skinning_times: room(if skinning.is_some() { frames } else { 0 })?,
             skinning,
             commands: 0,
             markers: 0,
             boxes: vec![Aabb::ZERO; characters],
             box_sizes: [0.0; 3],
             box_largest: 0.0,
-        }
+        })
     }
 
     /// A timed frame of `seconds` whose step gave `s`.
@@ -295,7 +314,7 @@ pub(crate) fn run_crowd(a: &CrowdArgs) -> Result<(), Box<dyn std::error::Error>>
         true => Some(skinning_buffer(&crowd, &library, cfg.characters)?),
         false => None,
     };
-    let mut timed = Timed::new(frames, cfg.characters, skinning);
+    let mut timed = Timed::new(frames, cfg.characters, skinning)?;
     let total = Instant::now();
     let bar = frames_bar(a, warmup + frames)?;
     let run = Run {

@@ -182,6 +182,19 @@ pub fn write_files(files: &[(&Path, &[u8])]) -> Result<()> {
 /// `bytes` in a temporary file beside `path`, flushed to the disk, with the
 /// permissions `path` has (or a new file's), for [`write_files`] to rename.
 fn stage(path: &Path, bytes: &[u8]) -> Result<tempfile::NamedTempFile> {
+    // `q.gltf/` names a directory that is not there: its temporary file
+    // (beside it, in `.`) would stage, and only the rename fail, after
+    // the files before it in the set were replaced.
+    if path
+        .as_os_str()
+        .to_string_lossy()
+        .ends_with(['/', std::path::MAIN_SEPARATOR])
+    {
+        return Err(io(
+            path,
+            "ends with a path separator: a file's name must not".to_string(),
+        ));
+    }
     let existing = match std::fs::symlink_metadata(path) {
         Ok(m) if m.is_file() => Some(m),
         Ok(m) => {

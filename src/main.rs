@@ -2,6 +2,19 @@
 //! evaluates a crowd on motion capture every frame and reports its speed and
 //! the live velocity check.
 
+/// `println!` that returns an error (`kineform::Error::Io` naming
+/// standard output) where `println!` would panic: standard output on a
+/// full disk, or a pipe its reader closed (`kineform crowd | head -1`).
+macro_rules! say {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        writeln!(std::io::stdout().lock(), $($t)*).map_err(|e| kineform::Error::Io {
+            path: "standard output".into(),
+            reason: e.to_string(),
+        })
+    }};
+}
+
 mod crowd_cmd;
 mod lod_cmd;
 mod match_cmd;
@@ -84,7 +97,7 @@ fn run_convert(a: &ConvertArgs) -> Result<(), Box<dyn std::error::Error>> {
         animation: a.animation,
     };
     let s = kineform::convert::convert_file(&a.input, &a.output, &options)?;
-    println!(
+    say!(
         "{} -> {}: {} joints, {} clip(s), {} frames at {} s",
         a.input.display(),
         a.output.display(),
@@ -92,7 +105,7 @@ fn run_convert(a: &ConvertArgs) -> Result<(), Box<dyn std::error::Error>> {
         s.clips,
         s.frames,
         s.frame_time
-    );
+    )?;
     Ok(())
 }
 

@@ -136,8 +136,8 @@ pub fn run(a: &MatchArgs) -> Result<(), Failure> {
     })?;
     let f = Figures::of(a, &driver, &t, frames, (plain, clip_bytes));
     match a.json {
-        true => println!("{}", f.json(&db, quality.as_ref())),
-        false => f.print_text(&db, quality.as_ref()),
+        true => say!("{}", f.json(&db, quality.as_ref()))?,
+        false => f.print_text(&db, quality.as_ref())?,
     }
     Ok(())
 }
@@ -159,6 +159,13 @@ fn check_args(a: &MatchArgs) -> Result<(), Failure> {
     if !(a.seconds.is_finite() && (0.0..=3600.0).contains(&a.seconds)) {
         return Err(format!("--seconds {} must be in [0, 3600]", a.seconds).into());
     }
+    if (a.seconds * a.fps).round() < 1.0 {
+        return Err(format!(
+            "--seconds {} at --fps {} runs no frame: at least one frame (1 / fps seconds) is needed",
+            a.seconds, a.fps
+        )
+        .into());
+    }
     if !(a.contact_margin.is_finite() && (0.0..=1e3).contains(&a.contact_margin)) {
         return Err(format!("--contact-margin {} must be in [0, 1000]", a.contact_margin).into());
     }
@@ -170,7 +177,11 @@ fn check_args(a: &MatchArgs) -> Result<(), Failure> {
 fn database(a: &MatchArgs) -> Result<(ClipLibrary, MatchDatabase), Failure> {
     let mut library = ClipLibrary::from_bvh(&kineform::data::default_clip())?;
     for p in &a.clip {
-        library.add_cmu(&kineform::bvh::load(p)?)?;
+        // Named: a skeleton the CMU joint map cannot join said which joint,
+        // not which file.
+        library
+            .add_cmu(&kineform::bvh::load(p)?)
+            .map_err(|e| e.in_file(p))?;
     }
     let mirror = MirrorMap::cmu(library.skeleton())?;
     matching::add_mirrored(&mut library, &mirror)?;
@@ -344,9 +355,9 @@ impl<'a> Figures<'a> {
     }
 
     /// The figures as sentences.
-    fn print_text(&self, db: &MatchDatabase, quality: Option<&Quality>) {
+    fn print_text(&self, db: &MatchDatabase, quality: Option<&Quality>) -> kineform::Result<()> {
         let (name, frames, matching_ms) = (self.name, self.frames, self.matching_ms);
-        println!(
+        say!(
             "{} characters, {name} features, {frames} frames: {:.2} transitions and {:.2} searches \
              per character per second, mean trajectory error {:.2} units, search {:.1}% of the time, \
              {matching_ms:.3} ms a frame (update {:.3}, step {:.3}, follow {:.3})",
@@ -358,8 +369,8 @@ impl<'a> Figures<'a> {
             self.update_ms,
             self.step_ms,
             self.follow_ms,
-        );
-        println!(
+        )?;
+        say!(
             "clips stored {}: {} bytes of tables",
             match cfg_storage(self.a) {
                 ClipStorage::Full => "in full rows",
@@ -367,23 +378,24 @@ impl<'a> Figures<'a> {
                 ClipStorage::Stepped => "as stepped words",
             },
             self.clip_bytes
-        );
+        )?;
         if let Some(p) = self.plain_ms {
-            println!(
+            say!(
                 "the same crowd without matching: {p:.3} ms a frame; matching {:.2}x",
                 matching_ms / p.max(f64::MIN_POSITIVE)
-            );
+            )?;
         }
         if let Some(q) = quality {
             let ((spring, cubic), (slide, contact)) = (q.mean_cost(), q.sliding());
-            println!(
+            say!(
                 "transition cost (feet, exact displacement) {spring:.3} (spring, 0.1 s) {cubic:.3} \
                  (cubic, 0.3 s) units s; foot sliding {slide:.3} units/s ({:.1}% of foot samples \
                  in contact, under {:.2} units); database {} bytes",
                 100.0 * contact,
                 q.contact_height(),
                 db.memory().bytes
-            );
+            )?;
         }
+        Ok(())
     }
 }

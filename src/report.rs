@@ -118,9 +118,9 @@ pub(crate) fn report(
         extracting,
     };
     if a.json {
-        print_json(a, cfg, m, &f);
+        print_json(a, cfg, m, &f)?;
     } else {
-        print_text(a, cfg, m, &f);
+        print_text(a, cfg, m, &f)?;
     }
     if !check.passed() {
         return Err(CheckFailed.into());
@@ -157,7 +157,7 @@ fn joint_name(names: &[String], k: usize) -> String {
 }
 
 /// The `--json` report: one object.
-fn print_json(a: &CrowdArgs, cfg: &CrowdConfig, m: &Measured, f: &Figures) {
+fn print_json(a: &CrowdArgs, cfg: &CrowdConfig, m: &Measured, f: &Figures) -> kineform::Result<()> {
     let mut o = run_json(a, cfg, m, f);
     // The figures and the velocity check's, each its own `json!` (one
     // holds only so many fields: serde_json's macro recurses once per
@@ -170,7 +170,7 @@ fn print_json(a: &CrowdArgs, cfg: &CrowdConfig, m: &Measured, f: &Figures) {
     o["skinning_ms_median"] = serde_json::json!(skin.map(|s| s.0));
     o["skinning_ms_p99"] = serde_json::json!(skin.map(|s| s.1));
     o["skinning_bytes"] = serde_json::json!(skin.map(|_| m.skinning_bytes));
-    println!("{o}");
+    say!("{o}")
 }
 
 /// `more`'s fields added to the object `o`.
@@ -296,19 +296,25 @@ fn velocity_json(a: &CrowdArgs, m: &Measured) -> serde_json::Value {
 }
 
 /// The text report.
-fn print_text(a: &CrowdArgs, cfg: &CrowdConfig, m: &Measured, f: &Figures) {
-    print_text_run(a, cfg, m, f);
-    print_text_motion(a, m, f);
-    print_text_check(a, m);
+fn print_text(a: &CrowdArgs, cfg: &CrowdConfig, m: &Measured, f: &Figures) -> kineform::Result<()> {
+    print_text_run(a, cfg, m, f)?;
+    print_text_motion(a, m, f)?;
+    print_text_check(a, m)?;
     if let Some(lod) = m.lod {
-        println!("{}", lod.text());
+        say!("{}", lod.text())?;
     }
+    Ok(())
 }
 
 /// The text report's run: the build, the crowd and how it was
 /// configured, the frame times (and the skinning readout's, with
 /// `--skinning`).
-fn print_text_run(a: &CrowdArgs, cfg: &CrowdConfig, m: &Measured, f: &Figures) {
+fn print_text_run(
+    a: &CrowdArgs,
+    cfg: &CrowdConfig,
+    m: &Measured,
+    f: &Figures,
+) -> kineform::Result<()> {
     let Measured {
         threads,
         joints,
@@ -327,39 +333,40 @@ fn print_text_run(a: &CrowdArgs, cfg: &CrowdConfig, m: &Measured, f: &Figures) {
         sampling,
         ..
     } = *f;
-    println!(
+    say!(
         "kineform {} | SIMD backend: {} ({}) | {path} | threads: {threads}",
         env!("CARGO_PKG_VERSION"),
         kineform::simd_backend(),
         kineform::simd_level()
-    );
-    println!(
+    )?;
+    say!(
         "crowd: {} characters x {joints} joints ({source}, {} clips: {} bytes of tables), {transition}, {sampling} sampling, {} layers, {frames} frames timed after {warmup} warm-up frames",
         a.characters,
         cfg.clip_storage.name(),
         m.clip_table_bytes,
         cfg.layers.len()
-    );
-    println!(
+    )?;
+    say!(
         "frame time: median {:.3} ms, p99 {:.3} ms, best {:.3} ms; {:.1} M character-joints/s ({:.2} ns each, at the median)",
         median * 1e3,
         p99 * 1e3,
         best * 1e3,
         cj / median / 1e6,
         median * 1e9 / cj
-    );
+    )?;
     if let Some((median, p99)) = skinning_ms(&m.skinning_times) {
-        println!(
+        say!(
             "skinning matrices (--skinning, [f32; 12] a joint, {} bytes) after each frame: median {median:.3} ms, p99 {p99:.3} ms",
             m.skinning_bytes
-        );
+        )?;
     }
+    Ok(())
 }
 
 /// The text report's motion: the driver's commands, the markers crossed,
 /// the characters' bounds, and the heading errors where root motion is
 /// extracted.
-fn print_text_motion(a: &CrowdArgs, m: &Measured, f: &Figures) {
+fn print_text_motion(a: &CrowdArgs, m: &Measured, f: &Figures) -> kineform::Result<()> {
     let Measured {
         markers_in_clips,
         heading,
@@ -374,27 +381,32 @@ fn print_text_motion(a: &CrowdArgs, m: &Measured, f: &Figures) {
         extracting,
         ..
     } = *f;
-    println!("driver: {commands_per_frame:.1} commands per frame (transitions, weight targets)");
-    println!(
+    say!("driver: {commands_per_frame:.1} commands per frame (transitions, weight targets)")?;
+    say!(
         "markers: {markers_in_clips} footsteps in the clips; {markers_per_s:.0} crossed per second of game time ({per_character:.2} per character, sources and layers weighing over {})",
         a.marker_weight
-    );
-    println!(
+    )?;
+    say!(
         "bounds: mean box {:.1} x {:.1} x {:.1} units (x, y, z), largest extent {box_largest:.1}, joints padded by {}",
-        box_mean[0], box_mean[1], box_mean[2], a.joint_radius
-    );
+        box_mean[0],
+        box_mean[1],
+        box_mean[2],
+        a.joint_radius
+    )?;
     if extracting {
-        println!(
+        say!(
             "root motion extracted, roots moved and turned by it: heading error against the clips' own up to {:.2e} rad ({:.2e} while transitions run)",
-            heading.0, heading.1
-        );
+            heading.0,
+            heading.1
+        )?;
     }
+    Ok(())
 }
 
 /// The text report's velocity check: its verdict (or that it was off),
 /// the transitions, the worst gap, and the frames whose output was not
 /// finite.
-fn print_text_check(a: &CrowdArgs, m: &Measured) {
+fn print_text_check(a: &CrowdArgs, m: &Measured) -> kineform::Result<()> {
     let Measured {
         ref check,
         transitions,
@@ -403,29 +415,30 @@ fn print_text_check(a: &CrowdArgs, m: &Measured) {
     } = *m;
     let joint_name = |k: usize| joint_name(names, k);
     if a.no_check {
-        println!("velocity check: off (--no-check); {transitions} transitions");
+        say!("velocity check: off (--no-check); {transitions} transitions")?;
     } else {
-        println!(
+        say!(
             "velocity check (|finite difference of world positions - propagated velocity| per frame): max {:.2}, mean {:.3} units/s; bound {:.0} (twice the top speed, {:.0}): {}; {transitions} transitions",
             check.max_gap,
             check.mean_gap(),
             check.bound(),
             check.max_speed,
             if check.passed() { "passed" } else { "FAILED" },
-        );
+        )?;
     }
     if let Some(w) = check.worst {
-        println!(
+        say!(
             "worst gap: character {}, joint {} ({}), frame {}",
             w.character,
             w.joint,
             joint_name(w.joint),
             w.frame
-        );
+        )?;
     }
     if check.non_finite > 0 {
-        println!("output not finite in {} character-frames", check.non_finite);
+        say!("output not finite in {} character-frames", check.non_finite)?;
     }
+    Ok(())
 }
 
 /// The velocity check failed: the process exits with code 3.

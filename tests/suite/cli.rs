@@ -496,3 +496,91 @@ fn huge_pages_are_on_by_default_and_off_with_the_flag() {
         assert_eq!(off["huge_pages"], false, "{args:?}");
     }
 }
+
+/// Found by a command-line audit (2026-12-06): standard output that cannot
+/// be written (a full disk, `/dev/full`; a reader that closed its pipe)
+/// ends each job with an error naming standard output and exit code 1,
+/// where `println!` panicked (exit 101); `--frames` past what memory holds
+/// is refused before anything runs (it aborted the process reserving 34 GB
+/// of frame times); `match --seconds 0` runs no frame and is refused (it
+/// printed a report of zeros); and a `match --clip` the CMU joint map
+/// cannot join is named. Mutation caught: `say!` made `println!` again
+/// (the first case panics, exit 101).
+#[test]
+fn output_that_cannot_be_written_and_sizes_that_cannot_run_are_refused() {
+    let full = || {
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap()
+    };
+    let jobs: [&[&str]; 3] = [
+        &[
+            "crowd",
+            "--characters",
+            "8",
+            "--frames",
+            "2",
+            "--warmup",
+            "0",
+        ],
+        &[
+            "crowd",
+            "--characters",
+            "8",
+            "--frames",
+            "2",
+            "--warmup",
+            "0",
+            "--json",
+        ],
+        &["match", "--characters", "8", "--seconds", "0.05"],
+    ];
+    for args in jobs {
+        let out = Command::new(env!("CARGO_BIN_EXE_kineform"))
+            .args(args)
+            .stdout(full())
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        assert!(
+            err.contains("standard output") && !err.contains("panicked"),
+            "{args:?}: {err}"
+        );
+    }
+    let out = kineform(
+        &["crowd", "--characters", "1", "--frames", "4294967295"],
+        &[],
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("--frames") && err.contains("could not be reserved"),
+        "{err}"
+    );
+    let out = kineform(&["match", "--seconds", "0"], &[]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("--seconds 0") && out.stdout.is_empty(),
+        "{err}"
+    );
+    // A clip whose joints the CMU map cannot place: its hips renamed.
+    let d = dir();
+    let text = std::fs::read_to_string(format!(
+        "{}/data/mocap/cmu_102_01_max.bvh",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap()
+    .replacen("LHipJoint", "Tail", 1);
+    let odd = d.join("odd_joints.bvh");
+    std::fs::write(&odd, text).unwrap();
+    let out = kineform(
+        &["match", "--seconds", "0.05", "--clip"],
+        &[odd.to_str().unwrap()],
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("odd_joints.bvh"), "{err}");
+}

@@ -95,3 +95,22 @@ fn defect_3_write_file_replaces_regular_files_only() {
     std::fs::write(&plain, b"x").unwrap();
     assert_eq!(mode(&new), mode(&plain));
 }
+
+/// A set whose last file's name ends with a path separator (`q.gltf/`,
+/// a `.gltf` written with its `.bin`) is refused before any file of the
+/// set is replaced: its temporary file staged beside it and only the
+/// rename failed, after the `.bin` before it had replaced the existing
+/// one (found by a command-line audit, `kineform convert a.bvh q.gltf/`).
+/// Mutation caught: the separator check removed (`q.bin` replaced).
+#[test]
+fn a_name_ending_with_a_separator_replaces_nothing() {
+    let d = dir("separator");
+    let (bin, gltf) = (d.join("q.bin"), format!("{}/q.gltf/", d.display()));
+    std::fs::write(&bin, b"kept\n").unwrap();
+    let set: [(&std::path::Path, &[u8]); 2] =
+        [(&bin, b"new buffer"), (std::path::Path::new(&gltf), b"{}")];
+    let e = kineform::files::write_files(&set).unwrap_err().to_string();
+    assert!(e.contains("separator"), "{e}");
+    assert_eq!(std::fs::read(&bin).unwrap(), b"kept\n");
+    assert_eq!(files_in(&d), ["q.bin"], "no temporary file left");
+}
