@@ -274,7 +274,24 @@ fn add_footsteps(library: &mut ClipLibrary) -> kineform::Result<usize> {
             continue;
         }
         for clip in 0..library.len() {
-            n += library.add_foot_contacts(clip, foot, foot, &FootContact::CMU)?;
+            // A clip of minutes has more footsteps than a clip may hold
+            // markers (`limits::MAX_MARKERS`, which bounds the crowd's room
+            // for the markers a step crosses): it plays unmarked, with a
+            // note, where it failed the job by default.
+            match library.add_foot_contacts(clip, foot, foot, &FootContact::CMU) {
+                Ok(k) => n += k,
+                Err(kineform::Error::Length { what, got, .. })
+                    if what.starts_with("markers of a clip") =>
+                {
+                    eprintln!(
+                        "note: clip {clip} has more {foot} footsteps than a clip may hold markers \
+                         ({} at most, kineform::limits::MAX_MARKERS; {got} reached): they are \
+                         not marked",
+                        kineform::limits::MAX_MARKERS
+                    );
+                }
+                Err(e) => return Err(e),
+            }
         }
     }
     Ok(n)
