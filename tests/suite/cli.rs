@@ -503,8 +503,9 @@ fn huge_pages_are_on_by_default_and_off_with_the_flag() {
 /// where `println!` panicked (exit 101); `--frames` past what memory holds
 /// is refused before anything runs (it aborted the process reserving 34 GB
 /// of frame times); `match --seconds 0` runs no frame and is refused (it
-/// printed a report of zeros); and a `match --clip` the CMU joint map
-/// cannot join is named. Mutation caught: `say!` made `println!` again
+/// printed a report of zeros); `crowd --fps` under 10 with the velocity
+/// check on is refused (its frames miss the motion between them); and a
+/// `match --clip` the CMU joint map cannot join is named. Mutation caught: `say!` made `println!` again
 /// (the first case panics, exit 101).
 #[test]
 fn output_that_cannot_be_written_and_sizes_that_cannot_run_are_refused() {
@@ -559,6 +560,25 @@ fn output_that_cannot_be_written_and_sizes_that_cannot_run_are_refused() {
         err.contains("--frames") && err.contains("could not be reserved"),
         "{err}"
     );
+    // Frames too far apart for the velocity check's bound (at 0.2 fps it
+    // failed, exit 3, on a correct crowd): refused unless it is off.
+    let slow = [
+        "crowd",
+        "--characters",
+        "8",
+        "--frames",
+        "2",
+        "--fps",
+        "0.2",
+    ];
+    let out = kineform(&slow, &[]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("--fps 0.2") && err.contains("--no-check"),
+        "{err}"
+    );
+    assert!(kineform(&slow, &["--no-check"]).status.success());
     let out = kineform(&["match", "--seconds", "0"], &[]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{err}");
