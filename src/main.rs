@@ -221,7 +221,8 @@ struct CrowdArgs {
     /// Seed of the characters' schedules.
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Frames per second of game time (the step is 1 / fps).
+    /// Frames per second of game time (the step is 1 / fps; at least 10
+    /// with the velocity check on).
     #[arg(long, default_value_t = 60.0, allow_negative_numbers = true, value_parser = parse_fps)]
     fps: f32,
     /// Footstep markers (foot contacts of joints named LeftFoot and
