@@ -356,6 +356,18 @@ fn readers(db: &MatchDatabase, parts: &DatabaseParts) {
     }
     assert!(db.source(db.frames()).is_none());
     assert!(db.features(db.frames()).is_none());
+    // Fuzzed parts against the embedded clip's library: a typed refusal,
+    // or every frame's source a frame of that clip.
+    match db.check_library(library()) {
+        Ok(()) => {
+            let frames = library().clips()[0].frames();
+            for f in 0..db.frames() {
+                let s = db.source(f).expect("every frame has a source");
+                assert!(s.clip == 0 && s.clip_frame < frames, "frame {f}: {s:?}");
+            }
+        }
+        Err(e) => typed(&e),
+    }
     let m = db.memory();
     assert_eq!(m.frames, db.frames());
     assert!(m.bytes >= db.frames() * db.layout().dims() * 4);
@@ -426,6 +438,8 @@ fn built(g: &mut Gen) -> bool {
                 assert!(v.iter().all(|x| x.is_finite()), "frame {f}: {v:?}");
             }
             MatchDatabase::from_parts(db.to_parts()).expect("a built database's parts");
+            db.check_library(library())
+                .expect("a database fits the library it was built from");
             true
         }
         Err(e) => {
