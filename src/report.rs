@@ -281,6 +281,7 @@ fn velocity_json(a: &CrowdArgs, m: &Measured) -> serde_json::Value {
             "velocity_gap_max": checked(f64::from(check.max_gap)),
             "velocity_gap_mean": checked(check.mean_gap()),
             "velocity_gap_bound": checked(f64::from(check.bound())),
+            "velocity_gap_rounding": checked(f64::from(check.rounding)),
             "velocity_check": !a.no_check,
             "velocity_check_passed": (!a.no_check).then(|| check.passed()),
             "velocity_gap_worst": check.worst.map(|w| serde_json::json!({
@@ -418,11 +419,12 @@ fn print_text_check(a: &CrowdArgs, m: &Measured) -> kineform::Result<()> {
         say!("velocity check: off (--no-check); {transitions} transitions")?;
     } else {
         say!(
-            "velocity check (|finite difference of world positions - propagated velocity| per frame): max {:.2}, mean {:.3} units/s; bound {:.0} (twice the top speed, {:.0}): {}; {transitions} transitions",
+            "velocity check (|finite difference of world positions - propagated velocity| per frame): max {:.2}, mean {:.3} units/s; bound {:.3} (twice the top speed, {:.0}, plus {:.1e} for f32 rounding): {}; {transitions} transitions",
             check.max_gap,
             check.mean_gap(),
             check.bound(),
             check.max_speed,
+            check.rounding,
             if check.passed() { "passed" } else { "FAILED" },
         )?;
     }

@@ -12,7 +12,8 @@ use super::motion::{Motionx8, put_motion};
 ///
 /// The verdict ([`VelocityCheck::passed`]): every output finite, and the
 /// largest gap within [`VelocityCheck::bound`], twice the top speed of the
-/// run. A motion whose positions follow its velocities moves no faster
+/// run plus what f32 rounding of the positions alone can make
+/// ([`VelocityCheck::rounding`]). A motion whose positions follow its velocities moves no faster
 /// over a step than its top speed, so `|(p₁ - p₀) / dt|` and
 /// `|(v₀ + v₁) / 2|` are both within it and their difference within twice
 /// it, whatever the step; a jump in position (a snap, a pop at a
@@ -33,6 +34,14 @@ pub struct VelocityCheck {
     pub samples: u64,
     /// Largest propagated speed seen, units per second (for scale).
     pub max_speed: f32,
+    /// The largest gap f32 rounding of the positions alone can make,
+    /// units per second: [`rounding_gap`] of the largest coordinate of a
+    /// character's bounding box, the step's. A motionless crowd (top speed
+    /// 0) still has positions that round differently from one frame's
+    /// forward kinematics to the next: without it, its bound was 0 and a
+    /// gap of 9.4e-4 units/s (the reference path, a still clip about 40
+    /// units from the origin at 60 Hz) failed it.
+    pub rounding: f32,
     /// Character-frames whose output holds a value that is not finite:
     /// counted on every step, the first and those with the check off
     /// ([`crate::crowd::CrowdConfig::velocity_check`]) included, whose
@@ -64,6 +73,7 @@ impl VelocityCheck {
         self.sum_gap += o.sum_gap;
         self.samples += o.samples;
         self.max_speed = self.max_speed.max(o.max_speed);
+        self.rounding = self.rounding.max(o.rounding);
         self.non_finite += o.non_finite;
     }
 
@@ -77,15 +87,28 @@ impl VelocityCheck {
     }
 
     /// The bound the largest gap is held to: twice the top speed of the
-    /// run (see the type's docs), units per second.
+    /// run plus [`VelocityCheck::rounding`] (see the type's docs), units
+    /// per second.
     pub fn bound(&self) -> f32 {
-        2.0 * self.max_speed
+        2.0 * self.max_speed + self.rounding
     }
 
     /// Every output finite and the largest gap within [`VelocityCheck::bound`].
     pub fn passed(&self) -> bool {
         self.non_finite == 0 && self.max_gap <= self.bound()
     }
+}
+
+/// The largest gap f32 rounding alone can make between positions whose
+/// coordinates are at most `reach` in size, over a step of `dt`:
+/// `16 ε reach / dt` ([`VelocityCheck::rounding`]). Forward kinematics
+/// rounds each position at every joint of its chain (a few units in the
+/// last place of the largest coordinate, measured 3.3), and the two
+/// frames' errors need not cancel; 16 leaves room for chains of the
+/// CMU skeleton's depth. At the position limit (1e6 units) and 60 Hz
+/// it is 114 units/s: a pop of a unit in a step still fails the check.
+pub fn rounding_gap(reach: f32, dt: f32) -> f32 {
+    16.0 * f32::EPSILON * reach / dt
 }
 
 /// Writes joint `j`'s world output after comparing it with the previous
@@ -165,7 +188,7 @@ impl PackCheck {
     pub(crate) fn finish(
         &self,
         (pack, valid): (usize, [bool; 8]),
-        joints: usize,
+        (joints, reach): (usize, [f32; 8]),
         (skipped, frame): (bool, u64),
         dt: f32,
     ) -> VelocityCheck {
@@ -194,6 +217,7 @@ impl PackCheck {
             }
             check.sum_gap += sums[l] as f64 / dt as f64;
             check.max_speed = check.max_speed.max(speeds[l].sqrt());
+            check.rounding = check.rounding.max(rounding_gap(reach[l], dt));
             let gap = gaps[l] / dt;
             if gap > check.max_gap || check.worst.is_none() {
                 check.max_gap = gap;
@@ -224,7 +248,7 @@ mod tests {
         c.sum_gap = F32x8::new([1.0, f32::NAN, f32::INFINITY, 1.0, 0.0, 0.0, 0.0, 0.0]);
         c.probe = F32x8::new([0.0, f32::NAN, f32::NAN, 0.0, 0.0, 0.0, 0.0, 0.0]);
         c.max_speed2 = splat(100.0);
-        let v = c.finish((3, [true; 8]), 10, (false, 7), 0.5);
+        let v = c.finish((3, [true; 8]), (10, [0.0; 8]), (false, 7), 0.5);
         assert_eq!(v.non_finite, 2);
         assert!(!v.passed());
         assert_eq!(v.max_gap, 0.6);
@@ -239,7 +263,7 @@ mod tests {
         let mut ok = PackCheck::EMPTY;
         ok.max_speed2 = splat(100.0);
         ok.max_gap = splat(1.0);
-        let v = ok.finish((0, [true; 8]), 10, (false, 1), 0.5);
+        let v = ok.finish((0, [true; 8]), (10, [0.0; 8]), (false, 1), 0.5);
         assert!(v.passed() && v.bound() == 20.0 && v.max_gap == 2.0, "{v:?}");
     }
 
@@ -270,7 +294,7 @@ mod tests {
         }
         let mut valid = [true; 8];
         valid[6] = false; // past the crowd's last character
-        let v = c.finish((0, valid), 3, (true, 5), 0.01);
+        let v = c.finish((0, valid), (3, [0.0; 8]), (true, 5), 0.01);
         assert_eq!(v.non_finite, 3, "{v:?}");
         assert_eq!((v.samples, v.max_gap, v.worst), (0, 0.0, None));
         assert!(!v.passed());

@@ -12,6 +12,7 @@ use kineform::Clip;
 use kineform::batch::looping::{LoopMethod, LoopOptions, make_loop};
 use kineform::crowd::{
     ClipLibrary, Crowd, CrowdConfig, ReferenceCrowd, Root, RootDelta, RootMotion, Source,
+    VelocityCheck,
 };
 use kineform::reference::{self as r, Kform, Quat, Vec3};
 
@@ -494,4 +495,72 @@ fn a_root_that_does_not_move_reports_no_motion() {
             }
         }
     }
+}
+
+/// A crowd that does not move passes its velocity check in both crowds:
+/// the walk held at frame 40 in every joint, 11 characters standing 1e4
+/// units from the origin, 30 steps at 60 Hz with a transition to another
+/// time of the clip every third step (the same pose; offsets that round).
+/// Its top speed is about 0 (the reference's 1.1e-5, its largest gap
+/// 1.2e-4 against a floor of 1.15 units/s; the 8-lane crowd's gaps 0), so
+/// without the rounding floor (`VelocityCheck::rounding`, `16 ε reach /
+/// dt`) its bound was 0 and the gaps f32 rounding alone makes failed it
+/// (found by a command-line audit: `kineform crowd --scalar` on a still
+/// clip, a gap of 9.4e-4 against a bound of 2.8e-5). Mutation caught:
+/// the floor left out of `VelocityCheck::bound`.
+#[test]
+fn a_crowd_that_does_not_move_passes_its_velocity_check() {
+    let walk = load("cmu_12_01_walk_mb.bvh");
+    let c = &walk.clip;
+    let (frames, joints) = (c.frames(), c.joints());
+    let pos = (0..frames * joints)
+        .map(|i| c.pos(40, i % joints))
+        .collect();
+    let rot = (0..frames * joints)
+        .map(|i| c.rot(40, i % joints))
+        .collect();
+    let scl = vec![Vec3::new(1.0, 1.0, 1.0); frames * joints];
+    let still = Clip::new(frames, joints, c.frame_time(), pos, rot, scl).unwrap();
+    let mut library = ClipLibrary::new(&walk.skeleton, &walk.offsets).unwrap();
+    library.add(&walk.skeleton, &still).unwrap();
+    let n = 11;
+    let cfg = CrowdConfig {
+        characters: n,
+        velocity_check: true,
+        ..CrowdConfig::default()
+    };
+    let mut lanes = Crowd::new(&library, cfg.clone()).unwrap();
+    let mut reference = ReferenceCrowd::new(&library, cfg).unwrap();
+    for k in 0..n {
+        let at = Vec3::new(1e4 + 3.0 * k as f32, 0.0, -1e4);
+        let root = Root::standing(at, 0.3 * k as f32);
+        lanes.set_root(k, root).unwrap();
+        reference.set_root(k, root).unwrap();
+    }
+    let dt = 1.0 / 60.0;
+    let (mut l, mut r) = (VelocityCheck::default(), VelocityCheck::default());
+    for step in 0..30 {
+        // Transitions to other times of the still clip, as a driver gives
+        // them: the same pose, its offsets made of values that round.
+        if step % 3 == 0 {
+            for k in 0..n {
+                let a = Source {
+                    clip: 0,
+                    time: 0.37 * ((step + k) % 7) as f32,
+                    rate: 1.0 + 0.1 * k as f32,
+                    end: kineform::crowd::ClipEnd::Hold,
+                };
+                lanes.transition(k, a, a, 0.3, 0.1).unwrap();
+                reference.transition(k, a, a, 0.3, 0.1).unwrap();
+            }
+        }
+        l.merge(&lanes.step(dt).unwrap().velocity);
+        r.merge(&reference.step(dt).unwrap().velocity);
+    }
+    for (name, v) in [("lanes", l), ("reference", r)] {
+        assert!(v.samples > 0 && v.max_speed < 1e-3, "{name}: {v:?}");
+        assert!(v.rounding > 0.0, "{name}: {v:?}");
+        assert!(v.passed(), "{name}: {v:?}");
+    }
+    assert!(l.max_gap > 0.0 || r.max_gap > 0.0, "{l:?} {r:?}");
 }

@@ -227,7 +227,7 @@ fn lod_pass(
         false => lod_world::<false>(out, offsets, evaluated, (lod, was), at, (next, sh.fetch)),
     };
     let trans = pack_trans(pack);
-    figures(sh, pack.index, (check, trans), lod.due, local.len())
+    figures(sh, pack, (check, trans), lod.due, local.len())
 }
 
 /// The transitions a pack's step started (its events' bits).
@@ -568,7 +568,6 @@ fn world_pass(
     local: &[Motionx8],
     trans: u8,
 ) -> PackResult {
-    let p = pack.index;
     let half_dt = splat(0.5 * sh.dt);
     let (out, pose, skeleton) = (
         (&mut *pack.world, &mut *pack.bounds),
@@ -580,7 +579,7 @@ fn world_pass(
     } else {
         fk_pass::<false>(out, pose, skeleton, sh.first, half_dt)
     };
-    figures(sh, p, (check, trans), 0xff, local.len())
+    figures(sh, pack, (check, trans), 0xff, local.len())
 }
 
 /// A pack's figures: its transitions (`trans`, bits), the characters it
@@ -588,12 +587,29 @@ fn world_pass(
 #[inline(always)]
 fn figures(
     sh: &Shared,
-    p: usize,
+    pack: &Pack,
     (check, trans): (PackCheck, u8),
     due: u8,
     joints: usize,
 ) -> PackResult {
+    let p = pack.index;
     let live = live_lanes(p, sh.characters);
+    // Each character's largest coordinate, from its box (the velocity
+    // check's rounding floor, `check::rounding_gap`).
+    let b = &*pack.bounds;
+    let reach = (b
+        .min
+        .x
+        .abs()
+        .fast_max(b.min.y.abs())
+        .fast_max(b.min.z.abs()))
+    .fast_max(
+        b.max
+            .x
+            .abs()
+            .fast_max(b.max.y.abs())
+            .fast_max(b.max.z.abs()),
+    );
     let valid: [bool; 8] = core::array::from_fn(|i| live & (1 << i) != 0);
     let count = |bits: u8| (bits & live).count_ones();
     PackResult {
@@ -602,6 +618,11 @@ fn figures(
         evaluated: count(due),
         // With the check off, output that is not finite is counted all
         // the same.
-        check: check.finish((p, valid), joints, (sh.first || !sh.check, sh.frame), sh.dt),
+        check: check.finish(
+            (p, valid),
+            (joints, reach.to_array()),
+            (sh.first || !sh.check, sh.frame),
+            sh.dt,
+        ),
     }
 }

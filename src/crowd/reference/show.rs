@@ -20,8 +20,21 @@ pub(super) fn show(
     ch: &mut RefState,
     (character, frame, dt): (usize, u64, f32),
 ) -> VelocityCheck {
+    let bounds = ref_bounds(pose, &cfg.joint_radii, pose_finite(pose));
     let check = match frame != 0 && cfg.velocity_check {
-        true => ref_check(pose, &ch.world, (character, frame, dt)),
+        true => {
+            let mut c = ref_check(pose, &ch.world, (character, frame, dt));
+            // The rounding floor from the character's box, as the 8-lane
+            // crowd takes it (`check::rounding_gap`).
+            let reach = [bounds.min, bounds.max]
+                .iter()
+                .flat_map(|v| v.to_array())
+                .fold(0.0f32, |m, x| m.max(x.abs()));
+            if c.non_finite == 0 {
+                c.rounding = crate::crowd::check::rounding_gap(reach, dt);
+            }
+            c
+        }
         // Without the check (or before it has a previous frame), output
         // that is not finite is counted all the same (issue 21).
         false => VelocityCheck {
@@ -30,7 +43,7 @@ pub(super) fn show(
         },
     };
     ch.world.clone_from(pose);
-    ch.bounds = ref_bounds(&ch.world, &cfg.joint_radii, pose_finite(&ch.world));
+    ch.bounds = bounds;
     check
 }
 
