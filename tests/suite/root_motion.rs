@@ -564,3 +564,42 @@ fn a_crowd_that_does_not_move_passes_its_velocity_check() {
     }
     assert!(l.max_gap > 0.0 || r.max_gap > 0.0, "{l:?} {r:?}");
 }
+
+/// `Wander::follow` handed a crowd of fewer clips than the one its last
+/// update played (the clip it measures the heading against is not
+/// there) moves the roots and skips the measurement, where it indexed
+/// past the library and panicked. Mutation caught: the clip indexed
+/// again (`follow.rs`: index out of bounds).
+#[test]
+fn the_wanderer_follows_a_crowd_of_fewer_clips_without_a_panic() {
+    use kineform::crowd::{Wander, WanderConfig};
+    let embedded = kineform::data::default_clip();
+    let one = ClipLibrary::from_bvh(&embedded).unwrap();
+    let mut ten = one.clone();
+    for _ in 1..10 {
+        ten.add_bvh(&embedded).unwrap();
+    }
+    let n = 16;
+    let cfg = CrowdConfig {
+        characters: n,
+        root_motion: RootMotion::Extract,
+        ..CrowdConfig::default()
+    };
+    let (mut a, mut b) = (
+        Crowd::new(&ten, cfg.clone()).unwrap(),
+        Crowd::new(&one, cfg).unwrap(),
+    );
+    let mut w = Wander::new(
+        n,
+        WanderConfig {
+            follow_root_motion: true,
+            ..WanderConfig::default()
+        },
+    );
+    let dt = 1.0 / 60.0;
+    w.update(&mut a, dt).unwrap();
+    a.step(dt).unwrap();
+    b.step(dt).unwrap();
+    w.follow(&mut b, dt).unwrap();
+    w.follow(&mut a, dt).unwrap();
+}

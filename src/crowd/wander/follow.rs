@@ -31,7 +31,12 @@ impl Wander {
             // heading the reported turns add up to since the sources were
             // set (the step that set them reports its velocities times
             // dt, and is where the comparison starts).
-            let clip = &library.clips()[w.clip];
+            // A crowd of fewer clips than the one the driver last played
+            // (another crowd handed to `follow`): nothing to measure.
+            let Some(clip) = library.clips().get(w.clip) else {
+                w.fresh = true;
+                continue;
+            };
             let heading = r::quat_twist(clip_root_rotation(clip, w.times[0]), up);
             if std::mem::take(&mut w.fresh) {
                 (w.heading_from, w.turned, w.since) = (heading, 0.0, 0.0);
