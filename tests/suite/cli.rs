@@ -515,26 +515,19 @@ fn output_that_cannot_be_written_and_sizes_that_cannot_run_are_refused() {
             .open("/dev/full")
             .unwrap()
     };
+    let crowd = [
+        "crowd",
+        "--characters",
+        "8",
+        "--frames",
+        "2",
+        "--warmup",
+        "0",
+    ];
+    let json = [&crowd[..], &["--json"]].concat();
     let jobs: [&[&str]; 3] = [
-        &[
-            "crowd",
-            "--characters",
-            "8",
-            "--frames",
-            "2",
-            "--warmup",
-            "0",
-        ],
-        &[
-            "crowd",
-            "--characters",
-            "8",
-            "--frames",
-            "2",
-            "--warmup",
-            "0",
-            "--json",
-        ],
+        &crowd,
+        &json,
         &["match", "--characters", "8", "--seconds", "0.05"],
     ];
     for args in jobs {

@@ -415,30 +415,30 @@ fn up_is_y_or_z_and_z_reports_the_same_motion() {
     assert!(moved > 50.0, "{moved}");
 }
 
-/// The walk with its root joint held at frame 40's place and heading
-/// (`turning`: its rotation still animated, its position held), every
-/// other joint as it was: a clip whose root does not move, or only turns.
-fn held_root(turning: bool) -> ClipLibrary {
+/// The walk with the joints `held` says held at frame 40 (their rotation
+/// still animated where `turning`), every other joint as it was: a clip
+/// whose root does not move or only turns (`held`: the root), or that
+/// stands still (every joint).
+fn held_walk(held: impl Fn(usize) -> bool, turning: bool) -> ClipLibrary {
     let walk = load("cmu_12_01_walk_mb.bvh");
     let c = &walk.clip;
     let (frames, joints) = (c.frames(), c.joints());
-    let at = |f: usize, j: usize| match j {
-        0 => 40,
-        _ => f,
+    let at = |i: usize, moves: bool| match moves {
+        true => (i / joints, i % joints),
+        false => (40, i % joints),
     };
     let pos = (0..frames * joints)
-        .map(|i| c.pos(at(i / joints, i % joints), i % joints))
+        .map(|i| at(i, !held(i % joints)))
+        .map(|(f, j)| c.pos(f, j))
         .collect();
     let rot = (0..frames * joints)
-        .map(|i| match turning {
-            true => c.rot(i / joints, i % joints),
-            false => c.rot(at(i / joints, i % joints), i % joints),
-        })
+        .map(|i| at(i, turning || !held(i % joints)))
+        .map(|(f, j)| c.rot(f, j))
         .collect();
     let scl = vec![Vec3::new(1.0, 1.0, 1.0); frames * joints];
-    let held = Clip::new(frames, joints, c.frame_time(), pos, rot, scl).unwrap();
+    let clip = Clip::new(frames, joints, c.frame_time(), pos, rot, scl).unwrap();
     let mut library = ClipLibrary::new(&walk.skeleton, &walk.offsets).unwrap();
-    library.add(&walk.skeleton, &held).unwrap();
+    library.add(&walk.skeleton, &clip).unwrap();
     library
 }
 
@@ -457,7 +457,7 @@ fn held_root(turning: bool) -> ClipLibrary {
 #[test]
 fn a_root_that_does_not_move_reports_no_motion() {
     for turning in [false, true] {
-        let library = held_root(turning);
+        let library = held_walk(|j| j == 0, turning);
         let n = 11;
         let cfg = CrowdConfig {
             characters: n,
@@ -510,19 +510,7 @@ fn a_root_that_does_not_move_reports_no_motion() {
 /// the floor left out of `VelocityCheck::bound`.
 #[test]
 fn a_crowd_that_does_not_move_passes_its_velocity_check() {
-    let walk = load("cmu_12_01_walk_mb.bvh");
-    let c = &walk.clip;
-    let (frames, joints) = (c.frames(), c.joints());
-    let pos = (0..frames * joints)
-        .map(|i| c.pos(40, i % joints))
-        .collect();
-    let rot = (0..frames * joints)
-        .map(|i| c.rot(40, i % joints))
-        .collect();
-    let scl = vec![Vec3::new(1.0, 1.0, 1.0); frames * joints];
-    let still = Clip::new(frames, joints, c.frame_time(), pos, rot, scl).unwrap();
-    let mut library = ClipLibrary::new(&walk.skeleton, &walk.offsets).unwrap();
-    library.add(&walk.skeleton, &still).unwrap();
+    let library = held_walk(|_| true, false);
     let n = 11;
     let cfg = CrowdConfig {
         characters: n,
