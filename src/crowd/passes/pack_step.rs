@@ -582,6 +582,13 @@ fn world_pass(
     figures(sh, pack, (check, trans), 0xff, local.len())
 }
 
+/// Each lane's largest coordinate of box `b`, in size.
+#[inline(always)]
+fn box_reach(b: &crate::crowd::bounds::Aabbx8) -> [f32; 8] {
+    let big = |v: &Vec3x8| v.x.abs().fast_max(v.y.abs()).fast_max(v.z.abs());
+    big(&b.min).fast_max(big(&b.max)).to_array()
+}
+
 /// A pack's figures: its transitions (`trans`, bits), the characters it
 /// evaluated (`due`, bits) and its velocity check.
 #[inline(always)]
@@ -595,21 +602,12 @@ fn figures(
     let p = pack.index;
     let live = live_lanes(p, sh.characters);
     // Each character's largest coordinate, from its box (the velocity
-    // check's rounding floor, `check::rounding_gap`).
-    let b = &*pack.bounds;
-    let reach = (b
-        .min
-        .x
-        .abs()
-        .fast_max(b.min.y.abs())
-        .fast_max(b.min.z.abs()))
-    .fast_max(
-        b.max
-            .x
-            .abs()
-            .fast_max(b.max.y.abs())
-            .fast_max(b.max.z.abs()),
-    );
+    // check's rounding floor, `check::rounding_gap`), where it compares.
+    let skipped = sh.first || !sh.check;
+    let reach = match skipped {
+        true => [0.0; 8],
+        false => box_reach(pack.bounds),
+    };
     let valid: [bool; 8] = core::array::from_fn(|i| live & (1 << i) != 0);
     let count = |bits: u8| (bits & live).count_ones();
     PackResult {
@@ -618,11 +616,6 @@ fn figures(
         evaluated: count(due),
         // With the check off, output that is not finite is counted all
         // the same.
-        check: check.finish(
-            (p, valid),
-            (joints, reach.to_array()),
-            (sh.first || !sh.check, sh.frame),
-            sh.dt,
-        ),
+        check: check.finish((p, valid), (joints, reach), (skipped, sh.frame), sh.dt),
     }
 }
