@@ -181,32 +181,69 @@ impl Clip {
     /// between a transition and the next on that ground.
     pub fn with_continuous_rotations(&self) -> Clip {
         let mut c = self.clone();
-        for f in 1..c.frames {
-            for j in 0..c.joints {
-                let (prev, cur) = (c.rot[(f - 1) * c.joints + j], c.rot[f * c.joints + j]);
+        c.make_rotations_continuous();
+        c
+    }
+
+    /// This clip's rotations made a path without sign jumps in place, as
+    /// [`Clip::with_continuous_rotations`] makes them.
+    pub(crate) fn make_rotations_continuous(&mut self) {
+        let joints = self.joints;
+        for f in 1..self.frames {
+            for j in 0..joints {
+                let (prev, cur) = (self.rot[(f - 1) * joints + j], self.rot[f * joints + j]);
                 if crate::reference::quat_dot(prev, cur) < 0.0 {
-                    c.rot[f * c.joints + j] = -cur;
+                    self.rot[f * joints + j] = -cur;
                 }
             }
         }
-        c
+    }
+
+    /// Whether this clip's rotations are already a path without sign
+    /// jumps ([`Clip::with_continuous_rotations`] would change nothing).
+    pub(crate) fn has_continuous_rotations(&self) -> bool {
+        let joints = self.joints;
+        (1..self.frames).all(|f| {
+            (0..joints).all(|j| {
+                let (prev, cur) = (self.rot[(f - 1) * joints + j], self.rot[f * joints + j]);
+                crate::reference::quat_dot(prev, cur) >= 0.0
+            })
+        })
+    }
+
+    /// A copy of this clip whose storage is reserved with `try_reserve`:
+    /// [`crate::Error::Size`] naming what could not be had, where
+    /// `clone` would abort the process.
+    pub(crate) fn try_clone(&self) -> Result<Clip> {
+        use crate::error::try_copy;
+        Ok(Clip {
+            frames: self.frames,
+            joints: self.joints,
+            frame_time: self.frame_time,
+            pos: try_copy("clip positions", &self.pos)?,
+            rot: try_copy("clip rotations", &self.rot)?,
+            scl: try_copy("clip scales", &self.scl)?,
+            markers: self.markers.clone(),
+        })
     }
 
     /// This clip with its positions and rotations replaced by `pos` and
     /// `rot` (each `frames × joints` long), unchecked: for motion derived
     /// from a valid clip (a compact database's decoded frames, within its
     /// stated error of this clip's). Its markers are this clip's.
-    pub(crate) fn with_motion(&self, pos: Vec<Vec3>, rot: Vec<Quat>) -> Clip {
+    /// Its scales are copied with `try_reserve` ([`Error::Size`] where they
+    /// cannot be had).
+    pub(crate) fn with_motion(&self, pos: Vec<Vec3>, rot: Vec<Quat>) -> Result<Clip> {
         debug_assert!(pos.len() == self.pos.len() && rot.len() == self.rot.len());
-        Clip {
+        Ok(Clip {
             frames: self.frames,
             joints: self.joints,
             frame_time: self.frame_time,
             pos,
             rot,
-            scl: self.scl.clone(),
+            scl: crate::error::try_copy("clip scales", &self.scl)?,
             markers: self.markers.clone(),
-        }
+        })
     }
 
     /// Frames `frames` of this clip as a clip of their own (a walk cut out

@@ -146,7 +146,8 @@ fn crowd_pool(a: &CrowdArgs) -> Result<(usize, rayon::ThreadPool), Box<dyn std::
     );
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
-        .build()?;
+        .build()
+        .map_err(|e| format!("{threads} worker threads (--threads) could not be started: {e}"))?;
     Ok((threads, pool))
 }
 

@@ -218,19 +218,67 @@ pub type Result<T> = core::result::Result<T, Error>;
 /// and the bytes it would need when the size overflows or the memory cannot
 /// be reserved (`try_reserve`: nothing is allocated then).
 pub(crate) fn try_vec<T: Clone>(what: &'static str, n: usize, value: T) -> Result<Vec<T>> {
+    let mut v = try_empty(what, n)?;
+    crate::pages::advise_spare(&v);
+    v.resize(n, value);
+    crate::pages::collapse_filled(&v);
+    Ok(v)
+}
+
+/// An empty vector with room for exactly `n` elements, or [`Error::Size`]
+/// naming `what` and the bytes it would need (nothing allocated).
+pub(crate) fn try_empty<T>(what: &'static str, n: usize) -> Result<Vec<T>> {
     let mut v = Vec::new();
-    v.try_reserve_exact(n).map_err(|_| Error::Size {
+    v.try_reserve_exact(n)
+        .map_err(|_| refused_size::<T>(what, n))?;
+    Ok(v)
+}
+
+/// [`Error::Size`] for `n` elements of `T` that could not be reserved.
+pub(crate) fn refused_size<T>(what: &'static str, n: usize) -> Error {
+    Error::Size {
         what,
         reason: format!(
             "{n} elements of {} bytes ({}) could not be reserved",
             core::mem::size_of::<T>(),
             bytes_text(n.checked_mul(core::mem::size_of::<T>()))
         ),
-    })?;
-    crate::pages::advise_spare(&v);
-    v.resize(n, value);
-    crate::pages::collapse_filled(&v);
+    }
+}
+
+/// `items` copied into a new vector reserved with `try_reserve`, or
+/// [`Error::Size`] naming `what` (nothing allocated).
+pub(crate) fn try_copy<T: Copy>(what: &'static str, items: &[T]) -> Result<Vec<T>> {
+    let mut v = try_empty(what, items.len())?;
+    v.extend_from_slice(items);
     Ok(v)
+}
+
+/// The `n` items of `items` in a new vector reserved with `try_reserve`
+/// before any is made, or [`Error::Size`] naming `what` (nothing
+/// allocated). `items` yields exactly `n` (checked in debug builds).
+pub(crate) fn try_collect<T>(
+    what: &'static str,
+    n: usize,
+    items: impl IntoIterator<Item = T>,
+) -> Result<Vec<T>> {
+    let mut v = try_empty(what, n)?;
+    v.extend(items);
+    debug_assert_eq!(v.len(), n, "{what}");
+    Ok(v)
+}
+
+/// Pushes `item` onto `v`, growing it with `try_reserve` (doubling, as
+/// `push` does) so that a vector filled item by item from a file fails
+/// with [`Error::Size`] naming `what` instead of aborting the process.
+pub(crate) fn try_push<T>(what: &'static str, v: &mut Vec<T>, item: T) -> Result<()> {
+    if v.len() == v.capacity() {
+        let more = v.capacity().max(64);
+        v.try_reserve(more)
+            .map_err(|_| refused_size::<T>(what, v.len() + 1))?;
+    }
+    v.push(item);
+    Ok(())
 }
 
 /// A byte count for messages: `"7.4 GB"`, or `"more than 2^64 bytes"`.

@@ -211,8 +211,8 @@ impl JointMap {
             }
         };
         let (frames, joints) = (clip.frames(), clip.joints());
-        let mut pos = clip.positions().to_vec();
-        let mut rot = clip.rotations().to_vec();
+        let mut pos = crate::error::try_copy("clip positions", clip.positions())?;
+        let mut rot = crate::error::try_copy("clip rotations", clip.rotations())?;
         for f in 0..frames {
             for j in 0..joints {
                 let i = f * joints + j;
@@ -241,7 +241,7 @@ impl JointMap {
                 clip.frame_time(),
                 pos,
                 rot,
-                clip.scales().to_vec(),
+                crate::error::try_copy("clip scales", clip.scales())?,
             )?,
         })
     }

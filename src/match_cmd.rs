@@ -99,7 +99,16 @@ type Failure = Box<dyn std::error::Error + Send + Sync>;
 pub fn run(a: &MatchArgs) -> Result<(), Failure> {
     check_args(a)?;
     a.pages.apply();
-    let (library, db) = database(a)?;
+    // Every parallel pass runs in this pool, the database's build included,
+    // as `kineform crowd` does (and a game whose frame is a rayon job):
+    // each pass then starts from a worker of the pool instead of waking it
+    // from outside (`RAYON_NUM_THREADS` sizes it). Made first, before the
+    // clips fill memory, and refused typed where its threads cannot be had
+    // (rayon's global pool would panic).
+    let pool = rayon::ThreadPoolBuilder::new().build().map_err(|e| {
+        format!("the worker threads (RAYON_NUM_THREADS, else one a core) could not be started: {e}")
+    })?;
+    let (library, db) = pool.install(|| database(a))?;
     let cfg = CrowdConfig {
         characters: a.characters,
         root_motion: RootMotion::Extract,
@@ -115,17 +124,12 @@ pub fn run(a: &MatchArgs) -> Result<(), Failure> {
     };
     let dt = 1.0 / a.fps;
     let frames = (a.seconds * a.fps).round() as usize;
-    // Both crowds are built and stepped inside one pool, as `kineform
-    // crowd` does (and a game whose frame is a rayon job): each parallel
-    // pass then starts from a worker of the pool instead of waking it from
-    // outside (`RAYON_NUM_THREADS` sizes it).
-    let pool = rayon::ThreadPoolBuilder::new().build()?;
     let plain = match a.plain {
         true => Some(pool.install(|| time_plain(&library, &db, (&cfg, &mcfg), (dt, frames)))?),
         false => None,
     };
     let mut quality = match a.quality {
-        true => Some(Quality::new(&db, &library, a.contact_margin)?),
+        true => Some(pool.install(|| Quality::new(&db, &library, a.contact_margin))?),
         false => None,
     };
     let (driver, t, clip_bytes) = pool.install(|| -> Result<_, Failure> {

@@ -2,6 +2,7 @@
 
 use super::write::{axis_quat64, qmul64};
 use super::*;
+use crate::error::{try_push, try_vec};
 
 fn err<T>(line: usize, reason: impl Into<String>) -> Result<T> {
     Err(Error::Bvh {
@@ -414,13 +415,11 @@ fn frame_pose(
                 ),
             );
         }
-        pos.push(p);
-        rot.push(Quat::new(
-            r[0] as f32,
-            r[1] as f32,
-            r[2] as f32,
-            r[3] as f32,
-        ));
+        // Grown with try_reserve: a file whose motion does not fit in
+        // memory is refused (Error::Size), not an abort.
+        let q = Quat::new(r[0] as f32, r[1] as f32, r[2] as f32, r[3] as f32);
+        try_push("BVH joint positions", pos, p)?;
+        try_push("BVH joint rotations", rot, q)?;
     }
     Ok(())
 }
@@ -469,7 +468,7 @@ pub fn parse(text: &str) -> Result<Bvh> {
             reason: e.to_string(),
         }
     })?;
-    let scl = vec![Vec3::ONE; frames * joints];
+    let scl = try_vec("BVH joint scales", frames * joints, Vec3::ONE)?;
     // Every value was checked above, each with its line: what is left to
     // refuse (memory) is not tied to one.
     let clip = Clip::new(frames, joints, frame_time, pos, rot, scl).map_err(|e| Error::Bvh {

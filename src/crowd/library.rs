@@ -1,8 +1,10 @@
 //! The clips a crowd plays, checked against its skeleton.
 
+use std::sync::Arc;
+
 use crate::bvh::Bvh;
 use crate::clip::Clip;
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, refused_size, try_copy};
 use crate::joint_map::{CmuNaming, JointMap};
 use crate::reference::Vec3;
 use crate::skeleton::Skeleton;
@@ -35,11 +37,17 @@ use crate::skeleton::Skeleton;
 ///
 /// Rotations are stored as paths without sign jumps
 /// ([`Clip::with_continuous_rotations`]).
+///
+/// The clips are shared, not copied, by `clone` (a crowd keeps its
+/// library: [`crate::crowd::Crowd::library`]), so a crowd made from a
+/// library of long clips holds one copy of them, not two. Adding to a
+/// library whose clips are shared copies them first, reserved with
+/// `try_reserve` ([`Error::Size`] where they do not fit, nothing added).
 #[derive(Clone, Debug)]
 pub struct ClipLibrary {
     skeleton: Skeleton,
     offsets: Vec<Vec3>,
-    clips: Vec<Clip>,
+    clips: Arc<Vec<Clip>>,
 }
 
 impl ClipLibrary {
@@ -72,7 +80,7 @@ impl ClipLibrary {
         Ok(ClipLibrary {
             skeleton: skeleton.clone(),
             offsets: offsets.to_vec(),
-            clips: Vec::new(),
+            clips: Arc::new(Vec::new()),
         })
     }
 
@@ -155,20 +163,25 @@ impl ClipLibrary {
         }
         // The clip's columns in the library's joint order (`order` is a
         // permutation of the clip's joints: each found once, none left).
-        fn pick<T: Copy>(v: &[T], order: &[usize], frames: usize) -> Vec<T> {
+        fn pick<T: Copy>(
+            what: &'static str,
+            v: &[T],
+            order: &[usize],
+            frames: usize,
+        ) -> Result<Vec<T>> {
             let joints = order.len();
-            (0..frames)
-                .flat_map(|f| order.iter().map(move |&k| v[f * joints + k]))
-                .collect()
+            let n = crate::error::checked_mul(what, frames, joints)?;
+            let picked = (0..frames).flat_map(|f| order.iter().map(move |&k| v[f * joints + k]));
+            crate::error::try_collect(what, n, picked)
         }
         let (frames, c) = (m.clip.frames(), &m.clip);
         let clip = Clip::new(
             frames,
             order.len(),
             c.frame_time(),
-            pick(c.positions(), &order, frames),
-            pick(c.rotations(), &order, frames),
-            pick(c.scales(), &order, frames),
+            pick("clip positions", c.positions(), &order, frames)?,
+            pick("clip rotations", c.rotations(), &order, frames)?,
+            pick("clip scales", c.scales(), &order, frames)?,
         )?;
         // Now in the library's order and hierarchy (checked above).
         let skeleton = self.skeleton.clone();
@@ -250,19 +263,50 @@ impl ClipLibrary {
             }
         }
         clip.check_reach(mine.parents(), &pos)?;
-        let c = Clip::new(
+        let mut c = Clip::new(
             frames,
             joints,
             clip.frame_time(),
             pos,
-            clip.rotations().to_vec(),
-            clip.scales().to_vec(),
-        )?
-        .with_continuous_rotations();
-        let mut c = c;
+            try_copy("clip rotations", clip.rotations())?,
+            try_copy("clip scales", clip.scales())?,
+        )?;
+        c.make_rotations_continuous();
         c.markers = clip.markers.clone();
-        self.clips.push(c);
-        Ok(self.clips.len() - 1)
+        let clips = self.clips_mut()?;
+        clips
+            .try_reserve(1)
+            .map_err(|_| refused_size::<Clip>("library clips", clips.len() + 1))?;
+        clips.push(c);
+        Ok(clips.len() - 1)
+    }
+
+    /// Drops the clips from index `len` on (none where it holds `len` or
+    /// fewer): a caller that added several and met a refusal takes them
+    /// back, so that it adds all or nothing.
+    pub(crate) fn truncate(&mut self, len: usize) {
+        if len < self.clips.len() {
+            // Taking back clips this library just added, so its clips are
+            // its own (clips_mut made them so): make_mut copies nothing.
+            Arc::make_mut(&mut self.clips).truncate(len);
+        }
+    }
+
+    /// The clips, to change: this library's own, or, where a clone shares
+    /// them, a copy of them made its own first (each reserved with
+    /// `try_reserve`: [`Error::Size`] where they do not fit, and the
+    /// library unchanged).
+    fn clips_mut(&mut self) -> Result<&mut Vec<Clip>> {
+        if Arc::get_mut(&mut self.clips).is_none() {
+            let copies = self.clips.iter().map(Clip::try_clone);
+            let mut own = crate::error::try_empty("library clips", self.clips.len())?;
+            for c in copies {
+                own.push(c?);
+            }
+            self.clips = Arc::new(own);
+        }
+        // Its own now: make_mut copies nothing.
+        Ok(Arc::make_mut(&mut self.clips))
     }
 
     /// The skeleton the clips play on.
@@ -313,7 +357,14 @@ impl ClipLibrary {
 
     fn clip_mut(&mut self, clip: usize) -> Result<&mut Clip> {
         let len = self.clips.len();
-        self.clips.get_mut(clip).ok_or(Error::Index {
+        if clip >= len {
+            return Err(Error::Index {
+                what: "clip",
+                index: clip,
+                len,
+            });
+        }
+        self.clips_mut()?.get_mut(clip).ok_or(Error::Index {
             what: "clip",
             index: clip,
             len,

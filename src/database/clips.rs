@@ -8,6 +8,7 @@ use super::reserve;
 use crate::clip::Clip;
 use crate::error::{Error, Result};
 use crate::reference::{self as r, Quat, Vec3};
+use std::borrow::Cow;
 
 /// The clips' common joint count and frame time: at least one clip, each
 /// with the first's joints and frame time, else refused.
@@ -95,7 +96,7 @@ pub(super) fn still_joints(
 /// The scale rows (each frame's scale and the log of its ratio to the next
 /// frame's) when any clip has a scale other than one, else `None`.
 pub(super) fn scale_rows(
-    clips: &[Clip],
+    clips: &[Cow<'_, Clip>],
     joints: usize,
     total: usize,
 ) -> Result<Option<Vec<(Vec3, Vec3)>>> {

@@ -46,6 +46,7 @@ use super::{Clip, ClipStorage, Database, Rows, Tables, reserve};
 use crate::error::Result;
 use crate::lanes::{self, I32x8};
 use crate::reference::{Quat, Vec3};
+use std::borrow::Cow;
 
 /// The compact tables of a database (compact or stepped words).
 #[derive(Clone, Debug)]
@@ -128,7 +129,7 @@ impl Compact {
     /// `stepped`, each rotation word paired with its step word
     /// ([`Steps::new`]).
     pub(super) fn new(
-        clips: &[Clip],
+        clips: &[Cow<'_, Clip>],
         total: usize,
         (turning, turning_count): (&[Option<usize>], usize),
         (moving, count): (&[Option<usize>], usize),
@@ -170,7 +171,7 @@ impl Compact {
         }
         let turns = match stepped {
             true => {
-                let spans: Vec<usize> = clips.iter().map(Clip::frames).collect();
+                let spans: Vec<usize> = clips.iter().map(|c| c.frames()).collect();
                 Turns::Stepped(Steps::new(&rot, turning_count, &spans)?)
             }
             false => Turns::Words(rot),
@@ -319,23 +320,24 @@ impl Database {
     /// continuous rotations, for compact words the decoded motion. The
     /// reference crowd samples these, so that both crowds play the same
     /// motion. `source` must be the clips the database was built from.
-    pub fn decoded_clips(&self, source: &[Clip]) -> Vec<Clip> {
-        source
-            .iter()
-            .zip(&self.clips)
-            .map(|(c, &(start, frames))| {
-                let mut pos = Vec::with_capacity(frames * self.joints);
-                let mut rot = Vec::with_capacity(frames * self.joints);
-                for f in start..start + frames {
-                    for j in 0..self.joints {
-                        let (p, q) = self.frame_joint(f, j).unwrap_or_default();
-                        pos.push(p);
-                        rot.push(q);
-                    }
+    /// Each clip's motion is reserved with `try_reserve`: [`Error::Size`]
+    /// where it cannot be had.
+    pub fn decoded_clips(&self, source: &[Clip]) -> Result<Vec<Clip>> {
+        let mut out = crate::error::try_empty("decoded clips", source.len())?;
+        for (c, &(start, frames)) in source.iter().zip(&self.clips) {
+            let n = crate::error::checked_mul("decoded clip samples", frames, self.joints)?;
+            let mut pos = crate::error::try_empty("decoded clip positions", n)?;
+            let mut rot = crate::error::try_empty("decoded clip rotations", n)?;
+            for f in start..start + frames {
+                for j in 0..self.joints {
+                    let (p, q) = self.frame_joint(f, j).unwrap_or_default();
+                    pos.push(p);
+                    rot.push(q);
                 }
-                c.with_motion(pos, rot)
-            })
-            .collect()
+            }
+            out.push(c.with_motion(pos, rot)?);
+        }
+        Ok(out)
     }
 }
 

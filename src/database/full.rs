@@ -10,6 +10,7 @@ use crate::clip::Clip;
 use crate::error::Result;
 use crate::lanes::{F32x8, I32x8, Quatx8, Vec3x8};
 use crate::reference as r;
+use std::borrow::Cow;
 
 /// A database's full rows ([`ClipStorage::Full`](super::ClipStorage::Full)),
 /// for sampling.
@@ -99,7 +100,7 @@ impl Gather for FullRows<'_> {
 /// The full tables of `clips` (with continuous rotations): per frame, a
 /// rotation row per turning joint and a position row per moving joint.
 pub(super) fn full_tables(
-    clips: &[Clip],
+    clips: &[Cow<'_, Clip>],
     total: usize,
     (turning, turning_count): (&[Option<usize>], usize),
     (moving, count): (&[Option<usize>], usize),

@@ -42,6 +42,7 @@ use crate::clip::Clip;
 use crate::error::{Error, Result};
 use crate::lanes::{F32x8, I32x8, Quatx8, Vec3x8};
 use crate::reference::{Quat, Vec3};
+use std::borrow::Cow;
 
 mod clips;
 pub mod codec;
@@ -153,8 +154,20 @@ impl Database {
         let total: usize = clips.iter().map(Clip::frames).sum();
         // Rows hold each joint's rotations as a path without sign jumps
         // (Clip::with_continuous_rotations): samples then move continuously
-        // as quaternions across frames.
-        let clips: Vec<Clip> = clips.iter().map(Clip::with_continuous_rotations).collect();
+        // as quaternions across frames. A library's clips are already
+        // (ClipLibrary::add), and are read where they lie; another clip is
+        // copied (reserved with try_reserve) and made so.
+        let clips: Vec<Cow<'_, Clip>> = clips
+            .iter()
+            .map(|c| {
+                if c.has_continuous_rotations() {
+                    return Ok(Cow::Borrowed(c));
+                }
+                let mut owned = c.try_clone()?;
+                owned.make_rotations_continuous();
+                Ok(Cow::Owned(owned))
+            })
+            .collect::<Result<_>>()?;
         // Row indices are kept as 32-bit lanes (Frames8).
         if total.saturating_mul(joints) > i32::MAX as usize {
             return Err(Error::Length {

@@ -15,7 +15,7 @@ use super::frame::CharacterFrame;
 use crate::batch;
 use crate::clip::Clip;
 use crate::crowd::ClipLibrary;
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, try_collect, try_empty, try_vec};
 use crate::reference::{Quat, Vec3, quat_mul, quat_mul_vec3};
 use crate::stream::Vec3Stream;
 
@@ -39,7 +39,7 @@ fn world_frame(
     clip: &Clip,
     parents: &[i32],
     f: usize,
-    (pos, rot, scl): &mut (Vec<Vec3>, Vec<Quat>, Vec<Vec3>),
+    (pos, rot, scl): (&mut [Vec3], &mut [Quat], &mut [Vec3]),
 ) {
     for (j, &p) in parents.iter().enumerate() {
         let (lp, lr, ls) = (clip.pos(f, j), clip.rot(f, j), clip.scl(f, j));
@@ -95,8 +95,8 @@ pub(crate) fn ranges(
 
 /// Central differences of `p` within each range (one-sided at a range's
 /// ends, zero for a one-frame range), divided by `dt`.
-fn velocities(p: &[Vec3], ranges: &[Range<usize>], dt: f32) -> Vec<Vec3> {
-    let mut v = vec![Vec3::ZERO; p.len()];
+fn velocities(p: &[Vec3], ranges: &[Range<usize>], dt: f32) -> Result<Vec<Vec3>> {
+    let mut v = try_vec("matching joint velocities", p.len(), Vec3::ZERO)?;
     for r in ranges {
         if r.len() < 2 {
             continue;
@@ -111,7 +111,7 @@ fn velocities(p: &[Vec3], ranges: &[Range<usize>], dt: f32) -> Vec<Vec3> {
             };
         }
     }
-    v
+    Ok(v)
 }
 
 impl ClipMotion {
@@ -120,50 +120,56 @@ impl ClipMotion {
         parents: &[i32],
         joints: &FeatureJoints,
         cut_speed: f32,
-    ) -> ClipMotion {
+    ) -> Result<ClipMotion> {
         let (n, nj) = (clip.frames(), parents.len());
-        let world: Vec<(Vec<Vec3>, Quat)> = (0..n)
-            .into_par_iter()
-            .map_init(
-                || {
-                    (
-                        vec![Vec3::ZERO; nj],
-                        vec![Quat::IDENTITY; nj],
-                        vec![Vec3::ONE; nj],
-                    )
+        // Every joint's world position, frame-major, in one block reserved
+        // with try_reserve (memory that cannot be had is Error::Size), and
+        // the hips' world rotation per frame.
+        let size = crate::error::checked_mul("matching world positions", n, nj)?;
+        let mut all = try_vec("matching world positions", size, Vec3::ZERO)?;
+        let mut hips_rot = try_vec("matching hips rotations", n, Quat::IDENTITY)?;
+        all.par_chunks_mut(nj.max(1))
+            .zip(hips_rot.par_iter_mut())
+            .enumerate()
+            .for_each_init(
+                || (vec![Quat::IDENTITY; nj], vec![Vec3::ONE; nj]),
+                |(rot, scl), (f, (pos, hips))| {
+                    world_frame(clip, parents, f, (pos, rot, scl));
+                    *hips = rot[joints.hips];
                 },
-                |w, f| {
-                    world_frame(clip, parents, f, w);
-                    (w.0.clone(), w.1[joints.hips])
-                },
-            )
-            .collect();
-        let hips_rot: Vec<Quat> = world.iter().map(|w| w.1).collect();
-        let all: Vec<Vec3> = world.iter().flat_map(|w| w.0.iter().copied()).collect();
+            );
         let dt = clip.frame_time();
         let ranges = ranges(&all, nj, n, dt, cut_speed);
-        let column = |j: usize| -> Vec<Vec3> { world.iter().map(|w| w.0[j]).collect() };
+        let column = |j: usize| {
+            try_collect(
+                "matching joint positions",
+                n,
+                (0..n).map(|f| all[f * nj + j]),
+            )
+        };
         let (hips_pos, left, right) = (
-            column(joints.hips),
-            column(joints.left_foot),
-            column(joints.right_foot),
+            column(joints.hips)?,
+            column(joints.left_foot)?,
+            column(joints.right_foot)?,
         );
-        let frames = hips_pos
-            .iter()
-            .zip(&hips_rot)
-            .map(|(&p, &r)| CharacterFrame::from_hips(p, r, joints.forward))
-            .collect();
-        ClipMotion {
-            hips_vel: velocities(&hips_pos, &ranges, dt),
-            left_vel: velocities(&left, &ranges, dt),
-            right_vel: velocities(&right, &ranges, dt),
+        drop(all);
+        let from_hips = |(&p, &r): (&Vec3, &Quat)| CharacterFrame::from_hips(p, r, joints.forward);
+        let frames = try_collect(
+            "matching character frames",
+            n,
+            hips_pos.iter().zip(&hips_rot).map(from_hips),
+        )?;
+        Ok(ClipMotion {
+            hips_vel: velocities(&hips_pos, &ranges, dt)?,
+            left_vel: velocities(&left, &ranges, dt)?,
+            right_vel: velocities(&right, &ranges, dt)?,
             hips_pos,
             hips_rot,
             left,
             right,
             frames,
             ranges,
-        }
+        })
     }
 
     pub(crate) fn pose(&self, f: usize) -> WorldPose {
@@ -205,13 +211,23 @@ pub(crate) fn frames_of(seconds: f32, frame_time: f32) -> usize {
 /// its trajectory (clamped to its range's last frame, as the demo clamps)
 /// and whether it is searched (more than the end margin before its
 /// range's end).
-pub(crate) fn raw_frames(cfg: &MatchConfig, c: usize, m: &ClipMotion, dt: f32) -> Vec<FrameInputs> {
+pub(crate) fn raw_frames(
+    cfg: &MatchConfig,
+    c: usize,
+    m: &ClipMotion,
+    dt: f32,
+) -> Result<Vec<FrameInputs>> {
     let margin = frames_of(cfg.end_margin, dt);
     let offsets = cfg.trajectory_times.map(|t| frames_of(t, dt).max(1));
-    let mut out = Vec::new();
+    let first_of = |r: &Range<usize>| r.start.div_ceil(cfg.frame_step) * cfg.frame_step;
+    let count = m
+        .ranges
+        .iter()
+        .map(|r| r.end.saturating_sub(first_of(r)).div_ceil(cfg.frame_step))
+        .sum();
+    let mut out = try_empty("matching database frames", count)?;
     for r in &m.ranges {
-        let first = r.start.div_ceil(cfg.frame_step) * cfg.frame_step;
-        for f in (first..r.end).step_by(cfg.frame_step) {
+        for f in (first_of(r)..r.end).step_by(cfg.frame_step) {
             let trajectory = offsets.map(|o| {
                 let j = (f + o).min(r.end - 1);
                 TrajectoryPoint {
@@ -232,7 +248,8 @@ pub(crate) fn raw_frames(cfg: &MatchConfig, c: usize, m: &ClipMotion, dt: f32) -
             });
         }
     }
-    out
+    debug_assert_eq!(out.len(), count);
+    Ok(out)
 }
 
 /// The raw feature rows (`dims` each) of `frames`, the feet's
@@ -243,13 +260,13 @@ pub(crate) fn raw_rows(
     frames: &[FrameInputs],
 ) -> Result<Vec<f32>> {
     let dims = layout.dims();
-    let feet: Vec<LocalFeet> = frames
-        .par_iter()
-        .map(|r| LocalFeet::new(&r.frame, &r.pose))
-        .collect();
     let n = frames.len();
-    let mut foot = vec![[Vec3::ZERO; 2]; n];
-    let inertial = |pos: Vec<Vec3>, vel: Vec<Vec3>| -> Result<Vec<Vec3>> {
+    // Reserved with try_reserve first: rayon's collect into it then has
+    // the room and allocates nothing.
+    let mut feet: Vec<LocalFeet> = try_empty("matching feet features", n)?;
+    feet.par_extend(frames.par_iter().map(|r| LocalFeet::new(&r.frame, &r.pose)));
+    let mut foot = try_vec("matching feet inertialization features", n, [Vec3::ZERO; 2])?;
+    let inertial = |pos: Vec<Vec3>, vel: Vec<Vec3>| -> Result<Vec3Stream> {
         let (p, v) = (Vec3Stream::from_elems(&pos)?, Vec3Stream::from_elems(&vel)?);
         let mut out = Vec3Stream::new(n)?;
         match feet_cfg {
@@ -261,19 +278,21 @@ pub(crate) fn raw_rows(
             }
             FootFeatures::PositionVelocity { .. } => {}
         }
-        Ok(out.to_vec())
+        Ok(out)
     };
     if !matches!(feet_cfg, FootFeatures::PositionVelocity { .. }) {
+        let part = |what, of: fn(&LocalFeet) -> Vec3| try_collect(what, n, feet.iter().map(of));
         let l = inertial(
-            feet.iter().map(|f| f.left_pos).collect(),
-            feet.iter().map(|f| f.left_vel).collect(),
+            part("matching left foot positions", |f| f.left_pos)?,
+            part("matching left foot velocities", |f| f.left_vel)?,
         )?;
         let r = inertial(
-            feet.iter().map(|f| f.right_pos).collect(),
-            feet.iter().map(|f| f.right_vel).collect(),
+            part("matching right foot positions", |f| f.right_pos)?,
+            part("matching right foot velocities", |f| f.right_vel)?,
         )?;
         for (i, o) in foot.iter_mut().enumerate() {
-            *o = [l[i], r[i]];
+            // Both streams hold n elements (made with Vec3Stream::new(n)).
+            *o = [l.get(i).unwrap_or_default(), r.get(i).unwrap_or_default()];
         }
     }
     let mut rows = crate::error::try_vec("matching feature rows", n * dims, 0.0f32)?;
@@ -350,16 +369,21 @@ pub(crate) fn library_frames(
     library: &ClipLibrary,
     cfg: &MatchConfig,
     joints: &FeatureJoints,
-) -> Vec<FrameInputs> {
+) -> Result<Vec<FrameInputs>> {
     let parents = library.skeleton().parents();
     let per_clip: Vec<Vec<FrameInputs>> = library
         .clips()
         .par_iter()
         .enumerate()
         .map(|(c, clip)| {
-            let m = ClipMotion::new(clip, parents, joints, cfg.cut_speed);
+            let m = ClipMotion::new(clip, parents, joints, cfg.cut_speed)?;
             raw_frames(cfg, c, &m, clip.frame_time())
         })
-        .collect();
-    per_clip.into_iter().flatten().collect()
+        .collect::<Result<_>>()?;
+    let total = per_clip.iter().map(Vec::len).sum();
+    try_collect(
+        "matching database frames",
+        total,
+        per_clip.into_iter().flatten(),
+    )
 }

@@ -104,7 +104,7 @@ impl MatchDatabase {
             });
         }
         let layout = FeatureLayout::new(cfg);
-        let frames = build::library_frames(library, cfg, &joints);
+        let frames = build::library_frames(library, cfg, &joints)?;
         let mut clips = vec![ClipSpan::default(); library.len()];
         for (i, f) in frames.iter().enumerate() {
             let span = &mut clips[f.source.clip];
@@ -158,7 +158,7 @@ impl MatchDatabase {
             None => FeatureJoints::cmu(library.skeleton())?,
         };
         joints.check(library.skeleton().len())?;
-        Ok(build::library_frames(library, cfg, &joints))
+        build::library_frames(library, cfg, &joints)
     }
 
     /// The configuration it was built with.

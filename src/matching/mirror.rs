@@ -26,7 +26,7 @@
 
 use crate::clip::Clip;
 use crate::crowd::ClipLibrary;
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, try_empty, try_vec};
 use crate::joint_map::CmuNaming;
 use crate::reference::{Quat, Vec3};
 use crate::skeleton::Skeleton;
@@ -171,9 +171,9 @@ impl MirrorMap {
         }
         let n = clip.frames() * joints;
         let (mut pos, mut rot, mut scl) = (
-            vec![Vec3::ZERO; n],
-            vec![Quat::IDENTITY; n],
-            vec![Vec3::ONE; n],
+            try_vec("mirrored clip positions", n, Vec3::ZERO)?,
+            try_vec("mirrored clip rotations", n, Quat::IDENTITY)?,
+            try_vec("mirrored clip scales", n, Vec3::ONE)?,
         );
         for f in 0..clip.frames() {
             for j in 0..joints {
@@ -190,15 +190,27 @@ impl MirrorMap {
 /// Adds a mirrored copy of each of `library`'s clips to it, after the
 /// clips it holds; returns the mirrored copies' indices (clip `i`'s mirror
 /// is `clips[i]` of the result). Refuses, adding nothing, a map of another
-/// joint count.
+/// joint count, and mirrored clips that cannot be had in memory
+/// ([`Error::Size`] naming what, instead of an abort) or that
+/// [`ClipLibrary::add`] refuses. One clip's mirror is made at a time, so
+/// the memory it needs beyond the mirrored clips is one clip's.
 pub fn add_mirrored(library: &mut ClipLibrary, map: &MirrorMap) -> Result<Vec<usize>> {
-    let mirrored: Vec<Clip> = library
-        .clips()
-        .iter()
-        .map(|c| map.mirror_clip(c))
-        .collect::<Result<_>>()?;
+    let before = library.len();
     let skeleton = library.skeleton().clone();
-    mirrored.iter().map(|c| library.add(&skeleton, c)).collect()
+    let mut added = try_empty("mirrored clip indices", before)?;
+    for i in 0..before {
+        let done = map
+            .mirror_clip(&library.clips()[i])
+            .and_then(|m| library.add(&skeleton, &m));
+        match done {
+            Ok(k) => added.push(k),
+            Err(e) => {
+                library.truncate(before);
+                return Err(e);
+            }
+        }
+    }
+    Ok(added)
 }
 
 #[cfg(test)]

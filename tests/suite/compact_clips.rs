@@ -223,7 +223,7 @@ fn gathers_are_the_full_rows_of_the_decoded_clips(storage: ClipStorage) {
         library.add_cmu(b).unwrap();
     }
     let compact = Database::with_storage(library.clips(), storage).unwrap();
-    let decoded = compact.decoded_clips(library.clips());
+    let decoded = compact.decoded_clips(library.clips()).unwrap();
     let full = Database::new(&decoded).unwrap();
     let frames = compact.frames();
     let mut worst = 0.0f32;

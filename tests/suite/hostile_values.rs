@@ -445,3 +445,83 @@ fn defect_4_finite_output_whose_gap_overflows_is_not_counted_as_non_finite() {
     }
     assert!(fastest > 1e19, "velocities reach {fastest:e}");
 }
+
+/// Where the worker threads cannot be had (2,000 of them, or `--threads
+/// 1024`, under a 1 GB address-space limit: their stacks alone pass it),
+/// `kineform match` and `kineform crowd` are refused, naming the threads
+/// (exit 1). `match` built its database on rayon's global pool before
+/// making its own, and the global pool panics where its threads cannot be
+/// started (exit 101); under `ulimit -v` with long clips that happened
+/// once the clips had filled memory. (Every large allocation of the
+/// matching job's build is fallible: tests/build_memory.rs.)
+#[test]
+fn threads_that_cannot_be_started_are_refused_naming_them() {
+    for (args, names) in [
+        (
+            &["match", "demo", "--characters", "16", "--seconds", "0.05"][..],
+            "RAYON_NUM_THREADS",
+        ),
+        (
+            &[
+                "crowd",
+                "--threads",
+                "1024",
+                "--characters",
+                "16",
+                "--frames",
+                "1",
+            ][..],
+            "--threads",
+        ),
+    ] {
+        let o = Command::new("bash")
+            .arg("-c")
+            .arg("ulimit -v 1000000; exec \"$0\" \"$@\"")
+            .arg(env!("CARGO_BIN_EXE_kineform"))
+            .args(args)
+            .env("RAYON_NUM_THREADS", "2000")
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
+        assert!(
+            err.contains("could not be started") && err.contains(names),
+            "{err}"
+        );
+    }
+}
+
+/// A crowd keeps its library without copying the clips (they are shared:
+/// `ClipLibrary`'s clone), so a crowd of long clips holds one copy of
+/// them; the library it was made from stays the caller's, and adding to
+/// it afterwards leaves the crowd's clips as they were.
+#[test]
+fn a_crowd_shares_its_librarys_clips_and_keeps_them_when_the_library_grows() {
+    let b = kineform::data::default_clip();
+    let mut lib = ClipLibrary::from_bvh(&b).unwrap();
+    let crowd = Crowd::new(
+        &lib,
+        CrowdConfig {
+            characters: 8,
+            ..CrowdConfig::default()
+        },
+    )
+    .unwrap();
+    let reference = ReferenceCrowd::new(
+        &lib,
+        CrowdConfig {
+            characters: 8,
+            ..CrowdConfig::default()
+        },
+    )
+    .unwrap();
+    assert!(std::ptr::eq(crowd.library().clips(), lib.clips()));
+    assert!(std::ptr::eq(reference.library().clips(), lib.clips()));
+    lib.add_bvh(&b).unwrap();
+    assert_eq!(
+        (lib.len(), crowd.library().len(), reference.library().len()),
+        (2, 1, 1)
+    );
+    assert_eq!(crowd.library().clips()[0], lib.clips()[0]);
+    assert!(!std::ptr::eq(crowd.library().clips(), lib.clips()));
+}

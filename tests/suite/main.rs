@@ -7,7 +7,7 @@
 //! starts with its file's: `cargo test --all-features --test suite
 //! continuity::` runs `continuity.rs`. Tests that need a process of their own
 //! (a counting global allocator, a global logger) stay beside this folder as
-//! binaries of their own: `tests/step_memory.rs`, `tests/gltf_hostile/`,
+//! binaries of their own: `tests/memory/`, `tests/gltf_hostile/`,
 //! `tests/simd_log.rs`. A file added here must be named below:
 //! `inventory::every_test_file_is_built` fails otherwise.
 
@@ -74,7 +74,7 @@ mod inventory {
     //! own without being listed as one, would be a test that never runs (the
     //! first) or one that costs a build and link of its own (the second).
 
-    const OWN_BINARIES: [&str; 3] = ["gltf_hostile/", "simd_log.rs", "step_memory.rs"];
+    const OWN_BINARIES: [&str; 3] = ["gltf_hostile/", "memory/", "simd_log.rs"];
 
     /// The `.rs` files of `dir` and its folders (named `name/`), sorted:
     /// a folder of `tests/suite/` is a module (`mod.rs` inside), one of

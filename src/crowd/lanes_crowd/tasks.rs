@@ -61,7 +61,7 @@ impl Crowd {
         // injected, one wake-up), where each part alone entered it, and a
         // part rayon does not split (one batch of shown poses, a crowd of
         // one pack) ran on the calling thread, which has no worker's
-        // scratch and made one (tests/step_memory.rs).
+        // scratch and made one (tests/memory/step.rs).
         match rayon::current_thread_index() {
             Some(_) => run(&mut frame),
             None => rayon::scope(|_| run(&mut frame)),

@@ -140,7 +140,7 @@ impl ReferenceCrowd {
         let decoded = match cfg.clip_storage {
             crate::crowd::ClipStorage::Full => None,
             crate::crowd::ClipStorage::Compact | crate::crowd::ClipStorage::Stepped => {
-                Some(db.decoded_clips(library.clips()))
+                Some(db.decoded_clips(library.clips())?)
             }
         };
         let skeleton = crowd_skeleton(library.skeleton())?;

@@ -1,0 +1,161 @@
+//! Building from long clips: every allocation that grows with the clips is
+//! reserved fallibly, from reading a BVH file to a matching crowd. The
+//! allocator fails the `k`-th allocation of at least [`LARGE`] bytes after
+//! it is armed (as a process under a memory limit would fail whichever
+//! allocation first passes it), for `k = 1, 2, ...`: each stage is then
+//! either refused with [`Error::Size`], having changed nothing, or done
+//! once no allocation was failed. An infallible allocation of that size
+//! would abort the test binary instead.
+//!
+//! (`kineform match` under `ulimit -v` aborted at six of nine limits from
+//! 250 MB to 1.5 GB with four 30,000-frame clips: the joint map's, the
+//! mirror's and the continuous rotations' copies of the clips, the crowd's
+//! copy of its library and the database's world poses were made with
+//! `to_vec`, `vec!` and `collect`.)
+
+use std::sync::atomic::Ordering::Relaxed;
+
+use kineform::crowd::ReferenceCrowd;
+use kineform::crowd::{ClipLibrary, ClipStorage, Crowd, CrowdConfig, Matcher, MatcherConfig};
+use kineform::matching::{MatchConfig, MatchDatabase, MirrorMap, add_mirrored};
+use kineform::{Error, bvh};
+
+use super::{FAIL_AT, LARGE, SEEN, SERIAL};
+
+/// Runs `stage` with the `k`-th large allocation failed, for `k = 1, 2,
+/// ...`, until it runs through without one: each refusal must be
+/// [`Error::Size`], and `unchanged` (called after each) checks that it
+/// changed nothing. Returns how many refusals there were (at least one:
+/// the stage allocates something large) and the stage's result.
+pub(super) fn every_failure<T>(
+    what: &str,
+    mut stage: impl FnMut() -> kineform::Result<T>,
+    mut unchanged: impl FnMut(),
+) -> (usize, T) {
+    for k in 1.. {
+        SEEN.store(0, Relaxed);
+        FAIL_AT.store(k, Relaxed);
+        let r = stage();
+        FAIL_AT.store(usize::MAX, Relaxed);
+        let failed = SEEN.load(Relaxed) >= k;
+        match r {
+            Ok(v) if !failed => {
+                assert!(k > 1, "{what}: no allocation of {LARGE} bytes or more");
+                return (k - 1, v);
+            }
+            Ok(_) => panic!("{what}: large allocation {k} failed and the stage went on"),
+            Err(Error::Size { .. }) => unchanged(),
+            Err(e) => panic!("{what}: large allocation {k} failed with {e}, not Error::Size"),
+        }
+    }
+    unreachable!()
+}
+
+/// The CMU walk 12_01's 524 frames repeated to `frames`, as BVH text.
+fn long_walk(frames: usize) -> String {
+    let walk = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/data/mocap/cmu_12_01_walk_mb.bvh"
+    ))
+    .unwrap();
+    let (head, motion) = walk.split_once("MOTION").unwrap();
+    let lines: Vec<&str> = motion
+        .lines()
+        .skip(3)
+        .filter(|l| !l.trim().is_empty())
+        .collect();
+    let mut s = format!("{head}MOTION\nFrames: {frames}\nFrame Time: .0083333\n");
+    for f in 0..frames {
+        s.push_str(lines[f % lines.len()]);
+        s.push('\n');
+    }
+    s
+}
+
+#[test]
+fn every_large_allocation_from_a_file_to_a_matching_crowd_is_fallible() {
+    // One test at a time: the allocator's arming is process-wide.
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let text = long_walk(3_000);
+    let (n, walk) = every_failure("bvh::parse", || bvh::parse(&text), || {});
+    let mut refusals = vec![("bvh::parse", n)];
+
+    let mut lib = ClipLibrary::from_bvh(&kineform::data::default_clip()).unwrap();
+    for _ in 0..2 {
+        let before = lib.len();
+        let len = std::cell::Cell::new(before);
+        let (n, _) = every_failure(
+            "ClipLibrary::add_cmu",
+            || {
+                let r = lib.add_cmu(&walk);
+                len.set(lib.len());
+                r
+            },
+            || assert_eq!(len.get(), before, "a refused add_cmu added a clip"),
+        );
+        refusals.push(("ClipLibrary::add_cmu", n));
+    }
+
+    // A library whose clips a crowd shares copies them before it adds.
+    let shared = lib.clone();
+    let before = lib.len();
+    let len = std::cell::Cell::new(before);
+    let (n, _) = every_failure(
+        "ClipLibrary::add_cmu, shared",
+        || {
+            let r = lib.add_cmu(&walk);
+            len.set(lib.len());
+            r
+        },
+        || assert_eq!(len.get(), before, "a refused add_cmu added a clip"),
+    );
+    refusals.push(("ClipLibrary::add_cmu, shared", n));
+    assert_eq!(shared.len() + 1, lib.len());
+
+    let map = MirrorMap::cmu(lib.skeleton()).unwrap();
+    let before = lib.len();
+    let len = std::cell::Cell::new(before);
+    let (n, mirrored) = every_failure(
+        "add_mirrored",
+        || {
+            let r = add_mirrored(&mut lib, &map);
+            len.set(lib.len());
+            r
+        },
+        || assert_eq!(len.get(), before, "a refused add_mirrored added clips"),
+    );
+    refusals.push(("add_mirrored", n));
+    assert_eq!(mirrored.len(), before);
+
+    let cfg = MatchConfig::default();
+    let (n, db) = every_failure(
+        "MatchDatabase::build",
+        || MatchDatabase::build(&lib, &cfg),
+        || {},
+    );
+    refusals.push(("MatchDatabase::build", n));
+
+    for storage in [ClipStorage::Full, ClipStorage::Compact] {
+        let cfg = CrowdConfig {
+            characters: 16,
+            clip_storage: storage,
+            ..CrowdConfig::default()
+        };
+        let (n, mut crowd) = every_failure("Crowd::new", || Crowd::new(&lib, cfg.clone()), || {});
+        refusals.push(("Crowd::new", n));
+        let (n, _) = every_failure(
+            "ReferenceCrowd::new",
+            || ReferenceCrowd::new(&lib, cfg.clone()),
+            || {},
+        );
+        refusals.push(("ReferenceCrowd::new", n));
+        // The matching crowd runs on what was built (no large allocation
+        // is left to fail in its frames).
+        let mut matcher = Matcher::new(16, &db, MatcherConfig::default()).unwrap();
+        for _ in 0..30 {
+            matcher.update(&mut crowd, &db, 1.0 / 60.0).unwrap();
+            crowd.step(1.0 / 60.0).unwrap();
+        }
+    }
+    eprintln!("large allocations failed, one at a time, per stage: {refusals:?}");
+}
