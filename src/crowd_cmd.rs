@@ -200,15 +200,13 @@ struct Timed {
 }
 
 impl Timed {
-    /// Room for `frames` frame times (and as many skinning times), reserved
-    /// before anything runs: a count no memory holds (`--frames
-    /// 4294967295`, 34 GB of times) is refused with the bytes it needs,
-    /// where an infallible reservation aborted the process.
-    fn new(
-        frames: usize,
-        characters: usize,
-        skinning: Option<Skinning>,
-    ) -> kineform::Result<Timed> {
+    /// Room for `frames` frame times (and as many skinning times with
+    /// `skinning`), reserved before the crowd is built: a count no memory
+    /// holds (`--frames 4294967295`, 34 GB of times) is refused with the
+    /// bytes it needs, where an infallible reservation aborted the
+    /// process. The skinning buffer is given once the crowd is built
+    /// ([`Timed::skinning`]).
+    fn new(frames: usize, characters: usize, skinning: bool) -> kineform::Result<Timed> {
         let room = |n: usize| -> kineform::Result<Vec<f64>> {
             let mut v = Vec::new();
             v.try_reserve_exact(n).map_err(|_| kineform::Error::Size {
@@ -222,8 +220,8 @@ impl Timed {
         };
         Ok(Timed {
             times: room(frames)?,
-            skinning_times: room(if skinning.is_some() { frames } else { 0 })?,
-            skinning,
+            skinning_times: room(if skinning { frames } else { 0 })?,
+            skinning: None,
             commands: 0,
             markers: 0,
             boxes: vec![Aabb::ZERO; characters],
@@ -323,15 +321,14 @@ pub(crate) fn run_crowd(a: &CrowdArgs) -> Result<(), Box<dyn std::error::Error>>
     let skeleton = library.skeleton().clone();
     let cfg = crowd_config(a, &library);
     let dt = 1.0 / a.fps;
+    let (frames, warmup) = (a.frames as usize, a.warmup as usize);
+    let mut timed = Timed::new(frames, cfg.characters, a.skinning)?;
     let mut wander = wanderers(a, &cfg);
     let mut crowd = build_crowd(&pool, a, &library, &cfg)?;
     let mut lod = LodDriver::new(&a.lod, cfg.characters);
-    let (frames, warmup) = (a.frames as usize, a.warmup as usize);
-    let skinning = match a.skinning {
-        true => Some(skinning_buffer(&crowd, &library, cfg.characters)?),
-        false => None,
-    };
-    let mut timed = Timed::new(frames, cfg.characters, skinning)?;
+    if a.skinning {
+        timed.skinning = Some(skinning_buffer(&crowd, &library, cfg.characters)?);
+    }
     let total = Instant::now();
     let bar = frames_bar(a, warmup + frames)?;
     let run = Run {

@@ -320,7 +320,7 @@ impl Database {
     /// continuous rotations, for compact words the decoded motion. The
     /// reference crowd samples these, so that both crowds play the same
     /// motion. `source` must be the clips the database was built from.
-    /// Each clip's motion is reserved with `try_reserve`: [`Error::Size`]
+    /// Each clip's motion is reserved with `try_reserve`: [`crate::Error::Size`]
     /// where it cannot be had.
     pub fn decoded_clips(&self, source: &[Clip]) -> Result<Vec<Clip>> {
         let mut out = crate::error::try_empty("decoded clips", source.len())?;
