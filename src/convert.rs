@@ -94,7 +94,7 @@ pub fn bvh_for_clip(skeleton: &Skeleton, clip: &Clip) -> Result<Bvh> {
         offsets: (0..joints).map(|j| clip.pos(0, j)).collect(),
         channels,
         end_sites: vec![None; joints],
-        clip: clip.clone(),
+        clip: clip.try_clone()?,
     })
 }
 

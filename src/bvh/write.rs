@@ -297,7 +297,17 @@ fn write_motion(
     let _ = write!(out, "MOTION\nFrames: {}\nFrame Time: ", clip.frames());
     number(out, clip.frame_time());
     out.push('\n');
+    // A line holds at most 16 bytes a channel (15 characters and a
+    // separator): room for it, grown with try_reserve (doubling, as
+    // push_str would), so a text that cannot be had is Error::Size.
+    let line = order.iter().map(|&j| bvh.channels[j].len()).sum::<usize>() * 16 + 1;
     for f in 0..clip.frames() {
+        if out.capacity() - out.len() < line {
+            let want = line.max(out.capacity());
+            out.try_reserve(want).map_err(|_| {
+                crate::error::refused_size::<u8>("BVH text bytes", out.len() + want)
+            })?;
+        }
         let mut first = true;
         for &j in order {
             let cs = &bvh.channels[j];

@@ -1,15 +1,13 @@
 //! The writer: skeletons and clips to `.glb`, or to `.gltf` with a `.bin`
 //! beside it.
 
-use std::borrow::Cow;
-
 use ::gltf::json;
 use json::validation::Checked::Valid;
 use json::validation::USize64;
 
 use super::MAX_SAMPLES;
 use crate::clip::Clip;
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, refused_size, try_collect};
 use crate::reference::{Kform, Quat, Vec3};
 use crate::skeleton::Skeleton;
 use crate::skinning::InverseBind;
@@ -31,15 +29,25 @@ struct Builder {
 impl Builder {
     /// A buffer view and an accessor for `values` (f32, `width` per
     /// element), with `min`/`max` when asked (glTF requires them on
-    /// animation inputs).
+    /// animation inputs). The buffer grows with `try_reserve`
+    /// ([`Error::Size`] where its bytes cannot be had).
     fn accessor(
         &mut self,
         values: &[f32],
         width: usize,
         type_: json::accessor::Type,
         bounds: bool,
-    ) -> json::Index<json::Accessor> {
+    ) -> Result<json::Index<json::Accessor>> {
         let offset = self.bin.len();
+        let more = values.len() * 4;
+        if self.bin.capacity() - offset < more {
+            // Doubling, as `extend` would, so that many accessors cost
+            // amortized constant copies.
+            let want = more.max(self.bin.capacity());
+            self.bin
+                .try_reserve(want)
+                .map_err(|_| refused_size::<u8>("glTF buffer bytes", offset + want))?;
+        }
         self.bin.extend(values.iter().flat_map(|v| v.to_le_bytes()));
         let view = self.root.push(json::buffer::View {
             buffer: json::Index::new(0),
@@ -74,7 +82,7 @@ impl Builder {
         } else {
             (None, None)
         };
-        self.root.push(json::Accessor {
+        Ok(self.root.push(json::Accessor {
             buffer_view: Some(view),
             byte_offset: None,
             count: USize64::from(values.len() / width),
@@ -89,7 +97,7 @@ impl Builder {
             name: None,
             normalized: false,
             sparse: None,
-        })
+        }))
     }
 }
 
@@ -138,16 +146,31 @@ pub fn write_glb(
             got: total,
         });
     }
-    let glb = ::gltf::binary::Glb {
-        header: ::gltf::binary::Header {
-            magic: *b"glTF",
-            version: 2,
-            length: total as u32,
-        },
-        json: Cow::Owned(text),
-        bin: Some(Cow::Owned(bin)),
+    glb_bytes(&text, &bin, total)
+}
+
+/// The GLB container (glTF 2.0, section 4.4: a 12-byte header, then the
+/// JSON chunk padded with spaces and the BIN chunk padded with zeros to 4
+/// bytes, each after its length and type), `total` bytes reserved with
+/// `try_reserve` ([`Error::Size`] where they cannot be had). Written here
+/// rather than by the `gltf` crate's `Glb::to_vec`, whose copy of the
+/// buffer is infallible.
+fn glb_bytes(text: &[u8], bin: &[u8], total: usize) -> Result<Vec<u8>> {
+    let mut out = crate::error::try_empty::<u8>("glb bytes", total)?;
+    let chunk = |out: &mut Vec<u8>, kind: &[u8; 4], data: &[u8], pad: u8| {
+        let len = data.len().div_ceil(4) * 4;
+        out.extend_from_slice(&(len as u32).to_le_bytes());
+        out.extend_from_slice(kind);
+        out.extend_from_slice(data);
+        out.resize(out.len() + len - data.len(), pad);
     };
-    glb.to_vec().map_err(|e| super::error("glb", e.to_string()))
+    out.extend_from_slice(b"glTF");
+    out.extend_from_slice(&2u32.to_le_bytes());
+    out.extend_from_slice(&(total as u32).to_le_bytes());
+    chunk(&mut out, b"JSON", text, b' ');
+    chunk(&mut out, b"BIN\0", bin, 0);
+    debug_assert_eq!(out.len(), total);
+    Ok(out)
 }
 
 /// A `.gltf` and its buffer: the JSON document, whose one buffer's URI is
@@ -232,9 +255,9 @@ fn document(
         bin: Vec::new(),
     };
     b.root.asset.generator = Some(format!("kineform {}", env!("CARGO_PKG_VERSION")));
-    b.nodes_and_skin(skeleton, &rest, &inverse_bind);
+    b.nodes_and_skin(skeleton, &rest, &inverse_bind)?;
     for (name, clip) in clips {
-        b.animation(name, clip);
+        b.animation(name, clip)?;
     }
     Ok(b)
 }
@@ -310,7 +333,12 @@ fn rest_pose(joints: usize, rest: Option<&[Kform]>, clips: &[(&str, &Clip)]) -> 
 impl Builder {
     /// One node per joint at its `rest` transform (children listed, the
     /// roots in the scene), and the skin with `inverse_bind`'s matrices.
-    fn nodes_and_skin(&mut self, skeleton: &Skeleton, rest: &[Kform], inverse_bind: &InverseBind) {
+    fn nodes_and_skin(
+        &mut self,
+        skeleton: &Skeleton,
+        rest: &[Kform],
+        inverse_bind: &InverseBind,
+    ) -> Result<()> {
         let joints = skeleton.len();
         let parents = skeleton.parents();
         let mut children: Vec<Vec<json::Index<json::Node>>> = vec![Vec::new(); joints];
@@ -335,7 +363,7 @@ impl Builder {
             .map(|j| json::Index::new(j as u32))
             .collect();
         let ibm: Vec<f32> = inverse_bind.to_matrices().concat();
-        let ibm = self.accessor(&ibm, 16, json::accessor::Type::Mat4, false);
+        let ibm = self.accessor(&ibm, 16, json::accessor::Type::Mat4, false)?;
         self.root.push(json::Skin {
             extensions: Default::default(),
             extras: Default::default(),
@@ -351,17 +379,20 @@ impl Builder {
             nodes: roots,
         });
         self.root.scene = Some(scene);
+        Ok(())
     }
 
     /// One animation named `name`: a LINEAR sampler keyed at every frame of
     /// `clip` for each joint's translation and rotation, and its scale
     /// where it is not one.
-    fn animation(&mut self, name: &str, clip: &Clip) {
+    fn animation(&mut self, name: &str, clip: &Clip) -> Result<()> {
         let frames = clip.frames();
-        let times: Vec<f32> = (0..frames)
-            .map(|f| (f as f64 * clip.frame_time() as f64) as f32)
-            .collect();
-        let input = self.accessor(&times, 1, json::accessor::Type::Scalar, true);
+        let times = try_collect(
+            "glTF key times",
+            frames,
+            (0..frames).map(|f| (f as f64 * clip.frame_time() as f64) as f32),
+        )?;
+        let input = self.accessor(&times, 1, json::accessor::Type::Scalar, true)?;
         let mut samplers = Vec::new();
         let mut channels = Vec::new();
         for j in 0..clip.joints() {
@@ -371,7 +402,7 @@ impl Builder {
                 } else {
                     json::accessor::Type::Vec4
                 };
-                let output = b.accessor(&values, width, type_, false);
+                let output = b.accessor(&values, width, type_, false)?;
                 let sampler = json::Index::new(samplers.len() as u32);
                 samplers.push(json::animation::Sampler {
                     extensions: Default::default(),
@@ -391,18 +422,19 @@ impl Builder {
                     extensions: Default::default(),
                     extras: Default::default(),
                 });
+                Ok::<(), Error>(())
             };
-            let pos: Vec<f32> = (0..frames)
-                .flat_map(|f| clip.pos(f, j).to_array())
-                .collect();
-            channel(self, pos, 3, json::animation::Property::Translation);
-            let rot: Vec<f32> = (0..frames).flat_map(|f| xyzw(clip.rot(f, j))).collect();
-            channel(self, rot, 4, json::animation::Property::Rotation);
+            let (n3, n4) = (frames * 3, frames * 4);
+            let pos = (0..frames).flat_map(|f| clip.pos(f, j).to_array());
+            let pos = try_collect("glTF translation keys", n3, pos)?;
+            channel(self, pos, 3, json::animation::Property::Translation)?;
+            let rot = (0..frames).flat_map(|f| xyzw(clip.rot(f, j)));
+            let rot = try_collect("glTF rotation keys", n4, rot)?;
+            channel(self, rot, 4, json::animation::Property::Rotation)?;
             if (0..frames).any(|f| clip.scl(f, j) != Vec3::ONE) {
-                let scl: Vec<f32> = (0..frames)
-                    .flat_map(|f| clip.scl(f, j).to_array())
-                    .collect();
-                channel(self, scl, 3, json::animation::Property::Scale);
+                let scl = (0..frames).flat_map(|f| clip.scl(f, j).to_array());
+                let scl = try_collect("glTF scale keys", n3, scl)?;
+                channel(self, scl, 3, json::animation::Property::Scale)?;
             }
         }
         self.root.push(json::Animation {
@@ -412,5 +444,6 @@ impl Builder {
             name: Some(name.to_string()),
             samplers,
         });
+        Ok(())
     }
 }

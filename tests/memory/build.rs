@@ -44,11 +44,18 @@ pub(super) fn every_failure<T>(
                 return (k - 1, v);
             }
             Ok(_) => panic!("{what}: large allocation {k} failed and the stage went on"),
-            Err(Error::Size { .. }) => unchanged(),
+            Err(e) if is_size(&e) => unchanged(),
             Err(e) => panic!("{what}: large allocation {k} failed with {e}, not Error::Size"),
         }
     }
     unreachable!()
+}
+
+/// Whether `e` is [`Error::Size`], or a refusal naming the file it is
+/// about (an [`Error::File`] around one, an [`Error::Io`] or
+/// [`Error::Gltf`] saying what could not be reserved).
+fn is_size(e: &Error) -> bool {
+    matches!(e, Error::Size { .. }) || e.to_string().contains("could not be reserved")
 }
 
 /// The CMU walk 12_01's 524 frames repeated to `frames`, as BVH text.
@@ -158,4 +165,37 @@ fn every_large_allocation_from_a_file_to_a_matching_crowd_is_fallible() {
         }
     }
     eprintln!("large allocations failed, one at a time, per stage: {refusals:?}");
+}
+
+/// Converting a long clip between the formats: every large allocation of
+/// reading, converting and encoding is fallible, and a refused conversion
+/// writes nothing.
+#[cfg(feature = "gltf")]
+#[test]
+fn every_large_allocation_of_a_conversion_is_fallible() {
+    use kineform::convert::{Options, convert_file};
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let d = std::env::temp_dir().join(format!("kineform-build-memory-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    let walk = d.join("walk.bvh");
+    std::fs::write(&walk, long_walk(3_000)).unwrap();
+    let mut refusals = Vec::new();
+    for (from, to) in [
+        ("walk.bvh", "walk.glb"),
+        ("walk.glb", "back.bvh"),
+        ("walk.bvh", "walk.gltf"),
+        ("walk.gltf", "again.glb"),
+        ("walk.bvh", "copy.bvh"),
+    ] {
+        let (input, output) = (d.join(from), d.join(to));
+        let what = format!("convert {from} {to}");
+        let (n, _) = every_failure(
+            &what,
+            || convert_file(&input, &output, &Options::default()),
+            || assert!(!output.exists(), "{what}: a refused conversion wrote {to}"),
+        );
+        refusals.push((what, n));
+    }
+    std::fs::remove_dir_all(&d).ok();
+    eprintln!("large allocations failed, one at a time, per conversion: {refusals:?}");
 }
