@@ -72,8 +72,9 @@ pub fn write_world_glb(w: &WorldFrames<'_>) -> Result<Vec<u8>> {
     }
     let frames = w.positions.len() / all;
     let parents = w.skeleton.parents();
-    let mut pos = Vec::with_capacity(w.positions.len());
-    let mut rot = Vec::with_capacity(w.positions.len());
+    // Reserved with try_reserve: Error::Size where they cannot be had.
+    let mut pos = crate::error::try_empty("world clip positions", w.positions.len())?;
+    let mut rot = crate::error::try_empty("world clip rotations", w.positions.len())?;
     for f in 0..frames {
         for c in 0..w.characters {
             let base = (f * w.characters + c) * joints;
@@ -108,7 +109,7 @@ pub fn write_world_glb(w: &WorldFrames<'_>) -> Result<Vec<u8>> {
         w.frame_time,
         pos,
         rot,
-        vec![Vec3::ONE; frames * all],
+        crate::error::try_vec("world clip scales", frames * all, Vec3::ONE)?,
     )?;
     write_glb(&skeleton, None, &[("world", &clip)])
 }

@@ -197,5 +197,33 @@ fn every_large_allocation_of_a_conversion_is_fallible() {
         refusals.push((what, n));
     }
     std::fs::remove_dir_all(&d).ok();
+    // A crowd's world frames as a .glb (the gltf_export example's path):
+    // 8 characters of the walk's skeleton over 600 frames.
+    let walk = bvh::parse(&long_walk(600)).unwrap();
+    let (frames, joints) = (walk.clip.frames(), walk.skeleton.len());
+    let mut positions = Vec::new();
+    let mut rotations = Vec::new();
+    for f in 0..frames {
+        for c in 0..8 {
+            for j in 0..joints {
+                positions
+                    .push(walk.clip.pos(f, j) + kineform::reference::Vec3::new(c as f32, 0.0, 0.0));
+                rotations.push(walk.clip.rot(f, j));
+            }
+        }
+    }
+    let frames = kineform::gltf::WorldFrames {
+        skeleton: &walk.skeleton,
+        characters: 8,
+        frame_time: walk.clip.frame_time(),
+        positions: &positions,
+        rotations: &rotations,
+    };
+    let (n, _) = every_failure(
+        "write_world_glb",
+        || kineform::gltf::write_world_glb(&frames),
+        || {},
+    );
+    refusals.push(("write_world_glb".into(), n));
     eprintln!("large allocations failed, one at a time, per conversion: {refusals:?}");
 }
