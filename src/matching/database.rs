@@ -48,11 +48,16 @@ pub struct Memory {
 /// Motion-matching features of every frame of a clip library, normalized
 /// and weighted as the published demo does, with the search's storage
 /// (module docs of [`super`]).
+///
+/// With the `serde` feature it serializes as its [`DatabaseParts`], which
+/// deserializing reads back through [`MatchDatabase::from_parts`]; the
+/// parts are written from the database where they lie (no copy of the
+/// database or of its features is made).
 #[derive(Clone, Debug)]
 #[cfg_attr(
     feature = "serde",
-    derive(serde::Serialize, serde::Deserialize),
-    serde(try_from = "DatabaseParts", into = "DatabaseParts")
+    derive(serde::Deserialize),
+    serde(try_from = "DatabaseParts")
 )]
 pub struct MatchDatabase {
     config: MatchConfig,
@@ -558,6 +563,54 @@ impl MatchDatabase {
             scale: self.scale.clone(),
             clips: self.clips.clone(),
         }
+    }
+}
+
+/// [`MatchDatabase`] serialized as its [`DatabaseParts`], field for
+/// field, in their order: the features and the searchable flags written
+/// frame by frame from the search's storage. (Serde's `into` would clone
+/// the whole database and then copy its features into the parts: three
+/// times its memory at once.)
+#[cfg(feature = "serde")]
+impl serde::Serialize for MatchDatabase {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> core::result::Result<S::Ok, S::Error> {
+        use serde::ser::{SerializeSeq, SerializeStruct};
+        struct Features<'a>(&'a MatchDatabase);
+        impl serde::Serialize for Features<'_> {
+            fn serialize<S: serde::Serializer>(
+                &self,
+                s: S,
+            ) -> core::result::Result<S::Ok, S::Error> {
+                let db = self.0;
+                let mut seq = s.serialize_seq(Some(db.frames() * db.layout.dims()))?;
+                for f in 0..db.frames() {
+                    for x in db.index.features(f) {
+                        seq.serialize_element(&x)?;
+                    }
+                }
+                seq.end()
+            }
+        }
+        struct Searchable<'a>(&'a MatchDatabase);
+        impl serde::Serialize for Searchable<'_> {
+            fn serialize<S: serde::Serializer>(
+                &self,
+                s: S,
+            ) -> core::result::Result<S::Ok, S::Error> {
+                let db = self.0;
+                s.collect_seq((0..db.frames()).map(|f| db.searchable(f)))
+            }
+        }
+        let mut st = s.serialize_struct("DatabaseParts", 8)?;
+        st.serialize_field("config", &self.config)?;
+        st.serialize_field("joints", &self.joints)?;
+        st.serialize_field("frame_time", &self.frame_time)?;
+        st.serialize_field("offset", &self.offset)?;
+        st.serialize_field("scale", &self.scale)?;
+        st.serialize_field("clips", &self.clips)?;
+        st.serialize_field("features", &Features(self))?;
+        st.serialize_field("searchable", &Searchable(self))?;
+        st.end()
     }
 }
 

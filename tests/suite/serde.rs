@@ -204,6 +204,8 @@ fn a_matching_database_round_trips_and_searches_the_same() {
     for feet in shipped::FEATURE_SETS {
         let db = shipped::shipped(feet);
         let text = serde_json::to_string(&db).unwrap();
+        // Written from the database in place, the same text as its parts'.
+        assert_eq!(text, serde_json::to_string(&db.to_parts()).unwrap());
         let back: MatchDatabase = serde_json::from_str(&text).unwrap();
         assert_eq!(back.to_parts(), db.to_parts());
         assert_eq!(back.memory(), db.memory());
