@@ -68,7 +68,16 @@ impl Quality {
             .flat_map(|i| [i.pose.left_foot_pos.y, i.pose.right_foot_pos.y])
             .collect();
         heights.sort_by(f32::total_cmp);
-        let contact = heights[heights.len() / 100] + margin;
+        // A database built from `library` has a searchable frame; one from
+        // another library may not: refused, not indexed past the end.
+        let Some(&low) = heights.get(heights.len() / 100) else {
+            return Err(kineform::Error::Length {
+                what: "searchable frames of the library (at least 1, for the contact height)",
+                expected: 1,
+                got: 0,
+            });
+        };
+        let contact = low + margin;
         Ok(Quality {
             inputs,
             contact,
