@@ -264,6 +264,9 @@ pub(crate) fn try_collect<T>(
 ) -> Result<Vec<T>> {
     let mut v = try_empty(what, n)?;
     v.extend(items);
+    // Every caller's `items` is a range of `n` mapped, or such ranges
+    // flattened in rows of a fixed width counted into `n`: exact by
+    // construction whatever the input, so this cannot fire.
     debug_assert_eq!(v.len(), n, "{what}");
     Ok(v)
 }

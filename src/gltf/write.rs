@@ -169,6 +169,8 @@ fn glb_bytes(text: &[u8], bin: &[u8], total: usize) -> Result<Vec<u8>> {
     out.extend_from_slice(&(total as u32).to_le_bytes());
     chunk(&mut out, b"JSON", text, b' ');
     chunk(&mut out, b"BIN\0", bin, 0);
+    // `total` is the same sum of the header, the chunks' 8-byte heads and
+    // their padded lengths (write_glb): equal whatever the document holds.
     debug_assert_eq!(out.len(), total);
     Ok(out)
 }

@@ -248,6 +248,8 @@ pub(crate) fn raw_frames(
             });
         }
     }
+    // `count` sums the same ranges' `step_by` lengths the loop walks:
+    // equal for any clip and configuration.
     debug_assert_eq!(out.len(), count);
     Ok(out)
 }

@@ -51,6 +51,26 @@ pub(super) fn every_failure<T>(
     unreachable!()
 }
 
+/// [`every_failure`] of `add`, a stage that adds to `lib`: each refusal
+/// must leave `lib` with the clips it had.
+fn adds_all_or_nothing<T>(
+    what: &str,
+    lib: &mut ClipLibrary,
+    mut add: impl FnMut(&mut ClipLibrary) -> kineform::Result<T>,
+) -> (usize, T) {
+    let before = lib.len();
+    let len = std::cell::Cell::new(before);
+    every_failure(
+        what,
+        || {
+            let r = add(lib);
+            len.set(lib.len());
+            r
+        },
+        || assert_eq!(len.get(), before, "{what}: a refusal added clips"),
+    )
+}
+
 /// Whether `e` is [`Error::Size`], or a refusal naming the file it is
 /// about (an [`Error::File`] around one, an [`Error::Io`] or
 /// [`Error::Gltf`] saying what could not be reserved).
@@ -89,48 +109,20 @@ fn every_large_allocation_from_a_file_to_a_matching_crowd_is_fallible() {
 
     let mut lib = ClipLibrary::from_bvh(&kineform::data::default_clip()).unwrap();
     for _ in 0..2 {
-        let before = lib.len();
-        let len = std::cell::Cell::new(before);
-        let (n, _) = every_failure(
-            "ClipLibrary::add_cmu",
-            || {
-                let r = lib.add_cmu(&walk);
-                len.set(lib.len());
-                r
-            },
-            || assert_eq!(len.get(), before, "a refused add_cmu added a clip"),
-        );
+        let (n, _) = adds_all_or_nothing("ClipLibrary::add_cmu", &mut lib, |l| l.add_cmu(&walk));
         refusals.push(("ClipLibrary::add_cmu", n));
     }
 
     // A library whose clips a crowd shares copies them before it adds.
     let shared = lib.clone();
-    let before = lib.len();
-    let len = std::cell::Cell::new(before);
-    let (n, _) = every_failure(
-        "ClipLibrary::add_cmu, shared",
-        || {
-            let r = lib.add_cmu(&walk);
-            len.set(lib.len());
-            r
-        },
-        || assert_eq!(len.get(), before, "a refused add_cmu added a clip"),
-    );
-    refusals.push(("ClipLibrary::add_cmu, shared", n));
+    let what = "ClipLibrary::add_cmu, shared";
+    let (n, _) = adds_all_or_nothing(what, &mut lib, |l| l.add_cmu(&walk));
+    refusals.push((what, n));
     assert_eq!(shared.len() + 1, lib.len());
 
     let map = MirrorMap::cmu(lib.skeleton()).unwrap();
     let before = lib.len();
-    let len = std::cell::Cell::new(before);
-    let (n, mirrored) = every_failure(
-        "add_mirrored",
-        || {
-            let r = add_mirrored(&mut lib, &map);
-            len.set(lib.len());
-            r
-        },
-        || assert_eq!(len.get(), before, "a refused add_mirrored added clips"),
-    );
+    let (n, mirrored) = adds_all_or_nothing("add_mirrored", &mut lib, |l| add_mirrored(l, &map));
     refusals.push(("add_mirrored", n));
     assert_eq!(mirrored.len(), before);
 

@@ -10,7 +10,7 @@ use crowds::*;
 
 use kineform::Error;
 use kineform::bvh::Bvh;
-use kineform::crowd::{ClipLibrary, Crowd, CrowdConfig, ReferenceCrowd, Source};
+use kineform::crowd::{ClipLibrary, Source};
 use kineform::joint_map::{CmuNaming, JointMap};
 use kineform::reference::{self as r, Quat, Vec3};
 
@@ -193,13 +193,7 @@ fn every_shipped_clip_in_one_crowd() {
         library.add_cmu(b).unwrap();
     }
     let n = 10;
-    let cfg = CrowdConfig {
-        characters: n,
-        velocity_check: true,
-        ..CrowdConfig::default()
-    };
-    let mut lanes = Crowd::new(&library, cfg.clone()).unwrap();
-    let mut reference = ReferenceCrowd::new(&library, cfg).unwrap();
+    let (mut lanes, mut reference) = checked_crowds(&library, n);
     let mut run = Run::default();
     let mut check = kineform::crowd::VelocityCheck::default();
     for c in 0..n {

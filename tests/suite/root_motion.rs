@@ -512,13 +512,7 @@ fn a_root_that_does_not_move_reports_no_motion() {
 fn a_crowd_that_does_not_move_passes_its_velocity_check() {
     let library = held_walk(|_| true, false);
     let n = 11;
-    let cfg = CrowdConfig {
-        characters: n,
-        velocity_check: true,
-        ..CrowdConfig::default()
-    };
-    let mut lanes = Crowd::new(&library, cfg.clone()).unwrap();
-    let mut reference = ReferenceCrowd::new(&library, cfg).unwrap();
+    let (mut lanes, mut reference) = checked_crowds(&library, n);
     for k in 0..n {
         let at = Vec3::new(1e4 + 3.0 * k as f32, 0.0, -1e4);
         let root = Root::standing(at, 0.3 * k as f32);

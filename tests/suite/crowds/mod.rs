@@ -51,6 +51,17 @@ pub fn two_subjects() -> ClipLibrary {
     library
 }
 
+/// Both crowds of `n` characters on `library`, their velocity checks on.
+pub fn checked_crowds(library: &ClipLibrary, n: usize) -> (Crowd, ReferenceCrowd) {
+    let cfg = CrowdConfig {
+        characters: n,
+        velocity_check: true,
+        ..CrowdConfig::default()
+    };
+    let lanes = Crowd::new(library, cfg.clone()).unwrap();
+    (lanes, ReferenceCrowd::new(library, cfg).unwrap())
+}
+
 pub fn pool(threads: usize) -> rayon::ThreadPool {
     rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
