@@ -548,21 +548,32 @@ impl MatchDatabase {
         })
     }
 
-    /// The database's primary data ([`DatabaseParts`]).
-    pub fn to_parts(&self) -> DatabaseParts {
+    /// The database's primary data ([`DatabaseParts`]), copied: its
+    /// features and flags are reserved fallibly ([`crate::Error::Size`]
+    /// where memory for a copy of the database cannot be had).
+    pub fn to_parts(&self) -> Result<DatabaseParts> {
         let frames = self.frames();
-        DatabaseParts {
-            features: (0..frames)
-                .flat_map(|f| self.features(f).expect("f < frames"))
-                .collect(),
-            searchable: (0..frames).map(|f| self.searchable(f)).collect(),
+        let dims = self.layout.dims();
+        // No overflow: the index holds `frames * dims` features already.
+        let n = frames * dims;
+        Ok(DatabaseParts {
+            features: crate::error::try_collect(
+                "database features",
+                n,
+                (0..frames).flat_map(|f| self.index.features(f)),
+            )?,
+            searchable: crate::error::try_collect(
+                "database searchable flags",
+                frames,
+                (0..frames).map(|f| self.searchable(f)),
+            )?,
             config: self.config,
             joints: self.joints,
             frame_time: self.frame_time,
-            offset: self.offset.clone(),
-            scale: self.scale.clone(),
-            clips: self.clips.clone(),
-        }
+            offset: crate::error::try_copy("feature offsets", &self.offset)?,
+            scale: crate::error::try_copy("feature scales", &self.scale)?,
+            clips: crate::error::try_copy("database clips", &self.clips)?,
+        })
     }
 }
 
@@ -611,13 +622,6 @@ impl serde::Serialize for MatchDatabase {
         st.serialize_field("features", &Features(self))?;
         st.serialize_field("searchable", &Searchable(self))?;
         st.end()
-    }
-}
-
-#[cfg(feature = "serde")]
-impl From<MatchDatabase> for DatabaseParts {
-    fn from(db: MatchDatabase) -> DatabaseParts {
-        db.to_parts()
     }
 }
 

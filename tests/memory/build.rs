@@ -133,6 +133,21 @@ fn every_large_allocation_from_a_file_to_a_matching_crowd_is_fallible() {
         || {},
     );
     refusals.push(("MatchDatabase::build", n));
+    // Every clip frame (over 1 MiB of features): its copy as parts.
+    let every = MatchDatabase::build(
+        &lib,
+        &MatchConfig {
+            frame_step: 1,
+            ..cfg
+        },
+    )
+    .unwrap();
+    let (n, parts) = every_failure("MatchDatabase::to_parts", || every.to_parts(), || {});
+    refusals.push(("MatchDatabase::to_parts", n));
+    assert_eq!(
+        MatchDatabase::from_parts(parts).unwrap().frames(),
+        every.frames()
+    );
 
     for storage in [ClipStorage::Full, ClipStorage::Compact] {
         let cfg = CrowdConfig {

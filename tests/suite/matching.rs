@@ -228,7 +228,12 @@ fn the_build_does_not_depend_on_the_thread_count() {
             .num_threads(threads)
             .build()
             .unwrap()
-            .install(|| MatchDatabase::build(&lib, &cfg).unwrap().to_parts())
+            .install(|| {
+                MatchDatabase::build(&lib, &cfg)
+                    .unwrap()
+                    .to_parts()
+                    .unwrap()
+            })
     };
     assert_eq!(on(1), on(2));
 }
@@ -413,19 +418,19 @@ fn refusals_name_what_is_wrong_and_write_nothing() {
     let e = MatchDatabase::build(&lib, &cfg).unwrap_err();
     assert!(e.to_string().contains("searchable"), "{e}");
     // Parts that do not fit.
-    let mut parts = db.to_parts();
+    let mut parts = db.to_parts().unwrap();
     parts.features.pop();
     assert!(MatchDatabase::from_parts(parts).is_err());
-    let mut parts = db.to_parts();
+    let mut parts = db.to_parts().unwrap();
     parts.scale[3] = 0.0;
     assert!(MatchDatabase::from_parts(parts).is_err());
-    let mut parts = db.to_parts();
+    let mut parts = db.to_parts().unwrap();
     parts.clips[2].first += 1;
     assert!(MatchDatabase::from_parts(parts).is_err());
     // A frame step whose clip frames or times no usize or f32 holds
     // (found by the matching_api fuzz check: `source` overflowed).
     for (step, frame_time) in [(usize::MAX, 1.0 / 120.0), (1 << 40, 1e30)] {
-        let mut parts = db.to_parts();
+        let mut parts = db.to_parts().unwrap();
         parts.config.frame_step = step;
         parts.frame_time = frame_time;
         let e = MatchDatabase::from_parts(parts).unwrap_err();
@@ -435,22 +440,25 @@ fn refusals_name_what_is_wrong_and_write_nothing() {
         );
     }
     // The configuration's joints' forward axis, stored with the parts.
-    let mut parts = db.to_parts();
+    let mut parts = db.to_parts().unwrap();
     parts.config.joints = Some(kineform::matching::FeatureJoints {
         forward: Vec3::new(f32::NAN, 0.0, 1.0),
         ..parts.joints
     });
     let e = MatchDatabase::from_parts(parts).unwrap_err();
     assert!(e.to_string().contains("forward"), "{e}");
-    let mut parts = db.to_parts();
+    let mut parts = db.to_parts().unwrap();
     parts.config.frame_step = 1 << 20;
     let far = MatchDatabase::from_parts(parts).unwrap();
     let last = far.frames() - 1;
     let s = far.source(last).unwrap();
     assert!(s.time.is_finite() && far.frame_of(s.clip, s.clip_frame) == Some(last));
-    let parts: DatabaseParts = db.to_parts();
+    let parts: DatabaseParts = db.to_parts().unwrap();
     assert_eq!(
-        MatchDatabase::from_parts(parts.clone()).unwrap().to_parts(),
+        MatchDatabase::from_parts(parts.clone())
+            .unwrap()
+            .to_parts()
+            .unwrap(),
         parts
     );
 }
