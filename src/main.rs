@@ -298,6 +298,37 @@ fn add_footsteps(library: &mut ClipLibrary) -> kineform::Result<usize> {
     Ok(n)
 }
 
+/// Print clap's help, version or usage error and exit with its status,
+/// or with 1 where it cannot be written (`--help > /dev/full`), naming
+/// the stream: clap's own `exit` ignores a failed write and exits 0.
+fn exit_clap(e: clap::Error) -> ! {
+    use std::io::Write;
+    let printed = e.print().and_then(|()| {
+        if e.use_stderr() {
+            std::io::stderr().flush()
+        } else {
+            std::io::stdout().flush()
+        }
+    });
+    if let Err(io) = printed {
+        let stream = if e.use_stderr() {
+            "standard error"
+        } else {
+            "standard output"
+        };
+        let _ = writeln!(
+            std::io::stderr(),
+            "error: {}",
+            kineform::Error::Io {
+                path: stream.into(),
+                reason: io.to_string(),
+            }
+        );
+        std::process::exit(1);
+    }
+    std::process::exit(e.exit_code())
+}
+
 /// A frame rate: finite, positive, and giving a finite positive step.
 fn parse_fps(s: &str) -> Result<f32, String> {
     let fps: f32 = s.parse().map_err(|e| format!("{e}"))?;
@@ -310,7 +341,7 @@ fn parse_fps(s: &str) -> Result<f32, String> {
 }
 
 fn main() {
-    let cli = Cli::parse();
+    let cli = Cli::try_parse().unwrap_or_else(|e| exit_clap(e));
     // The SSE2 trap: a build for the default target on an AVX2 machine runs
     // at about half speed. Say so on stderr (stdout stays parseable).
     if let Some(advice) = kineform::simd_support().advice() {

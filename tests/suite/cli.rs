@@ -505,8 +505,11 @@ fn huge_pages_are_on_by_default_and_off_with_the_flag() {
 /// of frame times); `match --seconds 0` runs no frame and is refused (it
 /// printed a report of zeros); `crowd --fps` under 10 with the velocity
 /// check on is refused (its frames miss the motion between them); and a
-/// `match --clip` the CMU joint map cannot join is named. Mutation caught: `say!` made `println!` again
-/// (the first case panics, exit 101).
+/// `match --clip` the CMU joint map cannot join is named. `--help` and
+/// `--version` that cannot be written end the same way (2026-12-07: clap's
+/// `exit` ignored the failed write and exited 0). Mutations caught: `say!`
+/// made `println!` again (the first case panics, exit 101); `Cli::parse()`
+/// again in place of `exit_clap` (`--help` exits 0).
 #[test]
 fn output_that_cannot_be_written_and_sizes_that_cannot_run_are_refused() {
     let full = || {
@@ -525,10 +528,13 @@ fn output_that_cannot_be_written_and_sizes_that_cannot_run_are_refused() {
         "0",
     ];
     let json = [&crowd[..], &["--json"]].concat();
-    let jobs: [&[&str]; 3] = [
+    let jobs: [&[&str]; 6] = [
         &crowd,
         &json,
         &["match", "--characters", "8", "--seconds", "0.05"],
+        &["--help"],
+        &["match", "--help"],
+        &["--version"],
     ];
     for args in jobs {
         let out = Command::new(env!("CARGO_BIN_EXE_kineform"))
