@@ -38,32 +38,6 @@ pub fn next_run_to_l2<T>(run: &[T]) {
     }
 }
 
-/// Whether a reader of one three-vector world field (positions,
-/// velocities, angular velocities: 96 of each 416-byte pack-joint) should
-/// start loading the next pack's field while it writes a pack, or leave
-/// the strided lines to the hardware prefetcher. Chosen per machine from
-/// measurements of the crowd's readout (`readout` bench, 10,000
-/// characters, PERF.md): on AMD Zen 4 and Zen 5 the readers are 10 to 25%
-/// faster without it on one thread (and up to 12% on two); on Zen 3 the
-/// same fetch took the transposes from 287 to 188 µs. The machines
-/// measured differ in AVX-512 (Zen 4 and 5 have it, Zen 3 does not), so
-/// that is the test, read once by the caller per readout
-/// (`is_x86_feature_detected!` caches the CPU's answer); a machine not
-/// measured gets the choice of the measured kind it shares it with. The
-/// rotations' reader (128 bytes, two whole lines) fetches on every
-/// machine: 3 to 8% faster with it on all three.
-#[inline]
-pub fn fetch_strided_vectors() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        !std::arch::is_x86_feature_detected!("avx512f")
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        true
-    }
-}
-
 /// Starts loading the 64-byte line at address `addr` into L1
 /// (`prefetcht0`): for data the pass at hand reads a few hundred
 /// instructions later (the clip rows or words of a pack's frames).

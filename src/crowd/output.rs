@@ -158,20 +158,17 @@ impl Crowd {
         Ok(())
     }
 
-    /// One `Vec3x8` field of characters `chars` into `out` (the next
-    /// pack's field prefetched while a pack is copied where the machine
-    /// gains from it: [`crate::prefetch::fetch_strided_vectors`]).
+    /// One `Vec3x8` field of characters `chars` into `out`. The next
+    /// pack's field is left to the hardware prefetcher: fetching it ahead
+    /// (`rows::prefetch_next`) made these readers no faster, and up to 25%
+    /// slower, on a Zen 3, a Zen 4 and a Zen 5 (PERF.md, "On the Zen 3 (2026-12-07)").
     fn copy3<O: From<Vec3> + Send>(
         &self,
         chars: Range<usize>,
         out: &mut [O],
         field: impl Fn(&Motionx8) -> &Vec3x8 + Send + Sync,
     ) -> Result<()> {
-        let fetch = crate::prefetch::fetch_strided_vectors();
         self.copy_out(chars, out, Rows3::new, |r, p, pack, lanes, o| {
-            if fetch {
-                rows::prefetch_next(pack, &field);
-            }
             match self.carried(p) {
                 Some(k) => rows::pack_rows3(r, pack, lanes, o, |m| *field(&k.joint(k.index(m)))),
                 None => rows::pack_rows3(r, pack, lanes, o, &field),

@@ -32,15 +32,14 @@
 //! blocks) or two rotations at a time straight into the destination; this
 //! module's stack rows are the portable path for every other type.
 //!
-//! While a pack is transposed, the crowd may prefetch the lines of the
-//! next pack's field ([`prefetch_next`]): reading 96 of each 416-byte
-//! pack-joint of its world output is a stride the Zen 3's hardware
-//! prefetcher follows late (measured on a stand-alone copy of the 8x3
-//! kernel, 10,000 characters: 287 µs without, 188 µs with). On a Zen 4
-//! and a Zen 5 the three-vector readers are 10 to 25% faster without it
-//! on one thread, so they fetch only where
-//! [`crate::prefetch::fetch_strided_vectors`] says (PERF.md, "On a Zen
-//! 4"); `rotations_into` fetches on every machine. Reading
+//! While a pack's rotations are transposed, the crowd prefetches the
+//! lines of the next pack's rotations ([`prefetch_next`]: 3 to 8% faster
+//! on a Zen 3, a Zen 4 and a Zen 5). The three-vector readers do not:
+//! reading 96 of each 416-byte pack-joint is a stride a stand-alone copy
+//! of an older 8x3 kernel on a Zen 3 read faster fetched ahead (287
+//! against 188 µs, 10,000 characters), but today's readers are as fast
+//! or up to 25% faster without it on all three machine kinds (PERF.md, "On a Zen
+//! 4" and "On the Zen 3 (2026-12-07)"). Reading
 //! those positions alone takes 0.9 to 1.2x a copy of the bytes a readout
 //! writes, which is why no readout of the crowd reaches a copy's speed
 //! (PERF.md, "Issue 27"). With each pack's fields in runs of their own
