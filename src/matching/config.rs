@@ -82,15 +82,18 @@ impl FeatureJoints {
     /// (`LeftFoot`/`RightFoot` or `LeftAnkle`/`RightAnkle`), forward `+z`.
     pub fn cmu(skeleton: &Skeleton) -> Result<FeatureJoints> {
         let names = CmuNaming::of(skeleton)?.names();
+        // `CmuNaming::of` checks the names a skeleton has, not that it has
+        // each of them: a skeleton whose right leg carries the left leg's
+        // names has no `RightFoot`.
         let find = |k: usize| {
-            skeleton
-                .find(names[k])
-                .expect("CmuNaming::of found every name")
+            skeleton.find(names[k]).ok_or_else(|| Error::JointName {
+                name: names[k].to_string(),
+            })
         };
         Ok(FeatureJoints {
-            hips: find(0),
-            left_foot: find(4),
-            right_foot: find(9),
+            hips: find(0)?,
+            left_foot: find(4)?,
+            right_foot: find(9)?,
             forward: Vec3::new(0.0, 0.0, 1.0),
         })
     }

@@ -476,3 +476,36 @@ fn memory_is_stated() {
         "{m:?}"
     );
 }
+
+/// Found by a review (2026-12-07): a skeleton whose joints all carry CMU
+/// names, each under its parent's name, but whose right leg is named as
+/// the left one has no `RightFoot`; `FeatureJoints::cmu` (and so
+/// `MatchDatabase::build` with the default configuration) panicked on an
+/// `expect` where it now names the joint it cannot find. Mutation caught:
+/// the `expect` back in `find` (this test panics).
+#[test]
+fn a_skeleton_with_a_cmu_name_twice_is_refused_naming_the_missing_joint() {
+    let lib = kineform::crowd::ClipLibrary::from_bvh(&kineform::data::default_clip()).unwrap();
+    let sk = lib.skeleton();
+    let mut names = sk.names().to_vec();
+    let parents = sk.parents().to_vec();
+    let (left, right) = (sk.find("LHipJoint").unwrap(), sk.find("RHipJoint").unwrap());
+    // The right leg's chain takes the left leg's names, joint for joint.
+    let leg = |mut j: usize| {
+        let mut chain = vec![j];
+        while let Some(c) = parents.iter().position(|&p| p == j as i32) {
+            chain.push(c);
+            j = c;
+        }
+        chain
+    };
+    for (r, l) in leg(right).into_iter().zip(leg(left)) {
+        names[r] = names[l].clone();
+    }
+    let twice = kineform::Skeleton::with_names(parents, names).unwrap();
+    let e = kineform::matching::FeatureJoints::cmu(&twice).unwrap_err();
+    assert!(
+        matches!(&e, kineform::Error::JointName { name } if name.starts_with("Right")),
+        "{e}"
+    );
+}
