@@ -148,7 +148,7 @@ fn catalogue(c: &mut Criterion) {
             }
         })
     });
-    let mut fitted = CrowdHalflives::new(CHARS, j);
+    let mut fitted = CrowdHalflives::new(CHARS, j).unwrap();
     g.bench_function("fit_halflives/lanes", |b| {
         one.install(|| {
             b.iter(|| {

@@ -64,9 +64,19 @@ pub struct PoseStream<T: Jointx8> {
     joints: usize,
 }
 
-/// `packs × joints` copies of `value`, or [`Error::Size`] when the count or
-/// its bytes overflow or the memory cannot be reserved (nothing allocated).
+/// `packs × joints` copies of `value`; [`Error::Length`] for zero joints
+/// (a character is at least its root: every view of a stream,
+/// [`crate::output::Packed`], needs one), or [`Error::Size`] when the
+/// count or its bytes overflow or the memory cannot be reserved (nothing
+/// allocated).
 fn lane_vec<T: Jointx8>(characters: usize, joints: usize, value: T) -> Result<Vec<T>> {
+    if joints == 0 {
+        return Err(Error::Length {
+            what: "joints per character (at least 1)",
+            expected: 1,
+            got: 0,
+        });
+    }
     let size = |reason: String| Error::Size {
         what: "pose stream",
         reason,
@@ -92,7 +102,8 @@ impl<T: Jointx8> PoseStream<T> {
     /// local stream and writes to the global one for each.
     pub const BYTES_PER_JOINT: usize = size_of::<T>() / 8;
 
-    /// `characters × joints` identities, or [`Error::Size`].
+    /// `characters × joints` identities; refused with [`Error::Length`]
+    /// for zero joints, [`Error::Size`] past what memory holds.
     pub fn new(characters: usize, joints: usize) -> Result<PoseStream<T>> {
         Ok(PoseStream {
             data: lane_vec(characters, joints, T::IDENTITY)?,

@@ -276,15 +276,19 @@ pub struct CrowdHalflives {
 }
 
 impl CrowdHalflives {
-    /// Zero half-lives for `characters × joints`.
-    pub fn new(characters: usize, joints: usize) -> CrowdHalflives {
-        let n = packs_for(characters) * joints;
-        CrowdHalflives {
-            pos: vec![Vec3x8::ZERO; n],
-            rot: vec![Vec3x8::ZERO; n],
+    /// Zero half-lives for `characters × joints`, or [`Error::Size`] when
+    /// `ceil(characters / 8) × joints` overflows or its memory cannot be
+    /// reserved (nothing allocated).
+    pub fn new(characters: usize, joints: usize) -> Result<CrowdHalflives> {
+        let n = packs_for(characters)
+            .checked_mul(joints)
+            .ok_or_else(|| crate::error::refused_size::<Vec3x8>("crowd half-lives", usize::MAX))?;
+        Ok(CrowdHalflives {
+            pos: try_vec("crowd position half-lives", n, Vec3x8::ZERO)?,
+            rot: try_vec("crowd rotation half-lives", n, Vec3x8::ZERO)?,
             characters,
             joints,
-        }
+        })
     }
 
     /// Number of characters.
@@ -302,12 +306,14 @@ impl CrowdHalflives {
         packs_for(self.characters)
     }
 
-    /// Pack `p`'s position half-lives, one [`Vec3x8`] per joint.
+    /// Pack `p`'s position half-lives, one [`Vec3x8`] per joint (panics
+    /// for `p >= packs()`, as a slice index does).
     pub fn pos_pack(&self, p: usize) -> &[Vec3x8] {
         &self.pos[p * self.joints..(p + 1) * self.joints]
     }
 
-    /// Pack `p`'s rotation half-lives, one [`Vec3x8`] per joint.
+    /// Pack `p`'s rotation half-lives, one [`Vec3x8`] per joint (panics
+    /// for `p >= packs()`).
     pub fn rot_pack(&self, p: usize) -> &[Vec3x8] {
         &self.rot[p * self.joints..(p + 1) * self.joints]
     }

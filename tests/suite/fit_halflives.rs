@@ -253,9 +253,9 @@ fn batch_over_a_crowd_equals_the_reference_per_character() {
             CrowdPose::from_poses(&dst, J).unwrap(),
         );
         let p = (0.3, 0.1, 1.0, 0.05);
-        let mut h = CrowdHalflives::new(9, J);
+        let mut h = CrowdHalflives::new(9, J).unwrap();
         deadblend::fit_halflives(&mut h, &sc, &dc, p.0, p.1, p.2, p.3).unwrap();
-        let mut h2 = CrowdHalflives::new(9, J);
+        let mut h2 = CrowdHalflives::new(9, J).unwrap();
         pool(2)
             .install(|| deadblend::fit_halflives(&mut h2, &sc, &dc, p.0, p.1, p.2, p.3).unwrap());
         assert_eq!(h, h2, "1 vs 2 threads");
@@ -291,7 +291,7 @@ fn batch_refusals_are_typed_and_write_nothing() {
         CrowdPose::from_poses(&src, J).unwrap(),
         CrowdPose::from_poses(&dst, J).unwrap(),
     );
-    let fresh = CrowdHalflives::new(9, J);
+    let fresh = CrowdHalflives::new(9, J).unwrap();
     let mut h = fresh.clone();
     let param = |name: &'static str| move |e: Error| matches!(e, Error::Parameter { name: n, .. } if n == name);
     type Expect = Box<dyn Fn(Error) -> bool>;
@@ -339,7 +339,7 @@ fn batch_refusals_are_typed_and_write_nothing() {
         ),
         (
             deadblend::fit_halflives(
-                &mut CrowdHalflives::new(9, J - 1),
+                &mut CrowdHalflives::new(9, J - 1).unwrap(),
                 &sc,
                 &dc,
                 0.3,
@@ -388,7 +388,7 @@ fn batch_refusals_are_typed_and_write_nothing() {
     }
     assert_eq!(h, fresh, "a refused call wrote");
     // Empty crowds are accepted and write nothing.
-    let mut empty = CrowdHalflives::new(0, J);
+    let mut empty = CrowdHalflives::new(0, J).unwrap();
     deadblend::fit_halflives(
         &mut empty,
         &CrowdPose::new(0, J).unwrap(),

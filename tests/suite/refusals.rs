@@ -164,14 +164,43 @@ fn crowd_pose_and_stream_sizes_are_checked_before_allocating() {
         );
         assert!(matches!(Vec3Stream::new(n), Err(Error::Size { .. })), "{n}");
     }
-    // Degenerate but valid shapes run without panicking.
+    // Degenerate but valid shapes run without panicking, and their views
+    // are made.
     let skel = kineform::Skeleton::new(vec![-1]).unwrap();
-    for (c, j) in [(0, 1), (0, usize::MAX), (9, 0)] {
+    for (c, j) in [(0, 1), (0, usize::MAX), (9, 1)] {
         let mut g = CrowdPose::new(c, j).unwrap();
         let l = CrowdPose::new(c, j).unwrap();
         let _ = kineform::batch::crowd::op_fk(&mut g, &l, &skel);
         let _ = kineform::batch::crowd::op_finite_diff(&mut g, &l, &l, 0.1);
+        assert_eq!(g.packed().characters(), c);
     }
+    // Zero joints is refused (2026-12-07, found by a review: `CrowdPose::
+    // new(9, 0)` was accepted and its `packed()` panicked on the view's
+    // own refusal of zero joints). Mutation caught: the refusal removed
+    // from `lane_vec` (this unwrap_err panics).
+    for c in [0, 9] {
+        let e = CrowdPose::new(c, 0).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                Error::Length {
+                    expected: 1,
+                    got: 0,
+                    ..
+                }
+            ),
+            "{e}"
+        );
+        assert!(kineform::pose_stream::PoseStream::<kineform::lanes::PosRotx8>::new(c, 0).is_err());
+    }
+    // Crowd half-lives are sized as a crowd pose is (they were infallible:
+    // `vec!` of a wrapped or enormous count).
+    use kineform::stream::CrowdHalflives;
+    for (c, j) in [(usize::MAX, 64), (1 << 40, 31), (31, 1 << 58)] {
+        let e = CrowdHalflives::new(c, j).unwrap_err();
+        assert!(matches!(e, Error::Size { .. }), "{c} × {j}: {e}");
+    }
+    assert_eq!(CrowdHalflives::new(9, 2).unwrap().packs(), 2);
 }
 
 fn stream(v: &[f32]) -> kineform::stream::F32Stream {
