@@ -15,6 +15,16 @@ macro_rules! say {
     }};
 }
 
+/// `eprintln!` that does not panic where standard error cannot be
+/// written (`2> /dev/full`): the message is lost, the exit status stays
+/// the job's (`eprintln!` panicked, exit 101).
+macro_rules! tell {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr().lock(), $($t)*);
+    }};
+}
+
 mod crowd_cmd;
 mod lod_cmd;
 mod match_cmd;
@@ -284,7 +294,7 @@ fn add_footsteps(library: &mut ClipLibrary) -> kineform::Result<usize> {
                 Err(kineform::Error::Length { what, got, .. })
                     if what.starts_with("markers of a clip") =>
                 {
-                    eprintln!(
+                    tell!(
                         "note: clip {clip} has more {foot} footsteps than a clip may hold markers \
                          ({} at most, kineform::limits::MAX_MARKERS; {got} reached): they are \
                          not marked",
@@ -345,13 +355,13 @@ fn main() {
     // The SSE2 trap: a build for the default target on an AVX2 machine runs
     // at about half speed. Say so on stderr (stdout stays parseable).
     if let Some(advice) = kineform::simd_support().advice() {
-        eprintln!("note: {advice}");
+        tell!("note: {advice}");
     }
     let args = match cli.command {
         Some(Command::Crowd(a)) => a,
         Some(Command::Match(m)) => {
             if let Err(e) = match_cmd::run(&m) {
-                eprintln!("error: {e}");
+                tell!("error: {e}");
                 std::process::exit(1);
             }
             return;
@@ -368,7 +378,7 @@ fn main() {
                 libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
             }
             if let Err(e) = run_convert(&c) {
-                eprintln!("error: {e}");
+                tell!("error: {e}");
                 std::process::exit(1);
             }
             return;
@@ -388,7 +398,7 @@ fn main() {
     }
     args.pages.apply();
     if let Err(e) = run_crowd(&args) {
-        eprintln!("error: {e}");
+        tell!("error: {e}");
         // 3: the run completed but its output failed the velocity check;
         // 1: a file could not be read or a crowd could not be made.
         std::process::exit(if e.is::<CheckFailed>() { 3 } else { 1 });

@@ -509,7 +509,8 @@ fn huge_pages_are_on_by_default_and_off_with_the_flag() {
 /// `--version` that cannot be written end the same way (2026-12-07: clap's
 /// `exit` ignored the failed write and exited 0). Mutations caught: `say!`
 /// made `println!` again (the first case panics, exit 101); `Cli::parse()`
-/// again in place of `exit_clap` (`--help` exits 0).
+/// again in place of `exit_clap` (`--help` exits 0). Standard error that
+/// cannot be written leaves the job's status (`eprintln!` panicked).
 #[test]
 fn output_that_cannot_be_written_and_sizes_that_cannot_run_are_refused() {
     let full = || {
@@ -548,6 +549,21 @@ fn output_that_cannot_be_written_and_sizes_that_cannot_run_are_refused() {
             err.contains("standard output") && !err.contains("panicked"),
             "{args:?}: {err}"
         );
+    }
+    // Standard error that cannot be written: the job's status stands
+    // (1 for a refusal; `eprintln!` panicked, exit 101). Mutation caught:
+    // `tell!` made `eprintln!` again (exit 101).
+    let jobs: [&[&str]; 2] = [
+        &["convert", "/nonexistent/in.bvh", "/tmp/kineform-never.glb"],
+        &["crowd", "--characters", "8", "--frames", "2", "--fps", "1"],
+    ];
+    for args in jobs {
+        let out = Command::new(env!("CARGO_BIN_EXE_kineform"))
+            .args(args)
+            .stderr(full())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
     }
     let out = kineform(
         &["crowd", "--characters", "1", "--frames", "4294967295"],
