@@ -305,7 +305,8 @@ impl Database {
     }
 
     /// Scale and log-scale step of global frame `f`, joint `j` (1 and 0 for
-    /// unit-scale databases).
+    /// unit-scale databases). Panics for `f >= frames()` or `j >=
+    /// joints()` in a database with scales.
     pub fn scale(&self, f: usize, j: usize) -> (Vec3, Vec3) {
         self.scales
             .as_ref()
@@ -337,7 +338,7 @@ impl Database {
     /// [`Database::rows`]).
     ///
     /// Panics if `f` was prepared by a database with more frames or wider
-    /// rows than this one.
+    /// rows than this one, or for `j >= joints()`.
     pub fn gather(&self, f: &Frames8, j: usize) -> Rowx8 {
         match self.rows() {
             Rows::Full(g) => g.gather(f, j),

@@ -91,6 +91,9 @@ pub fn sample_linear_joint(
 }
 
 /// Linear sampling for eight characters, lane `i` at `time[i]`.
+///
+/// Panics when a view has no rows or fewer columns than `output` has
+/// joints, as the reference does.
 pub fn op_sample_linear(
     output: &mut [Kformx8],
     anim_pos: Slice2d<Vec3>,
@@ -224,6 +227,9 @@ pub fn sample_cubic_joint(
 }
 
 /// Cubic (Catmull-Rom) sampling for eight characters, lane `i` at `time[i]`.
+///
+/// Panics when a view has no rows or fewer columns than `output` has
+/// joints, as the reference does.
 pub fn op_sample_cubic(
     output: &mut [Kformx8],
     anim_pos: Slice2d<Vec3>,

@@ -47,6 +47,10 @@ fn clamp_row(i: i64, rows: usize) -> usize {
 /// slerped, scales eerped; velocities are the finite difference of the two
 /// frames around `time` (`(p1 - p0) / dt`, the scaled angle axis of
 /// `quat_abs(r1 r0⁻¹)` over `dt`, `log(s1 / s0) / dt`).
+///
+/// Panics when a view has no rows or fewer columns than `output` has
+/// joints (the articles' shapes: clips of at least one frame, a column a
+/// joint), as [`Slice2d::get`] does.
 pub fn op_sample_linear(
     output: &mut Pose,
     anim_pos: Slice2d<Vec3>,
@@ -153,6 +157,10 @@ pub fn scale_catmull_rom(x: f32, s0: Vec3, s1: Vec3, s2: Vec3, s3: Vec3, dt: f32
 /// Cubic (Catmull-Rom) sampling at `time` through the four frames around it
 /// (`st - 1 .. st + 2`, clamped to the clip), with velocities that change
 /// smoothly between frames.
+///
+/// Panics when a view has no rows or fewer columns than `output` has
+/// joints (the articles' shapes: clips of at least one frame, a column a
+/// joint), as [`Slice2d::get`] does.
 pub fn op_sample_cubic(
     output: &mut Pose,
     anim_pos: Slice2d<Vec3>,
