@@ -5,9 +5,9 @@ use kineform::crowd::{BlendProfile, Joints, Source};
 
 /// The layers of [`crowds::layered`] and two profiles that scale
 /// (none snaps: a snap is a jump on purpose).
-fn config(mode: (Sampling, Transition, DeadBlendHalflives)) -> CrowdConfig {
+fn config(mode: (Sampling, Transition, DeadBlendHalflives), scalar: bool) -> CrowdConfig {
     let base = crowds::layered(CrowdConfig {
-        characters: 64,
+        characters: characters(scalar),
         sampling: mode.0,
         transition: mode.1,
         dead_blend_halflives: mode.2,
@@ -136,9 +136,9 @@ fn run(mode: (Sampling, Transition, DeadBlendHalflives), (scalar, walk): (bool, 
     let library = two_subjects();
     let ft = library.clips()[0].frame_time();
     let runs: [Stats; 4] = RATES.map(|hz| {
-        let cfg = config(mode);
-        let mut wander = wander_of(11);
-        let mut driver = LayerDriver::new(64, cfg.layers.len());
+        let cfg = config(mode, scalar);
+        let mut wander = wander_of(11, cfg.characters);
+        let mut driver = LayerDriver::new(cfg.characters, cfg.layers.len());
         let run = (1.0 / hz, ft, 3.0, walk);
         if scalar {
             let mut c = ReferenceCrowd::new(&library, cfg).unwrap();

@@ -28,7 +28,7 @@ fn runs((sampling, transition): (Sampling, Transition), scalar: bool, lod: bool)
             level_of_detail: lod,
             ..Default::default()
         };
-        let mut wander = wander_of(11);
+        let mut wander = wander_of(11, 64);
         let run = (1.0 / hz, ft, 3.0, false);
         let (mut t, mut epoch) = (0.0f32, usize::MAX);
         macro_rules! more {
