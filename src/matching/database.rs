@@ -553,9 +553,10 @@ impl MatchDatabase {
     /// where memory for a copy of the database cannot be had).
     pub fn to_parts(&self) -> Result<DatabaseParts> {
         let frames = self.frames();
-        let dims = self.layout.dims();
-        // No overflow: the index holds `frames * dims` features already.
-        let n = frames * dims;
+        // The index's own width, which `features` gives per frame, so the
+        // count is exact; no overflow: the index holds `frames * dims`
+        // features already.
+        let n = frames * self.index.dims;
         Ok(DatabaseParts {
             features: crate::error::try_collect(
                 "database features",

@@ -537,12 +537,19 @@ fn output_that_cannot_be_written_and_sizes_that_cannot_run_are_refused() {
         &["match", "--help"],
         &["--version"],
     ];
+    // `args` run with standard output (`on_stderr` false) or standard
+    // error on `/dev/full`.
+    let on_full = |args: &[&str], on_stderr: bool| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_kineform"));
+        cmd.args(args);
+        match on_stderr {
+            false => cmd.stdout(full()),
+            true => cmd.stderr(full()),
+        };
+        cmd.output().unwrap()
+    };
     for args in jobs {
-        let out = Command::new(env!("CARGO_BIN_EXE_kineform"))
-            .args(args)
-            .stdout(full())
-            .output()
-            .unwrap();
+        let out = on_full(args, false);
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
         assert!(
@@ -558,11 +565,7 @@ fn output_that_cannot_be_written_and_sizes_that_cannot_run_are_refused() {
         &["crowd", "--characters", "8", "--frames", "2", "--fps", "1"],
     ];
     for args in jobs {
-        let out = Command::new(env!("CARGO_BIN_EXE_kineform"))
-            .args(args)
-            .stderr(full())
-            .output()
-            .unwrap();
+        let out = on_full(args, true);
         assert_eq!(out.status.code(), Some(1), "{args:?}");
     }
     let out = kineform(
