@@ -181,17 +181,7 @@ impl JointMap {
         let names = skeleton.names();
         let rests = self.rests(skeleton)?;
         let mapped: Vec<String> = names.iter().map(|s| self.target(s).to_string()).collect();
-        for (j, name) in mapped.iter().enumerate() {
-            if let Some(k) = mapped[..j].iter().position(|m| m == name) {
-                return Err(Error::Skeleton {
-                    joint: j,
-                    reason: format!(
-                        "the joint map names both `{}` (joint {k}) and `{}` `{name}`",
-                        names[k], names[j]
-                    ),
-                });
-            }
-        }
+        one_name_each(names, &mapped)?;
         let parent_rest = |j: usize| match skeleton.parents()[j] {
             p if p >= 0 => rests[p as usize],
             _ => None,
@@ -291,6 +281,23 @@ impl JointMap {
         }
         Ok(rests)
     }
+}
+
+/// Refuses two joints (`names`) that the map gives one name (`mapped`),
+/// naming the second ([`Error::Skeleton`]).
+fn one_name_each(names: &[String], mapped: &[String]) -> Result<()> {
+    for (j, name) in mapped.iter().enumerate() {
+        if let Some(k) = mapped[..j].iter().position(|m| m == name) {
+            return Err(Error::Skeleton {
+                joint: j,
+                reason: format!(
+                    "the joint map names both `{}` (joint {k}) and `{}` `{name}`",
+                    names[k], names[j]
+                ),
+            });
+        }
+    }
+    Ok(())
 }
 
 /// Joints of every CMU skeleton (the same hierarchy in every convention).

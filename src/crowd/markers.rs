@@ -358,20 +358,7 @@ pub(crate) fn pack_markers(
         ],
         Scan::Every => [0xff; 2],
     };
-    // The layers that weigh over the threshold somewhere in the pack.
-    let mut layers: [Option<(SourceArrays, [f32; 8])>; MAX_LAYERS] = Default::default();
-    let heavy = F32x8::splat(threshold);
-    let moves = src.layers.iter().zip(src.layer_spans);
-    let mut layered = false;
-    for (slot, (layer, span)) in layers.iter_mut().zip(moves) {
-        if every || layer.weight.w.simd_gt(heavy).any() {
-            *slot = Some((
-                SourceArrays::new(&layer.src, span),
-                layer.weight.w.to_array(),
-            ));
-            layered = true;
-        }
-    }
+    let (layers, layered) = heavy_layers(&src, threshold, every);
     if may == [0, 0] && !layered {
         return 0;
     }
@@ -421,6 +408,31 @@ pub(crate) fn pack_markers(
         }
     }
     n
+}
+
+/// A layer's arrays and its weight per character, where it weighs over
+/// the markers' threshold.
+type HeavyLayer = Option<(SourceArrays, [f32; 8])>;
+
+/// A pack's layers ([`Advanced::layers`]) that weigh over `threshold`
+/// for some character of the pack (every layer with `every`): each one's
+/// arrays and weights, and whether there is one.
+#[inline(always)]
+fn heavy_layers(src: &Advanced, threshold: f32, every: bool) -> ([HeavyLayer; MAX_LAYERS], bool) {
+    let mut layers: [HeavyLayer; MAX_LAYERS] = Default::default();
+    let heavy = F32x8::splat(threshold);
+    let moves = src.layers.iter().zip(src.layer_spans);
+    let mut layered = false;
+    for (slot, (layer, span)) in layers.iter_mut().zip(moves) {
+        if every || layer.weight.w.simd_gt(heavy).any() {
+            *slot = Some((
+                SourceArrays::new(&layer.src, span),
+                layer.weight.w.to_array(),
+            ));
+            layered = true;
+        }
+    }
+    (layers, layered)
 }
 
 /// The lanes of one base source (its lanes `s`, its move `sp`) whose

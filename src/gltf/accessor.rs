@@ -177,29 +177,7 @@ impl Data<'_> {
                 ),
             )
         })?;
-        use DataType::*;
-        use Dimensions::*;
-        match (dims, dt) {
-            (Scalar, F32) => self.decode(acc, &mut out, |v: f32, o| o.push(v))?,
-            (Vec3, F32) => self.decode(acc, &mut out, |v: [f32; 3], o| o.extend(v))?,
-            (Vec4, F32) => self.decode(acc, &mut out, |v: [f32; 4], o| o.extend(v))?,
-            (Vec4, I8) => self.decode(acc, &mut out, |v: [i8; 4], o| {
-                o.extend(v.map(|x| (x as f32 / 127.0).max(-1.0)))
-            })?,
-            (Vec4, U8) => self.decode(acc, &mut out, |v: [u8; 4], o| {
-                o.extend(v.map(|x| x as f32 / 255.0))
-            })?,
-            (Vec4, I16) => self.decode(acc, &mut out, |v: [i16; 4], o| {
-                o.extend(v.map(|x| (x as f32 / 32767.0).max(-1.0)))
-            })?,
-            (Vec4, U16) => self.decode(acc, &mut out, |v: [u16; 4], o| {
-                o.extend(v.map(|x| x as f32 / 65535.0))
-            })?,
-            (Mat4, F32) => self.decode(acc, &mut out, |v: [[f32; 4]; 4], o| {
-                o.extend(v.into_iter().flatten())
-            })?,
-            _ => return err(at, format!("{dims:?} of {dt:?} is not supported here")),
-        }
+        self.decode_as(acc, (dims, dt), &mut out, &at)?;
         if out.len() != n {
             return err(at, format!("{} values decoded, {n} expected", out.len()));
         }
@@ -212,6 +190,42 @@ impl Data<'_> {
             );
         }
         Ok(out)
+    }
+
+    /// The accessor's elements of `dims` and component type `dt` decoded
+    /// into `out` as f32 (normalized integers to [-1, 1] or [0, 1]); other
+    /// pairs are refused, naming the accessor (`at`).
+    fn decode_as(
+        &self,
+        acc: &::gltf::Accessor,
+        (dims, dt): (Dimensions, DataType),
+        out: &mut Vec<f32>,
+        at: &str,
+    ) -> Result<()> {
+        use DataType::*;
+        use Dimensions::*;
+        match (dims, dt) {
+            (Scalar, F32) => self.decode(acc, out, |v: f32, o| o.push(v))?,
+            (Vec3, F32) => self.decode(acc, out, |v: [f32; 3], o| o.extend(v))?,
+            (Vec4, F32) => self.decode(acc, out, |v: [f32; 4], o| o.extend(v))?,
+            (Vec4, I8) => self.decode(acc, out, |v: [i8; 4], o| {
+                o.extend(v.map(|x| (x as f32 / 127.0).max(-1.0)))
+            })?,
+            (Vec4, U8) => self.decode(acc, out, |v: [u8; 4], o| {
+                o.extend(v.map(|x| x as f32 / 255.0))
+            })?,
+            (Vec4, I16) => self.decode(acc, out, |v: [i16; 4], o| {
+                o.extend(v.map(|x| (x as f32 / 32767.0).max(-1.0)))
+            })?,
+            (Vec4, U16) => self.decode(acc, out, |v: [u16; 4], o| {
+                o.extend(v.map(|x| x as f32 / 65535.0))
+            })?,
+            (Mat4, F32) => self.decode(acc, out, |v: [[f32; 4]; 4], o| {
+                o.extend(v.into_iter().flatten())
+            })?,
+            _ => return err(at, format!("{dims:?} of {dt:?} is not supported here")),
+        }
+        Ok(())
     }
 
     /// Checks a sparse accessor's index and value ranges, and that its

@@ -114,17 +114,7 @@ pub(crate) fn step_pack<const CUBIC: bool, const INERT: bool>(
         _ => None,
     };
     if sh.extract {
-        // The base sources' wraps are travel (their places walk on); a
-        // layer's over the root is not.
-        let layer_wraps = if sh.root_layered { step.wrapped } else { 0 };
-        let jumped = given.played | given.trans | given.resumed | layer_wraps;
-        let (m, out) = (&mut local[1], &mut *pack.root_motion);
-        let before = *out;
-        let up = Vec3x8::splat(sh.up);
-        extract_root(m, &step.root, out, (jumped, sh.first), (splat(sh.dt), up));
-        if let Some(lod) = &lod {
-            carry_root_motion(out, &before, !lod.due, sh.dt);
-        }
+        root_pass(sh, &mut pack, &step, &mut local[1], given, lod.as_ref());
     }
     *pack.result = match &lod {
         Some(lod) if !plain(lod, &before) => {
@@ -132,19 +122,10 @@ pub(crate) fn step_pack<const CUBIC: bool, const INERT: bool>(
                 true => next_own::<INERT>(&pack, local.len(), !sh.fetch),
                 false => [Ahead::NONE; 3],
             };
-            lod_pass(
-                sh,
-                &mut pack,
-                &step,
-                (local, evaluated),
-                (lod, before),
-                &next,
-            )
+            let at = (lod, before);
+            lod_pass(sh, &mut pack, &step, (local, evaluated), at, &next)
         }
-        _ => {
-            pack.schedule.stale = 0;
-            world_pass(sh, &mut pack, &step, local, given.trans)
-        }
+        _ => world_pass(sh, &mut pack, &step, local, given.trans),
     };
     if let Some(root) = scratch_root {
         local[1] = root;
@@ -159,6 +140,33 @@ pub(crate) fn step_pack<const CUBIC: bool, const INERT: bool>(
 #[inline(always)]
 fn plain(lod: &LodStep, was: &LodClocks) -> bool {
     lod.due == 0xff && lod.resumed == 0 && !lod.resumed_clocks().running().any() && shows_rows(was)
+}
+
+/// Root motion extracted from the pack's root joint `m` (the crowd's
+/// [`crate::crowd::RootMotion::Extract`]): the characters that jumped
+/// this step (given new sources, a transition, resumed, or a layer's wrap
+/// over the root) restart it; with level of detail, the lanes not due
+/// carry their last step's ([`carry_root_motion`]).
+#[inline(always)]
+fn root_pass(
+    sh: &Shared,
+    pack: &mut Pack,
+    step: &Stepx8,
+    m: &mut Motionx8,
+    given: Given,
+    lod: Option<&LodStep>,
+) {
+    // The base sources' wraps are travel (their places walk on); a
+    // layer's over the root is not.
+    let layer_wraps = if sh.root_layered { step.wrapped } else { 0 };
+    let jumped = given.played | given.trans | given.resumed | layer_wraps;
+    let out = &mut *pack.root_motion;
+    let before = *out;
+    let up = Vec3x8::splat(sh.up);
+    extract_root(m, &step.root, out, (jumped, sh.first), (splat(sh.dt), up));
+    if let Some(lod) = lod {
+        carry_root_motion(out, &before, !lod.due, sh.dt);
+    }
 }
 
 /// A pack none of whose characters is due this step: where the crowd
@@ -559,7 +567,7 @@ fn transitions<'s, const INERT: bool>(
 /// first, from joint 0, each character's root, growing the characters'
 /// bounding boxes; the pack's figures: its
 /// transitions (`trans`) and the velocity check against the previous
-/// frame's output.
+/// frame's output. Its boxes are then fresh (the schedule's `stale`).
 #[inline(always)]
 fn world_pass(
     sh: &Shared,
@@ -568,6 +576,7 @@ fn world_pass(
     local: &[Motionx8],
     trans: u8,
 ) -> PackResult {
+    pack.schedule.stale = 0;
     let half_dt = splat(0.5 * sh.dt);
     let (out, pose, skeleton) = (
         (&mut *pack.world, &mut *pack.bounds),
