@@ -358,7 +358,8 @@ pub(crate) fn pack_markers(
         ],
         Scan::Every => [0xff; 2],
     };
-    let (layers, layered) = heavy_layers(&src, threshold, every);
+    let mut layers: [HeavyLayer; MAX_LAYERS] = Default::default();
+    let layered = heavy_layers(&src, (threshold, every), &mut layers);
     if may == [0, 0] && !layered {
         return 0;
     }
@@ -416,10 +417,15 @@ type HeavyLayer = Option<(SourceArrays, [f32; 8])>;
 
 /// A pack's layers ([`Advanced::layers`]) that weigh over `threshold`
 /// for some character of the pack (every layer with `every`): each one's
-/// arrays and weights, and whether there is one.
+/// arrays and weights into its slot of `layers` (filled in place: the
+/// array returned by value was copied, 0.3 M instructions over 50 frames
+/// of 400 layered characters), and whether there is one.
 #[inline(always)]
-fn heavy_layers(src: &Advanced, threshold: f32, every: bool) -> ([HeavyLayer; MAX_LAYERS], bool) {
-    let mut layers: [HeavyLayer; MAX_LAYERS] = Default::default();
+fn heavy_layers(
+    src: &Advanced,
+    (threshold, every): (f32, bool),
+    layers: &mut [HeavyLayer; MAX_LAYERS],
+) -> bool {
     let heavy = F32x8::splat(threshold);
     let moves = src.layers.iter().zip(src.layer_spans);
     let mut layered = false;
@@ -432,7 +438,7 @@ fn heavy_layers(src: &Advanced, threshold: f32, every: bool) -> ([HeavyLayer; MA
             layered = true;
         }
     }
-    (layers, layered)
+    layered
 }
 
 /// The lanes of one base source (its lanes `s`, its move `sp`) whose
