@@ -312,7 +312,8 @@ fn searches(db: &MatchDatabase, batch: &QueryBatch) {
     search::reference(db, batch, &mut r).expect("reference search of a valid batch");
     for i in 0..n {
         let q = batch.get(i).expect("query in batch");
-        let want = reference::search_seeded(db, q, batch.seed(i), batch.margin());
+        let want =
+            reference::search_seeded(db, q, batch.seed(i), batch.margin()).expect("a valid query");
         assert!(
             db.searchable(want.frame),
             "query {i}: {want:?} not searched"
@@ -323,7 +324,7 @@ fn searches(db: &MatchDatabase, batch: &QueryBatch) {
         let (one, _) = search::accelerated_one(db, q, batch.seed(i)).expect("a valid query");
         assert_eq!(
             key(one),
-            key(reference::search(db, q)),
+            key(reference::search(db, q).expect("a valid query")),
             "accelerated_one, query {i}"
         );
     }

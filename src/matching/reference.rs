@@ -47,7 +47,8 @@
 //! that far, which prunes more boxes the larger `m` is.
 
 use super::database::MatchDatabase;
-use super::search::Match;
+use super::search::{Match, check_margin, check_query};
+use crate::error::Result;
 
 /// `a + t t`: one rounding (fused multiply-add) where the build targets
 /// FMA, two otherwise (module docs).
@@ -106,13 +107,21 @@ pub const NONE: Match = Match {
 /// [`search`] with hysteresis (module docs): the best frame for `q` when
 /// it beats the searched `seed` by `margin`, else the seed at its own
 /// distance. An unseeded query, or one seeded with a frame not searched,
-/// gets [`search`]'s frame.
-pub fn search_seeded(db: &MatchDatabase, q: &[f32], seed: Option<usize>, margin: f32) -> Match {
-    let best = search(db, q);
-    match seed.filter(|&s| db.searchable(s)) {
+/// gets [`search`]'s frame. Refuses what [`search`] refuses and a margin
+/// that [`QueryBatch::set_margin`](super::QueryBatch::set_margin) refuses
+/// (negative or not finite).
+pub fn search_seeded(
+    db: &MatchDatabase,
+    q: &[f32],
+    seed: Option<usize>,
+    margin: f32,
+) -> Result<Match> {
+    check_margin(margin)?;
+    let best = search(db, q)?;
+    Ok(match seed.filter(|&s| db.searchable(s)) {
         Some(s) => settle(best, seed_match(db, q, s), margin),
         None => best,
-    }
+    })
 }
 
 /// Seed frame `s`'s distance to `q` (`s` searched).
@@ -140,10 +149,14 @@ pub(crate) fn settle(best: Match, seed: Match, margin: f32) -> Match {
 
 /// The best searched frame of `db` for the normalized, padded query `q`
 /// ([`MatchDatabase::query`]): every searched frame in order, [`distance`]
-/// and [`better`]. Panics when `q`'s length is not the database's padded
-/// feature count.
-pub fn search(db: &MatchDatabase, q: &[f32]) -> Match {
-    assert_eq!(q.len(), db.layout().padded(), "query length");
+/// and [`better`]. Refuses, as the 8-lane searches do, a query whose
+/// length is not the database's padded feature count
+/// ([`crate::Error::Length`]) or with a feature that is not finite
+/// ([`crate::Error::Index`], naming it): with a NaN feature every
+/// distance is NaN, no frame is [`better`] than [`NONE`], and `NONE`
+/// (frame `usize::MAX`) would have been returned as the best frame.
+pub fn search(db: &MatchDatabase, q: &[f32]) -> Result<Match> {
+    check_query(db, q)?;
     let mut best = NONE;
     let mut f = vec![0.0f32; q.len()];
     for i in 0..db.frames() {
@@ -160,5 +173,5 @@ pub fn search(db: &MatchDatabase, q: &[f32]) -> Match {
             };
         }
     }
-    best
+    Ok(best)
 }

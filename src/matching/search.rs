@@ -79,13 +79,7 @@ impl QueryBatch {
     /// 0, the default, gives the best frame. Refuses, changing nothing, a
     /// margin that is negative or not finite.
     pub fn set_margin(&mut self, margin: f32) -> Result<()> {
-        if !(margin.is_finite() && margin >= 0.0) {
-            return Err(Error::Parameter {
-                name: "margin",
-                value: margin,
-                reason: "must be finite and at least 0",
-            });
-        }
+        check_margin(margin)?;
         self.margin = margin;
         Ok(())
     }
@@ -232,6 +226,32 @@ pub struct SearchStats {
     pub abandoned: usize,
 }
 
+/// Refuses a switch margin that is negative or not finite
+/// ([`QueryBatch::set_margin`], [`super::reference::search_seeded`]).
+pub(crate) fn check_margin(margin: f32) -> Result<()> {
+    if !(margin.is_finite() && margin >= 0.0) {
+        return Err(Error::Parameter {
+            name: "margin",
+            value: margin,
+            reason: "must be finite and at least 0",
+        });
+    }
+    Ok(())
+}
+
+/// Refuses a query for `db` of the wrong length or with a feature that is
+/// not finite ([`accelerated_one`], [`super::reference::search`]).
+pub(crate) fn check_query(db: &MatchDatabase, q: &[f32]) -> Result<()> {
+    if q.len() != db.layout().padded() {
+        return Err(Error::Length {
+            what: "query features (FeatureLayout::padded)",
+            expected: db.layout().padded(),
+            got: q.len(),
+        });
+    }
+    check_finite(QUERY_NOT_FINITE, q)
+}
+
 /// The accelerated search for one normalized, padded query `q` (module
 /// docs), with what it did. Refuses a query of the wrong length or with a
 /// non-finite feature.
@@ -240,14 +260,7 @@ pub fn accelerated_one(
     q: &[f32],
     seed: Option<usize>,
 ) -> Result<(Match, SearchStats)> {
-    if q.len() != db.layout().padded() {
-        return Err(Error::Length {
-            what: "query features (FeatureLayout::padded)",
-            expected: db.layout().padded(),
-            got: q.len(),
-        });
-    }
-    check_finite(QUERY_NOT_FINITE, q)?;
+    check_query(db, q)?;
     let ix = &db.index;
     Ok(with_width!(ix.padded, search_one(ix, q, seed, 0.0)))
 }
@@ -280,10 +293,12 @@ pub fn accelerated(db: &MatchDatabase, queries: &QueryBatch, out: &mut [Match]) 
 /// batch's seeds and margin.
 pub fn reference(db: &MatchDatabase, queries: &QueryBatch, out: &mut [Match]) -> Result<()> {
     queries.check(db, out)?;
-    out.par_iter_mut().enumerate().for_each(|(i, o)| {
+    out.par_iter_mut().enumerate().try_for_each(|(i, o)| {
         // Unreachable: `check` made `out` one match per query.
         let q = queries.get(i).expect("query in batch");
-        *o = super::reference::search_seeded(db, q, queries.seed(i), queries.margin);
-    });
-    Ok(())
+        // Never refused: the batch took only queries of its layout's
+        // length with finite features, and a margin of 0 or more.
+        *o = super::reference::search_seeded(db, q, queries.seed(i), queries.margin)?;
+        Ok(())
+    })
 }

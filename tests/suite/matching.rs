@@ -6,6 +6,7 @@
 
 use crate::shipped;
 
+use kineform::Error;
 use kineform::matching::{
     self, CharacterFrame, DatabaseParts, FootFeatures, Match, MatchConfig, MatchDatabase,
     MirrorMap, QueryBatch, TrajectoryPoint, WorldPose, search,
@@ -69,7 +70,7 @@ fn queries_from_a_frames_world_inputs_are_its_features_bit_for_bit() {
             // the same bits.
             assert_eq!(bits(&q), bits(&padded(&db, f)), "{feet:?} frame {f}");
             if db.searchable(f) {
-                let m = matching::reference::search(&db, &q);
+                let m = matching::reference::search(&db, &q).unwrap();
                 assert_eq!(m.distance, 0.0);
                 // A frame at distance 0 may repeat an earlier one (the
                 // mirror of a symmetric pose is not one): the lowest wins.
@@ -358,6 +359,32 @@ fn refusals_name_what_is_wrong_and_write_nothing() {
     }
     batch.set_margin(2.5).unwrap();
     assert_eq!(batch.margin(), 2.5);
+    // The scalar reference refuses what the 8-lane searches refuse: a
+    // NaN feature (which no frame's distance beats: it returned frame
+    // usize::MAX), an infinite one, a wrong length, and a margin
+    // set_margin refuses.
+    let mut nan = vec![0.0; n];
+    nan[3] = f32::NAN;
+    for q in [
+        nan,
+        vec![f32::INFINITY; n],
+        vec![0.0; n - 1],
+        vec![0.0; n + 1],
+    ] {
+        let e = matching::reference::search(&db, &q).unwrap_err();
+        assert!(
+            matches!(e, Error::Index { .. } | Error::Length { .. }),
+            "{e}"
+        );
+        assert!(search::accelerated_one(&db, &q, None).is_err());
+        assert!(matching::reference::search_seeded(&db, &q, Some(0), 0.0).is_err());
+    }
+    for m in [-1.0, f32::NAN, f32::INFINITY] {
+        let e = matching::reference::search_seeded(&db, &vec![0.0; n], None, m).unwrap_err();
+        assert!(e.to_string().contains("margin"), "{e}");
+    }
+    let found = matching::reference::search(&db, &vec![0.0; n]).unwrap();
+    assert!(db.searchable(found.frame));
     // Wrong output length.
     batch.push(&vec![0.0; n], None).unwrap();
     assert!(search::accelerated(&db, &batch, &mut []).is_err());

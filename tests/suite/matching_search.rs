@@ -153,8 +153,8 @@ fn check(s: Shape, n: usize) -> Result<(), TestCaseError> {
     let key = |m: Match| (m.frame, m.distance.to_bits());
     for i in 0..n {
         let q = batch.get(i).unwrap();
-        let best = reference::search(&db, q);
-        let r = reference::search_seeded(&db, q, batch.seed(i), s.margin);
+        let best = reference::search(&db, q).unwrap();
+        let r = reference::search_seeded(&db, q, batch.seed(i), s.margin).unwrap();
         prop_assert!(db.searchable(r.frame));
         // The rule: the best frame, or the searched seed it does not beat
         // by the margin (that seed at its own distance, never nearer than
