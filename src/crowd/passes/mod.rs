@@ -44,6 +44,7 @@ mod ahead;
 mod fk;
 mod layers;
 mod lod;
+mod pack_lod;
 mod pack_step;
 mod profile;
 mod root_motion;

@@ -9,7 +9,9 @@
 use super::ahead::Ahead;
 use super::fk::fk_pass;
 use super::layers::layers;
-use super::lod::{lod_world, shows_rows};
+use super::pack_lod::{
+    carry_pack, carry_root_motion, lod_pass, next_own, own_rows, plain, reads_offsets,
+};
 use super::profile::inertialize_profiled;
 use super::profile::{DeadTiming, Profiles, clear_snapped, dead_blend_profiled};
 use super::root_motion::{extract_root, onto_place};
@@ -23,7 +25,7 @@ use crate::crowd::halflives::Decay;
 use crate::crowd::markers::{Advanced, Scan, pack_markers};
 use crate::crowd::motion::*;
 use crate::crowd::place::{reset_places, wrap_places};
-use crate::crowd::schedule::{LodClocks, LodStep, bits_mask, live_lanes};
+use crate::crowd::schedule::{LodStep, live_lanes};
 use crate::crowd::state::{Applied, Happened, Spanx8, Stepx8};
 use crate::crowd::store::{Pack, PackResult};
 use crate::lanes::{self, CubicWeights, F32x8, Vec3x8, splat};
@@ -48,7 +50,7 @@ struct Given {
 /// `next_resumes`: the next pack of the run will resume characters this
 /// step ([`crate::crowd::schedule::Schedulex8::resumes_at`]), so a
 /// resuming pack fetches the next one's anchors, kept state and offsets
-/// while its own [`lod_world`] runs ([`next_own`]): spread over the
+/// while its own [`lod_world`](super::lod::lod_world) runs ([`next_own`]): spread over the
 /// longest pass, they arrive before the next pack asks for them, where
 /// its own fetch during sampling (about 25 KB in about 1.1 µs) stalled
 /// on memory (PERF.md, "On the Zen 5, later still").
@@ -132,16 +134,6 @@ pub(crate) fn step_pack<const CUBIC: bool, const INERT: bool>(
     }
 }
 
-/// Whether a pack with level of detail shows its evaluated pose in every
-/// lane this step (all evaluated, no offset starting or running) after
-/// showing its world rows last step (its clocks then, `was`), as a crowd
-/// without it: its forward kinematics writes the world output, checked
-/// against those rows, and its anchors are that output.
-#[inline(always)]
-fn plain(lod: &LodStep, was: &LodClocks) -> bool {
-    lod.due == 0xff && lod.resumed == 0 && !lod.resumed_clocks().running().any() && shows_rows(was)
-}
-
 /// Root motion extracted from the pack's root joint `m` (the crowd's
 /// [`crate::crowd::RootMotion::Extract`]): the characters that jumped
 /// this step (given new sources, a transition, resumed, or a layer's wrap
@@ -169,78 +161,9 @@ fn root_pass(
     }
 }
 
-/// A pack none of whose characters is due this step: where the crowd
-/// extracts root motion, its root motion carried ([`carry_root_motion`]);
-/// its world output (its characters' anchors) is not written and what it
-/// shows is made when it is read ([`super::lod::Carried`]; its schedule
-/// marks its boxes stale), so its step
-/// costs O(1), not O(joints). Nothing is shown that its step did not
-/// already check, so it adds nothing to the velocity check.
-fn carry_pack(sh: &Shared, pack: &mut Pack) {
-    if sh.extract {
-        let before = *pack.root_motion;
-        carry_root_motion(pack.root_motion, &before, 0xff, sh.dt);
-    }
-    pack.schedule.stale = 1;
-    *pack.result = PackResult {
-        ran: true,
-        ..PackResult::default()
-    };
-}
-
-/// The root motion of the `carried` lanes (bits): their last step's
-/// velocity and turn rate (`before`), and those times `dt`.
-#[inline(always)]
-fn carry_root_motion(out: &mut RootMotionx8, before: &RootMotionx8, carried: u8, dt: f32) {
-    if carried == 0 {
-        return;
-    }
-    // Bitwise selects of an opaque mask: a blend stored back becomes
-    // masked stores ([`update_turn`]).
-    let m = bits_mask(carried);
-    let dt = splat(dt);
-    out.displacement = bitselect_vec3(m, before.velocity * dt, out.displacement);
-    out.velocity = bitselect_vec3(m, before.velocity, out.velocity);
-    out.turn = m.bitselect(before.turn_rate * dt, out.turn);
-    out.turn_rate = m.bitselect(before.turn_rate, out.turn_rate);
-}
-
-/// The world output of an evaluated pack with level of detail that is not
-/// [`plain`]: forward kinematics into the worker's `evaluated` scratch,
-/// then [`lod_world`] (`was`: the pack's clocks before this step).
-#[inline(always)]
-fn lod_pass(
-    sh: &Shared,
-    pack: &mut Pack,
-    step: &Stepx8,
-    (local, evaluated): (&[Motionx8], &mut [Motionx8]),
-    (lod, was): (&LodStep, LodClocks),
-    next: &[Ahead],
-) -> PackResult {
-    let half_dt = splat(0.5 * sh.dt);
-    let mut unused = crate::crowd::bounds::Aabbx8::EMPTY;
-    let skeleton = (sh.parents, sh.tracks, None);
-    fk_pass::<false>(
-        (evaluated, &mut unused),
-        (&step.root, local),
-        skeleton,
-        true,
-        half_dt,
-    );
-    pack.schedule.stale = 0;
-    let out = (&mut *pack.world, &mut *pack.bounds);
-    let (offsets, at) = (&mut *pack.lod_offset, (sh.radii, sh.first, half_dt));
-    let check = match sh.check {
-        true => lod_world::<true>(out, offsets, evaluated, (lod, was), at, (next, sh.fetch)),
-        false => lod_world::<false>(out, offsets, evaluated, (lod, was), at, (next, sh.fetch)),
-    };
-    let trans = pack_trans(pack);
-    figures(sh, pack, (check, trans), lod.due, local.len())
-}
-
 /// The transitions a pack's step started (its events' bits).
 #[inline(always)]
-fn pack_trans(pack: &Pack) -> u8 {
+pub(super) fn pack_trans(pack: &Pack) -> u8 {
     pack.events[3]
 }
 
@@ -380,54 +303,6 @@ fn fetched<const INERT: bool>(
     let [head, tail] = sh.world_ahead.map(|w| next(w, world.len()));
     let kept_next = next(sh.kept_ahead, kept.len());
     [[head, Ahead::NONE], [tail, kept_next]]
-}
-
-/// The pack's rows a resumption reads, as bytes: its world output (the
-/// anchors), its kept state (turn offsets or transition poses) and its
-/// level of detail's offsets.
-#[inline(always)]
-fn own_rows<'a, const INERT: bool>(pack: &'a Pack) -> [&'a [u8]; 3] {
-    let kept: &[u8] = match INERT {
-        true => bytemuck::cast_slice(&*pack.turns),
-        false => bytemuck::cast_slice(&*pack.transition),
-    };
-    [
-        bytemuck::cast_slice(&*pack.world),
-        kept,
-        bytemuck::cast_slice(&*pack.lod_offset),
-    ]
-}
-
-/// The next pack's anchors (world output), kept state and offsets (with
-/// `offsets`: not past half the L3, where a whole resumption writes them
-/// without reading them, [`Shared::fetch`]), as regions to fetch in one
-/// part per joint while this pack's [`lod_world`] runs (the next pack
-/// resumes too: it then finds them in L2 when it fetches its own).
-#[inline(always)]
-fn next_own<const INERT: bool>(pack: &Pack, joints: usize, offsets: bool) -> [Ahead; 3] {
-    // Addresses only: the next pack's rows follow this one's in each
-    // field's one allocation.
-    let [world, kept, lod] = own_rows::<INERT>(pack);
-    let ahead = |r: &[u8]| Ahead::new(r.as_ptr() as usize + r.len(), r.len(), joints);
-    let lod = match offsets {
-        true => ahead(lod),
-        false => Ahead::NONE,
-    };
-    [ahead(world), ahead(kept), lod]
-}
-
-/// Whether a resuming pack's [`lod_world`] reads all of its offsets: a
-/// resumption of some of its characters (the others' offsets kept), or an
-/// offset running in the pose it showed carried. A whole resumption past
-/// them writes the new offsets without reading the old, save the
-/// velocity check's read of the shifts (half of each joint's offset)
-/// where one ran in the last step (at 60 Hz, periods 2 and 4): left to
-/// the core (fetched whole, with the turns it does not read, the 100,000
-/// character mix gained nothing from the streamed stores: PERF.md,
-/// "Level of detail's offsets past the caches").
-#[inline(always)]
-fn reads_offsets(lod: &LodStep) -> bool {
-    !lod.whole() || lod.carried_clocks().running().any()
 }
 
 /// Whether `cmd` sets the base sources (which start at their clips' own
@@ -601,7 +476,7 @@ fn box_reach(b: &crate::crowd::bounds::Aabbx8) -> [f32; 8] {
 /// A pack's figures: its transitions (`trans`, bits), the characters it
 /// evaluated (`due`, bits) and its velocity check.
 #[inline(always)]
-fn figures(
+pub(super) fn figures(
     sh: &Shared,
     pack: &Pack,
     (check, trans): (PackCheck, u8),
