@@ -196,7 +196,7 @@ macro_rules! pack_store {
             /// larger rows (world output, offsets) are fetched in parts
             /// while a pack samples (`passes::pack_step::fetched`), or
             /// while a resuming pack's `lod_world` runs for a next pack
-            /// that resumes too (`passes::pack_step::next_own`).
+            /// that resumes too (`passes::pack_lod::next_own`).
             #[inline(always)]
             pub(crate) fn prefetch_next(&self, packs: usize) {
                 if self.index + 1 < packs {

@@ -107,15 +107,16 @@ pub const NONE: Match = Match {
 /// [`search`] with hysteresis (module docs): the best frame for `q` when
 /// it beats the searched `seed` by `margin`, else the seed at its own
 /// distance. An unseeded query, or one seeded with a frame not searched,
-/// gets [`search`]'s frame. Refuses what [`search`] refuses and a margin
-/// that [`QueryBatch::set_margin`](super::QueryBatch::set_margin) refuses
-/// (negative or not finite).
+/// gets [`search`]'s frame. Refuses what [`search`] refuses, then a
+/// margin that [`QueryBatch::set_margin`](super::QueryBatch::set_margin)
+/// refuses (negative or not finite).
 pub fn search_seeded(
     db: &MatchDatabase,
     q: &[f32],
     seed: Option<usize>,
     margin: f32,
 ) -> Result<Match> {
+    check_query(db, q)?;
     check_margin(margin)?;
     let best = search(db, q)?;
     Ok(match seed.filter(|&s| db.searchable(s)) {

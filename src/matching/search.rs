@@ -293,12 +293,14 @@ pub fn accelerated(db: &MatchDatabase, queries: &QueryBatch, out: &mut [Match]) 
 /// batch's seeds and margin.
 pub fn reference(db: &MatchDatabase, queries: &QueryBatch, out: &mut [Match]) -> Result<()> {
     queries.check(db, out)?;
-    out.par_iter_mut().enumerate().try_for_each(|(i, o)| {
+    out.par_iter_mut().enumerate().for_each(|(i, o)| {
         // Unreachable: `check` made `out` one match per query.
         let q = queries.get(i).expect("query in batch");
-        // Never refused: the batch took only queries of its layout's
-        // length with finite features, and a margin of 0 or more.
-        *o = super::reference::search_seeded(db, q, queries.seed(i), queries.margin)?;
-        Ok(())
-    })
+        // Unreachable: the batch took only queries of its layout's length
+        // (`check`: the database's) with finite features, and a margin of
+        // 0 or more, so nothing is refused after some of `out` is written.
+        *o = super::reference::search_seeded(db, q, queries.seed(i), queries.margin)
+            .expect("a query and margin the batch checked");
+    });
+    Ok(())
 }

@@ -32,10 +32,14 @@
 //!   [`RootMotionx8`](crate::crowd::motion::RootMotionx8)).
 //! - `fk`: forward kinematics into the world output, with the velocity
 //!   check.
-//! - `lod`: level of detail: the world output of a pack some of whose
-//!   characters are carried between evaluations, or hide the gap of one
-//!   ([`crate::crowd::schedule`]); a pack none of whose characters is due
-//!   runs its commands and this only.
+//! - `pack_lod`: a pack's step under level of detail: a pack none of
+//!   whose characters is due runs its commands and carries its root
+//!   motion only; an evaluated pack that resumes characters or shows an
+//!   offset runs forward kinematics into the worker's scratch, then
+//!   `lod`; and the rows a resumption reads, as regions to fetch.
+//! - `lod`: level of detail's world output (`lod_world`) of a pack some
+//!   of whose characters are carried between evaluations, or hide the
+//!   gap of one ([`crate::crowd::schedule`]).
 //! - `scratch` and `ahead`: each thread's scratch ([`PackScratch`],
 //!   [`Scratches`]), and the next pack's memory fetched into L2 while this
 //!   one runs ([`Ahead`]).
