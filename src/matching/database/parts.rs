@@ -199,36 +199,36 @@ impl MatchDatabase {
 /// frame by frame from the search's storage. (Serde's `into` would clone
 /// the whole database and then copy its features into the parts: three
 /// times its memory at once.)
+/// A sequence of `.0` elements written from the iterator `.1` makes, its
+/// length given up front (a flattened iterator's size hint is not exact,
+/// and formats such as bincode need it).
+#[cfg(feature = "serde")]
+struct Seq<F>(usize, F);
+
+#[cfg(feature = "serde")]
+impl<F, I> serde::Serialize for Seq<F>
+where
+    F: Fn() -> I,
+    I: Iterator<Item: serde::Serialize>,
+{
+    fn serialize<S: serde::Serializer>(&self, s: S) -> core::result::Result<S::Ok, S::Error> {
+        use serde::ser::SerializeSeq;
+        let mut seq = s.serialize_seq(Some(self.0))?;
+        for x in (self.1)() {
+            seq.serialize_element(&x)?;
+        }
+        seq.end()
+    }
+}
+
 #[cfg(feature = "serde")]
 impl serde::Serialize for MatchDatabase {
     fn serialize<S: serde::Serializer>(&self, s: S) -> core::result::Result<S::Ok, S::Error> {
-        use serde::ser::{SerializeSeq, SerializeStruct};
-        struct Features<'a>(&'a MatchDatabase);
-        impl serde::Serialize for Features<'_> {
-            fn serialize<S: serde::Serializer>(
-                &self,
-                s: S,
-            ) -> core::result::Result<S::Ok, S::Error> {
-                let db = self.0;
-                let mut seq = s.serialize_seq(Some(db.frames() * db.layout.dims()))?;
-                for f in 0..db.frames() {
-                    for x in db.index.features(f) {
-                        seq.serialize_element(&x)?;
-                    }
-                }
-                seq.end()
-            }
-        }
-        struct Searchable<'a>(&'a MatchDatabase);
-        impl serde::Serialize for Searchable<'_> {
-            fn serialize<S: serde::Serializer>(
-                &self,
-                s: S,
-            ) -> core::result::Result<S::Ok, S::Error> {
-                let db = self.0;
-                s.collect_seq((0..db.frames()).map(|f| db.searchable(f)))
-            }
-        }
+        use serde::ser::SerializeStruct;
+        let frames = 0..self.frames();
+        let n = self.frames() * self.layout.dims();
+        let features = Seq(n, || frames.clone().flat_map(|f| self.index.features(f)));
+        let searchable = Seq(self.frames(), || frames.clone().map(|f| self.searchable(f)));
         let mut st = s.serialize_struct("DatabaseParts", 8)?;
         st.serialize_field("config", &self.config)?;
         st.serialize_field("joints", &self.joints)?;
@@ -236,8 +236,8 @@ impl serde::Serialize for MatchDatabase {
         st.serialize_field("offset", &self.offset)?;
         st.serialize_field("scale", &self.scale)?;
         st.serialize_field("clips", &self.clips)?;
-        st.serialize_field("features", &Features(self))?;
-        st.serialize_field("searchable", &Searchable(self))?;
+        st.serialize_field("features", &features)?;
+        st.serialize_field("searchable", &searchable)?;
         st.end()
     }
 }
