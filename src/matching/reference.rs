@@ -118,7 +118,7 @@ pub fn search_seeded(
 ) -> Result<Match> {
     check_query(db, q)?;
     check_margin(margin)?;
-    let best = search(db, q)?;
+    let best = scan(db, q);
     Ok(match seed.filter(|&s| db.searchable(s)) {
         Some(s) => settle(best, seed_match(db, q, s), margin),
         None => best,
@@ -158,6 +158,11 @@ pub(crate) fn settle(best: Match, seed: Match, margin: f32) -> Match {
 /// (frame `usize::MAX`) would have been returned as the best frame.
 pub fn search(db: &MatchDatabase, q: &[f32]) -> Result<Match> {
     check_query(db, q)?;
+    Ok(scan(db, q))
+}
+
+/// [`search`] of a query already checked: every searched frame in order.
+fn scan(db: &MatchDatabase, q: &[f32]) -> Match {
     let mut best = NONE;
     let mut f = vec![0.0f32; q.len()];
     for i in 0..db.frames() {
@@ -174,5 +179,5 @@ pub fn search(db: &MatchDatabase, q: &[f32]) -> Result<Match> {
             };
         }
     }
-    Ok(best)
+    best
 }
