@@ -144,10 +144,7 @@ fn crowd_pool(a: &CrowdArgs) -> Result<(usize, rayon::ThreadPool), Box<dyn std::
         || std::thread::available_parallelism().map_or(1, |n| n.get()),
         |t| t as usize,
     );
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .map_err(|e| format!("{threads} worker threads (--threads) could not be started: {e}"))?;
+    let pool = crate::pool::worker_pool(Some(threads), "--threads")?;
     Ok((threads, pool))
 }
 

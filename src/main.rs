@@ -29,6 +29,7 @@ mod crowd_cmd;
 mod lod_cmd;
 mod match_cmd;
 mod match_quality;
+mod pool;
 mod report;
 
 use report::CheckFailed;

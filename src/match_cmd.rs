@@ -105,9 +105,7 @@ pub fn run(a: &MatchArgs) -> Result<(), Failure> {
     // from outside (`RAYON_NUM_THREADS` sizes it). Made first, before the
     // clips fill memory, and refused typed where its threads cannot be had
     // (rayon's global pool would panic).
-    let pool = rayon::ThreadPoolBuilder::new().build().map_err(|e| {
-        format!("the worker threads (RAYON_NUM_THREADS, else one a core) could not be started: {e}")
-    })?;
+    let pool = crate::pool::worker_pool(None, "RAYON_NUM_THREADS, else one a core")?;
     let (library, db) = pool.install(|| database(a))?;
     let cfg = CrowdConfig {
         characters: a.characters,
