@@ -40,14 +40,14 @@ fn catalogue(c: &mut Criterion) {
     g.bench_function("op_sample_linear/reference", |b| {
         b.iter(|| {
             for t in &times {
-                r::op_sample_linear(&mut out, p, q, s, black_box(*t), ft)
+                r::op_sample_linear(&mut out, p, q, s, black_box(*t), ft).unwrap();
             }
         })
     });
     g.bench_function("op_sample_cubic/reference", |b| {
         b.iter(|| {
             for t in &times {
-                r::op_sample_cubic(&mut out, p, q, s, black_box(*t), ft)
+                r::op_sample_cubic(&mut out, p, q, s, black_box(*t), ft).unwrap();
             }
         })
     });

@@ -47,7 +47,7 @@ fn fk(c: &mut Criterion) {
         group.bench_function(BenchmarkId::new("lanes", "cache"), |b| {
             b.iter(|| {
                 for _ in 0..CHARACTERS / 8 {
-                    lanes::op_fk(&mut out, black_box(&pack), &parents);
+                    lanes::op_fk(&mut out, black_box(&pack), &parents).unwrap();
                 }
             })
         });

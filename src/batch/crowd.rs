@@ -16,16 +16,17 @@ fn fits(what: &'static str, crowd: &CrowdPose, skeleton: &Skeleton) -> Result<()
 fn par_packs(
     out: &mut CrowdPose,
     ns_per_joint: usize,
-    f: impl Fn(usize, &mut [Kformx8]) + Send + Sync,
-) {
+    f: impl Fn(usize, &mut [Kformx8]) -> Result<()> + Send + Sync,
+) -> Result<()> {
     let joints = out.joints().max(1);
     let c = chunk(out.packs(), ns_per_joint.saturating_mul(joints));
     let chunks = out.lanes_mut().par_chunks_mut(c * joints).enumerate();
-    run(chunks, |(k, packs)| {
+    try_run(chunks, |(k, packs)| {
         for (i, pack) in packs.chunks_mut(joints).enumerate() {
-            f(k * c + i, pack);
+            f(k * c + i, pack)?;
         }
-    });
+        Ok(())
+    })
 }
 
 /// Forward kinematics with velocities ([`crate::reference::op_fk`]) for
@@ -35,9 +36,9 @@ pub fn op_fk(global: &mut CrowdPose, local: &CrowdPose, skeleton: &Skeleton) -> 
     fits("skeleton joints", global, skeleton)?;
     let parents = skeleton.parents();
     par_packs(global, cost_ns::FK_JOINT, |p, g| {
-        lanes::pose::fk_unchecked_order(g, local.pack(p), parents)
-    });
-    Ok(())
+        lanes::pose::fk_unchecked_order(g, local.pack(p), parents);
+        Ok(())
+    })
 }
 
 /// Forward kinematics without velocities for every character.
@@ -47,8 +48,7 @@ pub fn op_fk_static(global: &mut CrowdPose, local: &CrowdPose, skeleton: &Skelet
     let parents = skeleton.parents();
     par_packs(global, cost_ns::FK_JOINT, |p, g| {
         lanes::op_fk_static(g, local.pack(p), parents)
-    });
-    Ok(())
+    })
 }
 
 /// Backward kinematics for every character, the inverse of [`op_fk`].
@@ -58,8 +58,7 @@ pub fn op_bk(local: &mut CrowdPose, global: &CrowdPose, skeleton: &Skeleton) -> 
     let parents = skeleton.parents();
     par_packs(local, cost_ns::FK_JOINT, |p, l| {
         lanes::op_bk(l, global.pack(p), parents)
-    });
-    Ok(())
+    })
 }
 
 /// Velocities by finite difference of two crowd poses; only velocity
@@ -78,8 +77,7 @@ pub fn op_finite_diff(
     let d = splat(dt);
     par_packs(output, cost_ns::EXP_LOG, |p, o| {
         lanes::op_finite_diff(o, input_curr.pack(p), input_prev.pack(p), d)
-    });
-    Ok(())
+    })
 }
 
 /// The inertialization offset from `lhs` to `rhs` for every character.
@@ -92,8 +90,7 @@ pub fn op_inertialize_offset(
     same_shape("rhs", offset, rhs)?;
     par_packs(offset, cost_ns::INERTIALIZE, |p, o| {
         lanes::op_inertialize_offset(o, lhs.pack(p), rhs.pack(p))
-    });
-    Ok(())
+    })
 }
 
 /// Cubic inertialization of every character, each at its own
@@ -117,8 +114,7 @@ pub fn op_inertialize(
     par_packs(output, cost_ns::INERTIALIZE, |p, o| {
         let t = lane_times(blend_time, p);
         lanes::op_inertialize(o, offset.pack(p), input.pack(p), t, d)
-    });
-    Ok(())
+    })
 }
 
 fn finite_all(name: &'static str, v: &[f32]) -> Result<()> {
@@ -150,8 +146,7 @@ pub fn op_sample_linear(output: &mut CrowdPose, clip: &crate::Clip, times: &[f32
     );
     par_packs(output, cost_ns::SAMPLE_JOINT, |k, o| {
         lanes::op_sample_linear(o, p, q, s, lane_times(times, k), dt)
-    });
-    Ok(())
+    })
 }
 
 /// Cubic (Catmull-Rom) sampling of `clip` for every character
@@ -168,8 +163,7 @@ pub fn op_sample_cubic(output: &mut CrowdPose, clip: &crate::Clip, times: &[f32]
     );
     par_packs(output, 2 * cost_ns::SAMPLE_JOINT, |k, o| {
         lanes::op_sample_cubic(o, p, q, s, lane_times(times, k), dt)
-    });
-    Ok(())
+    })
 }
 
 /// Blend of two crowd poses with a weight and its change per step for
@@ -213,8 +207,7 @@ pub fn op_blend(
             lane_times(alpha_vel, k),
             d,
         )
-    });
-    Ok(())
+    })
 }
 
 /// Decayed extrapolation of every character's pose by its own `dt[c]`
@@ -236,8 +229,7 @@ pub fn op_extrapolate_decayed(
     let h = splat(halflife);
     par_packs(output, cost_ns::BLEND_JOINT, |k, o| {
         lanes::op_extrapolate_decayed(o, input.pack(k), lane_times(dt, k), h)
-    });
-    Ok(())
+    })
 }
 
 /// Dead blending of every character at its own `blend_time[c]`
@@ -286,16 +278,16 @@ pub fn op_dead_blending(
         .zip(extrapolated.lanes_mut().par_chunks_mut(c * joints))
         .zip(blend_path.par_chunks_mut(c * joints))
         .enumerate();
-    run(chunks, |(k, ((out, ex), paths))| {
+    try_run(chunks, |(k, ((out, ex), paths))| {
         let packs = out.chunks_mut(joints).zip(ex.chunks_mut(joints));
         for (i, ((o, e), path)) in packs.zip(paths.chunks_mut(joints)).enumerate() {
             let p = k * c + i;
             let (tp, x) = (transition.pack(p), input.pack(p));
             let t = lane_times(blend_time, p);
-            lanes::op_dead_blending(o, e, path, tp, x, h, t, dur, d);
+            lanes::op_dead_blending(o, e, path, tp, x, h, t, dur, d)?;
         }
-    });
-    Ok(())
+        Ok(())
+    })
 }
 
 /// The eight per-character values of pack `p`, zero past the end.

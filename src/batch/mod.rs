@@ -81,6 +81,16 @@ pub(crate) fn run<I: IndexedParallelIterator>(chunks: I, f: impl Fn(I::Item) + S
     chunks.for_each(f);
 }
 
+/// [`run`] of a kernel that checks its own shapes and returns the first
+/// refusal (the callers check the shapes first, so none comes: this only
+/// passes the kernel's `Result` on without a panic path).
+pub(crate) fn try_run<I: IndexedParallelIterator>(
+    chunks: I,
+    f: impl Fn(I::Item) -> Result<()> + Send + Sync,
+) -> Result<()> {
+    chunks.try_for_each(f)
+}
+
 /// `out[i] = f(a[i])` for every pack, in tasks of [`chunk`] packs for a
 /// kernel costing `ns_each` a pack (the callers checked the lengths).
 ///
@@ -412,8 +422,7 @@ pub fn op_inertialize_offset(
         .packs_mut()
         .par_chunks_mut(c)
         .zip(lhs.packs().par_chunks(c).zip(rhs.packs().par_chunks(c)));
-    run(chunks, |(o, (l, r))| lanes::op_inertialize_offset(o, l, r));
-    Ok(())
+    try_run(chunks, |(o, (l, r))| lanes::op_inertialize_offset(o, l, r))
 }
 
 /// Cubic inertialization over a stream of joints, all at one blend time
@@ -439,8 +448,7 @@ pub fn op_inertialize(
             .par_chunks(c)
             .zip(input.packs().par_chunks(c)),
     );
-    run(chunks, move |(o, (off, i))| {
+    try_run(chunks, move |(o, (off, i))| {
         lanes::op_inertialize(o, off, i, t, d)
-    });
-    Ok(())
+    })
 }

@@ -7,7 +7,9 @@ use super::math::{F32x8, Quatx8, Rotor, Vec3x8, clampf, exp_vec3, lerp_vec3, log
 use super::math::{
     quat_abs, quat_from_scaled_angle_axis, quat_mul, quat_mul_inv, quat_to_scaled_angle_axis,
 };
+use crate::error::Result;
 use crate::reference::blend::EPS_SMOOTHSTEP;
+use crate::reference::pose::pose_lengths;
 
 /// `3x² - 2x³` per lane.
 #[inline(always)]
@@ -90,14 +92,17 @@ pub fn kform_blend_along(
 }
 
 /// Blend with fixed weights for eight characters.
-pub fn op_blend_static(output: &mut [Kformx8], lhs: &[Kformx8], rhs: &[Kformx8], alpha: F32x8) {
-    assert!(
-        lhs.len() >= output.len() && rhs.len() >= output.len(),
-        "pose lengths differ"
-    );
+pub fn op_blend_static(
+    output: &mut [Kformx8],
+    lhs: &[Kformx8],
+    rhs: &[Kformx8],
+    alpha: F32x8,
+) -> Result<()> {
+    pose_lengths(output.len(), &[lhs.len(), rhs.len()])?;
     for ((o, l), r) in output.iter_mut().zip(lhs).zip(rhs) {
         *o = kform_blend(l, r, alpha, F32x8::ZERO);
     }
+    Ok(())
 }
 
 /// Blend with changing weights for eight characters.
@@ -108,15 +113,13 @@ pub fn op_blend(
     alpha: F32x8,
     alpha_vel: F32x8,
     dt: F32x8,
-) {
-    assert!(
-        lhs.len() >= output.len() && rhs.len() >= output.len(),
-        "pose lengths differ"
-    );
+) -> Result<()> {
+    pose_lengths(output.len(), &[lhs.len(), rhs.len()])?;
     let rate = weight_rate(alpha_vel, dt);
     for ((o, l), r) in output.iter_mut().zip(lhs).zip(rhs) {
         *o = kform_blend(l, r, alpha, rate);
     }
+    Ok(())
 }
 
 /// [`crate::reference::kform_additive_along`] per lane: the additive `add`
@@ -151,12 +154,16 @@ pub fn op_additive_inplace_static(
     add: &[Kformx8],
     alpha: F32x8,
     _dt: F32x8,
-) {
+) -> Result<()> {
     op_additive_inplace(output, add, alpha, F32x8::ZERO, F32x8::ZERO)
 }
 
 /// Additive on the right with fixed weights, eight characters.
-pub fn op_additive_local_inplace_static(output: &mut [Kformx8], add: &[Kformx8], alpha: F32x8) {
+pub fn op_additive_local_inplace_static(
+    output: &mut [Kformx8],
+    add: &[Kformx8],
+    alpha: F32x8,
+) -> Result<()> {
     op_additive_local_inplace(output, add, alpha, F32x8::ZERO, F32x8::ZERO)
 }
 
@@ -168,12 +175,13 @@ pub fn op_additive_inplace(
     alpha: F32x8,
     alpha_vel: F32x8,
     dt: F32x8,
-) {
-    assert!(add.len() >= output.len(), "pose lengths differ");
+) -> Result<()> {
+    pose_lengths(output.len(), &[add.len()])?;
     let rate = weight_rate(alpha_vel, dt);
     for (o, a) in output.iter_mut().zip(add) {
         *o = kform_additive_along(o, a, quat_abs(a.rot), alpha, rate);
     }
+    Ok(())
 }
 
 /// Additive on the right with changing weights, eight characters (with the
@@ -186,8 +194,8 @@ pub fn op_additive_local_inplace(
     alpha: F32x8,
     alpha_vel: F32x8,
     dt: F32x8,
-) {
-    assert!(add.len() >= output.len(), "pose lengths differ");
+) -> Result<()> {
+    pose_lengths(output.len(), &[add.len()])?;
     let rate = weight_rate(alpha_vel, dt);
     for (o, a) in output.iter_mut().zip(add) {
         let rel = quat_abs(a.rot);
@@ -202,4 +210,5 @@ pub fn op_additive_local_inplace(
         o.ang += Rotor::new(cur_rot).apply(own);
         o.svl = o.svl + alpha * a.svl + log_scl * rate;
     }
+    Ok(())
 }

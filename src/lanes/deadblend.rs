@@ -9,10 +9,13 @@ use super::math::{
 };
 use super::math::{quat_abs, quat_to_scaled_angle_axis};
 use super::spring::{fast_negexp, fast_negexp_dx};
+use crate::error::Result;
 use crate::reference::deadblend::{
     EPS_DEADBLEND, EXTRAPOLATION_MAX_ANGLE, EXTRAPOLATION_MAX_LOG_SCALE,
 };
+use crate::reference::deadblend::{one_per_joint, path_per_joint};
 use crate::reference::math::LN2;
+use crate::reference::pose::pose_lengths;
 
 /// [`crate::reference::max_mag`] per lane (the sign of zero respected).
 #[inline(always)]
@@ -231,8 +234,8 @@ pub fn op_extrapolate_decayed(
     input: &[Kformx8],
     dt: F32x8,
     halflife: F32x8,
-) {
-    assert!(input.len() >= output.len(), "pose lengths differ");
+) -> Result<()> {
+    pose_lengths(output.len(), &[input.len()])?;
     let (alpha, dalpha) = extrapolate_decayed_weights(dt, halflife);
     for (i, (o, k)) in output.iter_mut().zip(input).enumerate() {
         *o = if i == 0 {
@@ -246,6 +249,7 @@ pub fn op_extrapolate_decayed(
             kform_extrapolate_decayed(k, alpha, dalpha)
         };
     }
+    Ok(())
 }
 
 /// [`crate::reference::extrapolate_decayed_axis_weights`] per lane: per
@@ -304,19 +308,18 @@ pub fn kform_extrapolate_decayed_axes(
 /// [`crate::reference::op_extrapolate_decayed_axes`] for eight characters:
 /// element `i` of `halflives_pos` and `halflives_rot` is joint `i`'s
 /// half-lives per axis and lane (joint 0 held, with zero velocities).
-/// Panics when a slice is shorter than `output`.
+/// Refuses, as the reference does and writing nothing, an input shorter
+/// than `output` and half-life slices with other than one entry per joint.
 pub fn op_extrapolate_decayed_axes(
     output: &mut [Kformx8],
     input: &[Kformx8],
     halflives_pos: &[Vec3x8],
     halflives_rot: &[Vec3x8],
     t: F32x8,
-) {
+) -> Result<()> {
     let n = output.len();
-    assert!(
-        input.len() >= n && halflives_pos.len() >= n && halflives_rot.len() >= n,
-        "pose lengths differ"
-    );
+    pose_lengths(n, &[input.len()])?;
+    one_per_joint(n, halflives_pos.len(), halflives_rot.len())?;
     for (i, (o, k)) in output.iter_mut().zip(input).enumerate() {
         *o = if i == 0 {
             Kformx8 {
@@ -333,6 +336,7 @@ pub fn op_extrapolate_decayed_axes(
             )
         };
     }
+    Ok(())
 }
 
 /// [`crate::reference::op_dead_blending`] for eight characters
@@ -348,18 +352,19 @@ pub fn op_dead_blending(
     blend_time: F32x8,
     blend_duration: F32x8,
     dt: F32x8,
-) {
+) -> Result<()> {
+    // Every size checked before anything is written, in the reference's
+    // order.
     let n = output.len();
-    assert!(
-        blend_path.len() >= n && input.len() >= n,
-        "pose lengths differ"
-    );
+    pose_lengths(n, &[extrapolated_pose.len(), input.len()])?;
+    pose_lengths(extrapolated_pose.len(), &[transition_pose.len()])?;
+    path_per_joint(n, blend_path.len())?;
     op_extrapolate_decayed(
         extrapolated_pose,
         transition_pose,
         blend_time,
         extrapolation_halflife,
-    );
+    )?;
     let a = smoothstep_blend_alpha(blend_time, blend_duration);
     let rate = weight_rate(
         smoothstep_blend_alpha_dx(blend_time, blend_duration, dt),
@@ -374,4 +379,5 @@ pub fn op_dead_blending(
         *p = quat_relative_along(*p, e.rot, x.rot);
         *o = kform_blend_along(e, x, *p, a, rate);
     }
+    Ok(())
 }

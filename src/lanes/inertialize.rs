@@ -7,7 +7,9 @@ use super::kform::Kformx8;
 use super::math::{F32x8, Quatx8, Rotor, Vec3x8, clampf, exp_vec3, log_vec3, quat_abs, splat};
 use super::math::{quat_from_scaled_angle_axis, quat_mul, quat_mul_inv, quat_to_scaled_angle_axis};
 use super::spring::{decay_spring_damper_exact_quat, decay_spring_damper_exact_vec3};
+use crate::error::Result;
 use crate::reference::inertialize::EPS_BLEND;
+use crate::reference::pose::pose_lengths;
 
 /// Cubic decay of an offset per lane; returns `(offset, its velocity)`.
 #[inline(always)]
@@ -300,29 +302,34 @@ pub fn kform_inertialize(offset: Kformx8, input: Kformx8, w: &CubicWeights) -> K
 }
 
 /// [`crate::reference::op_inertialize_offset`] for a pose of eight
-/// characters (one [`Kformx8`] per joint). Panics when a pose is shorter
-/// than `offset`.
-pub fn op_inertialize_offset(offset: &mut [Kformx8], lhs: &[Kformx8], rhs: &[Kformx8]) {
-    let n = offset.len();
-    assert!(lhs.len() >= n && rhs.len() >= n, "pose lengths differ");
+/// characters (one [`Kformx8`] per joint). Refuses, as the reference does
+/// and writing nothing, a pose shorter than `offset`.
+pub fn op_inertialize_offset(
+    offset: &mut [Kformx8],
+    lhs: &[Kformx8],
+    rhs: &[Kformx8],
+) -> Result<()> {
+    pose_lengths(offset.len(), &[lhs.len(), rhs.len()])?;
     for ((o, l), r) in offset.iter_mut().zip(lhs).zip(rhs) {
         *o = kform_inertialize_offset(*l, *r);
     }
+    Ok(())
 }
 
 /// [`crate::reference::op_inertialize`] for a pose of eight characters, each
-/// lane at its own `blend_time`. Panics when a pose is shorter than `output`.
+/// lane at its own `blend_time`. Refuses, as the reference does and
+/// writing nothing, a pose shorter than `output`.
 pub fn op_inertialize(
     output: &mut [Kformx8],
     offset: &[Kformx8],
     input: &[Kformx8],
     blend_time: F32x8,
     blend_duration: F32x8,
-) {
-    let n = output.len();
-    assert!(offset.len() >= n && input.len() >= n, "pose lengths differ");
+) -> Result<()> {
+    pose_lengths(output.len(), &[offset.len(), input.len()])?;
     let w = CubicWeights::new(blend_time, blend_duration);
     for ((o, off), i) in output.iter_mut().zip(offset).zip(input) {
         *o = kform_inertialize(*off, *i, &w);
     }
+    Ok(())
 }

@@ -18,9 +18,10 @@ use bytemuck::{Pod, Zeroable};
 use super::chain::{FkMode, Walk};
 use super::kform::{Kformx8, kform_div, kform_mul, kform_mul_into};
 use super::math::{Quatx8, Rotor, Vec3x8, cross, cross_add, quat_inv, quat_mul};
-use super::pose::check_hierarchy;
+use crate::error::Result;
 use crate::reference::joint::{Joint, Motion, PosRot, PosRotScl};
 use crate::reference::kform::Kform;
+use crate::reference::pose::check_joints;
 
 /// Eight [`PosRot`]s, one per lane: 7 lane vectors (224 bytes).
 #[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
@@ -475,10 +476,10 @@ impl Jointx8 for Kformx8 {
 
 /// Forward kinematics of one pack (eight characters, one `T` per joint),
 /// joint by joint in `parents` order: [`crate::reference::op_fk_joints`]
-/// per lane. Panics, like the reference, on a pose shorter than `parents`
-/// or a parent that does not precede its child.
-pub fn op_fk_joints<T: Jointx8>(global: &mut [T], local: &[T], parents: &[i32]) {
-    check_hierarchy(parents, &[global.len(), local.len()]);
+/// per lane. Refuses, as the reference does and writing nothing, a pose
+/// shorter than `parents` or a parent that does not precede its child.
+pub fn op_fk_joints<T: Jointx8>(global: &mut [T], local: &[T], parents: &[i32]) -> Result<()> {
+    check_joints(parents, &[global.len(), local.len()])?;
     for (i, (&p, l)) in parents.iter().zip(local).enumerate() {
         let (done, rest) = global.split_at_mut(i);
         match usize::try_from(p) {
@@ -486,13 +487,15 @@ pub fn op_fk_joints<T: Jointx8>(global: &mut [T], local: &[T], parents: &[i32]) 
             Err(_) => T::copy(&mut rest[0], l),
         }
     }
+    Ok(())
 }
 
 /// Backward kinematics of one pack: [`crate::reference::op_bk_joints`] per
-/// lane, the exact inverse of [`op_fk_joints`]. Panics like it.
-pub fn op_bk_joints<T: Jointx8>(local: &mut [T], global: &[T], parents: &[i32]) {
-    check_hierarchy(parents, &[global.len(), local.len()]);
+/// lane, the exact inverse of [`op_fk_joints`]. Refuses like it.
+pub fn op_bk_joints<T: Jointx8>(local: &mut [T], global: &[T], parents: &[i32]) -> Result<()> {
+    check_joints(parents, &[global.len(), local.len()])?;
     bk_unchecked(local, global, parents);
+    Ok(())
 }
 
 /// [`op_bk_joints`] without the hierarchy check (a bad index still panics).

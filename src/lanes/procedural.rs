@@ -8,7 +8,24 @@ use super::kform::{
 use super::math::{F32x8, Quatx8, Rotor, Vec3x8, clampf, cross, dot, length, normalize, splat};
 use super::math::{quat_between, quat_from_angle_axis, quat_inv_mul, quat_inv_mul_vec3, quat_mul};
 use super::pose::{op_extrapolate_prev, op_finite_diff_inplace, op_fk_static};
-use crate::reference::procedural::{DEFAULT_FWD, IK_MAX_LENGTH_BUFFER};
+use crate::error::Result;
+use crate::reference::pose::{check_parents, pose_lengths};
+use crate::reference::procedural::{DEFAULT_FWD, IK_MAX_LENGTH_BUFFER, chain_in_parents};
+
+/// Joint `j` is in poses of `lens` joints (the reference's `has_joint`).
+fn has_joint(j: usize, lens: &[usize]) -> Result<()> {
+    pose_lengths(j.saturating_add(1), lens)
+}
+
+/// `chain` is three joints of the poses and of `parents`, and `parents` is
+/// a hierarchy (the reference's `has_chain`, its checks in its order).
+fn has_chain(chain: [usize; 3], parents: &[i32], lens: &[usize]) -> Result<()> {
+    for j in chain {
+        has_joint(j, lens)?;
+        chain_in_parents(j, parents)?;
+    }
+    check_parents(parents)
+}
 
 /// [`crate::reference::op_lookat_static`] for eight characters.
 pub fn op_lookat_static(
@@ -17,10 +34,12 @@ pub fn op_lookat_static(
     head: usize,
     target_pos: Vec3x8,
     fwd: Vec3x8,
-) {
+) -> Result<()> {
+    has_joint(head, &[local.len(), global.len()])?;
     let tar_pos = quat_inv_mul_vec3(global[head].rot, target_pos - global[head].pos);
     let diff = quat_between(fwd, normalize(tar_pos));
     local[head].rot = quat_mul(local[head].rot, diff);
+    Ok(())
 }
 
 /// [`crate::reference::op_lookat`] for eight characters.
@@ -31,7 +50,8 @@ pub fn op_lookat(
     target_pos: Vec3x8,
     target_vel: Vec3x8,
     fwd: Vec3x8,
-) {
+) -> Result<()> {
+    has_joint(head, &[local.len(), global.len()])?;
     let tar = kform_inv_mul(global[head], kform_from_pos_vel(target_pos, target_vel));
     let diff = kform_rot_ang_between(
         kform_from_pos_vel(fwd, Vec3x8::ZERO),
@@ -40,6 +60,7 @@ pub fn op_lookat(
     let head_rot = kform_mul(local[head], diff);
     local[head].rot = head_rot.rot;
     local[head].ang = head_rot.ang;
+    Ok(())
 }
 
 #[inline(always)]
@@ -57,7 +78,8 @@ pub fn op_two_bone_ik_static(
     heel_target: Vec3x8,
     fwd: Vec3x8,
     max_length_buffer: F32x8,
-) {
+) -> Result<()> {
+    has_chain(chain, parents, &[local.len(), global.len()])?;
     let [hip, knee, heel] = chain;
     let (a, b, c) = (global[hip].pos, global[knee].pos, global[heel].pos);
     let max_extension = length(a - b) + length(b - c) - max_length_buffer;
@@ -86,6 +108,7 @@ pub fn op_two_bone_ik_static(
     };
     local[hip].rot = quat_inv_mul(hip_parent, quat_mul(r2, quat_mul(r0, global[hip].rot)));
     local[knee].rot = quat_inv_mul(global[hip].rot, quat_mul(r1, global[knee].rot));
+    Ok(())
 }
 
 /// [`crate::reference::op_two_bone_ik`] for eight characters.
@@ -100,12 +123,20 @@ pub fn op_two_bone_ik(
     heel_pos: Vec3x8,
     heel_vel: Vec3x8,
     delta: F32x8,
-) {
+) -> Result<()> {
+    // The reference's checks in its order, all before anything is written.
+    let (lc, lt) = (local_curr.len(), local_temp.len());
+    let scratch = [lc, lt, global_curr.len(), global_temp.len()];
+    has_chain(chain, bone_parents, &scratch)?;
+    pose_lengths(lt, &[lc])?;
+    pose_lengths(lc, &[lt])?;
+    pose_lengths(bone_parents.len(), &scratch)?;
+    check_parents(bone_parents)?;
     let fwd = Vec3x8::splat(DEFAULT_FWD);
     let buffer = splat(IK_MAX_LENGTH_BUFFER);
-    op_extrapolate_prev(local_temp, local_curr, delta);
-    op_fk_static(global_curr, local_curr, bone_parents);
-    op_fk_static(global_temp, local_temp, bone_parents);
+    op_extrapolate_prev(local_temp, local_curr, delta)?;
+    op_fk_static(global_curr, local_curr, bone_parents)?;
+    op_fk_static(global_temp, local_temp, bone_parents)?;
     op_two_bone_ik_static(
         local_curr,
         global_curr,
@@ -114,7 +145,7 @@ pub fn op_two_bone_ik(
         heel_pos,
         fwd,
         buffer,
-    );
+    )?;
     op_two_bone_ik_static(
         local_temp,
         global_temp,
@@ -123,6 +154,6 @@ pub fn op_two_bone_ik(
         heel_pos - delta * heel_vel,
         fwd,
         buffer,
-    );
-    op_finite_diff_inplace(local_curr, local_temp, delta);
+    )?;
+    op_finite_diff_inplace(local_curr, local_temp, delta)
 }

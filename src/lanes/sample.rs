@@ -9,6 +9,8 @@ use super::math::{
     quat_abs, quat_exp_short, quat_from_scaled_angle_axis, quat_log, quat_mul, quat_mul_inv,
     quat_to_scaled_angle_axis,
 };
+use crate::error::Result;
+use crate::reference::sample::{check_views, shape};
 use crate::reference::{MAX_SAMPLE_FRAME, Quat, Slice2d, Vec3};
 
 /// Rows `s` of column `j`, one per lane.
@@ -92,8 +94,9 @@ pub fn sample_linear_joint(
 
 /// Linear sampling for eight characters, lane `i` at `time[i]`.
 ///
-/// Panics when a view has no rows or fewer columns than `output` has
-/// joints, as the reference does.
+/// Refuses, as the reference does and writing nothing, views without a
+/// frame, with other frames than `anim_pos`'s or with fewer columns than
+/// `output` has joints.
 pub fn op_sample_linear(
     output: &mut [Kformx8],
     anim_pos: Slice2d<Vec3>,
@@ -101,7 +104,9 @@ pub fn op_sample_linear(
     anim_scl: Slice2d<Vec3>,
     time: F32x8,
     dt: f32,
-) {
+) -> Result<()> {
+    let (pos, rot, scl) = (shape(anim_pos), shape(anim_rot), shape(anim_scl));
+    check_views(output.len(), pos, rot, scl)?;
     let ([s0, s1], alpha) = sample_rows(time, dt, anim_pos.rows(), [0, 1]);
     let d = splat(dt);
     for (j, o) in output.iter_mut().enumerate() {
@@ -113,6 +118,7 @@ pub fn op_sample_linear(
             d,
         );
     }
+    Ok(())
 }
 
 /// Hermite weights and their derivatives per lane.
@@ -228,8 +234,9 @@ pub fn sample_cubic_joint(
 
 /// Cubic (Catmull-Rom) sampling for eight characters, lane `i` at `time[i]`.
 ///
-/// Panics when a view has no rows or fewer columns than `output` has
-/// joints, as the reference does.
+/// Refuses, as the reference does and writing nothing, views without a
+/// frame, with other frames than `anim_pos`'s or with fewer columns than
+/// `output` has joints.
 pub fn op_sample_cubic(
     output: &mut [Kformx8],
     anim_pos: Slice2d<Vec3>,
@@ -237,7 +244,9 @@ pub fn op_sample_cubic(
     anim_scl: Slice2d<Vec3>,
     time: F32x8,
     dt: f32,
-) {
+) -> Result<()> {
+    let (pos, rot, scl) = (shape(anim_pos), shape(anim_rot), shape(anim_scl));
+    check_views(output.len(), pos, rot, scl)?;
     let (s, alpha) = sample_rows(time, dt, anim_pos.rows(), [-1, 0, 1, 2]);
     let d = splat(dt);
     for (j, o) in output.iter_mut().enumerate() {
@@ -249,4 +258,5 @@ pub fn op_sample_cubic(
             d,
         );
     }
+    Ok(())
 }

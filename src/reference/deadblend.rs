@@ -408,6 +408,37 @@ pub fn kform_extrapolate_decayed_axes(
     }
 }
 
+/// [`Error::Length`] unless there are `n` position and `n` rotation
+/// half-lives (one per joint; shared with [`crate::lanes::deadblend`]).
+pub(crate) fn one_per_joint(n: usize, pos: usize, rot: usize) -> Result<()> {
+    for (what, got) in [
+        ("halflives_pos (one per joint)", pos),
+        ("halflives_rot (one per joint)", rot),
+    ] {
+        if got != n {
+            return Err(Error::Length {
+                what,
+                expected: n,
+                got,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// [`Error::Length`] unless a dead blend's path has a rotation for each of
+/// the `n` joints (shared with [`crate::lanes::deadblend`]).
+pub(crate) fn path_per_joint(n: usize, got: usize) -> Result<()> {
+    if got < n {
+        return Err(Error::Length {
+            what: "blend_path (one per joint)",
+            expected: n,
+            got,
+        });
+    }
+    Ok(())
+}
+
 /// [`op_extrapolate_decayed`] with a half-life per joint and axis, as
 /// [`fit_halflives`] gives them (the Dead Blending Node article's
 /// extrapolation, [`extrapolate_decay_position`] and
@@ -436,18 +467,7 @@ pub fn op_extrapolate_decayed_axes(
 ) -> Result<()> {
     let n = output.len();
     lengths(n, &[&*output, input])?;
-    for (what, h) in [
-        ("halflives_pos (one per joint)", halflives_pos),
-        ("halflives_rot (one per joint)", halflives_rot),
-    ] {
-        if h.len() != n {
-            return Err(Error::Length {
-                what,
-                expected: n,
-                got: h.len(),
-            });
-        }
-    }
+    one_per_joint(n, halflives_pos.len(), halflives_rot.len())?;
     for i in 0..n {
         let k = input.get(i);
         output.set(
@@ -520,13 +540,7 @@ pub fn op_dead_blending(
     // Every size checked before anything is written.
     lengths(output.len(), &[&*output, &*extrapolated_pose, input])?;
     lengths(extrapolated_pose.len(), &[transition_pose])?;
-    if blend_path.len() < output.len() {
-        return Err(Error::Length {
-            what: "blend_path (one per joint)",
-            expected: output.len(),
-            got: blend_path.len(),
-        });
-    }
+    path_per_joint(output.len(), blend_path.len())?;
     let n = output.len();
     op_extrapolate_decayed(
         extrapolated_pose,

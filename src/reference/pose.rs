@@ -142,26 +142,43 @@ pub(crate) fn lengths(n: usize, poses: &[&Pose]) -> Result<()> {
         .into_iter()
         .find(|&m| m < n || m != p.pos.len());
         if let Some(got) = short {
-            return Err(Error::Length {
-                what: "pose joints (every field of every pose)",
-                expected: n.max(p.pos.len()),
-                got,
-            });
+            return Err(short_pose(n.max(p.pos.len()), got));
         }
     }
     Ok(())
 }
 
+/// The refusal of a pose with a field of `got` joints where `expected` are
+/// needed: the one [`Error::Length`] of both paths ([`lengths`] here,
+/// [`pose_lengths`] for the 8-lane poses).
+fn short_pose(expected: usize, got: usize) -> Error {
+    Error::Length {
+        what: "pose joints (every field of every pose)",
+        expected,
+        got,
+    }
+}
+
+/// [`lengths`] for poses held as one slice each (the 8-lane poses of
+/// [`crate::lanes`], whose fields cannot differ in length): [`Error::Length`]
+/// unless each of `lens` is at least `n`, the first short one named.
+pub(crate) fn pose_lengths(n: usize, lens: &[usize]) -> Result<()> {
+    match lens.iter().find(|&&m| m < n) {
+        Some(&got) => Err(short_pose(n, got)),
+        None => Ok(()),
+    }
+}
+
 /// The poses have every joint of `parents`, and each parent precedes its
 /// child ([`Error::Skeleton`] naming the first joint that does not).
-fn check_hierarchy(parents: &[i32], poses: &[&Pose]) -> Result<()> {
+pub(crate) fn check_hierarchy(parents: &[i32], poses: &[&Pose]) -> Result<()> {
     lengths(parents.len(), poses)?;
     check_parents(parents)
 }
 
 /// Poses of `lens` joints have every joint of `parents` ([`Error::Length`]),
 /// and each parent precedes its child ([`Error::Skeleton`]).
-pub(super) fn check_joints(parents: &[i32], lens: &[usize]) -> Result<()> {
+pub(crate) fn check_joints(parents: &[i32], lens: &[usize]) -> Result<()> {
     if let Some(&got) = lens.iter().find(|&&n| n < parents.len()) {
         return Err(Error::Length {
             what: "pose joints",
@@ -172,8 +189,9 @@ pub(super) fn check_joints(parents: &[i32], lens: &[usize]) -> Result<()> {
     check_parents(parents)
 }
 
-/// Each parent is -1 or precedes its child.
-fn check_parents(parents: &[i32]) -> Result<()> {
+/// Each parent is -1 or precedes its child ([`Error::Skeleton`] naming
+/// the first joint whose parent does not).
+pub(crate) fn check_parents(parents: &[i32]) -> Result<()> {
     for (i, &p) in parents.iter().enumerate() {
         if !(p < i as i32 && p >= -1) {
             return Err(Error::Skeleton {

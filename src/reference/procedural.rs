@@ -5,7 +5,8 @@
 //! The article indexes fixed bones (`Bone_Head`, `Bone_LeftUpLeg`, ...);
 //! here the joints are parameters: `head`, and `chain = [hip, knee, heel]`.
 //! A joint past a pose (or past `parents`) is refused with
-//! [`Error::Length`], writing nothing.
+//! [`Error::Length`], a hierarchy whose parent does not precede its child
+//! with [`Error::Skeleton`], writing nothing.
 
 use super::kform::{
     kform_from_pos_vel, kform_inv_mul, kform_mul, kform_pos_vel_normalize, kform_rot_ang_between,
@@ -14,7 +15,8 @@ use super::math::{Quat, Vec3, clampf, cross, dot, length, normalize};
 use super::math::{
     quat_between, quat_from_angle_axis, quat_inv_mul, quat_inv_mul_vec3, quat_mul, quat_mul_vec3,
 };
-use super::pose::{Pose, lengths, op_extrapolate_prev, op_finite_diff_inplace, op_fk_static};
+use super::pose::{Pose, check_parents, lengths, op_extrapolate_prev, op_finite_diff_inplace};
+use super::pose::{check_hierarchy, op_fk_static};
 use crate::error::{Error, Result};
 
 /// [`Error::Length`] unless joint `j` is in every pose (and every field of
@@ -23,17 +25,25 @@ fn has_joint(j: usize, poses: &[&Pose]) -> Result<()> {
     lengths(j.saturating_add(1), poses)
 }
 
-/// `chain` is three joints of the poses and of `parents`.
+/// `chain` is three joints of the poses and of `parents`, and `parents` is
+/// a hierarchy (so the hip's parent, which the IK reads, is in the poses).
 fn has_chain(chain: [usize; 3], parents: &[i32], poses: &[&Pose]) -> Result<()> {
     for j in chain {
         has_joint(j, poses)?;
-        if j >= parents.len() {
-            return Err(Error::Length {
-                what: "parents (an IK chain joint is past them)",
-                expected: j + 1,
-                got: parents.len(),
-            });
-        }
+        chain_in_parents(j, parents)?;
+    }
+    check_parents(parents)
+}
+
+/// [`Error::Length`] unless chain joint `j` is one of `parents`' (shared
+/// with [`crate::lanes::procedural`]).
+pub(crate) fn chain_in_parents(j: usize, parents: &[i32]) -> Result<()> {
+    if j >= parents.len() {
+        return Err(Error::Length {
+            what: "parents (an IK chain joint is past them)",
+            expected: j + 1,
+            got: parents.len(),
+        });
     }
     Ok(())
 }
@@ -170,8 +180,14 @@ pub fn op_two_bone_ik(
     heel_vel: Vec3,
     delta: f32,
 ) -> Result<()> {
+    // Every size checked before anything is written: the steps below
+    // check their own, but a refusal by the second would leave the
+    // first's output written.
     let scratch = [&*local_curr, &*local_temp, &*global_curr, &*global_temp];
     has_chain(chain, bone_parents, &scratch)?;
+    lengths(local_temp.len(), &[&*local_temp, &*local_curr])?;
+    lengths(local_curr.len(), &[&*local_curr, &*local_temp])?;
+    check_hierarchy(bone_parents, &scratch)?;
     op_extrapolate_prev(local_temp, local_curr, delta)?;
     op_fk_static(global_curr, local_curr, bone_parents)?;
     op_fk_static(global_temp, local_temp, bone_parents)?;

@@ -8,7 +8,8 @@ use super::math::{
     quat_abs, quat_from_scaled_angle_axis, quat_mul, quat_mul_inv, quat_slerp_shortest,
     quat_to_scaled_angle_axis,
 };
-use super::pose::{Pose, Slice2d};
+use super::pose::{Pose, Slice2d, lengths};
+use crate::error::{Error, Result};
 
 /// The frame before `time` and the interpolation weight:
 /// `st = floor(time / dt)`, `alpha = fract(time / dt)`.
@@ -39,6 +40,50 @@ pub fn sample_frame(time: f32, dt: f32) -> (i64, f32) {
 /// resolving fractions of a frame.
 pub const MAX_SAMPLE_FRAME: i64 = 1 << 24;
 
+/// The views hold a clip for `joints` joints ([`Error::Length`] naming the
+/// first that does not): at least one frame, the same frames in each, and
+/// a column for each joint (shared with [`crate::lanes::sample`]).
+pub(crate) fn check_views(
+    joints: usize,
+    (pos_rows, pos_cols): (usize, usize),
+    rot: (usize, usize),
+    scl: (usize, usize),
+) -> Result<()> {
+    let length = |what, expected, got| {
+        Err(Error::Length {
+            what,
+            expected,
+            got,
+        })
+    };
+    if pos_rows == 0 {
+        return length("anim_pos frames (at least one)", 1, 0);
+    }
+    for (what, rows) in [
+        ("anim_rot frames (anim_pos's)", rot.0),
+        ("anim_scl frames (anim_pos's)", scl.0),
+    ] {
+        if rows != pos_rows {
+            return length(what, pos_rows, rows);
+        }
+    }
+    for (what, cols) in [
+        ("anim_pos columns (one per output joint)", pos_cols),
+        ("anim_rot columns (one per output joint)", rot.1),
+        ("anim_scl columns (one per output joint)", scl.1),
+    ] {
+        if cols < joints {
+            return length(what, joints, cols);
+        }
+    }
+    Ok(())
+}
+
+/// A view's `(rows, columns)`.
+pub(crate) fn shape<T: Copy>(v: Slice2d<T>) -> (usize, usize) {
+    (v.rows(), v.cols())
+}
+
 fn clamp_row(i: i64, rows: usize) -> usize {
     i.clamp(0, rows as i64 - 1) as usize
 }
@@ -48,9 +93,10 @@ fn clamp_row(i: i64, rows: usize) -> usize {
 /// frames around `time` (`(p1 - p0) / dt`, the scaled angle axis of
 /// `quat_abs(r1 r0⁻¹)` over `dt`, `log(s1 / s0) / dt`).
 ///
-/// Panics when a view has no rows or fewer columns than `output` has
-/// joints (the articles' shapes: clips of at least one frame, a column a
-/// joint), as [`Slice2d::get`] does.
+/// Refuses, writing nothing, views without a frame, with other frames
+/// than `anim_pos`'s or with fewer columns than `output` has joints
+/// ([`Error::Length`]; the articles' shapes are clips of at least one
+/// frame, a column a joint).
 pub fn op_sample_linear(
     output: &mut Pose,
     anim_pos: Slice2d<Vec3>,
@@ -58,7 +104,10 @@ pub fn op_sample_linear(
     anim_scl: Slice2d<Vec3>,
     time: f32,
     dt: f32,
-) {
+) -> Result<()> {
+    lengths(output.len(), &[&*output])?;
+    let (pos, rot, scl) = (shape(anim_pos), shape(anim_rot), shape(anim_scl));
+    check_views(output.len(), pos, rot, scl)?;
     let rows = anim_pos.rows();
     let (st, alpha) = sample_frame(time, dt);
     let s0 = clamp_row(st, rows);
@@ -77,6 +126,7 @@ pub fn op_sample_linear(
         output.scl[j] = eerp_vec3(c0, c1, alpha);
         output.svl[j] = div_dt(log_vec3(c1 / c0), dt);
     }
+    Ok(())
 }
 
 /// Hermite weights at `x` for `(p1, p2, v1, v2)` and their derivatives.
@@ -158,9 +208,10 @@ pub fn scale_catmull_rom(x: f32, s0: Vec3, s1: Vec3, s2: Vec3, s3: Vec3, dt: f32
 /// (`st - 1 .. st + 2`, clamped to the clip), with velocities that change
 /// smoothly between frames.
 ///
-/// Panics when a view has no rows or fewer columns than `output` has
-/// joints (the articles' shapes: clips of at least one frame, a column a
-/// joint), as [`Slice2d::get`] does.
+/// Refuses, writing nothing, views without a frame, with other frames
+/// than `anim_pos`'s or with fewer columns than `output` has joints
+/// ([`Error::Length`]; the articles' shapes are clips of at least one
+/// frame, a column a joint).
 pub fn op_sample_cubic(
     output: &mut Pose,
     anim_pos: Slice2d<Vec3>,
@@ -168,7 +219,10 @@ pub fn op_sample_cubic(
     anim_scl: Slice2d<Vec3>,
     time: f32,
     dt: f32,
-) {
+) -> Result<()> {
+    lengths(output.len(), &[&*output])?;
+    let (pos, rot, scl) = (shape(anim_pos), shape(anim_rot), shape(anim_scl));
+    check_views(output.len(), pos, rot, scl)?;
     let rows = anim_pos.rows();
     let (st, alpha) = sample_frame(time, dt);
     let s = [st - 1, st, st + 1, st + 2].map(|i| clamp_row(i, rows));
@@ -180,4 +234,5 @@ pub fn op_sample_cubic(
         (output.rot[j], output.ang[j]) = quat_catmull_rom(alpha, r[0], r[1], r[2], r[3], dt);
         (output.scl[j], output.svl[j]) = scale_catmull_rom(alpha, c[0], c[1], c[2], c[3], dt);
     }
+    Ok(())
 }

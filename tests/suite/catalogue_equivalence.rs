@@ -87,17 +87,17 @@ proptest! {
     fn blends_and_additives(a in pose_strategy(6, 5.0), b in pose_strategy(6, 5.0), alpha in arr8(f32_in(0.0, 1.0)), av in arr8(f32_in(-0.1, 0.1)), dt in arr8(prop_oneof![Just(0.0f32), 0.005f32..0.05])) {
         let (a8, b8) = (poses8(&a), poses8(&b));
         let mut out8 = vec![Kformx8::IDENTITY; 6];
-        lanes::op_blend(&mut out8, &a8, &b8, f8(alpha), f8(av), f8(dt));
+        lanes::op_blend(&mut out8, &a8, &b8, f8(alpha), f8(av), f8(dt)).unwrap();
         let mut st8 = vec![Kformx8::IDENTITY; 6];
-        lanes::op_blend_static(&mut st8, &a8, &b8, f8(alpha));
+        lanes::op_blend_static(&mut st8, &a8, &b8, f8(alpha)).unwrap();
         let mut add8 = a8.clone();
-        lanes::op_additive_inplace(&mut add8, &b8, f8(alpha), f8(av), f8(dt));
+        lanes::op_additive_inplace(&mut add8, &b8, f8(alpha), f8(av), f8(dt)).unwrap();
         let mut addl8 = a8.clone();
-        lanes::op_additive_local_inplace(&mut addl8, &b8, f8(alpha), f8(av), f8(dt));
+        lanes::op_additive_local_inplace(&mut addl8, &b8, f8(alpha), f8(av), f8(dt)).unwrap();
         let mut adds8 = a8.clone();
-        lanes::op_additive_inplace_static(&mut adds8, &b8, f8(alpha), f8(dt));
+        lanes::op_additive_inplace_static(&mut adds8, &b8, f8(alpha), f8(dt)).unwrap();
         let mut addls8 = a8.clone();
-        lanes::op_additive_local_inplace_static(&mut addls8, &b8, f8(alpha));
+        lanes::op_additive_local_inplace_static(&mut addls8, &b8, f8(alpha)).unwrap();
         for c in 0..8 {
             let s = pose_mag(&a[c]).max(pose_mag(&b[c])) * (1.0 + av[c].abs() / dt[c].max(0.005)) * 8.0;
             let mut out = Pose::new(6);
@@ -127,13 +127,13 @@ proptest! {
     fn extrapolation_and_dead_blending(a in pose_strategy(5, 5.0), b in pose_strategy(5, 5.0), hl in arr8(f32_in(0.01, 1.0)), t in arr8(f32_in(0.0, 1.0)), d in arr8(f32_in(0.05, 1.0)), dt in arr8(f32_in(0.001, 0.05))) {
         let (a8, b8) = (poses8(&a), poses8(&b));
         let mut ex8 = vec![Kformx8::IDENTITY; 5];
-        lanes::op_extrapolate_decayed(&mut ex8, &a8, f8(t), f8(hl));
+        lanes::op_extrapolate_decayed(&mut ex8, &a8, f8(t), f8(hl)).unwrap();
         let mut prev8 = vec![Kformx8::IDENTITY; 5];
-        lanes::op_extrapolate_prev(&mut prev8, &a8, f8(dt));
+        lanes::op_extrapolate_prev(&mut prev8, &a8, f8(dt)).unwrap();
         let (mut out8, mut tmp8) = (vec![Kformx8::IDENTITY; 5], vec![Kformx8::IDENTITY; 5]);
-        lanes::op_dead_blending(&mut out8, &mut tmp8, &mut [lanes::Quatx8::IDENTITY; 5], &a8, &b8, f8(hl), f8(t), f8(d), f8(dt));
+        lanes::op_dead_blending(&mut out8, &mut tmp8, &mut [lanes::Quatx8::IDENTITY; 5], &a8, &b8, f8(hl), f8(t), f8(d), f8(dt)).unwrap();
         let mut fd8 = a8.clone();
-        lanes::op_finite_diff_inplace(&mut fd8, &b8, f8(dt));
+        lanes::op_finite_diff_inplace(&mut fd8, &b8, f8(dt)).unwrap();
         for c in 0..8 {
             let s = pose_mag(&a[c]).max(pose_mag(&b[c])) * 8.0;
             let mut ex = Pose::new(5);
@@ -164,7 +164,7 @@ proptest! {
         let a8 = poses8(&a);
         let per_joint = |h: &[Vec<Vec3>; 8]| -> Vec<Vec3x8> { (0..5).map(|j| v8(core::array::from_fn(|c| h[c][j]))).collect() };
         let mut ex8 = vec![Kformx8::IDENTITY; 5];
-        lanes::op_extrapolate_decayed_axes(&mut ex8, &a8, &per_joint(&hp), &per_joint(&hr), f8(t));
+        lanes::op_extrapolate_decayed_axes(&mut ex8, &a8, &per_joint(&hp), &per_joint(&hr), f8(t)).unwrap();
         for c in 0..8 {
             let s = pose_mag(&a[c]) * 8.0;
             let mut ex = Pose::new(5);
@@ -219,14 +219,14 @@ proptest! {
         let q = Slice2d::new(&qs, 4).unwrap();
         let dt = 1.0 / 60.0;
         let mut lin8 = vec![Kformx8::IDENTITY; 4];
-        lanes::op_sample_linear(&mut lin8, p, q, s, f8(time), dt);
+        lanes::op_sample_linear(&mut lin8, p, q, s, f8(time), dt).unwrap();
         let mut cub8 = vec![Kformx8::IDENTITY; 4];
-        lanes::op_sample_cubic(&mut cub8, p, q, s, f8(time), dt);
+        lanes::op_sample_cubic(&mut cub8, p, q, s, f8(time), dt).unwrap();
         for c in 0..8 {
             let mut lin = Pose::new(4);
-            r::op_sample_linear(&mut lin, p, q, s, time[c], dt);
+            r::op_sample_linear(&mut lin, p, q, s, time[c], dt).unwrap();
             let mut cub = Pose::new(4);
-            r::op_sample_cubic(&mut cub, p, q, s, time[c], dt);
+            r::op_sample_cubic(&mut cub, p, q, s, time[c], dt).unwrap();
             for j in 0..4 {
                 // Per field: positions, rotations, scales at their own size;
                 // velocities are differences over dt.
@@ -368,13 +368,13 @@ proptest! {
         let fwd = Vec3x8::splat(r::DEFAULT_FWD);
 
         let mut la8 = l8.clone();
-        lanes::op_lookat_static(&mut la8, &g8, 4, v8(tp), fwd);
+        lanes::op_lookat_static(&mut la8, &g8, 4, v8(tp), fwd).unwrap();
         let mut lv8 = l8.clone();
-        lanes::op_lookat(&mut lv8, &g8, 4, v8(tp), v8(tv), fwd);
+        lanes::op_lookat(&mut lv8, &g8, 4, v8(tp), v8(tv), fwd).unwrap();
         let mut ik8 = l8.clone();
-        lanes::op_two_bone_ik_static(&mut ik8, &g8, &parents, [1, 2, 3], v8(targets), fwd, lanes::splat(r::IK_MAX_LENGTH_BUFFER));
+        lanes::op_two_bone_ik_static(&mut ik8, &g8, &parents, [1, 2, 3], v8(targets), fwd, lanes::splat(r::IK_MAX_LENGTH_BUFFER)).unwrap();
         let (mut ikv8, mut t1, mut t2, mut t3) = (l8.clone(), l8.clone(), l8.clone(), l8.clone());
-        lanes::op_two_bone_ik(&mut ikv8, &mut t1, &mut t2, &mut t3, &parents, [1, 2, 3], v8(targets), v8(tv), lanes::splat(r::IK_DELTA));
+        lanes::op_two_bone_ik(&mut ikv8, &mut t1, &mut t2, &mut t3, &parents, [1, 2, 3], v8(targets), v8(tv), lanes::splat(r::IK_DELTA)).unwrap();
         for c in 0..8 {
             let mut la = locals[c].clone();
             r::op_lookat_static(&mut la, &globals[c], 4, tp[c], r::DEFAULT_FWD).unwrap();

@@ -134,12 +134,12 @@ fn sampled_velocities_on_cmu_clips() {
             let h = 0.05 * dt;
             let lin = |u: f32| {
                 let mut o = Pose::new(j);
-                r::op_sample_linear(&mut o, p, q, s, t + u, dt);
+                r::op_sample_linear(&mut o, p, q, s, t + u, dt).unwrap();
                 o
             };
             let cub = |u: f32| {
                 let mut o = Pose::new(j);
-                r::op_sample_cubic(&mut o, p, q, s, t + u, dt);
+                r::op_sample_cubic(&mut o, p, q, s, t + u, dt).unwrap();
                 o
             };
             worst_lin = worst_lin.max(fd_gap(&lin(0.0), lin, h, 10.0));

@@ -281,13 +281,13 @@ fn carried_scales(scl: r::Vec3, svl: r::Vec3, t: f32) -> Vec<(&'static str, r::V
     let lane = |o: &[lanes::Kformx8]| o[1].to_array()[0];
     let mut o8 = vec![lanes::Kformx8::from_array([Kform::IDENTITY; 8]); 2];
     let (t8, hl8) = (lanes::splat(t), lanes::Vec3x8::splat(hl));
-    lanes::op_extrapolate_decayed(&mut o8, &pose8, t8, lanes::splat(0.3));
+    lanes::op_extrapolate_decayed(&mut o8, &pose8, t8, lanes::splat(0.3)).unwrap();
     let l = lane(&o8);
     out.push(("lanes op_extrapolate_decayed", l.scl, l.svl));
-    lanes::op_extrapolate_decayed_axes(&mut o8, &pose8, &[hl8; 2], &[hl8; 2], t8);
+    lanes::op_extrapolate_decayed_axes(&mut o8, &pose8, &[hl8; 2], &[hl8; 2], t8).unwrap();
     let l = lane(&o8);
     out.push(("lanes op_extrapolate_decayed_axes", l.scl, l.svl));
-    lanes::op_inertialize(&mut o8, &offset8, &input8, t8, lanes::splat(1.0));
+    lanes::op_inertialize(&mut o8, &offset8, &input8, t8, lanes::splat(1.0)).unwrap();
     let l = lane(&o8);
     out.push(("lanes op_inertialize", l.scl, l.svl));
     out

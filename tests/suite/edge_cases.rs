@@ -277,7 +277,8 @@ fn transitions_are_continuous_in_value_and_velocity() {
     assert!(r::length(published_ang - lhs.ang) > 0.5);
     // The lanes agree.
     let mut off8 = [Kformx8::IDENTITY];
-    lanes::op_inertialize_offset(&mut off8, &[Kformx8::splat(lhs)], &[Kformx8::splat(rhs)]);
+    lanes::op_inertialize_offset(&mut off8, &[Kformx8::splat(lhs)], &[Kformx8::splat(rhs)])
+        .unwrap();
     let mut out8 = [Kformx8::IDENTITY];
     lanes::op_inertialize(
         &mut out8,
@@ -285,7 +286,8 @@ fn transitions_are_continuous_in_value_and_velocity() {
         &[Kformx8::splat(rhs)],
         lanes::splat(0.0),
         lanes::splat(0.3),
-    );
+    )
+    .unwrap();
     check(
         out8[0].lane(6),
         lhs,
@@ -473,7 +475,8 @@ fn zero_dt_blends_and_additives_add_no_weight_velocity() {
         lanes::splat(0.5),
         lanes::splat(0.1),
         lanes::splat(0.0),
-    );
+    )
+    .unwrap();
     assert_eq!(o8[0].lane(0).vel, Vec3::new(0.5, 0.0, 0.0));
 }
 
@@ -489,13 +492,13 @@ fn sampling_clamps_time_and_frame_time() {
     );
     let mut o = Pose::new(1);
     // Published: (int)(-0.5) = 0 and fmod(-0.5, 1) = -0.5, extrapolating past frame 0.
-    r::op_sample_linear(&mut o, p, q, s, -0.5, 1.0);
+    r::op_sample_linear(&mut o, p, q, s, -0.5, 1.0).unwrap();
     assert_eq!(o.pos[0], Vec3::ZERO);
-    r::op_sample_linear(&mut o, p, q, s, 0.5, 0.0);
+    r::op_sample_linear(&mut o, p, q, s, 0.5, 0.0).unwrap();
     assert_eq!((o.pos[0], o.vel[0]), (Vec3::ZERO, Vec3::ZERO));
-    r::op_sample_cubic(&mut o, p, q, s, f32::NAN, 1.0);
+    r::op_sample_cubic(&mut o, p, q, s, f32::NAN, 1.0).unwrap();
     assert_eq!(o.pos[0], Vec3::ZERO);
-    r::op_sample_linear(&mut o, p, q, s, 10.0, 1.0);
+    r::op_sample_linear(&mut o, p, q, s, 10.0, 1.0).unwrap();
     assert_eq!((o.pos[0], o.vel[0]), (Vec3::splat(2.0), Vec3::ZERO));
     // Frame indices past any clip (a huge time, a tiny frame time, an
     // infinite quotient) clamp to the last frame: no overflow of st + 1
@@ -507,13 +510,13 @@ fn sampling_clamps_time_and_frame_time() {
         (3e38, 1e-3),
     ] {
         assert_eq!(r::sample_frame(time, dt), (r::MAX_SAMPLE_FRAME, 0.0));
-        r::op_sample_linear(&mut o, p, q, s, time, dt);
+        r::op_sample_linear(&mut o, p, q, s, time, dt).unwrap();
         assert_eq!(
             (o.pos[0], o.vel[0]),
             (Vec3::splat(2.0), Vec3::ZERO),
             "{time} {dt}"
         );
-        r::op_sample_cubic(&mut o, p, q, s, time, dt);
+        r::op_sample_cubic(&mut o, p, q, s, time, dt).unwrap();
         assert_eq!(
             (o.pos[0], o.vel[0]),
             (Vec3::splat(2.0), Vec3::ZERO),

@@ -322,11 +322,11 @@ proptest! {
         let locals: Vec<r::Pose> = seed.iter().map(|k| r::Pose::from_kforms(&k[..n])).collect();
         let local8: Vec<lanes::Kformx8> = (0..n).map(|j| lanes::Kformx8::from_array(core::array::from_fn(|c| locals[c].get(j)))).collect();
         let mut global8 = vec![lanes::Kformx8::IDENTITY; n];
-        lanes::op_fk(&mut global8, &local8, &parents);
+        lanes::op_fk(&mut global8, &local8, &parents).unwrap();
         let mut static8 = vec![lanes::Kformx8::IDENTITY; n];
-        lanes::op_fk_static(&mut static8, &local8, &parents);
+        lanes::op_fk_static(&mut static8, &local8, &parents).unwrap();
         let mut back8 = vec![lanes::Kformx8::IDENTITY; n];
-        lanes::op_bk(&mut back8, &global8, &parents);
+        lanes::op_bk(&mut back8, &global8, &parents).unwrap();
         for (c, local) in locals.iter().enumerate() {
             let mut global = r::Pose::new(n);
             r::op_fk(&mut global, local, &parents).unwrap();
@@ -351,11 +351,11 @@ proptest! {
         let to8 = |p: &[r::Pose]| -> Vec<lanes::Kformx8> { (0..12).map(|j| lanes::Kformx8::from_array(core::array::from_fn(|c| p[c].get(j)))).collect() };
         let (a8, b8) = (to8(&pa), to8(&pb));
         let mut fd8 = a8.clone();
-        lanes::op_finite_diff(&mut fd8, &a8, &b8, f8(dt));
+        lanes::op_finite_diff(&mut fd8, &a8, &b8, f8(dt)).unwrap();
         let mut off8 = vec![lanes::Kformx8::IDENTITY; 12];
-        lanes::op_inertialize_offset(&mut off8, &a8, &b8);
+        lanes::op_inertialize_offset(&mut off8, &a8, &b8).unwrap();
         let mut out8 = vec![lanes::Kformx8::IDENTITY; 12];
-        lanes::op_inertialize(&mut out8, &off8, &b8, f8(t), lanes::splat(dur));
+        lanes::op_inertialize(&mut out8, &off8, &b8, f8(t), lanes::splat(dur)).unwrap();
         for c in 0..8 {
             let mut fd = pa[c].clone();
             r::op_finite_diff(&mut fd, &pa[c], &pb[c], dt[c]).unwrap();

@@ -88,11 +88,11 @@ proptest! {
         let h: [Kform; 8] = core::array::from_fn(|i| with_rot(b[i], p[i]));
         let dt = 1.0 / 60.0;
         let mut bl = [Kformx8::IDENTITY];
-        lanes::op_blend(&mut bl, &[k8(l)], &[k8(h)], f8(alpha), f8(av), lanes::splat(dt));
+        lanes::op_blend(&mut bl, &[k8(l)], &[k8(h)], f8(alpha), f8(av), lanes::splat(dt)).unwrap();
         let mut off = [Kformx8::IDENTITY];
-        lanes::op_inertialize_offset(&mut off, &[k8(l)], &[k8(h)]);
+        lanes::op_inertialize_offset(&mut off, &[k8(l)], &[k8(h)]).unwrap();
         let mut fd = [k8(h)];
-        lanes::op_finite_diff(&mut fd, &[k8(h)], &[k8(l)], lanes::splat(dt));
+        lanes::op_finite_diff(&mut fd, &[k8(h)], &[k8(l)], lanes::splat(dt)).unwrap();
         for c in 0..8 {
             let (lp, hp) = (Pose::from_kforms(&[l[c]]), Pose::from_kforms(&[h[c]]));
             let mut want = Pose::new(1);
@@ -135,13 +135,13 @@ proptest! {
         let (ps, qs, ss) = (Slice2d::new(&pos, 8).unwrap(), Slice2d::new(&rot, 8).unwrap(), Slice2d::new(&scl, 8).unwrap());
         let dt = 1.0 / 60.0;
         let mut lin8 = vec![Kformx8::IDENTITY; 8];
-        lanes::op_sample_linear(&mut lin8, ps, qs, ss, f8(time), dt);
+        lanes::op_sample_linear(&mut lin8, ps, qs, ss, f8(time), dt).unwrap();
         let mut cub8 = vec![Kformx8::IDENTITY; 8];
-        lanes::op_sample_cubic(&mut cub8, ps, qs, ss, f8(time), dt);
+        lanes::op_sample_cubic(&mut cub8, ps, qs, ss, f8(time), dt).unwrap();
         for c in 0..8 {
             let (mut lin, mut cub) = (Pose::new(8), Pose::new(8));
-            r::op_sample_linear(&mut lin, ps, qs, ss, time[c], dt);
-            r::op_sample_cubic(&mut cub, ps, qs, ss, time[c], dt);
+            r::op_sample_linear(&mut lin, ps, qs, ss, time[c], dt).unwrap();
+            r::op_sample_cubic(&mut cub, ps, qs, ss, time[c], dt).unwrap();
             let floors = [1.0, 1.0, 1.0, 1.0, 20.0 / dt, 1.0];
             for j in 0..8 {
                 check_floors(lin8[j].lane(c), lin.get(j), &floors, TRANSC, &format!("op_sample_linear character {c} joint {j}"))?;

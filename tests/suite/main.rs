@@ -64,6 +64,7 @@ mod readout;
 mod refusals;
 mod root_motion;
 mod serde;
+mod shape_refusals;
 mod skinning;
 mod tasks;
 mod tracking;

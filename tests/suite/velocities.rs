@@ -106,7 +106,7 @@ proptest! {
             Kformx8::from_array(a)
         }).collect();
         let mut global8 = vec![Kformx8::IDENTITY; n];
-        lanes::op_fk(&mut global8, &local8, &parents);
+        lanes::op_fk(&mut global8, &local8, &parents).unwrap();
         for j in 0..n {
             check_velocities(global.get(j), fd.get(j), &format!("reference joint {j}"))?;
             check_velocities(global8[j].lane(3), fd.get(j), &format!("lanes joint {j}"))?;

@@ -260,7 +260,7 @@ pub(super) fn fk(b: &mut Bytes) {
         .collect();
     let l8: Vec<Kformx8> = local.iter().map(|k| Kformx8::from_array(*k)).collect();
     let mut g8 = vec![Kformx8::IDENTITY; n];
-    lanes::op_fk(&mut g8, &l8, &parents);
+    lanes::op_fk(&mut g8, &l8, &parents).unwrap();
     for c in 0..8 {
         let pose = r::Pose::from_kforms(&local.iter().map(|k| k[c]).collect::<Vec<_>>());
         let mut g = r::Pose::new(n);
@@ -292,7 +292,8 @@ pub(super) fn inertialize(b: &mut Bytes) {
         &mut off,
         &[Kformx8::from_array(a)],
         &[Kformx8::from_array(c)],
-    );
+    )
+    .unwrap();
     let mut out = [Kformx8::IDENTITY];
     lanes::op_inertialize(
         &mut out,
@@ -300,7 +301,8 @@ pub(super) fn inertialize(b: &mut Bytes) {
         &[Kformx8::from_array(c)],
         F32x8::splat(t),
         F32x8::splat(dur),
-    );
+    )
+    .unwrap();
     for i in 0..8 {
         let (pa, pc) = (r::Pose::from_kforms(&[a[i]]), r::Pose::from_kforms(&[c[i]]));
         let (mut roff, mut rout) = (r::Pose::new(1), r::Pose::new(1));

@@ -112,6 +112,7 @@ pub(super) fn ref_sample(
         Sampling::Linear => r::op_sample_linear(tmp, p, q, s, time, dt),
         Sampling::Cubic => r::op_sample_cubic(tmp, p, q, s, time, dt),
     }
+    .expect("a clip has a frame and a column per joint (its constructors check)");
     r::op_timescale(tmp, rate);
     out.set(0, root);
     for k in 0..tmp.len() {

@@ -101,8 +101,8 @@ proptest! {
         let (p, q, s, ft) = (clip.pos_slice(), clip.rot_slice(), clip.scl_slice(), clip.frame_time());
         for c in 0..9 {
             let (mut rl, mut rc) = (Pose::new(j), Pose::new(j));
-            r::op_sample_linear(&mut rl, p, q, s, times[c], ft);
-            r::op_sample_cubic(&mut rc, p, q, s, times[c], ft);
+            r::op_sample_linear(&mut rl, p, q, s, times[c], ft).unwrap();
+            r::op_sample_cubic(&mut rc, p, q, s, times[c], ft).unwrap();
             let mut rb = Pose::new(j);
             r::op_blend(&mut rb, &rl, &rc, alpha[c], av[c], dt).unwrap();
             let mut re = Pose::new(j);

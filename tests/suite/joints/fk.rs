@@ -30,7 +30,7 @@ fn fk_bk<T: Jointx8>(parents: &[i32], chars: &[Vec<Kform>]) -> Result<(), TestCa
     let local: Vec<T> = packs(chars, n);
     let mut plain = vec![T::IDENTITY; local.len()];
     for (g, l) in plain.chunks_mut(n).zip(local.chunks(n)) {
-        lanes::op_fk_joints(g, l, parents);
+        lanes::op_fk_joints(g, l, parents).unwrap();
     }
     for mode in MODES {
         let mut g = vec![T::IDENTITY; local.len()];
@@ -42,7 +42,7 @@ fn fk_bk<T: Jointx8>(parents: &[i32], chars: &[Vec<Kform>]) -> Result<(), TestCa
     }
     let mut back = vec![T::IDENTITY; local.len()];
     for (b, g) in back.chunks_mut(n).zip(plain.chunks(n)) {
-        lanes::op_bk_joints(b, g, parents);
+        lanes::op_bk_joints(b, g, parents).unwrap();
     }
     for (c, kf) in chars.iter().enumerate() {
         let loc: Vec<T::Elem> = kf[..n].iter().map(|&k| T::Elem::from_kform(k)).collect();

@@ -1,0 +1,439 @@
+//! The pose operators' shape checks on both paths. Every `op_*` of
+//! `reference` and its 8-lane twin in `lanes`, given generated pose
+//! lengths, hierarchies (valid or not), joint indices and clip views,
+//! either both accept, or both refuse with the same error and write
+//! nothing; neither panics on any shape. The lanes' operators `assert`ed
+//! on short poses, indexed past a pose for a bad joint index, and
+//! `op_dead_blending` ran on a short extrapolated pose writing part of
+//! its output; the reference's `op_two_bone_ik` wrote its scratch poses
+//! before the second of its steps refused an invalid hierarchy.
+
+use crate::common::*;
+use kineform::lanes::{self, Kformx8, Motionx8};
+use kineform::reference::{self as r, Joint, Kform, Motion, Pose, Quat, Slice2d, Vec3};
+use kineform::{Error, Result};
+use proptest::prelude::*;
+
+/// A joint's value: distinct per joint `i` and per pose `seed`, so an
+/// output written with its inputs' values differs from what it held.
+fn kf(i: usize, seed: usize) -> Kform {
+    let (a, s) = (i as f32, seed as f32);
+    Kform {
+        pos: Vec3::new(a + s, 0.5 * s - a, 1.0),
+        rot: r::quat_normalize(Quat::new(1.0, 0.1 * a, 0.2 * s, 0.05)),
+        scl: Vec3::splat(1.0 + 0.1 * s),
+        vel: Vec3::new(0.1 * s, 0.2, -0.1 * a),
+        ang: Vec3::new(0.3, -0.1 * s, 0.2 * a),
+        svl: Vec3::new(0.01 * s, 0.0, 0.02),
+    }
+}
+
+fn rp(n: usize, seed: usize) -> Pose {
+    Pose::from_kforms(&(0..n).map(|i| kf(i, seed)).collect::<Vec<_>>())
+}
+
+fn lp(n: usize, seed: usize) -> Vec<Kformx8> {
+    (0..n).map(|i| Kformx8::splat(kf(i, seed))).collect()
+}
+
+fn s8(x: f32) -> lanes::F32x8 {
+    lanes::splat(x)
+}
+
+/// The two paths agree: both accept, or both refuse with one error, each
+/// leaving its outputs as they were (`untouched`).
+fn agree(
+    name: &str,
+    (rr, r_untouched): (Result<()>, bool),
+    (lr, l_untouched): (Result<()>, bool),
+) -> std::result::Result<(), TestCaseError> {
+    prop_assert_eq!(&rr, &lr, "{}: the two paths differ", name);
+    if rr.is_err() {
+        prop_assert!(r_untouched, "{}: the reference refused but wrote", name);
+        prop_assert!(l_untouched, "{}: the lanes refused but wrote", name);
+    }
+    Ok(())
+}
+
+/// Lengths of five poses: mostly one length (so the operators run), each
+/// sometimes another (so they refuse).
+fn lens() -> impl Strategy<Value = [usize; 5]> {
+    (1usize..=4, proptest::array::uniform5((0usize..=4, 0u8..4)))
+        .prop_map(|(n, v)| v.map(|(m, coin)| if coin == 0 { m } else { n }))
+}
+
+/// A hierarchy of 0 to 5 joints: valid, or with any parent in -2..5.
+fn any_parents() -> impl Strategy<Value = Vec<i32>> {
+    prop_oneof![
+        parents(6),
+        proptest::collection::vec(-2i32..5, 0..=5),
+        Just(vec![-1, 0, 1, 2]),
+    ]
+}
+
+struct Case {
+    l: [usize; 5],
+    parents: Vec<i32>,
+    idx: [usize; 3],
+}
+
+fn pose_ops(c: &Case) -> std::result::Result<(), TestCaseError> {
+    let (l, p) = (c.l, &c.parents[..]);
+    macro_rules! two {
+        ($name:expr, |$o:ident, $a:ident| $rcall:expr, $lcall:expr) => {{
+            let (mut $o, $a) = (rp(l[0], 0), rp(l[1], 1));
+            let rr: Result<()> = $rcall;
+            let r_same = $o == rp(l[0], 0);
+            let (mut $o, $a) = (lp(l[0], 0), lp(l[1], 1));
+            let lr: Result<()> = $lcall;
+            agree($name, (rr, r_same), (lr, $o == lp(l[0], 0)))?;
+        }};
+    }
+    macro_rules! three {
+        ($name:expr, |$o:ident, $a:ident, $b:ident| $rcall:expr, $lcall:expr) => {{
+            let (mut $o, $a, $b) = (rp(l[0], 0), rp(l[1], 1), rp(l[2], 2));
+            let rr: Result<()> = $rcall;
+            let r_same = $o == rp(l[0], 0);
+            let (mut $o, $a, $b) = (lp(l[0], 0), lp(l[1], 1), lp(l[2], 2));
+            let lr: Result<()> = $lcall;
+            agree($name, (rr, r_same), (lr, $o == lp(l[0], 0)))?;
+        }};
+    }
+    two!(
+        "op_fk",
+        |o, a| r::op_fk(&mut o, &a, p),
+        lanes::op_fk(&mut o, &a, p)
+    );
+    two!(
+        "op_fk_static",
+        |o, a| r::op_fk_static(&mut o, &a, p),
+        lanes::op_fk_static(&mut o, &a, p)
+    );
+    two!(
+        "op_bk",
+        |o, a| r::op_bk(&mut o, &a, p),
+        lanes::op_bk(&mut o, &a, p)
+    );
+    three!(
+        "op_finite_diff",
+        |o, a, b| r::op_finite_diff(&mut o, &a, &b, 0.1),
+        lanes::op_finite_diff(&mut o, &a, &b, s8(0.1))
+    );
+    two!(
+        "op_finite_diff_inplace",
+        |o, a| r::op_finite_diff_inplace(&mut o, &a, 0.1),
+        lanes::op_finite_diff_inplace(&mut o, &a, s8(0.1))
+    );
+    two!(
+        "op_extrapolate_prev",
+        |o, a| r::op_extrapolate_prev(&mut o, &a, 0.1),
+        lanes::op_extrapolate_prev(&mut o, &a, s8(0.1))
+    );
+    three!(
+        "op_blend_static",
+        |o, a, b| r::op_blend_static(&mut o, &a, &b, 0.3),
+        lanes::op_blend_static(&mut o, &a, &b, s8(0.3))
+    );
+    three!(
+        "op_blend",
+        |o, a, b| r::op_blend(&mut o, &a, &b, 0.3, 0.5, 0.1),
+        lanes::op_blend(&mut o, &a, &b, s8(0.3), s8(0.5), s8(0.1))
+    );
+    two!(
+        "op_additive_inplace_static",
+        |o, a| r::op_additive_inplace_static(&mut o, &a, 0.3, 0.1),
+        lanes::op_additive_inplace_static(&mut o, &a, s8(0.3), s8(0.1))
+    );
+    two!(
+        "op_additive_local_inplace_static",
+        |o, a| r::op_additive_local_inplace_static(&mut o, &a, 0.3),
+        lanes::op_additive_local_inplace_static(&mut o, &a, s8(0.3))
+    );
+    two!(
+        "op_additive_inplace",
+        |o, a| r::op_additive_inplace(&mut o, &a, 0.3, 0.5, 0.1),
+        lanes::op_additive_inplace(&mut o, &a, s8(0.3), s8(0.5), s8(0.1))
+    );
+    two!(
+        "op_additive_local_inplace",
+        |o, a| r::op_additive_local_inplace(&mut o, &a, 0.3, 0.5, 0.1),
+        lanes::op_additive_local_inplace(&mut o, &a, s8(0.3), s8(0.5), s8(0.1))
+    );
+    three!(
+        "op_inertialize_offset",
+        |o, a, b| r::op_inertialize_offset(&mut o, &a, &b),
+        lanes::op_inertialize_offset(&mut o, &a, &b)
+    );
+    three!(
+        "op_inertialize",
+        |o, a, b| r::op_inertialize(&mut o, &a, &b, 0.1, 0.3),
+        lanes::op_inertialize(&mut o, &a, &b, s8(0.1), s8(0.3))
+    );
+    two!(
+        "op_extrapolate_decayed",
+        |o, a| r::op_extrapolate_decayed(&mut o, &a, 0.1, 0.2),
+        lanes::op_extrapolate_decayed(&mut o, &a, s8(0.1), s8(0.2))
+    );
+    let (hp, hr) = (vec![Vec3::splat(0.2); l[2]], vec![Vec3::splat(0.3); l[3]]);
+    let (hp8, hr8) = (
+        vec![lanes::Vec3x8::splat(Vec3::splat(0.2)); l[2]],
+        vec![lanes::Vec3x8::splat(Vec3::splat(0.3)); l[3]],
+    );
+    two!(
+        "op_extrapolate_decayed_axes",
+        |o, a| r::op_extrapolate_decayed_axes(&mut o, &a, &hp, &hr, 0.1),
+        lanes::op_extrapolate_decayed_axes(&mut o, &a, &hp8, &hr8, s8(0.1))
+    );
+    Ok(())
+}
+
+fn joint_ops(c: &Case) -> std::result::Result<(), TestCaseError> {
+    let (l, p) = (c.l, &c.parents[..]);
+    let m = |n, seed| -> Vec<Motion> { (0..n).map(|i| Motion::from_kform(kf(i, seed))).collect() };
+    let m8 = |n, seed| -> Vec<Motionx8> {
+        (0..n)
+            .map(|i| Motionx8::splat(Motion::from_kform(kf(i, seed))))
+            .collect()
+    };
+    for (name, fk) in [("op_fk_joints", true), ("op_bk_joints", false)] {
+        let (mut o, a) = (m(l[0], 0), m(l[1], 1));
+        let rr = if fk {
+            r::op_fk_joints(&mut o, &a, p)
+        } else {
+            r::op_bk_joints(&mut o, &a, p)
+        };
+        let r_same = o == m(l[0], 0);
+        let (mut o8, a8) = (m8(l[0], 0), m8(l[1], 1));
+        let lr = if fk {
+            lanes::op_fk_joints(&mut o8, &a8, p)
+        } else {
+            lanes::op_bk_joints(&mut o8, &a8, p)
+        };
+        agree(name, (rr, r_same), (lr, o8 == m8(l[0], 0)))?;
+    }
+    Ok(())
+}
+
+fn dead_blending(c: &Case) -> std::result::Result<(), TestCaseError> {
+    let l = c.l;
+    let (mut o, mut e) = (rp(l[0], 0), rp(l[1], 1));
+    let mut path = vec![Quat::IDENTITY; l[4]];
+    let rr = r::op_dead_blending(
+        &mut o,
+        &mut e,
+        &mut path,
+        &rp(l[2], 2),
+        &rp(l[3], 3),
+        0.2,
+        0.1,
+        0.3,
+        0.1,
+    );
+    let r_same = o == rp(l[0], 0) && e == rp(l[1], 1) && path == vec![Quat::IDENTITY; l[4]];
+    let (mut o8, mut e8) = (lp(l[0], 0), lp(l[1], 1));
+    let mut path8 = vec![lanes::Quatx8::IDENTITY; l[4]];
+    let lr = lanes::op_dead_blending(
+        &mut o8,
+        &mut e8,
+        &mut path8,
+        &lp(l[2], 2),
+        &lp(l[3], 3),
+        s8(0.2),
+        s8(0.1),
+        s8(0.3),
+        s8(0.1),
+    );
+    let l_same =
+        o8 == lp(l[0], 0) && e8 == lp(l[1], 1) && path8 == vec![lanes::Quatx8::IDENTITY; l[4]];
+    agree("op_dead_blending", (rr, r_same), (lr, l_same))
+}
+
+fn procedural(c: &Case) -> std::result::Result<(), TestCaseError> {
+    let (l, p, [head, knee, heel]) = (c.l, &c.parents[..], c.idx);
+    let chain = [head, knee, heel];
+    let (t, v, fwd) = (
+        Vec3::new(0.3, -1.0, 0.2),
+        Vec3::new(0.1, 0.0, 0.0),
+        r::DEFAULT_FWD,
+    );
+    let (t8, v8, fwd8) = (
+        lanes::Vec3x8::splat(t),
+        lanes::Vec3x8::splat(v),
+        lanes::Vec3x8::splat(fwd),
+    );
+    for (name, with_vel) in [("op_lookat_static", false), ("op_lookat", true)] {
+        let (mut o, g) = (rp(l[0], 0), rp(l[1], 1));
+        let rr = if with_vel {
+            r::op_lookat(&mut o, &g, head, t, v, fwd)
+        } else {
+            r::op_lookat_static(&mut o, &g, head, t, fwd)
+        };
+        let r_same = o == rp(l[0], 0);
+        let (mut o8, g8) = (lp(l[0], 0), lp(l[1], 1));
+        let lr = if with_vel {
+            lanes::op_lookat(&mut o8, &g8, head, t8, v8, fwd8)
+        } else {
+            lanes::op_lookat_static(&mut o8, &g8, head, t8, fwd8)
+        };
+        agree(name, (rr, r_same), (lr, o8 == lp(l[0], 0)))?;
+    }
+    let (mut o, g) = (rp(l[0], 0), rp(l[1], 1));
+    let rr = r::op_two_bone_ik_static(&mut o, &g, p, chain, t, fwd, 0.01);
+    let r_same = o == rp(l[0], 0);
+    let (mut o8, g8) = (lp(l[0], 0), lp(l[1], 1));
+    let lr = lanes::op_two_bone_ik_static(&mut o8, &g8, p, chain, t8, fwd8, s8(0.01));
+    agree(
+        "op_two_bone_ik_static",
+        (rr, r_same),
+        (lr, o8 == lp(l[0], 0)),
+    )?;
+
+    let mut rs: Vec<Pose> = (0..4).map(|k| rp(l[k], k)).collect();
+    let [a, b, c2, d] = rs.get_disjoint_mut([0, 1, 2, 3]).unwrap();
+    let rr = r::op_two_bone_ik(a, b, c2, d, p, chain, t, v, 0.01);
+    let r_same = (0..4).all(|k| rs[k] == rp(l[k], k));
+    let mut ls: Vec<Vec<Kformx8>> = (0..4).map(|k| lp(l[k], k)).collect();
+    let [a, b, c2, d] = ls.get_disjoint_mut([0, 1, 2, 3]).unwrap();
+    let lr = lanes::op_two_bone_ik(a, b, c2, d, p, chain, t8, v8, s8(0.01));
+    let l_same = (0..4).all(|k| ls[k] == lp(l[k], k));
+    agree("op_two_bone_ik", (rr, r_same), (lr, l_same))
+}
+
+/// Clip views of `rows` frames and `cols` columns each (position,
+/// rotation, scale).
+fn sampling(
+    out: usize,
+    rows: [usize; 3],
+    cols: [usize; 3],
+) -> std::result::Result<(), TestCaseError> {
+    let pos: Vec<Vec3> = (0..rows[0] * cols[0])
+        .map(|i| Vec3::splat(i as f32))
+        .collect();
+    let rot: Vec<Quat> = (0..rows[1] * cols[1]).map(|i| kf(i, 1).rot).collect();
+    let scl: Vec<Vec3> = vec![Vec3::ONE; rows[2] * cols[2]];
+    let views = (
+        Slice2d::new(&pos, cols[0]).unwrap(),
+        Slice2d::new(&rot, cols[1]).unwrap(),
+        Slice2d::new(&scl, cols[2]).unwrap(),
+    );
+    let (vp, vr, vs) = views;
+    for cubic in [false, true] {
+        let mut o = rp(out, 0);
+        let rr = if cubic {
+            r::op_sample_cubic(&mut o, vp, vr, vs, 0.05, 1.0 / 30.0)
+        } else {
+            r::op_sample_linear(&mut o, vp, vr, vs, 0.05, 1.0 / 30.0)
+        };
+        let r_same = o == rp(out, 0);
+        let mut o8 = lp(out, 0);
+        let lr = if cubic {
+            lanes::op_sample_cubic(&mut o8, vp, vr, vs, s8(0.05), 1.0 / 30.0)
+        } else {
+            lanes::op_sample_linear(&mut o8, vp, vr, vs, s8(0.05), 1.0 / 30.0)
+        };
+        let name = if cubic {
+            "op_sample_cubic"
+        } else {
+            "op_sample_linear"
+        };
+        agree(name, (rr, r_same), (lr, o8 == lp(out, 0)))?;
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    #[test]
+    fn both_paths_refuse_the_same_shapes_and_write_nothing(
+        l in lens(),
+        parents in any_parents(),
+        idx in proptest::array::uniform3(0usize..6),
+    ) {
+        let c = Case { l, parents, idx };
+        pose_ops(&c)?;
+        joint_ops(&c)?;
+        dead_blending(&c)?;
+        procedural(&c)?;
+    }
+
+    #[test]
+    fn both_samplers_refuse_the_same_views_and_write_nothing(
+        out in 0usize..=4,
+        rows in proptest::array::uniform3(0usize..=3),
+        cols in proptest::array::uniform3(1usize..=4),
+        same in any::<bool>(),
+    ) {
+        // Half the cases with one shape for all three views.
+        let (rows, cols) = if same { ([rows[0]; 3], [cols[0]; 3]) } else { (rows, cols) };
+        sampling(out, rows, cols)?;
+    }
+}
+
+/// A few refusals named, so a change of what is checked shows here too.
+#[test]
+fn the_refusals_name_what_is_short() {
+    let mut o = lp(3, 0);
+    let e = lanes::op_blend(&mut o, &lp(3, 1), &lp(2, 2), s8(0.5), s8(0.0), s8(0.1)).unwrap_err();
+    assert_eq!(
+        e,
+        Error::Length {
+            what: "pose joints (every field of every pose)",
+            expected: 3,
+            got: 2
+        }
+    );
+    let e = lanes::op_fk(&mut o, &lp(3, 1), &[-1, 2, 0]).unwrap_err();
+    assert!(matches!(e, Error::Skeleton { joint: 1, .. }), "{e}");
+    let e = lanes::op_lookat(&mut o, &lp(3, 1), 3, v3(), v3(), v3()).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            Error::Length {
+                expected: 4,
+                got: 3,
+                ..
+            }
+        ),
+        "{e}"
+    );
+    // The reference's two-bone IK refused an invalid hierarchy only in its
+    // forward kinematics, after writing `local_temp`.
+    let mut rs: Vec<Pose> = (0..4).map(|k| rp(3, k)).collect();
+    let [a, b, c, d] = rs.get_disjoint_mut([0, 1, 2, 3]).unwrap();
+    let e = r::op_two_bone_ik(
+        a,
+        b,
+        c,
+        d,
+        &[-1, 2, 1],
+        [0, 1, 2],
+        Vec3::ONE,
+        Vec3::ZERO,
+        0.01,
+    );
+    assert!(matches!(e, Err(Error::Skeleton { joint: 1, .. })), "{e:?}");
+    assert!((0..4).all(|k| rs[k] == rp(3, k)), "refused but wrote");
+    let v = [Vec3::ONE; 4];
+    let e = r::op_sample_linear(
+        &mut rp(3, 0),
+        Slice2d::new(&v, 2).unwrap(),
+        Slice2d::new(&[Quat::IDENTITY; 4], 2).unwrap(),
+        Slice2d::new(&v, 2).unwrap(),
+        0.0,
+        0.1,
+    )
+    .unwrap_err();
+    assert_eq!(
+        e,
+        Error::Length {
+            what: "anim_pos columns (one per output joint)",
+            expected: 3,
+            got: 2
+        }
+    );
+}
+
+fn v3() -> lanes::Vec3x8 {
+    lanes::Vec3x8::splat(Vec3::ONE)
+}
