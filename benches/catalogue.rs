@@ -143,7 +143,8 @@ fn catalogue(c: &mut Criterion) {
                 r::fit_halflives(
                     &mut hp, &mut hr, &s.pos, &s.vel, &s.rot, &s.ang, &d.pos, &d.rot, 0.3, 0.1,
                     1.0, 0.1,
-                );
+                )
+                .unwrap();
                 black_box((&hp, &hr));
             }
         })
@@ -318,16 +319,18 @@ fn catalogue(c: &mut Criterion) {
     g.bench_function("cubic_loop/reference", |b| {
         b.iter(|| {
             let (mut dr, mut dw) = (vec![Vec3::ZERO; j], vec![Vec3::ZERO; j]);
-            r::compute_start_end_rotational_difference(&mut dr, &mut dw, q, ft);
+            r::compute_start_end_rotational_difference(&mut dr, &mut dw, q, ft).unwrap();
             let (mut dp, mut dv) = (vec![Vec3::ZERO; j], vec![Vec3::ZERO; j]);
-            r::compute_start_end_positional_difference(&mut dp, &mut dv, p, ft);
+            r::compute_start_end_positional_difference(&mut dp, &mut dv, p, ft).unwrap();
             let mut off = vec![Vec3::ZERO; n * j];
-            r::compute_inertialize_both_offsets_cubic(&mut off, &dr, &dw, 0.25, 0.25, 0.5, ft);
+            r::compute_inertialize_both_offsets_cubic(&mut off, &dr, &dw, 0.25, 0.25, 0.5, ft)
+                .unwrap();
             let mut outq = vec![Quat::IDENTITY; n * j];
-            r::apply_rotational_offsets(&mut outq, q, &off);
-            r::compute_inertialize_both_offsets_cubic(&mut off, &dp, &dv, 0.25, 0.25, 0.5, ft);
+            r::apply_rotational_offsets(&mut outq, q, &off).unwrap();
+            r::compute_inertialize_both_offsets_cubic(&mut off, &dp, &dv, 0.25, 0.25, 0.5, ft)
+                .unwrap();
             let mut outp = vec![Vec3::ZERO; n * j];
-            r::apply_positional_offsets(&mut outp, p, &off);
+            r::apply_positional_offsets(&mut outp, p, &off).unwrap();
             black_box((outq, outp))
         })
     });

@@ -142,7 +142,12 @@
 //! [`Error`] that names what is wrong, writing nothing, or gives finite
 //! output ([`batch`] says, per function, which parameters saturate and
 //! which are refused outside a range). The [`lanes`] and
-//! [`reference`](mod@reference) kernels take any f32 without panicking; a
+//! [`reference`](mod@reference) kernels refuse shapes that do not fit (a
+//! pose shorter than another, a joint or chain past a pose, a hierarchy
+//! whose parent does not precede its child, a clip view without a frame,
+//! offsets that are not whole frames) with the same [`Error`] on both
+//! paths, writing nothing (`tests/suite/shape_refusals.rs`), and take any
+//! f32 without panicking; a
 //! NaN or an infinity in an input propagates only within the element or
 //! lane it poisons: every other lane's result is bit for bit what it is
 //! with clean inputs (`tests/suite/backends.rs`), and a batch call's other

@@ -170,7 +170,7 @@ fn offsets(
     frames: usize,
     ratio: f32,
     dt: f32,
-) -> Vec<Vec3x8> {
+) -> Result<Vec<Vec3x8>> {
     let mut off = vec![Vec3x8::ZERO; frames * d.len()];
     match *m {
         LoopMethod::Spring {
@@ -233,8 +233,8 @@ fn offsets(
             lanes::compute_inertialize_end_offsets(&mut off, d, dv, halflife, dt)
         }
         LoopMethod::LinearFade => lanes::compute_linear_offsets(&mut off, d, ratio),
-    }
-    off
+    }?;
+    Ok(off)
 }
 
 /// A looped copy of `clip`: its first and last frames meet and their
@@ -291,17 +291,17 @@ pub fn make_loop(clip: &Clip, options: &LoopOptions) -> Result<Clip> {
         Slice2d::new(&pos8, packs).expect("shape"),
         Slice2d::new(&rot8, packs).expect("shape"),
     );
-    let [dp, dpv, dr, drv] = start_end_differences(options, ps, rs, dt);
-    let mut off_p = offsets(&options.method, &dp, &dpv, frames, options.ratio, dt);
-    let mut off_r = offsets(&options.method, &dr, &drv, frames, options.ratio, dt);
+    let [dp, dpv, dr, drv] = start_end_differences(options, ps, rs, dt)?;
+    let mut off_p = offsets(&options.method, &dp, &dpv, frames, options.ratio, dt)?;
+    let mut off_r = offsets(&options.method, &dr, &drv, frames, options.ratio, dt)?;
     if options.root_in_character_space {
-        root_in_character_space(clip, options, (&mut off_p, &mut off_r));
+        root_in_character_space(clip, options, (&mut off_p, &mut off_r))?;
     }
 
     let mut out_p = vec![Vec3x8::ZERO; frames * packs];
     let mut out_r = vec![Quatx8::IDENTITY; frames * packs];
-    lanes::apply_positional_offsets(&mut out_p, ps, &off_p);
-    lanes::apply_rotational_offsets(&mut out_r, rs, &off_r);
+    lanes::apply_positional_offsets(&mut out_p, ps, &off_p)?;
+    lanes::apply_rotational_offsets(&mut out_r, rs, &off_r)?;
     let unpack_p: Vec<Vec3> = (0..frames)
         .flat_map(|f| (0..joints).map(move |j| (f, j)))
         .map(|(f, j)| out_p[f * packs + j / 8].lane(j % 8))
@@ -362,7 +362,7 @@ fn start_end_differences(
     ps: Slice2d<'_, Vec3x8>,
     rs: Slice2d<'_, Quatx8>,
     dt: f32,
-) -> [Vec<Vec3x8>; 4] {
+) -> Result<[Vec<Vec3x8>; 4]> {
     let packs = ps.cols();
     let [mut dp, mut dpv, mut dr, mut drv] = core::array::from_fn(|_| vec![Vec3x8::ZERO; packs]);
     match options.method {
@@ -379,7 +379,7 @@ fn start_end_differences(
                 hardness.1,
                 options.ratio,
                 dt,
-            );
+            )?;
             lanes::compute_softfade_start_end_difference_quat(
                 &mut dr,
                 &mut drv,
@@ -390,14 +390,14 @@ fn start_end_differences(
                 hardness.1,
                 options.ratio,
                 dt,
-            );
+            )?;
         }
         _ => {
-            lanes::compute_start_end_positional_difference(&mut dp, &mut dpv, ps, dt);
-            lanes::compute_start_end_rotational_difference(&mut dr, &mut drv, rs, dt);
+            lanes::compute_start_end_positional_difference(&mut dp, &mut dpv, ps, dt)?;
+            lanes::compute_start_end_rotational_difference(&mut dr, &mut drv, rs, dt)?;
         }
     }
-    [dp, dpv, dr, drv]
+    Ok([dp, dpv, dr, drv])
 }
 
 /// Joint 0 (lane 0 of pack 0) looped in character space: only its
@@ -407,7 +407,7 @@ fn root_in_character_space(
     clip: &Clip,
     options: &LoopOptions,
     (off_p, off_r): (&mut [Vec3x8], &mut [Vec3x8]),
-) {
+) -> Result<()> {
     let (frames, packs, dt) = (clip.frames(), clip.joints().div_ceil(8), clip.frame_time());
     let root_p: Vec<Vec3> = (0..frames).map(|f| clip.pos(f, 0)).collect();
     let root_r: Vec<Quat> = (0..frames).map(|f| clip.rot(f, 0)).collect();
@@ -423,7 +423,7 @@ fn root_in_character_space(
         be,
         ratio,
         dt,
-    );
+    )?;
     for f in 0..frames {
         for (o, v) in [
             (&mut off_p[f * packs], rp[f]),
@@ -434,4 +434,5 @@ fn root_in_character_space(
             *o = Vec3x8::from_array(a);
         }
     }
+    Ok(())
 }

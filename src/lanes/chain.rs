@@ -21,6 +21,7 @@
 //! the pairs ran 1.1 to 1.8x slower than one pack from 14 MB.
 
 use super::joint::Jointx8;
+use crate::error::{Error, Result};
 use crate::skeleton::Chain;
 
 /// How forward kinematics carries a parent from one joint of a chain to
@@ -54,32 +55,55 @@ pub struct FkMode {
 /// looked at once per call). Every mode gives the bits of
 /// [`super::joint::op_fk_joints`] on each pack.
 ///
-/// Panics when `chains` does not cut `0..joints` into consecutive runs
-/// whose parents precede them, or when the slices are not the same whole
-/// number of packs; [`crate::batch::fk`] validates first and never panics.
-pub fn fk_packs<T: Jointx8>(global: &mut [T], local: &[T], chains: &[Chain], mode: FkMode) {
-    let joints = check_chains(chains);
-    assert!(
-        global.len() == local.len() && global.len().is_multiple_of(joints.max(1)),
-        "global ({}) and local ({}) must be the same whole number of packs of {joints} joints",
-        global.len(),
-        local.len()
-    );
+/// Refuses, writing nothing, `chains` that do not cut `0..joints` into
+/// consecutive runs whose parents precede them ([`Error::Skeleton`]) and
+/// slices that are not the same whole number of packs ([`Error::Length`]);
+/// a [`crate::Skeleton`]'s chains always pass.
+pub fn fk_packs<T: Jointx8>(
+    global: &mut [T],
+    local: &[T],
+    chains: &[Chain],
+    mode: FkMode,
+) -> Result<()> {
+    let joints = check_chains(chains)?;
+    let whole = |what, got: usize| {
+        if got.is_multiple_of(joints.max(1)) {
+            Ok(())
+        } else {
+            Err(Error::Length {
+                what,
+                expected: got.next_multiple_of(joints.max(1)),
+                got,
+            })
+        }
+    };
+    whole("global (whole packs of the chains' joints)", global.len())?;
+    if local.len() != global.len() {
+        return Err(Error::Length {
+            what: "local (global's length)",
+            expected: global.len(),
+            got: local.len(),
+        });
+    }
     fk_packs_unchecked(global, local, chains, mode);
+    Ok(())
 }
 
-/// Number of joints `chains` cover; panics unless they cut `0..joints` into
-/// consecutive runs whose parents come before them.
-fn check_chains(chains: &[Chain]) -> usize {
+/// Number of joints `chains` cover, unless they do not cut `0..joints`
+/// into consecutive runs whose parents come before them
+/// ([`Error::Skeleton`] naming the first chain's first joint).
+fn check_chains(chains: &[Chain]) -> Result<usize> {
     let mut next = 0;
     for c in chains {
-        assert!(
-            c.start == next && c.end > c.start && c.parent >= -1 && c.parent < c.start as i32,
-            "chain {c:?} does not follow joint {next} or has a bad parent"
-        );
+        if !(c.start == next && c.end > c.start && c.parent >= -1 && c.parent < c.start as i32) {
+            return Err(Error::Skeleton {
+                joint: c.start,
+                reason: format!("chain {c:?} does not follow joint {next} or has a bad parent"),
+            });
+        }
         next = c.end;
     }
-    next
+    Ok(next)
 }
 
 /// [`fk_packs`] without the checks, for callers holding a validated

@@ -13,7 +13,7 @@ use crate::error::Result;
 use crate::reference::deadblend::{
     EPS_DEADBLEND, EXTRAPOLATION_MAX_ANGLE, EXTRAPOLATION_MAX_LOG_SCALE,
 };
-use crate::reference::deadblend::{one_per_joint, path_per_joint};
+use crate::reference::deadblend::{one_entry_per_joint, one_per_joint, path_per_joint};
 use crate::reference::math::LN2;
 use crate::reference::pose::pose_lengths;
 
@@ -96,22 +96,18 @@ pub fn fit_halflives(
     min_halflife: F32x8,
     max_halflife: F32x8,
     root_halflife: F32x8,
-) {
+) -> Result<()> {
     let n = halflives_pos.len();
-    assert!(
-        [
-            halflives_rot.len(),
-            src_pos.len(),
-            src_vel.len(),
-            src_rot.len(),
-            src_ang.len(),
-            dst_pos.len(),
-            dst_rot.len()
-        ]
-        .iter()
-        .all(|&l| l == n),
-        "fit_halflives: every slice needs one entry per joint"
-    );
+    let lens = [
+        halflives_rot.len(),
+        src_pos.len(),
+        src_vel.len(),
+        src_rot.len(),
+        src_ang.len(),
+        dst_pos.len(),
+        dst_rot.len(),
+    ];
+    one_entry_per_joint(n, lens)?;
     let root = Vec3x8::new(root_halflife, root_halflife, root_halflife);
     for j in 0..n {
         (halflives_pos[j], halflives_rot[j]) = if j == 0 {
@@ -130,6 +126,7 @@ pub fn fit_halflives(
             )
         };
     }
+    Ok(())
 }
 
 #[inline(always)]

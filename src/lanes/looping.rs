@@ -9,9 +9,11 @@ use super::math::{
 };
 use super::math::{quat_from_scaled_angle_axis, quat_mul, quat_mul_inv, quat_to_scaled_angle_axis};
 use super::spring::{fast_negexp, halflife_to_damping};
+use crate::error::Result;
 use crate::reference::Slice2d;
 use crate::reference::inertialize::EPS_BLEND;
-use crate::reference::looping::{linear_fade_alpha, rows_of, seam_frames};
+use crate::reference::looping::{linear_fade_alpha, per_joint, rows_of, seam_frames};
+use crate::reference::looping::{root_shapes, same_values};
 
 /// [`crate::reference::compute_start_end_positional_difference`], eight joints per lane vector.
 pub fn compute_start_end_positional_difference(
@@ -19,14 +21,17 @@ pub fn compute_start_end_positional_difference(
     diff_vel: &mut [Vec3x8],
     pos: Slice2d<Vec3x8>,
     dt: f32,
-) {
-    let (e1, e0, s1, s0) = seam_frames(pos.rows());
+) -> Result<()> {
+    let (e1, e0, s1, s0) = seam_frames(pos.rows())?;
+    per_joint("diff_pos (one per joint)", pos.cols(), diff_pos.len())?;
+    per_joint("diff_vel (one per joint)", pos.cols(), diff_vel.len())?;
     let d = splat(dt);
     for j in 0..pos.cols() {
         diff_pos[j] = pos.get(e1, j) - pos.get(0, j);
         diff_vel[j] =
             div_dt(pos.get(e1, j) - pos.get(e0, j), d) - div_dt(pos.get(s1, j) - pos.get(s0, j), d);
     }
+    Ok(())
 }
 
 /// [`crate::reference::compute_start_end_rotational_difference`], eight joints per lane vector.
@@ -35,8 +40,10 @@ pub fn compute_start_end_rotational_difference(
     diff_vel: &mut [Vec3x8],
     rot: Slice2d<Quatx8>,
     dt: f32,
-) {
-    let (e1, e0, s1, s0) = seam_frames(rot.rows());
+) -> Result<()> {
+    let (e1, e0, s1, s0) = seam_frames(rot.rows())?;
+    per_joint("diff_rot (one per joint)", rot.cols(), diff_rot.len())?;
+    per_joint("diff_vel (one per joint)", rot.cols(), diff_vel.len())?;
     let d = splat(dt);
     for j in 0..rot.cols() {
         diff_rot[j] =
@@ -44,6 +51,7 @@ pub fn compute_start_end_rotational_difference(
         diff_vel[j] = quat_differentiate_angular_velocity(rot.get(e1, j), rot.get(e0, j), d)
             - quat_differentiate_angular_velocity(rot.get(s1, j), rot.get(s0, j), d);
     }
+    Ok(())
 }
 
 /// [`crate::reference::decayed_offset`] per lane.
@@ -75,9 +83,10 @@ pub fn compute_inertialize_both_offsets(
     halflife_end: f32,
     ratio: f32,
     dt: f32,
-) {
+) -> Result<()> {
     let cols = diff_pos.len();
-    let rows = rows_of(offsets.len(), cols);
+    let rows = rows_of(offsets.len(), cols)?;
+    per_joint("diff_vel (one per joint)", cols, diff_vel.len())?;
     let (hs, he, r, r1) = (
         splat(halflife_start),
         splat(halflife_end),
@@ -91,6 +100,7 @@ pub fn compute_inertialize_both_offsets(
                 + decayed_offset(r1 * -diff_pos[j], r1 * diff_vel[j], he, te);
         }
     }
+    Ok(())
 }
 
 /// [`crate::reference::compute_inertialize_both_offsets_cubic`], eight joints per lane vector.
@@ -103,9 +113,10 @@ pub fn compute_inertialize_both_offsets_cubic(
     blendtime_end: f32,
     ratio: f32,
     dt: f32,
-) {
+) -> Result<()> {
     let cols = diff_pos.len();
-    let rows = rows_of(offsets.len(), cols);
+    let rows = rows_of(offsets.len(), cols)?;
+    per_joint("diff_vel (one per joint)", cols, diff_vel.len())?;
     let (bs, be, r, r1) = (
         splat(blendtime_start),
         splat(blendtime_end),
@@ -120,6 +131,7 @@ pub fn compute_inertialize_both_offsets_cubic(
                 + decayed_offset_cubic(r1 * -diff_pos[j], r1 * diff_vel[j], be, te).0;
         }
     }
+    Ok(())
 }
 
 /// [`crate::reference::compute_linear_inertialize_offsets`], eight joints per lane vector.
@@ -132,9 +144,10 @@ pub fn compute_linear_inertialize_offsets(
     blendtime_end: f32,
     ratio: f32,
     dt: f32,
-) {
+) -> Result<()> {
     let cols = diff_pos.len();
-    let rows = rows_of(offsets.len(), cols);
+    let rows = rows_of(offsets.len(), cols)?;
+    per_joint("diff_vel (one per joint)", cols, diff_vel.len())?;
     let (bs, be, r, r1) = (
         splat(blendtime_start),
         splat(blendtime_end),
@@ -150,12 +163,17 @@ pub fn compute_linear_inertialize_offsets(
                 + decayed_velocity_offset_cubic(r1 * diff_vel[j], be, te);
         }
     }
+    Ok(())
 }
 
 /// [`crate::reference::compute_linear_offsets`], eight joints per lane vector.
-pub fn compute_linear_offsets(offsets: &mut [Vec3x8], diff_pos: &[Vec3x8], ratio: f32) {
+pub fn compute_linear_offsets(
+    offsets: &mut [Vec3x8],
+    diff_pos: &[Vec3x8],
+    ratio: f32,
+) -> Result<()> {
     let cols = diff_pos.len();
-    let rows = rows_of(offsets.len(), cols);
+    let rows = rows_of(offsets.len(), cols)?;
     for i in 0..rows {
         let w = lerp(
             splat(ratio),
@@ -166,6 +184,7 @@ pub fn compute_linear_offsets(offsets: &mut [Vec3x8], diff_pos: &[Vec3x8], ratio
             offsets[i * cols + j] = w * diff_pos[j];
         }
     }
+    Ok(())
 }
 
 /// [`crate::reference::compute_inertialize_start_offsets`], eight joints per lane vector.
@@ -175,9 +194,10 @@ pub fn compute_inertialize_start_offsets(
     diff_vel: &[Vec3x8],
     halflife: f32,
     dt: f32,
-) {
+) -> Result<()> {
     let cols = diff_pos.len();
-    let rows = rows_of(offsets.len(), cols);
+    let rows = rows_of(offsets.len(), cols)?;
+    per_joint("diff_vel (one per joint)", cols, diff_vel.len())?;
     let h = splat(halflife);
     for i in 0..rows {
         let t = splat(i as f32 * dt);
@@ -185,6 +205,7 @@ pub fn compute_inertialize_start_offsets(
             offsets[i * cols + j] = decayed_offset(diff_pos[j], diff_vel[j], h, t);
         }
     }
+    Ok(())
 }
 
 /// [`crate::reference::compute_inertialize_end_offsets`], eight joints per lane vector.
@@ -194,9 +215,10 @@ pub fn compute_inertialize_end_offsets(
     diff_vel: &[Vec3x8],
     halflife: f32,
     dt: f32,
-) {
+) -> Result<()> {
     let cols = diff_pos.len();
-    let rows = rows_of(offsets.len(), cols);
+    let rows = rows_of(offsets.len(), cols)?;
+    per_joint("diff_vel (one per joint)", cols, diff_vel.len())?;
     let h = splat(halflife);
     for i in 0..rows {
         let t = splat((rows - 1 - i) as f32 * dt);
@@ -204,6 +226,7 @@ pub fn compute_inertialize_end_offsets(
             offsets[i * cols + j] = decayed_offset(-diff_pos[j], diff_vel[j], h, t);
         }
     }
+    Ok(())
 }
 
 /// [`crate::reference::softfade`] per lane (stable softplus form).
@@ -244,8 +267,10 @@ pub fn compute_softfade_start_end_difference(
     hardness_end: f32,
     ratio: f32,
     dt: f32,
-) {
-    let (e1, e0, s1, s0) = seam_frames(pos.rows());
+) -> Result<()> {
+    let (e1, e0, s1, s0) = seam_frames(pos.rows())?;
+    per_joint("diff_pos (one per joint)", pos.cols(), diff_pos.len())?;
+    per_joint("diff_vel (one per joint)", pos.cols(), diff_vel.len())?;
     let d = splat(dt);
     for j in 0..pos.cols() {
         diff_pos[j] = pos.get(e1, j) - pos.get(0, j);
@@ -263,6 +288,7 @@ pub fn compute_softfade_start_end_difference(
             );
         diff_vel[j] = end - start;
     }
+    Ok(())
 }
 
 /// [`crate::reference::compute_softfade_start_end_difference_quat`], eight joints per lane vector.
@@ -277,8 +303,10 @@ pub fn compute_softfade_start_end_difference_quat(
     hardness_end: f32,
     ratio: f32,
     dt: f32,
-) {
-    let (e1, e0, s1, s0) = seam_frames(rot.rows());
+) -> Result<()> {
+    let (e1, e0, s1, s0) = seam_frames(rot.rows())?;
+    per_joint("diff_rot (one per joint)", rot.cols(), diff_rot.len())?;
+    per_joint("diff_vel (one per joint)", rot.cols(), diff_vel.len())?;
     let d = splat(dt);
     for j in 0..rot.cols() {
         diff_rot[j] =
@@ -297,6 +325,7 @@ pub fn compute_softfade_start_end_difference_quat(
             );
         diff_vel[j] = end - start;
     }
+    Ok(())
 }
 
 /// [`crate::reference::compute_softfade_inertialize_offsets`], eight joints per lane vector.
@@ -313,9 +342,10 @@ pub fn compute_softfade_inertialize_offsets(
     hardness_end: f32,
     ratio: f32,
     dt: f32,
-) {
+) -> Result<()> {
     let cols = diff_pos.len();
-    let rows = rows_of(offsets.len(), cols);
+    let rows = rows_of(offsets.len(), cols)?;
+    per_joint("diff_vel (one per joint)", cols, diff_vel.len())?;
     let (r, r1) = (splat(ratio), splat(1.0 - ratio));
     for i in 0..rows {
         let (ts, te) = (splat(i as f32 * dt), splat((rows - 1 - i) as f32 * dt));
@@ -335,20 +365,33 @@ pub fn compute_softfade_inertialize_offsets(
                     + decayed_velocity_offset_cubic(r1 * diff_vel[j], splat(blendtime_end), te);
         }
     }
+    Ok(())
 }
 
 /// `out = pos + offsets` per lane vector.
-pub fn apply_positional_offsets(out: &mut [Vec3x8], pos: Slice2d<Vec3x8>, offsets: &[Vec3x8]) {
+pub fn apply_positional_offsets(
+    out: &mut [Vec3x8],
+    pos: Slice2d<Vec3x8>,
+    offsets: &[Vec3x8],
+) -> Result<()> {
+    same_values(pos.data().len(), out.len(), offsets.len())?;
     for ((o, p), d) in out.iter_mut().zip(pos.data()).zip(offsets) {
         *o = *p + *d;
     }
+    Ok(())
 }
 
 /// `out = quat_from_scaled_angle_axis(offsets) rot` per lane vector.
-pub fn apply_rotational_offsets(out: &mut [Quatx8], rot: Slice2d<Quatx8>, offsets: &[Vec3x8]) {
+pub fn apply_rotational_offsets(
+    out: &mut [Quatx8],
+    rot: Slice2d<Quatx8>,
+    offsets: &[Vec3x8],
+) -> Result<()> {
+    same_values(rot.data().len(), out.len(), offsets.len())?;
     for ((o, r), d) in out.iter_mut().zip(rot.data()).zip(offsets) {
         *o = quat_mul(quat_from_scaled_angle_axis(*d), *r);
     }
+    Ok(())
 }
 
 /// [`crate::reference::compute_root_inertialize_offsets`] for eight roots
@@ -364,15 +407,12 @@ pub fn compute_root_inertialize_offsets(
     blendtime_end: f32,
     ratio: f32,
     dt: f32,
-) {
+) -> Result<()> {
     use super::math::{Rotor, quat_inv};
     let n = rot.rows();
-    let (e1, e0, s1, s0) = seam_frames(n);
-    assert!(
-        pos.rows() == n,
-        "positions and rotations have different frame counts"
-    );
+    let (e1, e0, s1, s0) = seam_frames(n)?;
     let cols = rot.cols();
+    root_shapes(n, cols, pos.rows(), (offsets_pos.len(), offsets_rot.len()))?;
     let d = splat(dt);
     let (root_start, root_end) = (rot.get(0, 0), rot.get(e1, 0));
     let (to_start, to_end) = (
@@ -402,4 +442,5 @@ pub fn compute_root_inertialize_offsets(
             decayed_velocity_offset_cubic(r * from_start.apply(diff_rot_vel), bs, ts)
                 + decayed_velocity_offset_cubic(r1 * from_end.apply(diff_rot_vel), be, te);
     }
+    Ok(())
 }

@@ -5,7 +5,9 @@
 //! (half-lives, `dt`) are lane vectors here, so each lane may differ.
 //!
 //! Lane functions follow the same edge-case table as the reference and
-//! agree with it within the tolerances stated in `tests/suite/equivalence.rs`.
+//! agree with it within the tolerances stated in `tests/suite/equivalence.rs`;
+//! operators over poses, clips and offsets refuse the shapes the reference
+//! refuses, with its error, writing nothing (`tests/suite/shape_refusals.rs`).
 
 pub mod angular;
 pub mod blend;

@@ -147,15 +147,36 @@ pub fn fit_joint_halflives(
     )
 }
 
+/// [`Error::Length`] unless each of `fit_halflives`' other slices has the
+/// `n` entries of `halflives_pos` (shared with [`crate::lanes::deadblend`]).
+pub(crate) fn one_entry_per_joint(n: usize, lens: [usize; 7]) -> Result<()> {
+    const WHAT: [&str; 7] = [
+        "halflives_rot (halflives_pos's length)",
+        "src_pos (halflives_pos's length)",
+        "src_vel (halflives_pos's length)",
+        "src_rot (halflives_pos's length)",
+        "src_ang (halflives_pos's length)",
+        "dst_pos (halflives_pos's length)",
+        "dst_rot (halflives_pos's length)",
+    ];
+    match lens.iter().position(|&l| l != n) {
+        Some(k) => Err(Error::Length {
+            what: WHAT[k],
+            expected: n,
+            got: lens[k],
+        }),
+        None => Ok(()),
+    }
+}
+
 /// Per-joint, per-axis half-lives for a dead blend from the source pose
 /// (positions, velocities, rotations, angular velocities) to the destination
 /// pose (positions, rotations), a repository-only function of the dead
 /// blending demo (reference-math.md, "Repository-only functions"): joint 0
 /// (the root, which dead blending holds) gets `root_halflife` on every axis,
 /// every other joint [`fit_joint_halflives`]. Writes `halflives_pos[j]` and
-/// `halflives_rot[j]` for every joint; panics when the slices' lengths
-/// differ (the batch entry point `batch::deadblend::fit_halflives`
-/// validates first). The half-lives feed [`extrapolate_decay_position`]
+/// `halflives_rot[j]` for every joint; refuses ([`Error::Length`], writing
+/// nothing) slices whose lengths differ. The half-lives feed [`extrapolate_decay_position`]
 /// and [`extrapolate_decay_rotation`].
 #[allow(clippy::too_many_arguments)]
 pub fn fit_halflives(
@@ -171,22 +192,18 @@ pub fn fit_halflives(
     min_halflife: f32,
     max_halflife: f32,
     root_halflife: f32,
-) {
+) -> Result<()> {
     let n = halflives_pos.len();
-    assert!(
-        [
-            halflives_rot.len(),
-            src_pos.len(),
-            src_vel.len(),
-            src_rot.len(),
-            src_ang.len(),
-            dst_pos.len(),
-            dst_rot.len()
-        ]
-        .iter()
-        .all(|&l| l == n),
-        "fit_halflives: every slice needs one entry per joint"
-    );
+    let lens = [
+        halflives_rot.len(),
+        src_pos.len(),
+        src_vel.len(),
+        src_rot.len(),
+        src_ang.len(),
+        dst_pos.len(),
+        dst_rot.len(),
+    ];
+    one_entry_per_joint(n, lens)?;
     for j in 0..n {
         (halflives_pos[j], halflives_rot[j]) = if j == 0 {
             (Vec3::splat(root_halflife), Vec3::splat(root_halflife))
@@ -204,6 +221,7 @@ pub fn fit_halflives(
             )
         };
     }
+    Ok(())
 }
 
 /// Per-axis decay factors for a half-life per axis: `y = ln2 / (h + 1e-8)`,

@@ -3,9 +3,10 @@
 //! inertializers, a linear fade or a "softfade" (looping article).
 //!
 //! Arrays are frames × joints, frame-major ([`Slice2d`] in, `&mut [T]` of the
-//! same shape out); per-joint differences have one entry per joint. Like the
-//! article's `assert`s, these panic on shape mismatches and on empty clips;
-//! [`crate::batch::looping`] validates first.
+//! same shape out); per-joint differences have one entry per joint. Where
+//! the article `assert`s, these refuse with [`Error::Length`], writing
+//! nothing: a clip without a frame, per-joint slices short of the view's
+//! joints, offsets that are not whole frames, outputs of another shape.
 //!
 //! A clip of one frame gives finite results (reference-math.md, "Repository-only
 //! functions"): its one frame is both the start and the end, so the start and
@@ -22,21 +23,81 @@ use super::math::{
 };
 use super::pose::Slice2d;
 use super::spring::{fast_negexp, halflife_to_damping};
+use crate::error::{Error, Result};
 
-fn some_frames(rows: usize) {
-    assert!(rows >= 1, "a loop needs at least 1 frame, got 0");
+/// [`Error::Length`] unless the clip has a frame.
+fn some_frames(rows: usize) -> Result<()> {
+    if rows == 0 {
+        return Err(Error::Length {
+            what: "clip frames (a loop needs at least 1)",
+            expected: 1,
+            got: 0,
+        });
+    }
+    Ok(())
+}
+
+/// [`Error::Length`] unless a per-joint slice has a value for each of the
+/// `cols` joints.
+pub(crate) fn per_joint(what: &'static str, cols: usize, got: usize) -> Result<()> {
+    if got < cols {
+        return Err(Error::Length {
+            what,
+            expected: cols,
+            got,
+        });
+    }
+    Ok(())
+}
+
+/// The root offsets' shapes: positions of the rotations' `rows` frames, and
+/// offsets of `rows × cols` values each ([`Error::Length`]).
+pub(crate) fn root_shapes(
+    rows: usize,
+    cols: usize,
+    pos_rows: usize,
+    (offsets_pos, offsets_rot): (usize, usize),
+) -> Result<()> {
+    if pos_rows != rows {
+        return Err(Error::Length {
+            what: "pos frames (rot's)",
+            expected: rows,
+            got: pos_rows,
+        });
+    }
+    let values = rows.saturating_mul(cols);
+    per_joint("offsets_pos (frames × joints)", values, offsets_pos)?;
+    per_joint("offsets_rot (frames × joints)", values, offsets_rot)
+}
+
+/// [`Error::Length`] unless `out` and `offsets` have a value for each of
+/// the view's `values`.
+pub(crate) fn same_values(values: usize, out: usize, offsets: usize) -> Result<()> {
+    for (what, got) in [
+        ("out (the view's values)", out),
+        ("offsets (the view's values)", offsets),
+    ] {
+        if got != values {
+            return Err(Error::Length {
+                what,
+                expected: values,
+                got,
+            });
+        }
+    }
+    Ok(())
 }
 
 /// The frames of the end and start finite differences, `(n-1, n-2, 1, 0)`;
 /// a one-frame clip uses frame 0 for all four (its one frame is both ends,
 /// so the two velocities are equal and cancel in their difference).
-pub(crate) fn seam_frames(n: usize) -> (usize, usize, usize, usize) {
-    some_frames(n);
-    if n >= 2 {
+pub(crate) fn seam_frames(n: usize) -> Result<(usize, usize, usize, usize)> {
+    some_frames(n)?;
+    Ok(if n >= 2 {
         (n - 1, n - 2, 1, 0)
     } else {
         (0, 0, 0, 0)
-    }
+    })
 }
 
 /// `i / (rows - 1)`, the linear fade's position of frame `i`; 0 for a
@@ -58,13 +119,16 @@ pub fn compute_start_end_positional_difference(
     diff_vel: &mut [Vec3],
     pos: Slice2d<Vec3>,
     dt: f32,
-) {
-    let (e1, e0, s1, s0) = seam_frames(pos.rows());
+) -> Result<()> {
+    let (e1, e0, s1, s0) = seam_frames(pos.rows())?;
+    per_joint("diff_pos (one per joint)", pos.cols(), diff_pos.len())?;
+    per_joint("diff_vel (one per joint)", pos.cols(), diff_vel.len())?;
     for j in 0..pos.cols() {
         diff_pos[j] = pos.get(e1, j) - pos.get(0, j);
         diff_vel[j] = div_dt(pos.get(e1, j) - pos.get(e0, j), dt)
             - div_dt(pos.get(s1, j) - pos.get(s0, j), dt);
     }
+    Ok(())
 }
 
 /// Per joint, the rotation from the first to the last frame in scaled angle
@@ -75,14 +139,17 @@ pub fn compute_start_end_rotational_difference(
     diff_vel: &mut [Vec3],
     rot: Slice2d<Quat>,
     dt: f32,
-) {
-    let (e1, e0, s1, s0) = seam_frames(rot.rows());
+) -> Result<()> {
+    let (e1, e0, s1, s0) = seam_frames(rot.rows())?;
+    per_joint("diff_rot (one per joint)", rot.cols(), diff_rot.len())?;
+    per_joint("diff_vel (one per joint)", rot.cols(), diff_vel.len())?;
     for j in 0..rot.cols() {
         diff_rot[j] =
             quat_to_scaled_angle_axis(quat_abs(quat_mul_inv(rot.get(e1, j), rot.get(0, j))));
         diff_vel[j] = quat_differentiate_angular_velocity(rot.get(e1, j), rot.get(e0, j), dt)
             - quat_differentiate_angular_velocity(rot.get(s1, j), rot.get(s0, j), dt);
     }
+    Ok(())
 }
 
 /// A spring-decayed offset `dt` after its start: `y = halflife_to_damping(h) / 2`,
@@ -106,12 +173,22 @@ pub fn decayed_velocity_offset_cubic(v: Vec3, blendtime: f32, dt: f32) -> Vec3 {
 }
 
 /// The frame count of `offsets` for `cols` joints.
-pub(crate) fn rows_of(offsets_len: usize, cols: usize) -> usize {
-    assert!(
-        cols > 0 && offsets_len.is_multiple_of(cols),
-        "offsets are not frames × joints"
-    );
-    offsets_len / cols
+pub(crate) fn rows_of(offsets_len: usize, cols: usize) -> Result<usize> {
+    if cols == 0 {
+        return Err(Error::Length {
+            what: "diff_pos (one per joint, at least one)",
+            expected: 1,
+            got: 0,
+        });
+    }
+    if !offsets_len.is_multiple_of(cols) {
+        return Err(Error::Length {
+            what: "offsets (frames × joints: a multiple of diff_pos's)",
+            expected: offsets_len.next_multiple_of(cols),
+            got: offsets_len,
+        });
+    }
+    Ok(offsets_len / cols)
 }
 
 /// Spring-inertializer offsets for every frame: `ratio` of the difference is
@@ -126,9 +203,10 @@ pub fn compute_inertialize_both_offsets(
     halflife_end: f32,
     ratio: f32,
     dt: f32,
-) {
+) -> Result<()> {
     let cols = diff_pos.len();
-    let rows = rows_of(offsets.len(), cols);
+    let rows = rows_of(offsets.len(), cols)?;
+    per_joint("diff_vel (one per joint)", cols, diff_vel.len())?;
     for i in 0..rows {
         for j in 0..cols {
             offsets[i * cols + j] = decayed_offset(
@@ -144,6 +222,7 @@ pub fn compute_inertialize_both_offsets(
             );
         }
     }
+    Ok(())
 }
 
 /// [`compute_inertialize_both_offsets`] with the cubic inertializer
@@ -158,9 +237,10 @@ pub fn compute_inertialize_both_offsets_cubic(
     blendtime_end: f32,
     ratio: f32,
     dt: f32,
-) {
+) -> Result<()> {
     let cols = diff_pos.len();
-    let rows = rows_of(offsets.len(), cols);
+    let rows = rows_of(offsets.len(), cols)?;
+    per_joint("diff_vel (one per joint)", cols, diff_vel.len())?;
     for i in 0..rows {
         for j in 0..cols {
             offsets[i * cols + j] = decayed_offset_cubic(
@@ -178,6 +258,7 @@ pub fn compute_inertialize_both_offsets_cubic(
             .0;
         }
     }
+    Ok(())
 }
 
 /// Offsets spreading the positional difference linearly over the whole clip
@@ -192,9 +273,10 @@ pub fn compute_linear_inertialize_offsets(
     blendtime_end: f32,
     ratio: f32,
     dt: f32,
-) {
+) -> Result<()> {
     let cols = diff_pos.len();
-    let rows = rows_of(offsets.len(), cols);
+    let rows = rows_of(offsets.len(), cols)?;
+    per_joint("diff_vel (one per joint)", cols, diff_vel.len())?;
     for i in 0..rows {
         let w = lerp(ratio, ratio - 1.0, linear_fade_alpha(i, rows));
         for j in 0..cols {
@@ -211,6 +293,7 @@ pub fn compute_linear_inertialize_offsets(
                 );
         }
     }
+    Ok(())
 }
 
 /// Offsets fading the positional difference linearly over the whole clip,
@@ -221,15 +304,16 @@ pub fn compute_linear_inertialize_offsets(
 /// This is the article's "naive" linear fade, whose velocity seam
 /// [`compute_linear_inertialize_offsets`] removes. One row gets
 /// `ratio diff_pos` ([`linear_fade_alpha`]).
-pub fn compute_linear_offsets(offsets: &mut [Vec3], diff_pos: &[Vec3], ratio: f32) {
+pub fn compute_linear_offsets(offsets: &mut [Vec3], diff_pos: &[Vec3], ratio: f32) -> Result<()> {
     let cols = diff_pos.len();
-    let rows = rows_of(offsets.len(), cols);
+    let rows = rows_of(offsets.len(), cols)?;
     for i in 0..rows {
         let w = lerp(ratio, ratio - 1.0, linear_fade_alpha(i, rows));
         for j in 0..cols {
             offsets[i * cols + j] = w * diff_pos[j];
         }
     }
+    Ok(())
 }
 
 /// Spring-inertializer offsets carrying the whole correction at the start
@@ -243,15 +327,17 @@ pub fn compute_inertialize_start_offsets(
     diff_vel: &[Vec3],
     halflife: f32,
     dt: f32,
-) {
+) -> Result<()> {
     let cols = diff_pos.len();
-    let rows = rows_of(offsets.len(), cols);
+    let rows = rows_of(offsets.len(), cols)?;
+    per_joint("diff_vel (one per joint)", cols, diff_vel.len())?;
     for i in 0..rows {
         for j in 0..cols {
             offsets[i * cols + j] =
                 decayed_offset(diff_pos[j], diff_vel[j], halflife, i as f32 * dt);
         }
     }
+    Ok(())
 }
 
 /// Spring-inertializer offsets carrying the whole correction at the end
@@ -266,9 +352,10 @@ pub fn compute_inertialize_end_offsets(
     diff_vel: &[Vec3],
     halflife: f32,
     dt: f32,
-) {
+) -> Result<()> {
     let cols = diff_pos.len();
-    let rows = rows_of(offsets.len(), cols);
+    let rows = rows_of(offsets.len(), cols)?;
+    per_joint("diff_vel (one per joint)", cols, diff_vel.len())?;
     for i in 0..rows {
         for j in 0..cols {
             offsets[i * cols + j] = decayed_offset(
@@ -279,6 +366,7 @@ pub fn compute_inertialize_end_offsets(
             );
         }
     }
+    Ok(())
 }
 
 /// `ln(1 + e^{α - 2αx}) / α`: a ramp from about 1 at `x = 0` to about 0 at
@@ -340,8 +428,10 @@ pub fn compute_softfade_start_end_difference(
     hardness_end: f32,
     ratio: f32,
     dt: f32,
-) {
-    let (e1, e0, s1, s0) = seam_frames(pos.rows());
+) -> Result<()> {
+    let (e1, e0, s1, s0) = seam_frames(pos.rows())?;
+    per_joint("diff_pos (one per joint)", pos.cols(), diff_pos.len())?;
+    per_joint("diff_vel (one per joint)", pos.cols(), diff_vel.len())?;
     for j in 0..pos.cols() {
         diff_pos[j] = pos.get(e1, j) - pos.get(0, j);
         let velocity_end = div_dt(pos.get(e1, j) - pos.get(e0, j), dt)
@@ -358,6 +448,7 @@ pub fn compute_softfade_start_end_difference(
             );
         diff_vel[j] = velocity_end - velocity_start;
     }
+    Ok(())
 }
 
 /// [`compute_softfade_start_end_difference`] for rotations (scaled angle
@@ -373,8 +464,10 @@ pub fn compute_softfade_start_end_difference_quat(
     hardness_end: f32,
     ratio: f32,
     dt: f32,
-) {
-    let (e1, e0, s1, s0) = seam_frames(rot.rows());
+) -> Result<()> {
+    let (e1, e0, s1, s0) = seam_frames(rot.rows())?;
+    per_joint("diff_rot (one per joint)", rot.cols(), diff_rot.len())?;
+    per_joint("diff_vel (one per joint)", rot.cols(), diff_vel.len())?;
     for j in 0..rot.cols() {
         diff_rot[j] =
             quat_to_scaled_angle_axis(quat_abs(quat_mul_inv(rot.get(e1, j), rot.get(0, j))));
@@ -393,6 +486,7 @@ pub fn compute_softfade_start_end_difference_quat(
                 );
         diff_vel[j] = velocity_end - velocity_start;
     }
+    Ok(())
 }
 
 /// Softfade offsets at each end (positional difference faded over
@@ -410,9 +504,10 @@ pub fn compute_softfade_inertialize_offsets(
     hardness_end: f32,
     ratio: f32,
     dt: f32,
-) {
+) -> Result<()> {
     let cols = diff_pos.len();
-    let rows = rows_of(offsets.len(), cols);
+    let rows = rows_of(offsets.len(), cols)?;
+    per_joint("diff_vel (one per joint)", cols, diff_vel.len())?;
     for i in 0..rows {
         let (ts, te) = (i as f32 * dt, (rows - 1 - i) as f32 * dt);
         for j in 0..cols {
@@ -428,6 +523,7 @@ pub fn compute_softfade_inertialize_offsets(
                     + decayed_velocity_offset_cubic((1.0 - ratio) * diff_vel[j], blendtime_end, te);
         }
     }
+    Ok(())
 }
 
 /// Root offsets that loop the root in character space: the difference of
@@ -446,14 +542,11 @@ pub fn compute_root_inertialize_offsets(
     blendtime_end: f32,
     ratio: f32,
     dt: f32,
-) {
+) -> Result<()> {
     let n = rot.rows();
-    let (e1, e0, s1, s0) = seam_frames(n);
-    assert!(
-        pos.rows() == n,
-        "positions and rotations have different frame counts"
-    );
+    let (e1, e0, s1, s0) = seam_frames(n)?;
     let cols = rot.cols();
+    root_shapes(n, cols, pos.rows(), (offsets_pos.len(), offsets_rot.len()))?;
     let root_start = rot.get(0, 0);
     let root_end = rot.get(e1, 0);
     let pos_vel_end = quat_inv_mul_vec3(root_end, div_dt(pos.get(e1, 0) - pos.get(e0, 0), dt));
@@ -489,19 +582,32 @@ pub fn compute_root_inertialize_offsets(
             te,
         );
     }
+    Ok(())
 }
 
 /// `out = pos + offsets`, element by element.
-pub fn apply_positional_offsets(out: &mut [Vec3], pos: Slice2d<Vec3>, offsets: &[Vec3]) {
+pub fn apply_positional_offsets(
+    out: &mut [Vec3],
+    pos: Slice2d<Vec3>,
+    offsets: &[Vec3],
+) -> Result<()> {
+    same_values(pos.data().len(), out.len(), offsets.len())?;
     for ((o, p), d) in out.iter_mut().zip(pos.data()).zip(offsets) {
         *o = *p + *d;
     }
+    Ok(())
 }
 
 /// `out = quat_from_scaled_angle_axis(offsets) rot`, element by element: the
 /// offset is applied on the left, rotating the first frame toward the last.
-pub fn apply_rotational_offsets(out: &mut [Quat], rot: Slice2d<Quat>, offsets: &[Vec3]) {
+pub fn apply_rotational_offsets(
+    out: &mut [Quat],
+    rot: Slice2d<Quat>,
+    offsets: &[Vec3],
+) -> Result<()> {
+    same_values(rot.data().len(), out.len(), offsets.len())?;
     for ((o, r), d) in out.iter_mut().zip(rot.data()).zip(offsets) {
         *o = quat_mul(quat_from_scaled_angle_axis(*d), *r);
     }
+    Ok(())
 }

@@ -277,29 +277,29 @@ proptest! {
         let un8 = |a: &[Vec3x8]| -> Vec<Vec3> { a.iter().flat_map(|v| v.to_array()).collect() };
 
         let (mut dp, mut dv) = (vec![Vec3::ZERO; cols], vec![Vec3::ZERO; cols]);
-        r::compute_start_end_positional_difference(&mut dp, &mut dv, p, dt);
+        r::compute_start_end_positional_difference(&mut dp, &mut dv, p, dt).unwrap();
         let (mut dp8, mut dv8) = (vec![Vec3x8::ZERO; 2], vec![Vec3x8::ZERO; 2]);
-        lanes::compute_start_end_positional_difference(&mut dp8, &mut dv8, p8s, dt);
+        lanes::compute_start_end_positional_difference(&mut dp8, &mut dv8, p8s, dt).unwrap();
         let (mut dr, mut dw) = (vec![Vec3::ZERO; cols], vec![Vec3::ZERO; cols]);
-        r::compute_start_end_rotational_difference(&mut dr, &mut dw, q, dt);
+        r::compute_start_end_rotational_difference(&mut dr, &mut dw, q, dt).unwrap();
         let (mut dr8, mut dw8) = (vec![Vec3x8::ZERO; 2], vec![Vec3x8::ZERO; 2]);
-        lanes::compute_start_end_rotational_difference(&mut dr8, &mut dw8, q8s, dt);
+        lanes::compute_start_end_rotational_difference(&mut dr8, &mut dw8, q8s, dt).unwrap();
         let (mut sp, mut sv) = (vec![Vec3::ZERO; cols], vec![Vec3::ZERO; cols]);
-        r::compute_softfade_start_end_difference(&mut sp, &mut sv, p, dur, dur * 1.5, hard, hard * 0.5, ratio, dt);
+        r::compute_softfade_start_end_difference(&mut sp, &mut sv, p, dur, dur * 1.5, hard, hard * 0.5, ratio, dt).unwrap();
         let (mut sp8, mut sv8) = (vec![Vec3x8::ZERO; 2], vec![Vec3x8::ZERO; 2]);
-        lanes::compute_softfade_start_end_difference(&mut sp8, &mut sv8, p8s, dur, dur * 1.5, hard, hard * 0.5, ratio, dt);
+        lanes::compute_softfade_start_end_difference(&mut sp8, &mut sv8, p8s, dur, dur * 1.5, hard, hard * 0.5, ratio, dt).unwrap();
         let (mut sr, mut sw) = (vec![Vec3::ZERO; cols], vec![Vec3::ZERO; cols]);
-        r::compute_softfade_start_end_difference_quat(&mut sr, &mut sw, q, dur, dur * 1.5, hard, hard * 0.5, ratio, dt);
+        r::compute_softfade_start_end_difference_quat(&mut sr, &mut sw, q, dur, dur * 1.5, hard, hard * 0.5, ratio, dt).unwrap();
         let (mut sr8, mut sw8) = (vec![Vec3x8::ZERO; 2], vec![Vec3x8::ZERO; 2]);
-        lanes::compute_softfade_start_end_difference_quat(&mut sr8, &mut sw8, q8s, dur, dur * 1.5, hard, hard * 0.5, ratio, dt);
+        lanes::compute_softfade_start_end_difference_quat(&mut sr8, &mut sw8, q8s, dur, dur * 1.5, hard, hard * 0.5, ratio, dt).unwrap();
         let vs = 20.0 / dt;
         for (name, got, want, s) in [("diff_pos", un8(&dp8), dp.clone(), 10.0), ("diff_vel", un8(&dv8), dv.clone(), vs), ("diff_rot", un8(&dr8), dr.clone(), 7.0), ("diff_ang", un8(&dw8), dw.clone(), vs),
                                      ("softfade diff_vel", un8(&sv8), sv.clone(), vs * 2.0), ("softfade diff_rot_vel", un8(&sw8), sw.clone(), vs * 2.0), ("softfade diff_pos", un8(&sp8), sp.clone(), 10.0), ("softfade diff_rot", un8(&sr8), sr.clone(), 7.0)] {
             for j in 0..cols { check(got[j], want[j], s, TRANSC, &format!("{name} joint {j}"))?; }
         }
 
-        type RefOffsets = fn(&mut [Vec3], &[Vec3], &[Vec3], f32, f32, f32, f32);
-        type LaneOffsets = fn(&mut [Vec3x8], &[Vec3x8], &[Vec3x8], f32, f32, f32, f32);
+        type RefOffsets = fn(&mut [Vec3], &[Vec3], &[Vec3], f32, f32, f32, f32) -> kineform::Result<()>;
+        type LaneOffsets = fn(&mut [Vec3x8], &[Vec3x8], &[Vec3x8], f32, f32, f32, f32) -> kineform::Result<()>;
         let methods: [(&str, RefOffsets, LaneOffsets); 3] = [
             ("compute_inertialize_both_offsets", r::compute_inertialize_both_offsets, lanes::compute_inertialize_both_offsets),
             ("compute_inertialize_both_offsets_cubic", r::compute_inertialize_both_offsets_cubic, lanes::compute_inertialize_both_offsets_cubic),
@@ -307,38 +307,38 @@ proptest! {
         ];
         for (name, rf, lf) in methods {
             let mut off = vec![Vec3::ZERO; n];
-            rf(&mut off, &dp, &dv, hs, he, ratio, dt);
+            rf(&mut off, &dp, &dv, hs, he, ratio, dt).unwrap();
             let mut off8 = vec![Vec3x8::ZERO; frames * 2];
-            lf(&mut off8, &dp8, &dv8, hs, he, ratio, dt);
+            lf(&mut off8, &dp8, &dv8, hs, he, ratio, dt).unwrap();
             let got = un8(&off8);
             for k in 0..n { check(got[k], off[k], 10.0 + mag(dv[k % cols]), TRANSC, &format!("{name} {k}"))?; }
         }
         let mut off = vec![Vec3::ZERO; n];
-        r::compute_softfade_inertialize_offsets(&mut off, &sp, &sv, hs, he, dur, dur * 1.5, hard, hard * 0.5, ratio, dt);
+        r::compute_softfade_inertialize_offsets(&mut off, &sp, &sv, hs, he, dur, dur * 1.5, hard, hard * 0.5, ratio, dt).unwrap();
         let mut off8 = vec![Vec3x8::ZERO; frames * 2];
-        lanes::compute_softfade_inertialize_offsets(&mut off8, &sp8, &sv8, hs, he, dur, dur * 1.5, hard, hard * 0.5, ratio, dt);
+        lanes::compute_softfade_inertialize_offsets(&mut off8, &sp8, &sv8, hs, he, dur, dur * 1.5, hard, hard * 0.5, ratio, dt).unwrap();
         let got = un8(&off8);
         for k in 0..n { check(got[k], off[k], 10.0 + mag(sv[k % cols]), TRANSC, &format!("compute_softfade_inertialize_offsets {k}"))?; }
         let mut out = vec![Vec3::ZERO; n];
-        r::apply_positional_offsets(&mut out, p, &off);
+        r::apply_positional_offsets(&mut out, p, &off).unwrap();
         let mut out8 = vec![Vec3x8::ZERO; frames * 2];
-        lanes::apply_positional_offsets(&mut out8, p8s, &off8);
+        lanes::apply_positional_offsets(&mut out8, p8s, &off8).unwrap();
         let got = un8(&out8);
         for k in 0..n { check(got[k], out[k], 20.0, TRANSC, &format!("apply_positional_offsets {k}"))?; }
         let mut qo = vec![Quat::IDENTITY; n];
-        r::apply_rotational_offsets(&mut qo, q, &off);
+        r::apply_rotational_offsets(&mut qo, q, &off).unwrap();
         let mut qo8 = vec![Quatx8::IDENTITY; frames * 2];
-        lanes::apply_rotational_offsets(&mut qo8, q8s, &off8);
+        lanes::apply_rotational_offsets(&mut qo8, q8s, &off8).unwrap();
         let got: Vec<Quat> = qo8.iter().flat_map(|v| v.to_array()).collect();
         for k in 0..n { check(got[k], qo[k], 20.0, TRANSC, &format!("apply_rotational_offsets {k}"))?; }
 
         // Root offsets: lane i loops clip i's root (here: eight copies shifted in time).
         let (mut rp, mut rr) = (vec![Vec3::ZERO; n], vec![Vec3::ZERO; n]);
-        r::compute_root_inertialize_offsets(&mut rp, &mut rr, p, q, hs, he, ratio, dt);
+        r::compute_root_inertialize_offsets(&mut rp, &mut rr, p, q, hs, he, ratio, dt).unwrap();
         let root_p: Vec<Vec3x8> = (0..frames).map(|f| Vec3x8::splat(pos[f * cols])).collect();
         let root_q: Vec<Quatx8> = (0..frames).map(|f| Quatx8::splat(rot[f * cols])).collect();
         let (mut rp8, mut rr8) = (vec![Vec3x8::ZERO; frames], vec![Vec3x8::ZERO; frames]);
-        lanes::compute_root_inertialize_offsets(&mut rp8, &mut rr8, Slice2d::new(&root_p, 1).unwrap(), Slice2d::new(&root_q, 1).unwrap(), hs, he, ratio, dt);
+        lanes::compute_root_inertialize_offsets(&mut rp8, &mut rr8, Slice2d::new(&root_p, 1).unwrap(), Slice2d::new(&root_q, 1).unwrap(), hs, he, ratio, dt).unwrap();
         for f in 0..frames {
             check(rp8[f].lane(5), rp[f * cols], vs, TRANSC, &format!("root pos offset {f}"))?;
             check(rr8[f].lane(2), rr[f * cols], vs, TRANSC, &format!("root rot offset {f}"))?;

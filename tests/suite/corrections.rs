@@ -186,13 +186,15 @@ fn softfade_position_loop_is_continuous_in_velocity() {
         let (mut d, mut dv) = (vec![r::Vec3::ZERO; j], vec![r::Vec3::ZERO; j]);
         r::compute_softfade_start_end_difference(
             &mut d, &mut dv, p, dur.0, dur.1, hard.0, hard.1, ratio, dt,
-        );
+        )
+        .unwrap();
         let mut off = vec![r::Vec3::ZERO; n * j];
         r::compute_softfade_inertialize_offsets(
             &mut off, &d, &dv, bt, bt, dur.0, dur.1, hard.0, hard.1, ratio, dt,
-        );
+        )
+        .unwrap();
         let mut out = vec![r::Vec3::ZERO; n * j];
-        r::apply_positional_offsets(&mut out, p, &off);
+        r::apply_positional_offsets(&mut out, p, &off).unwrap();
         let clip = kineform::Clip::new(
             n,
             j,

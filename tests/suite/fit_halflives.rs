@@ -113,7 +113,8 @@ fn reference_fit(src: &Pose, dst: &Pose, p: (f32, f32, f32, f32)) -> (Vec<Vec3>,
     r::fit_halflives(
         &mut hp, &mut hr, &src.pos, &src.vel, &src.rot, &src.ang, &dst.pos, &dst.rot, p.0, p.1,
         p.2, p.3,
-    );
+    )
+    .unwrap();
     (hp, hr)
 }
 
@@ -172,7 +173,7 @@ proptest! {
         let q = |from: &[lanes::Kformx8]| -> Vec<Quatx8> { from.iter().map(|k| k.rot).collect() };
         let (mut hp, mut hr) = (vec![Vec3x8::ZERO; J], vec![Vec3x8::ZERO; J]);
         lanes::fit_halflives(&mut hp, &mut hr, &f(|k| k.pos, &s8), &f(|k| k.vel, &s8), &q(&s8), &f(|k| k.ang, &s8), &f(|k| k.pos, &d8), &q(&d8),
-            f8(ps.map(|p| p.0)), f8(ps.map(|p| p.1)), f8(ps.map(|p| p.2)), f8(ps.map(|p| p.3)));
+            f8(ps.map(|p| p.0)), f8(ps.map(|p| p.1)), f8(ps.map(|p| p.2)), f8(ps.map(|p| p.3))).unwrap();
         for c in 0..8 {
             let (wp, wr) = reference_fit(&src[c], &dst[c], ps[c]);
             for j in 0..J {

@@ -149,10 +149,10 @@ proptest! {
             }
         }
         let (mut d, mut dw) = (vec![Vec3::ZERO; 8], vec![Vec3::ZERO; 8]);
-        r::compute_start_end_rotational_difference(&mut d, &mut dw, qs, dt);
+        r::compute_start_end_rotational_difference(&mut d, &mut dw, qs, dt).unwrap();
         let rot8: Vec<Quatx8> = rot.chunks(8).map(|c| Quatx8::from_array(core::array::from_fn(|i| c[i]))).collect();
         let (mut d8, mut dw8) = ([lanes::Vec3x8::ZERO], [lanes::Vec3x8::ZERO]);
-        lanes::compute_start_end_rotational_difference(&mut d8, &mut dw8, Slice2d::new(&rot8, 1).unwrap(), dt);
+        lanes::compute_start_end_rotational_difference(&mut d8, &mut dw8, Slice2d::new(&rot8, 1).unwrap(), dt).unwrap();
         check_lanes(d8[0], |j| d[j], |_| 7.0, TRANSC, "start/end rotational difference")?;
         check_lanes(dw8[0], |j| dw[j], |_| 14.0 / dt, TRANSC, "start/end angular velocity difference")?;
     }

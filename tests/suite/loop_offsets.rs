@@ -70,9 +70,9 @@ fn reference_offsets(
         vec![Vec3::ZERO; n],
         vec![Vec3::ZERO; n],
     );
-    r::compute_linear_offsets(&mut lin, dp, ratio);
-    r::compute_inertialize_start_offsets(&mut st, dp, dv, h, dt);
-    r::compute_inertialize_end_offsets(&mut en, dp, dv, h, dt);
+    r::compute_linear_offsets(&mut lin, dp, ratio).unwrap();
+    r::compute_inertialize_start_offsets(&mut st, dp, dv, h, dt).unwrap();
+    r::compute_inertialize_end_offsets(&mut en, dp, dv, h, dt).unwrap();
     [lin, st, en]
 }
 
@@ -84,9 +84,9 @@ fn lane_offsets(rows: usize, dp: &[Vec3], dv: &[Vec3], h: f32, ratio: f32, dt: f
         vec![Vec3x8::ZERO; n],
         vec![Vec3x8::ZERO; n],
     );
-    lanes::compute_linear_offsets(&mut lin, &dp8, ratio);
-    lanes::compute_inertialize_start_offsets(&mut st, &dp8, &dv8, h, dt);
-    lanes::compute_inertialize_end_offsets(&mut en, &dp8, &dv8, h, dt);
+    lanes::compute_linear_offsets(&mut lin, &dp8, ratio).unwrap();
+    lanes::compute_inertialize_start_offsets(&mut st, &dp8, &dv8, h, dt).unwrap();
+    lanes::compute_inertialize_end_offsets(&mut en, &dp8, &dv8, h, dt).unwrap();
     [un8(&lin), un8(&st), un8(&en)]
 }
 
@@ -216,8 +216,9 @@ fn one_frame_loops_give_finite_offsets_in_both_paths() {
         .collect();
     let (h, ratio, dt) = (0.2, 0.3, 1.0 / 30.0);
     let (dp8, dv8) = (to8(&dp), to8(&dv));
-    type RefOffsets = fn(&mut [Vec3], &[Vec3], &[Vec3], f32, f32, f32, f32);
-    type LaneOffsets = fn(&mut [Vec3x8], &[Vec3x8], &[Vec3x8], f32, f32, f32, f32);
+    type RefOffsets = fn(&mut [Vec3], &[Vec3], &[Vec3], f32, f32, f32, f32) -> kineform::Result<()>;
+    type LaneOffsets =
+        fn(&mut [Vec3x8], &[Vec3x8], &[Vec3x8], f32, f32, f32, f32) -> kineform::Result<()>;
     // (name, reference, lanes, expected offset of joint j)
     let two_sided: [(&str, RefOffsets, LaneOffsets, f32); 3] = [
         (
@@ -242,17 +243,19 @@ fn one_frame_loops_give_finite_offsets_in_both_paths() {
     let mut results: Vec<(&str, Vec<Vec3>, Vec<Vec3>, f32)> = Vec::new();
     for (name, rf, lf, share) in two_sided {
         let mut o = vec![Vec3::ZERO; COLS];
-        rf(&mut o, &dp, &dv, h, h, ratio, dt);
+        rf(&mut o, &dp, &dv, h, h, ratio, dt).unwrap();
         let mut o8 = vec![Vec3x8::ZERO; 2];
-        lf(&mut o8, &dp8, &dv8, h, h, ratio, dt);
+        lf(&mut o8, &dp8, &dv8, h, h, ratio, dt).unwrap();
         results.push((name, o, un8(&o8), share));
     }
     let mut o = vec![Vec3::ZERO; COLS];
-    r::compute_softfade_inertialize_offsets(&mut o, &dp, &dv, h, h, h, h, 4.0, 4.0, ratio, dt);
+    r::compute_softfade_inertialize_offsets(&mut o, &dp, &dv, h, h, h, h, 4.0, 4.0, ratio, dt)
+        .unwrap();
     let mut o8 = vec![Vec3x8::ZERO; 2];
     lanes::compute_softfade_inertialize_offsets(
         &mut o8, &dp8, &dv8, h, h, h, h, 4.0, 4.0, ratio, dt,
-    );
+    )
+    .unwrap();
     // softfade(0, 4) = ln(1 + e^4) / 4 at both ends.
     let sf0 = r::softfade(0.0, 4.0);
     results.push((
@@ -302,31 +305,34 @@ fn one_frame_differences_are_zero_in_both_paths() {
     let z8 = || vec![Vec3x8::ZERO; 2];
     let mut outs: Vec<(&str, Vec<Vec3>)> = Vec::new();
     let (mut a, mut b) = (z(), z());
-    r::compute_start_end_positional_difference(&mut a, &mut b, p, dt);
+    r::compute_start_end_positional_difference(&mut a, &mut b, p, dt).unwrap();
     outs.extend([("positional diff_pos", a), ("positional diff_vel", b)]);
     let (mut a, mut b) = (z(), z());
-    r::compute_start_end_rotational_difference(&mut a, &mut b, q, dt);
+    r::compute_start_end_rotational_difference(&mut a, &mut b, q, dt).unwrap();
     outs.extend([("rotational diff_rot", a), ("rotational diff_vel", b)]);
     let (mut a, mut b) = (z(), z());
-    r::compute_softfade_start_end_difference(&mut a, &mut b, p, 0.2, 0.3, 4.0, 5.0, 0.3, dt);
+    r::compute_softfade_start_end_difference(&mut a, &mut b, p, 0.2, 0.3, 4.0, 5.0, 0.3, dt)
+        .unwrap();
     outs.extend([("softfade diff_pos", a), ("softfade diff_vel", b)]);
     let (mut a, mut b) = (z(), z());
-    r::compute_softfade_start_end_difference_quat(&mut a, &mut b, q, 0.2, 0.3, 4.0, 5.0, 0.3, dt);
+    r::compute_softfade_start_end_difference_quat(&mut a, &mut b, q, 0.2, 0.3, 4.0, 5.0, 0.3, dt)
+        .unwrap();
     outs.extend([("softfade diff_rot", a), ("softfade diff_rot_vel", b)]);
     let (mut a, mut b) = (z8(), z8());
-    lanes::compute_start_end_positional_difference(&mut a, &mut b, p8s, dt);
+    lanes::compute_start_end_positional_difference(&mut a, &mut b, p8s, dt).unwrap();
     outs.extend([
         ("lanes positional diff_pos", un8(&a)),
         ("lanes positional diff_vel", un8(&b)),
     ]);
     let (mut a, mut b) = (z8(), z8());
-    lanes::compute_start_end_rotational_difference(&mut a, &mut b, q8s, dt);
+    lanes::compute_start_end_rotational_difference(&mut a, &mut b, q8s, dt).unwrap();
     outs.extend([
         ("lanes rotational diff_rot", un8(&a)),
         ("lanes rotational diff_vel", un8(&b)),
     ]);
     let (mut a, mut b) = (z8(), z8());
-    lanes::compute_softfade_start_end_difference(&mut a, &mut b, p8s, 0.2, 0.3, 4.0, 5.0, 0.3, dt);
+    lanes::compute_softfade_start_end_difference(&mut a, &mut b, p8s, 0.2, 0.3, 4.0, 5.0, 0.3, dt)
+        .unwrap();
     outs.extend([
         ("lanes softfade diff_pos", un8(&a)),
         ("lanes softfade diff_vel", un8(&b)),
@@ -334,14 +340,15 @@ fn one_frame_differences_are_zero_in_both_paths() {
     let (mut a, mut b) = (z8(), z8());
     lanes::compute_softfade_start_end_difference_quat(
         &mut a, &mut b, q8s, 0.2, 0.3, 4.0, 5.0, 0.3, dt,
-    );
+    )
+    .unwrap();
     outs.extend([
         ("lanes softfade diff_rot", un8(&a)),
         ("lanes softfade diff_rot_vel", un8(&b)),
     ]);
     // The root of a one-frame clip gets zero offsets.
     let (mut rp, mut rr) = (z(), z());
-    r::compute_root_inertialize_offsets(&mut rp, &mut rr, p, q, 0.2, 0.2, 0.5, dt);
+    r::compute_root_inertialize_offsets(&mut rp, &mut rr, p, q, 0.2, 0.2, 0.5, dt).unwrap();
     outs.extend([("root pos offsets", rp), ("root rot offsets", rr)]);
     let roots_p = vec![Vec3x8::splat(pos[0])];
     let roots_q = vec![Quatx8::splat(rot[0])];
@@ -355,7 +362,8 @@ fn one_frame_differences_are_zero_in_both_paths() {
         0.2,
         0.5,
         dt,
-    );
+    )
+    .unwrap();
     outs.extend([
         ("lanes root pos offsets", un8(&rp8)),
         ("lanes root rot offsets", un8(&rr8)),
@@ -445,9 +453,9 @@ fn make_loop_with_the_repository_only_methods() {
     let c = clip(480);
     let (n, j, dt) = (c.frames(), c.joints(), c.frame_time());
     let (mut d, mut dv) = (vec![Vec3::ZERO; j], vec![Vec3::ZERO; j]);
-    r::compute_start_end_positional_difference(&mut d, &mut dv, c.pos_slice(), dt);
+    r::compute_start_end_positional_difference(&mut d, &mut dv, c.pos_slice(), dt).unwrap();
     let (mut dr, mut drv) = (vec![Vec3::ZERO; j], vec![Vec3::ZERO; j]);
-    r::compute_start_end_rotational_difference(&mut dr, &mut drv, c.rot_slice(), dt);
+    r::compute_start_end_rotational_difference(&mut dr, &mut drv, c.rot_slice(), dt).unwrap();
     let seam_vel = |p: &dyn Fn(usize, usize) -> Vec3, k: usize| {
         r::length((p(n - 1, k) - p(n - 2, k)) - (p(1, k) - p(0, k))) / dt
     };
@@ -469,22 +477,22 @@ fn make_loop_with_the_repository_only_methods() {
         let (mut op, mut or) = (vec![Vec3::ZERO; n * j], vec![Vec3::ZERO; n * j]);
         match method {
             LoopMethod::SpringStart { halflife } => {
-                r::compute_inertialize_start_offsets(&mut op, &d, &dv, halflife, dt);
-                r::compute_inertialize_start_offsets(&mut or, &dr, &drv, halflife, dt);
+                r::compute_inertialize_start_offsets(&mut op, &d, &dv, halflife, dt).unwrap();
+                r::compute_inertialize_start_offsets(&mut or, &dr, &drv, halflife, dt).unwrap();
             }
             LoopMethod::SpringEnd { halflife } => {
-                r::compute_inertialize_end_offsets(&mut op, &d, &dv, halflife, dt);
-                r::compute_inertialize_end_offsets(&mut or, &dr, &drv, halflife, dt);
+                r::compute_inertialize_end_offsets(&mut op, &d, &dv, halflife, dt).unwrap();
+                r::compute_inertialize_end_offsets(&mut or, &dr, &drv, halflife, dt).unwrap();
             }
             _ => {
-                r::compute_linear_offsets(&mut op, &d, ratio);
-                r::compute_linear_offsets(&mut or, &dr, ratio);
+                r::compute_linear_offsets(&mut op, &d, ratio).unwrap();
+                r::compute_linear_offsets(&mut or, &dr, ratio).unwrap();
             }
         }
         let mut want_p = vec![Vec3::ZERO; n * j];
-        r::apply_positional_offsets(&mut want_p, c.pos_slice(), &op);
+        r::apply_positional_offsets(&mut want_p, c.pos_slice(), &op).unwrap();
         let mut want_r = vec![Quat::IDENTITY; n * j];
-        r::apply_rotational_offsets(&mut want_r, c.rot_slice(), &or);
+        r::apply_rotational_offsets(&mut want_r, c.rot_slice(), &or).unwrap();
         for k in 0..n * j {
             check(
                 looped.positions()[k],
@@ -547,7 +555,8 @@ fn make_loop_with_the_repository_only_methods() {
             );
             r::compute_root_inertialize_offsets(
                 &mut rp, &mut rr, ps, qs, halflife, halflife, share, dt,
-            );
+            )
+            .unwrap();
         }
         for f in 0..n {
             let want_p = rp0[f] + rp[f];

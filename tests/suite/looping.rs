@@ -78,28 +78,31 @@ fn loop_rotations(w: &Walk, method: &str) -> Vec<Quat> {
     let mut off = vec![Vec3::ZERO; n * j];
     match method {
         "cubic" => {
-            r::compute_start_end_rotational_difference(&mut d, &mut dv, rot, dt);
-            r::compute_inertialize_both_offsets_cubic(&mut off, &d, &dv, 0.25, 0.25, 0.5, dt);
+            r::compute_start_end_rotational_difference(&mut d, &mut dv, rot, dt).unwrap();
+            r::compute_inertialize_both_offsets_cubic(&mut off, &d, &dv, 0.25, 0.25, 0.5, dt)
+                .unwrap();
         }
         "linear" => {
-            r::compute_start_end_rotational_difference(&mut d, &mut dv, rot, dt);
-            r::compute_linear_inertialize_offsets(&mut off, &d, &dv, 0.25, 0.25, 0.5, dt);
+            r::compute_start_end_rotational_difference(&mut d, &mut dv, rot, dt).unwrap();
+            r::compute_linear_inertialize_offsets(&mut off, &d, &dv, 0.25, 0.25, 0.5, dt).unwrap();
         }
         "softfade" => {
             // Asymmetric on purpose: with equal ends the fade gradients cancel
             // in the velocity difference, whichever way they are paired.
             r::compute_softfade_start_end_difference_quat(
                 &mut d, &mut dv, rot, SF_DUR.0, SF_DUR.1, SF_HARD.0, SF_HARD.1, SF_RATIO, dt,
-            );
+            )
+            .unwrap();
             r::compute_softfade_inertialize_offsets(
                 &mut off, &d, &dv, 0.25, 0.25, SF_DUR.0, SF_DUR.1, SF_HARD.0, SF_HARD.1, SF_RATIO,
                 dt,
-            );
+            )
+            .unwrap();
         }
         _ => unreachable!(),
     }
     let mut out = vec![Quat::IDENTITY; n * j];
-    r::apply_rotational_offsets(&mut out, rot, &off);
+    r::apply_rotational_offsets(&mut out, rot, &off).unwrap();
     out
 }
 
@@ -151,10 +154,10 @@ fn root_method_loops_the_root_in_character_space() {
         Slice2d::new(&w.rot, j).unwrap(),
     );
     let (mut op, mut or) = (vec![Vec3::ZERO; n * j], vec![Vec3::ZERO; n * j]);
-    r::compute_root_inertialize_offsets(&mut op, &mut or, pos, rot, 0.25, 0.25, 0.5, dt);
+    r::compute_root_inertialize_offsets(&mut op, &mut or, pos, rot, 0.25, 0.25, 0.5, dt).unwrap();
     let (mut p2, mut q2) = (vec![Vec3::ZERO; n * j], vec![Quat::IDENTITY; n * j]);
-    r::apply_positional_offsets(&mut p2, pos, &op);
-    r::apply_rotational_offsets(&mut q2, rot, &or);
+    r::apply_positional_offsets(&mut p2, pos, &op).unwrap();
+    r::apply_rotational_offsets(&mut q2, rot, &or).unwrap();
     // Root linear and angular velocity in the root's own frame, at each end.
     let char_vel = |p: &[Vec3], q: &[Quat], f: usize| {
         let v = (p[(f + 1) * j] - p[f * j]) / dt;
@@ -207,11 +210,12 @@ fn lanes_loop_eight_joints_at_a_time_like_the_reference() {
         .collect();
     let rot8 = Slice2d::new(&rot8, packs).unwrap();
     let (mut d8, mut dv8) = (vec![Vec3x8::ZERO; packs], vec![Vec3x8::ZERO; packs]);
-    lanes::compute_start_end_rotational_difference(&mut d8, &mut dv8, rot8, dt);
+    lanes::compute_start_end_rotational_difference(&mut d8, &mut dv8, rot8, dt).unwrap();
     let mut off8 = vec![Vec3x8::ZERO; n * packs];
-    lanes::compute_inertialize_both_offsets_cubic(&mut off8, &d8, &dv8, 0.25, 0.25, 0.5, dt);
+    lanes::compute_inertialize_both_offsets_cubic(&mut off8, &d8, &dv8, 0.25, 0.25, 0.5, dt)
+        .unwrap();
     let mut out8 = vec![Quatx8::IDENTITY; n * packs];
-    lanes::apply_rotational_offsets(&mut out8, rot8, &off8);
+    lanes::apply_rotational_offsets(&mut out8, rot8, &off8).unwrap();
     let want = loop_rotations(&w, "cubic");
     for f in 0..n {
         for k in 0..j {
@@ -230,7 +234,7 @@ fn published_softfade_difference_leaves_a_velocity_seam() {
     let (j, n, dt) = (w.joints, w.frames, w.dt);
     let rot = Slice2d::new(&w.rot, j).unwrap();
     let (mut d, mut dv) = (vec![Vec3::ZERO; j], vec![Vec3::ZERO; j]);
-    r::compute_start_end_rotational_difference(&mut d, &mut dv, rot, dt);
+    r::compute_start_end_rotational_difference(&mut d, &mut dv, rot, dt).unwrap();
     for k in 0..j {
         let end = r::decayed_offset_softfade_grad_zero(SF_RATIO * d[k], SF_DUR.0, SF_HARD.0) * dt;
         let start =
@@ -240,9 +244,10 @@ fn published_softfade_difference_leaves_a_velocity_seam() {
     let mut off = vec![Vec3::ZERO; n * j];
     r::compute_softfade_inertialize_offsets(
         &mut off, &d, &dv, 0.25, 0.25, SF_DUR.0, SF_DUR.1, SF_HARD.0, SF_HARD.1, SF_RATIO, dt,
-    );
+    )
+    .unwrap();
     let mut out = vec![Quat::IDENTITY; n * j];
-    r::apply_rotational_offsets(&mut out, rot, &off);
+    r::apply_rotational_offsets(&mut out, rot, &off).unwrap();
     let (_, published) = seam(&out, &w);
     let (_, corrected) = seam(&loop_rotations(&w, "softfade"), &w);
     // Measured: published 0.70, corrected 0.34 (as good as the cubic method).

@@ -9,7 +9,7 @@
 //! before the second of its steps refused an invalid hierarchy.
 
 use crate::common::*;
-use kineform::lanes::{self, Kformx8, Motionx8};
+use kineform::lanes::{self, Jointx8, Kformx8, Motionx8};
 use kineform::reference::{self as r, Joint, Kform, Motion, Pose, Quat, Slice2d, Vec3};
 use kineform::{Error, Result};
 use proptest::prelude::*;
@@ -436,4 +436,301 @@ fn the_refusals_name_what_is_short() {
 
 fn v3() -> lanes::Vec3x8 {
     lanes::Vec3x8::splat(Vec3::ONE)
+}
+
+/// The looping functions' shapes: views of `rows` frames and `cols`
+/// joints, per-joint differences of `d` entries, offsets of `o` values,
+/// outputs of `out` values.
+struct LoopCase {
+    rows: usize,
+    cols: usize,
+    d: [usize; 2],
+    o: [usize; 2],
+    pos_rows: usize,
+}
+
+fn looping(c: &LoopCase) -> std::result::Result<(), TestCaseError> {
+    use lanes::{Quatx8, Vec3x8};
+    let (rows, cols) = (c.rows, c.cols);
+    let v = |i: usize| Vec3::new(i as f32, 1.0, -0.5 * i as f32);
+    let q = |i: usize| kf(i, 2).rot;
+    let pos: Vec<Vec3> = (0..rows * cols).map(v).collect();
+    let rot: Vec<Quat> = (0..rows * cols).map(q).collect();
+    let pos8: Vec<Vec3x8> = pos.iter().map(|&p| Vec3x8::splat(p)).collect();
+    let rot8: Vec<Quatx8> = rot.iter().map(|&r| Quatx8::splat(r)).collect();
+    let (vp, vr) = (
+        Slice2d::new(&pos, cols).unwrap(),
+        Slice2d::new(&rot, cols).unwrap(),
+    );
+    let (vp8, vr8) = (
+        Slice2d::new(&pos8, cols).unwrap(),
+        Slice2d::new(&rot8, cols).unwrap(),
+    );
+    let filled = |n: usize, seed: usize| -> Vec<Vec3> { (0..n).map(|i| v(i + seed)).collect() };
+    let filled8 = |n: usize, seed: usize| -> Vec<Vec3x8> {
+        (0..n).map(|i| Vec3x8::splat(v(i + seed))).collect()
+    };
+    let (h, ratio, dt) = (0.2, 0.4, 1.0 / 30.0);
+
+    // The differences: two outputs of d[0] and d[1] entries.
+    for (name, k) in [
+        ("compute_start_end_positional_difference", 0),
+        ("compute_start_end_rotational_difference", 1),
+        ("compute_softfade_start_end_difference", 2),
+        ("compute_softfade_start_end_difference_quat", 3),
+    ] {
+        let (mut a, mut b) = (filled(c.d[0], 7), filled(c.d[1], 9));
+        let rr = match k {
+            0 => r::compute_start_end_positional_difference(&mut a, &mut b, vp, dt),
+            1 => r::compute_start_end_rotational_difference(&mut a, &mut b, vr, dt),
+            2 => r::compute_softfade_start_end_difference(
+                &mut a, &mut b, vp, h, h, 2.0, 2.0, ratio, dt,
+            ),
+            _ => r::compute_softfade_start_end_difference_quat(
+                &mut a, &mut b, vr, h, h, 2.0, 2.0, ratio, dt,
+            ),
+        };
+        let r_same = a == filled(c.d[0], 7) && b == filled(c.d[1], 9);
+        let (mut a, mut b) = (filled8(c.d[0], 7), filled8(c.d[1], 9));
+        let lr = match k {
+            0 => lanes::compute_start_end_positional_difference(&mut a, &mut b, vp8, dt),
+            1 => lanes::compute_start_end_rotational_difference(&mut a, &mut b, vr8, dt),
+            2 => lanes::compute_softfade_start_end_difference(
+                &mut a, &mut b, vp8, h, h, 2.0, 2.0, ratio, dt,
+            ),
+            _ => lanes::compute_softfade_start_end_difference_quat(
+                &mut a, &mut b, vr8, h, h, 2.0, 2.0, ratio, dt,
+            ),
+        };
+        let l_same = a == filled8(c.d[0], 7) && b == filled8(c.d[1], 9);
+        agree(name, (rr, r_same), (lr, l_same))?;
+    }
+
+    // The offsets: o[0] values from differences of d[0] and d[1] entries.
+    type RefOffsets = fn(&mut [Vec3], &[Vec3], &[Vec3], f32, f32, f32, f32) -> Result<()>;
+    type LaneOffsets = fn(&mut [Vec3x8], &[Vec3x8], &[Vec3x8], f32, f32, f32, f32) -> Result<()>;
+    let both: [(&str, RefOffsets, LaneOffsets); 3] = [
+        (
+            "compute_inertialize_both_offsets",
+            r::compute_inertialize_both_offsets,
+            lanes::compute_inertialize_both_offsets,
+        ),
+        (
+            "compute_inertialize_both_offsets_cubic",
+            r::compute_inertialize_both_offsets_cubic,
+            lanes::compute_inertialize_both_offsets_cubic,
+        ),
+        (
+            "compute_linear_inertialize_offsets",
+            r::compute_linear_inertialize_offsets,
+            lanes::compute_linear_inertialize_offsets,
+        ),
+    ];
+    let (dp, dv, dp8, dv8) = (
+        filled(c.d[0], 1),
+        filled(c.d[1], 2),
+        filled8(c.d[0], 1),
+        filled8(c.d[1], 2),
+    );
+    for (name, rf, lf) in both {
+        let mut o = filled(c.o[0], 5);
+        let rr = rf(&mut o, &dp, &dv, h, h, ratio, dt);
+        let r_same = o == filled(c.o[0], 5);
+        let mut o8 = filled8(c.o[0], 5);
+        let lr = lf(&mut o8, &dp8, &dv8, h, h, ratio, dt);
+        agree(name, (rr, r_same), (lr, o8 == filled8(c.o[0], 5)))?;
+    }
+    for (name, k) in [
+        ("compute_inertialize_start_offsets", 0),
+        ("compute_inertialize_end_offsets", 1),
+        ("compute_linear_offsets", 2),
+        ("compute_softfade_inertialize_offsets", 3),
+    ] {
+        let mut o = filled(c.o[0], 5);
+        let rr = match k {
+            0 => r::compute_inertialize_start_offsets(&mut o, &dp, &dv, h, dt),
+            1 => r::compute_inertialize_end_offsets(&mut o, &dp, &dv, h, dt),
+            2 => r::compute_linear_offsets(&mut o, &dp, ratio),
+            _ => r::compute_softfade_inertialize_offsets(
+                &mut o, &dp, &dv, h, h, h, h, 2.0, 2.0, ratio, dt,
+            ),
+        };
+        let r_same = o == filled(c.o[0], 5);
+        let mut o8 = filled8(c.o[0], 5);
+        let lr = match k {
+            0 => lanes::compute_inertialize_start_offsets(&mut o8, &dp8, &dv8, h, dt),
+            1 => lanes::compute_inertialize_end_offsets(&mut o8, &dp8, &dv8, h, dt),
+            2 => lanes::compute_linear_offsets(&mut o8, &dp8, ratio),
+            _ => lanes::compute_softfade_inertialize_offsets(
+                &mut o8, &dp8, &dv8, h, h, h, h, 2.0, 2.0, ratio, dt,
+            ),
+        };
+        agree(name, (rr, r_same), (lr, o8 == filled8(c.o[0], 5)))?;
+    }
+
+    // The root's offsets: positions of pos_rows frames, offsets of o[0]
+    // and o[1] values.
+    let rpos: Vec<Vec3> = (0..c.pos_rows * cols).map(v).collect();
+    let rpos8: Vec<Vec3x8> = rpos.iter().map(|&p| Vec3x8::splat(p)).collect();
+    let (rvp, rvp8) = (
+        Slice2d::new(&rpos, cols).unwrap(),
+        Slice2d::new(&rpos8, cols).unwrap(),
+    );
+    let (mut a, mut b) = (filled(c.o[0], 3), filled(c.o[1], 4));
+    let rr = r::compute_root_inertialize_offsets(&mut a, &mut b, rvp, vr, h, h, ratio, dt);
+    let r_same = a == filled(c.o[0], 3) && b == filled(c.o[1], 4);
+    let (mut a, mut b) = (filled8(c.o[0], 3), filled8(c.o[1], 4));
+    let lr = lanes::compute_root_inertialize_offsets(&mut a, &mut b, rvp8, vr8, h, h, ratio, dt);
+    let l_same = a == filled8(c.o[0], 3) && b == filled8(c.o[1], 4);
+    agree(
+        "compute_root_inertialize_offsets",
+        (rr, r_same),
+        (lr, l_same),
+    )?;
+
+    // Offsets applied: an output of o[1] values, offsets of o[0].
+    let (off, off8) = (filled(c.o[0], 6), filled8(c.o[0], 6));
+    let mut out = filled(c.o[1], 8);
+    let rr = r::apply_positional_offsets(&mut out, vp, &off);
+    let r_same = out == filled(c.o[1], 8);
+    let mut out8 = filled8(c.o[1], 8);
+    let lr = lanes::apply_positional_offsets(&mut out8, vp8, &off8);
+    agree(
+        "apply_positional_offsets",
+        (rr, r_same),
+        (lr, out8 == filled8(c.o[1], 8)),
+    )?;
+    let mut out = vec![Quat::IDENTITY; c.o[1]];
+    let rr = r::apply_rotational_offsets(&mut out, vr, &off);
+    let r_same = out == vec![Quat::IDENTITY; c.o[1]];
+    let mut out8 = vec![Quatx8::IDENTITY; c.o[1]];
+    let lr = lanes::apply_rotational_offsets(&mut out8, vr8, &off8);
+    agree(
+        "apply_rotational_offsets",
+        (rr, r_same),
+        (lr, out8 == vec![Quatx8::IDENTITY; c.o[1]]),
+    )
+}
+
+/// `fit_halflives` with its eight slices of `l` entries.
+fn fit(l: [usize; 8]) -> std::result::Result<(), TestCaseError> {
+    use lanes::{Quatx8, Vec3x8};
+    let v = |n: usize, s: f32| -> Vec<Vec3> {
+        (0..n).map(|i| Vec3::new(i as f32 + s, 0.1, 0.2)).collect()
+    };
+    let q = |n: usize| -> Vec<Quat> { (0..n).map(|i| kf(i, 3).rot).collect() };
+    let (mut hp, mut hr) = (v(l[0], 0.5), v(l[1], 0.7));
+    let rr = r::fit_halflives(
+        &mut hp,
+        &mut hr,
+        &v(l[2], 1.0),
+        &v(l[3], 2.0),
+        &q(l[4]),
+        &v(l[5], 3.0),
+        &v(l[6], 4.0),
+        &q(l[7]),
+        0.2,
+        0.05,
+        1.0,
+        0.1,
+    );
+    let r_same = hp == v(l[0], 0.5) && hr == v(l[1], 0.7);
+    let v8 = |n: usize, s: f32| -> Vec<Vec3x8> { v(n, s).into_iter().map(Vec3x8::splat).collect() };
+    let q8 = |n: usize| -> Vec<Quatx8> { q(n).into_iter().map(Quatx8::splat).collect() };
+    let (mut hp, mut hr) = (v8(l[0], 0.5), v8(l[1], 0.7));
+    let lr = lanes::fit_halflives(
+        &mut hp,
+        &mut hr,
+        &v8(l[2], 1.0),
+        &v8(l[3], 2.0),
+        &q8(l[4]),
+        &v8(l[5], 3.0),
+        &v8(l[6], 4.0),
+        &q8(l[7]),
+        s8(0.2),
+        s8(0.05),
+        s8(1.0),
+        s8(0.1),
+    );
+    let l_same = hp == v8(l[0], 0.5) && hr == v8(l[1], 0.7);
+    agree("fit_halflives", (rr, r_same), (lr, l_same))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    #[test]
+    fn both_loopers_refuse_the_same_shapes_and_write_nothing(
+        rows in 0usize..=3,
+        cols in 1usize..=3,
+        shaped in any::<bool>(),
+        d in proptest::array::uniform2(0usize..=4),
+        o in proptest::array::uniform2(0usize..=10),
+        pos_rows in 0usize..=3,
+    ) {
+        // Half the cases shaped as the functions want them.
+        let c = if shaped {
+            LoopCase { rows, cols, d: [cols; 2], o: [rows * cols; 2], pos_rows: rows }
+        } else {
+            LoopCase { rows, cols, d, o, pos_rows }
+        };
+        looping(&c)?;
+    }
+
+    #[test]
+    fn both_half_life_fits_refuse_the_same_lengths_and_write_nothing(
+        n in 0usize..=3,
+        l in proptest::array::uniform8(0usize..=3),
+        shaped in any::<bool>(),
+    ) {
+        fit(if shaped { [n; 8] } else { l })?;
+    }
+}
+
+/// Chains that do not cut the joints into runs, and slices that are not
+/// whole packs, are refused by `fk_packs`, which wrote or panicked.
+#[test]
+fn fk_packs_refuses_bad_chains_and_partial_packs() {
+    use kineform::skeleton::Chain;
+    let skel = kineform::Skeleton::new(vec![-1, 0, 1, 0]).unwrap();
+    let local: Vec<Motionx8> = (0..8)
+        .map(|i| Motionx8::splat(Motion::from_kform(kf(i, 1))))
+        .collect();
+    let fresh = || -> Vec<Motionx8> {
+        (0..8)
+            .map(|i| Motionx8::splat(Motion::from_kform(kf(i, 0))))
+            .collect()
+    };
+    let mut g = fresh();
+    lanes::fk_packs(&mut g, &local, skel.chains(), Motionx8::FK).unwrap();
+    let bad = [
+        Chain {
+            start: 0,
+            end: 2,
+            parent: -1,
+        },
+        Chain {
+            start: 3,
+            end: 4,
+            parent: 0,
+        },
+    ];
+    let mut g = fresh();
+    let e = lanes::fk_packs(&mut g, &local, &bad, Motionx8::FK).unwrap_err();
+    assert!(matches!(e, Error::Skeleton { joint: 3, .. }), "{e}");
+    let e = lanes::fk_packs(&mut g, &local[..7], skel.chains(), Motionx8::FK).unwrap_err();
+    assert!(matches!(e, Error::Length { .. }), "{e}");
+    let e = lanes::fk_packs(&mut g[..6], &local[..6], skel.chains(), Motionx8::FK).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            Error::Length {
+                expected: 8,
+                got: 6,
+                ..
+            }
+        ),
+        "{e}"
+    );
+    assert!(g == fresh(), "refused but wrote");
 }

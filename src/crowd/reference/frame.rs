@@ -250,7 +250,8 @@ fn ref_start_transition(
                     min,
                     max,
                     min,
-                );
+                )
+                .expect(SIZED);
             }
         }
     }

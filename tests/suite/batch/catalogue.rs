@@ -135,11 +135,11 @@ fn make_loop_equals_the_reference_and_closes_the_loop() {
     };
     let looped = make_loop(&clip, &opts).unwrap();
     let (mut d, mut dv) = (vec![Vec3::ZERO; j], vec![Vec3::ZERO; j]);
-    r::compute_start_end_rotational_difference(&mut d, &mut dv, clip.rot_slice(), dt);
+    r::compute_start_end_rotational_difference(&mut d, &mut dv, clip.rot_slice(), dt).unwrap();
     let mut off = vec![Vec3::ZERO; n * j];
-    r::compute_inertialize_both_offsets_cubic(&mut off, &d, &dv, 0.25, 0.25, 0.5, dt);
+    r::compute_inertialize_both_offsets_cubic(&mut off, &d, &dv, 0.25, 0.25, 0.5, dt).unwrap();
     let mut want = vec![Quat::IDENTITY; n * j];
-    r::apply_rotational_offsets(&mut want, clip.rot_slice(), &off);
+    r::apply_rotational_offsets(&mut want, clip.rot_slice(), &off).unwrap();
     for k in 0..n * j {
         check(
             looped.rotations()[k],

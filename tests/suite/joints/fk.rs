@@ -34,7 +34,7 @@ fn fk_bk<T: Jointx8>(parents: &[i32], chars: &[Vec<Kform>]) -> Result<(), TestCa
     }
     for mode in MODES {
         let mut g = vec![T::IDENTITY; local.len()];
-        lanes::fk_packs(&mut g, &local, skel.chains(), mode);
+        lanes::fk_packs(&mut g, &local, skel.chains(), mode).unwrap();
         prop_assert!(
             bits(&g) == bits(&plain),
             "{mode:?} differs from op_fk_joints"

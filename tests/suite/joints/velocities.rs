@@ -122,7 +122,7 @@ proptest! {
         let pack: Vec<Motionx8> = (0..n).map(|j| Motionx8::from_array(core::array::from_fn(|c| local[c][j]))).collect();
         let skel = Skeleton::new(parents.clone()).unwrap();
         let mut global = vec![Motionx8::IDENTITY; n];
-        lanes::fk_packs(&mut global, &pack, skel.chains(), Motionx8::FK);
+        lanes::fk_packs(&mut global, &pack, skel.chains(), Motionx8::FK).unwrap();
         let [coarse, _, fine] = [0.02f32, 0.01, 0.005].map(|h| motion_fd_gap(&local, &global, &parents, h));
         prop_assert!(fine.0 <= 1.0, "gap {}x its allowance at the finest step (relative gaps {}, {})", fine.0, coarse.1, fine.1);
         prop_assert!(fine.1 <= coarse.1 / 4.0 || coarse.1 <= 2e-4, "gap does not shrink: {} at 0.02, {} at 0.005", coarse.1, fine.1);
