@@ -214,6 +214,30 @@ fn file_prefix(path: &Option<String>) -> String {
 /// `Result<T, kineform::Error>`.
 pub type Result<T> = core::result::Result<T, Error>;
 
+/// [`Error::Length`] naming `what` unless `got >= expected`.
+pub(crate) fn at_least(what: &'static str, expected: usize, got: usize) -> Result<()> {
+    if got >= expected {
+        return Ok(());
+    }
+    Err(Error::Length {
+        what,
+        expected,
+        got,
+    })
+}
+
+/// [`Error::Length`] naming `what` unless `got == expected`.
+pub(crate) fn exactly(what: &'static str, expected: usize, got: usize) -> Result<()> {
+    if got == expected {
+        return Ok(());
+    }
+    Err(Error::Length {
+        what,
+        expected,
+        got,
+    })
+}
+
 /// `n` copies of `value` in a new vector, or [`Error::Size`] naming `what`
 /// and the bytes it would need when the size overflows or the memory cannot
 /// be reserved (`try_reserve`: nothing is allocated then).

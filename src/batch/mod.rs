@@ -163,17 +163,7 @@ pub(crate) fn update2<X: Copy + Send, V: Copy + Send>(
     );
 }
 
-pub(crate) fn same_len(what: &'static str, expected: usize, got: usize) -> Result<()> {
-    if expected == got {
-        Ok(())
-    } else {
-        Err(Error::Length {
-            what,
-            expected,
-            got,
-        })
-    }
-}
+pub(crate) use crate::error::exactly as same_len;
 
 /// `dt` must be finite and not negative (a negative `dt` would pass the pole
 /// of `fast_negexp` in the published reference).

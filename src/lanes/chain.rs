@@ -21,7 +21,7 @@
 //! the pairs ran 1.1 to 1.8x slower than one pack from 14 MB.
 
 use super::joint::Jointx8;
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, exactly};
 use crate::skeleton::Chain;
 
 /// How forward kinematics carries a parent from one joint of a chain to
@@ -78,13 +78,7 @@ pub fn fk_packs<T: Jointx8>(
         }
     };
     whole("global (whole packs of the chains' joints)", global.len())?;
-    if local.len() != global.len() {
-        return Err(Error::Length {
-            what: "local (global's length)",
-            expected: global.len(),
-            got: local.len(),
-        });
-    }
+    exactly("local (global's length)", global.len(), local.len())?;
     fk_packs_unchecked(global, local, chains, mode);
     Ok(())
 }

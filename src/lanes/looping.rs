@@ -9,10 +9,10 @@ use super::math::{
 };
 use super::math::{quat_from_scaled_angle_axis, quat_mul, quat_mul_inv, quat_to_scaled_angle_axis};
 use super::spring::{fast_negexp, halflife_to_damping};
-use crate::error::Result;
+use crate::error::{Result, at_least};
 use crate::reference::Slice2d;
 use crate::reference::inertialize::EPS_BLEND;
-use crate::reference::looping::{linear_fade_alpha, per_joint, rows_of, seam_frames};
+use crate::reference::looping::{linear_fade_alpha, rows_of, seam_frames};
 use crate::reference::looping::{root_shapes, same_values};
 
 /// [`crate::reference::compute_start_end_positional_difference`], eight joints per lane vector.
@@ -23,8 +23,8 @@ pub fn compute_start_end_positional_difference(
     dt: f32,
 ) -> Result<()> {
     let (e1, e0, s1, s0) = seam_frames(pos.rows())?;
-    per_joint("diff_pos (one per joint)", pos.cols(), diff_pos.len())?;
-    per_joint("diff_vel (one per joint)", pos.cols(), diff_vel.len())?;
+    at_least("diff_pos (one per joint)", pos.cols(), diff_pos.len())?;
+    at_least("diff_vel (one per joint)", pos.cols(), diff_vel.len())?;
     let d = splat(dt);
     for j in 0..pos.cols() {
         diff_pos[j] = pos.get(e1, j) - pos.get(0, j);
@@ -42,8 +42,8 @@ pub fn compute_start_end_rotational_difference(
     dt: f32,
 ) -> Result<()> {
     let (e1, e0, s1, s0) = seam_frames(rot.rows())?;
-    per_joint("diff_rot (one per joint)", rot.cols(), diff_rot.len())?;
-    per_joint("diff_vel (one per joint)", rot.cols(), diff_vel.len())?;
+    at_least("diff_rot (one per joint)", rot.cols(), diff_rot.len())?;
+    at_least("diff_vel (one per joint)", rot.cols(), diff_vel.len())?;
     let d = splat(dt);
     for j in 0..rot.cols() {
         diff_rot[j] =
@@ -86,7 +86,7 @@ pub fn compute_inertialize_both_offsets(
 ) -> Result<()> {
     let cols = diff_pos.len();
     let rows = rows_of(offsets.len(), cols)?;
-    per_joint("diff_vel (one per joint)", cols, diff_vel.len())?;
+    at_least("diff_vel (one per joint)", cols, diff_vel.len())?;
     let (hs, he, r, r1) = (
         splat(halflife_start),
         splat(halflife_end),
@@ -116,7 +116,7 @@ pub fn compute_inertialize_both_offsets_cubic(
 ) -> Result<()> {
     let cols = diff_pos.len();
     let rows = rows_of(offsets.len(), cols)?;
-    per_joint("diff_vel (one per joint)", cols, diff_vel.len())?;
+    at_least("diff_vel (one per joint)", cols, diff_vel.len())?;
     let (bs, be, r, r1) = (
         splat(blendtime_start),
         splat(blendtime_end),
@@ -147,7 +147,7 @@ pub fn compute_linear_inertialize_offsets(
 ) -> Result<()> {
     let cols = diff_pos.len();
     let rows = rows_of(offsets.len(), cols)?;
-    per_joint("diff_vel (one per joint)", cols, diff_vel.len())?;
+    at_least("diff_vel (one per joint)", cols, diff_vel.len())?;
     let (bs, be, r, r1) = (
         splat(blendtime_start),
         splat(blendtime_end),
@@ -197,7 +197,7 @@ pub fn compute_inertialize_start_offsets(
 ) -> Result<()> {
     let cols = diff_pos.len();
     let rows = rows_of(offsets.len(), cols)?;
-    per_joint("diff_vel (one per joint)", cols, diff_vel.len())?;
+    at_least("diff_vel (one per joint)", cols, diff_vel.len())?;
     let h = splat(halflife);
     for i in 0..rows {
         let t = splat(i as f32 * dt);
@@ -218,7 +218,7 @@ pub fn compute_inertialize_end_offsets(
 ) -> Result<()> {
     let cols = diff_pos.len();
     let rows = rows_of(offsets.len(), cols)?;
-    per_joint("diff_vel (one per joint)", cols, diff_vel.len())?;
+    at_least("diff_vel (one per joint)", cols, diff_vel.len())?;
     let h = splat(halflife);
     for i in 0..rows {
         let t = splat((rows - 1 - i) as f32 * dt);
@@ -269,8 +269,8 @@ pub fn compute_softfade_start_end_difference(
     dt: f32,
 ) -> Result<()> {
     let (e1, e0, s1, s0) = seam_frames(pos.rows())?;
-    per_joint("diff_pos (one per joint)", pos.cols(), diff_pos.len())?;
-    per_joint("diff_vel (one per joint)", pos.cols(), diff_vel.len())?;
+    at_least("diff_pos (one per joint)", pos.cols(), diff_pos.len())?;
+    at_least("diff_vel (one per joint)", pos.cols(), diff_vel.len())?;
     let d = splat(dt);
     for j in 0..pos.cols() {
         diff_pos[j] = pos.get(e1, j) - pos.get(0, j);
@@ -305,8 +305,8 @@ pub fn compute_softfade_start_end_difference_quat(
     dt: f32,
 ) -> Result<()> {
     let (e1, e0, s1, s0) = seam_frames(rot.rows())?;
-    per_joint("diff_rot (one per joint)", rot.cols(), diff_rot.len())?;
-    per_joint("diff_vel (one per joint)", rot.cols(), diff_vel.len())?;
+    at_least("diff_rot (one per joint)", rot.cols(), diff_rot.len())?;
+    at_least("diff_vel (one per joint)", rot.cols(), diff_vel.len())?;
     let d = splat(dt);
     for j in 0..rot.cols() {
         diff_rot[j] =
@@ -345,7 +345,7 @@ pub fn compute_softfade_inertialize_offsets(
 ) -> Result<()> {
     let cols = diff_pos.len();
     let rows = rows_of(offsets.len(), cols)?;
-    per_joint("diff_vel (one per joint)", cols, diff_vel.len())?;
+    at_least("diff_vel (one per joint)", cols, diff_vel.len())?;
     let (r, r1) = (splat(ratio), splat(1.0 - ratio));
     for i in 0..rows {
         let (ts, te) = (splat(i as f32 * dt), splat((rows - 1 - i) as f32 * dt));

@@ -11,7 +11,7 @@ use super::math::{dot, quat_abs, quat_to_scaled_angle_axis};
 use super::math::{quat_dot, quat_from_scaled_angle_axis, quat_mul, quat_mul_inv};
 use super::pose::{Pose, lengths};
 use super::spring::{fast_negexp, fast_negexp_dx};
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, at_least, exactly};
 
 /// Epsilon of the dead-blending helpers (`1e-8f`).
 pub const EPS_DEADBLEND: f32 = 1e-8;
@@ -429,32 +429,14 @@ pub fn kform_extrapolate_decayed_axes(
 /// [`Error::Length`] unless there are `n` position and `n` rotation
 /// half-lives (one per joint; shared with [`crate::lanes::deadblend`]).
 pub(crate) fn one_per_joint(n: usize, pos: usize, rot: usize) -> Result<()> {
-    for (what, got) in [
-        ("halflives_pos (one per joint)", pos),
-        ("halflives_rot (one per joint)", rot),
-    ] {
-        if got != n {
-            return Err(Error::Length {
-                what,
-                expected: n,
-                got,
-            });
-        }
-    }
-    Ok(())
+    exactly("halflives_pos (one per joint)", n, pos)?;
+    exactly("halflives_rot (one per joint)", n, rot)
 }
 
 /// [`Error::Length`] unless a dead blend's path has a rotation for each of
 /// the `n` joints (shared with [`crate::lanes::deadblend`]).
 pub(crate) fn path_per_joint(n: usize, got: usize) -> Result<()> {
-    if got < n {
-        return Err(Error::Length {
-            what: "blend_path (one per joint)",
-            expected: n,
-            got,
-        });
-    }
-    Ok(())
+    at_least("blend_path (one per joint)", n, got)
 }
 
 /// [`op_extrapolate_decayed`] with a half-life per joint and axis, as

@@ -23,31 +23,11 @@ use super::math::{
 };
 use super::pose::Slice2d;
 use super::spring::{fast_negexp, halflife_to_damping};
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, at_least, exactly};
 
 /// [`Error::Length`] unless the clip has a frame.
 fn some_frames(rows: usize) -> Result<()> {
-    if rows == 0 {
-        return Err(Error::Length {
-            what: "clip frames (a loop needs at least 1)",
-            expected: 1,
-            got: 0,
-        });
-    }
-    Ok(())
-}
-
-/// [`Error::Length`] unless a per-joint slice has a value for each of the
-/// `cols` joints.
-pub(crate) fn per_joint(what: &'static str, cols: usize, got: usize) -> Result<()> {
-    if got < cols {
-        return Err(Error::Length {
-            what,
-            expected: cols,
-            got,
-        });
-    }
-    Ok(())
+    at_least("clip frames (a loop needs at least 1)", 1, rows)
 }
 
 /// The root offsets' shapes: positions of the rotations' `rows` frames, and
@@ -58,34 +38,17 @@ pub(crate) fn root_shapes(
     pos_rows: usize,
     (offsets_pos, offsets_rot): (usize, usize),
 ) -> Result<()> {
-    if pos_rows != rows {
-        return Err(Error::Length {
-            what: "pos frames (rot's)",
-            expected: rows,
-            got: pos_rows,
-        });
-    }
+    exactly("pos frames (rot's)", rows, pos_rows)?;
     let values = rows.saturating_mul(cols);
-    per_joint("offsets_pos (frames × joints)", values, offsets_pos)?;
-    per_joint("offsets_rot (frames × joints)", values, offsets_rot)
+    at_least("offsets_pos (frames × joints)", values, offsets_pos)?;
+    at_least("offsets_rot (frames × joints)", values, offsets_rot)
 }
 
 /// [`Error::Length`] unless `out` and `offsets` have a value for each of
 /// the view's `values`.
 pub(crate) fn same_values(values: usize, out: usize, offsets: usize) -> Result<()> {
-    for (what, got) in [
-        ("out (the view's values)", out),
-        ("offsets (the view's values)", offsets),
-    ] {
-        if got != values {
-            return Err(Error::Length {
-                what,
-                expected: values,
-                got,
-            });
-        }
-    }
-    Ok(())
+    exactly("out (the view's values)", values, out)?;
+    exactly("offsets (the view's values)", values, offsets)
 }
 
 /// The frames of the end and start finite differences, `(n-1, n-2, 1, 0)`;
@@ -121,8 +84,8 @@ pub fn compute_start_end_positional_difference(
     dt: f32,
 ) -> Result<()> {
     let (e1, e0, s1, s0) = seam_frames(pos.rows())?;
-    per_joint("diff_pos (one per joint)", pos.cols(), diff_pos.len())?;
-    per_joint("diff_vel (one per joint)", pos.cols(), diff_vel.len())?;
+    at_least("diff_pos (one per joint)", pos.cols(), diff_pos.len())?;
+    at_least("diff_vel (one per joint)", pos.cols(), diff_vel.len())?;
     for j in 0..pos.cols() {
         diff_pos[j] = pos.get(e1, j) - pos.get(0, j);
         diff_vel[j] = div_dt(pos.get(e1, j) - pos.get(e0, j), dt)
@@ -141,8 +104,8 @@ pub fn compute_start_end_rotational_difference(
     dt: f32,
 ) -> Result<()> {
     let (e1, e0, s1, s0) = seam_frames(rot.rows())?;
-    per_joint("diff_rot (one per joint)", rot.cols(), diff_rot.len())?;
-    per_joint("diff_vel (one per joint)", rot.cols(), diff_vel.len())?;
+    at_least("diff_rot (one per joint)", rot.cols(), diff_rot.len())?;
+    at_least("diff_vel (one per joint)", rot.cols(), diff_vel.len())?;
     for j in 0..rot.cols() {
         diff_rot[j] =
             quat_to_scaled_angle_axis(quat_abs(quat_mul_inv(rot.get(e1, j), rot.get(0, j))));
@@ -206,7 +169,7 @@ pub fn compute_inertialize_both_offsets(
 ) -> Result<()> {
     let cols = diff_pos.len();
     let rows = rows_of(offsets.len(), cols)?;
-    per_joint("diff_vel (one per joint)", cols, diff_vel.len())?;
+    at_least("diff_vel (one per joint)", cols, diff_vel.len())?;
     for i in 0..rows {
         for j in 0..cols {
             offsets[i * cols + j] = decayed_offset(
@@ -240,7 +203,7 @@ pub fn compute_inertialize_both_offsets_cubic(
 ) -> Result<()> {
     let cols = diff_pos.len();
     let rows = rows_of(offsets.len(), cols)?;
-    per_joint("diff_vel (one per joint)", cols, diff_vel.len())?;
+    at_least("diff_vel (one per joint)", cols, diff_vel.len())?;
     for i in 0..rows {
         for j in 0..cols {
             offsets[i * cols + j] = decayed_offset_cubic(
@@ -276,7 +239,7 @@ pub fn compute_linear_inertialize_offsets(
 ) -> Result<()> {
     let cols = diff_pos.len();
     let rows = rows_of(offsets.len(), cols)?;
-    per_joint("diff_vel (one per joint)", cols, diff_vel.len())?;
+    at_least("diff_vel (one per joint)", cols, diff_vel.len())?;
     for i in 0..rows {
         let w = lerp(ratio, ratio - 1.0, linear_fade_alpha(i, rows));
         for j in 0..cols {
@@ -330,7 +293,7 @@ pub fn compute_inertialize_start_offsets(
 ) -> Result<()> {
     let cols = diff_pos.len();
     let rows = rows_of(offsets.len(), cols)?;
-    per_joint("diff_vel (one per joint)", cols, diff_vel.len())?;
+    at_least("diff_vel (one per joint)", cols, diff_vel.len())?;
     for i in 0..rows {
         for j in 0..cols {
             offsets[i * cols + j] =
@@ -355,7 +318,7 @@ pub fn compute_inertialize_end_offsets(
 ) -> Result<()> {
     let cols = diff_pos.len();
     let rows = rows_of(offsets.len(), cols)?;
-    per_joint("diff_vel (one per joint)", cols, diff_vel.len())?;
+    at_least("diff_vel (one per joint)", cols, diff_vel.len())?;
     for i in 0..rows {
         for j in 0..cols {
             offsets[i * cols + j] = decayed_offset(
@@ -430,8 +393,8 @@ pub fn compute_softfade_start_end_difference(
     dt: f32,
 ) -> Result<()> {
     let (e1, e0, s1, s0) = seam_frames(pos.rows())?;
-    per_joint("diff_pos (one per joint)", pos.cols(), diff_pos.len())?;
-    per_joint("diff_vel (one per joint)", pos.cols(), diff_vel.len())?;
+    at_least("diff_pos (one per joint)", pos.cols(), diff_pos.len())?;
+    at_least("diff_vel (one per joint)", pos.cols(), diff_vel.len())?;
     for j in 0..pos.cols() {
         diff_pos[j] = pos.get(e1, j) - pos.get(0, j);
         let velocity_end = div_dt(pos.get(e1, j) - pos.get(e0, j), dt)
@@ -466,8 +429,8 @@ pub fn compute_softfade_start_end_difference_quat(
     dt: f32,
 ) -> Result<()> {
     let (e1, e0, s1, s0) = seam_frames(rot.rows())?;
-    per_joint("diff_rot (one per joint)", rot.cols(), diff_rot.len())?;
-    per_joint("diff_vel (one per joint)", rot.cols(), diff_vel.len())?;
+    at_least("diff_rot (one per joint)", rot.cols(), diff_rot.len())?;
+    at_least("diff_vel (one per joint)", rot.cols(), diff_vel.len())?;
     for j in 0..rot.cols() {
         diff_rot[j] =
             quat_to_scaled_angle_axis(quat_abs(quat_mul_inv(rot.get(e1, j), rot.get(0, j))));
@@ -507,7 +470,7 @@ pub fn compute_softfade_inertialize_offsets(
 ) -> Result<()> {
     let cols = diff_pos.len();
     let rows = rows_of(offsets.len(), cols)?;
-    per_joint("diff_vel (one per joint)", cols, diff_vel.len())?;
+    at_least("diff_vel (one per joint)", cols, diff_vel.len())?;
     for i in 0..rows {
         let (ts, te) = (i as f32 * dt, (rows - 1 - i) as f32 * dt);
         for j in 0..cols {

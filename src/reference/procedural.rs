@@ -5,8 +5,9 @@
 //! The article indexes fixed bones (`Bone_Head`, `Bone_LeftUpLeg`, ...);
 //! here the joints are parameters: `head`, and `chain = [hip, knee, heel]`.
 //! A joint past a pose (or past `parents`) is refused with
-//! [`Error::Length`], a hierarchy whose parent does not precede its child
-//! with [`Error::Skeleton`], writing nothing.
+//! [`Error::Length`](crate::Error::Length), a hierarchy whose parent does
+//! not precede its child with [`Error::Skeleton`](crate::Error::Skeleton),
+//! writing nothing.
 
 use super::kform::{
     kform_from_pos_vel, kform_inv_mul, kform_mul, kform_pos_vel_normalize, kform_rot_ang_between,
@@ -17,9 +18,9 @@ use super::math::{
 };
 use super::pose::{Pose, check_parents, lengths, op_extrapolate_prev, op_finite_diff_inplace};
 use super::pose::{check_hierarchy, op_fk_static};
-use crate::error::{Error, Result};
+use crate::error::{Result, at_least};
 
-/// [`Error::Length`] unless joint `j` is in every pose (and every field of
+/// [`Error::Length`](crate::Error::Length) unless joint `j` is in every pose (and every field of
 /// each): the joints of the procedural operators are parameters.
 fn has_joint(j: usize, poses: &[&Pose]) -> Result<()> {
     lengths(j.saturating_add(1), poses)
@@ -35,17 +36,14 @@ fn has_chain(chain: [usize; 3], parents: &[i32], poses: &[&Pose]) -> Result<()> 
     check_parents(parents)
 }
 
-/// [`Error::Length`] unless chain joint `j` is one of `parents`' (shared
+/// [`Error::Length`](crate::Error::Length) unless chain joint `j` is one of `parents`' (shared
 /// with [`crate::lanes::procedural`]).
 pub(crate) fn chain_in_parents(j: usize, parents: &[i32]) -> Result<()> {
-    if j >= parents.len() {
-        return Err(Error::Length {
-            what: "parents (an IK chain joint is past them)",
-            expected: j + 1,
-            got: parents.len(),
-        });
-    }
-    Ok(())
+    at_least(
+        "parents (an IK chain joint is past them)",
+        j.saturating_add(1),
+        parents.len(),
+    )
 }
 
 /// The article's default forward axis of the head and the knee, `(0, 1, 0)`.

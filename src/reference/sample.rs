@@ -9,7 +9,7 @@ use super::math::{
     quat_to_scaled_angle_axis,
 };
 use super::pose::{Pose, Slice2d, lengths};
-use crate::error::{Error, Result};
+use crate::error::{Result, at_least, exactly};
 
 /// The frame before `time` and the interpolation weight:
 /// `st = floor(time / dt)`, `alpha = fract(time / dt)`.
@@ -40,7 +40,7 @@ pub fn sample_frame(time: f32, dt: f32) -> (i64, f32) {
 /// resolving fractions of a frame.
 pub const MAX_SAMPLE_FRAME: i64 = 1 << 24;
 
-/// The views hold a clip for `joints` joints ([`Error::Length`] naming the
+/// The views hold a clip for `joints` joints ([`Error::Length`](crate::Error::Length) naming the
 /// first that does not): at least one frame, the same frames in each, and
 /// a column for each joint (shared with [`crate::lanes::sample`]).
 pub(crate) fn check_views(
@@ -49,34 +49,12 @@ pub(crate) fn check_views(
     rot: (usize, usize),
     scl: (usize, usize),
 ) -> Result<()> {
-    let length = |what, expected, got| {
-        Err(Error::Length {
-            what,
-            expected,
-            got,
-        })
-    };
-    if pos_rows == 0 {
-        return length("anim_pos frames (at least one)", 1, 0);
-    }
-    for (what, rows) in [
-        ("anim_rot frames (anim_pos's)", rot.0),
-        ("anim_scl frames (anim_pos's)", scl.0),
-    ] {
-        if rows != pos_rows {
-            return length(what, pos_rows, rows);
-        }
-    }
-    for (what, cols) in [
-        ("anim_pos columns (one per output joint)", pos_cols),
-        ("anim_rot columns (one per output joint)", rot.1),
-        ("anim_scl columns (one per output joint)", scl.1),
-    ] {
-        if cols < joints {
-            return length(what, joints, cols);
-        }
-    }
-    Ok(())
+    at_least("anim_pos frames (at least one)", 1, pos_rows)?;
+    exactly("anim_rot frames (anim_pos's)", pos_rows, rot.0)?;
+    exactly("anim_scl frames (anim_pos's)", pos_rows, scl.0)?;
+    at_least("anim_pos columns (one per output joint)", joints, pos_cols)?;
+    at_least("anim_rot columns (one per output joint)", joints, rot.1)?;
+    at_least("anim_scl columns (one per output joint)", joints, scl.1)
 }
 
 /// A view's `(rows, columns)`.
@@ -95,7 +73,7 @@ fn clamp_row(i: i64, rows: usize) -> usize {
 ///
 /// Refuses, writing nothing, views without a frame, with other frames
 /// than `anim_pos`'s or with fewer columns than `output` has joints
-/// ([`Error::Length`]; the articles' shapes are clips of at least one
+/// ([`Error::Length`](crate::Error::Length); the articles' shapes are clips of at least one
 /// frame, a column a joint).
 pub fn op_sample_linear(
     output: &mut Pose,
@@ -210,7 +188,7 @@ pub fn scale_catmull_rom(x: f32, s0: Vec3, s1: Vec3, s2: Vec3, s3: Vec3, dt: f32
 ///
 /// Refuses, writing nothing, views without a frame, with other frames
 /// than `anim_pos`'s or with fewer columns than `output` has joints
-/// ([`Error::Length`]; the articles' shapes are clips of at least one
+/// ([`Error::Length`](crate::Error::Length); the articles' shapes are clips of at least one
 /// frame, a column a joint).
 pub fn op_sample_cubic(
     output: &mut Pose,
