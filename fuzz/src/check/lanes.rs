@@ -1,7 +1,8 @@
 //! The `lanes_vs_reference` target's check: no panic on any f32 bit
 //! pattern through the lane kernels and the reference, `sample_frame` bit
 //! for bit on any time, then one kernel family on bounded inputs
-//! ([`super::kernels`]).
+//! ([`super::kernels`]) or the operators on generated shapes
+//! ([`super::shapes`]).
 
 use kineform::lanes::{self, F32x8, Kformx8, Quatx8, Vec3x8};
 use kineform::reference::{self as r, Quat, Vec3};
@@ -13,7 +14,7 @@ use super::kernels;
 /// bounded inputs (must agree with the reference).
 pub fn check(data: &[u8]) {
     let mut b = Bytes(data);
-    let kernel = b.u8() % 8;
+    let kernel = b.u8() % 9;
     any_bits(&mut b);
 
     // Equivalence on bounded inputs, each lane its own.
@@ -25,7 +26,8 @@ pub fn check(data: &[u8]) {
         4 => kernels::decayed_offset(&mut b),
         5 => kernels::kforms(&mut b),
         6 => kernels::fk(&mut b),
-        _ => kernels::inertialize(&mut b),
+        7 => kernels::inertialize(&mut b),
+        _ => super::shapes::shapes(&mut b),
     }
 }
 

@@ -4,8 +4,9 @@
 //! The crate's root: each target's check is one of its modules ([`api`],
 //! [`clips`], [`crowd`], [`matching`], [`gltf_doc`] with [`gltf_build`]) or here, in
 //! private modules: [`check`] (`lanes_vs_reference`) in `lanes`, with the
-//! inputs read in `bytes`, each kernel family in `kernels` and the
-//! tolerance comparison in `compare`; [`check_bvh`] (`bvh_parse`) in
+//! inputs read in `bytes`, each kernel family in `kernels`, the shapes
+//! both paths refuse alike in `shapes` and the tolerance comparison in
+//! `compare`; [`check_bvh`] (`bvh_parse`) in
 //! `bvh`, and the smoke test's damaged files ([`mutate`]) in `damage`;
 //! [`check_gltf`] (`gltf_parse`) in `gltf_parse`.
 #![allow(clippy::needless_range_loop)] // lanes and reference side by side
@@ -33,6 +34,7 @@ mod damage;
 mod gltf_parse;
 mod kernels;
 mod lanes;
+mod shapes;
 
 pub use bvh::check_bvh;
 pub use damage::mutate;
