@@ -292,19 +292,40 @@ impl Clip {
         })
     }
 
-    /// Local position of joint `j` at frame `f` (panics out of range).
+    /// The index of frame `f`, joint `j` in the frame-major fields.
+    fn at(&self, f: usize, j: usize) -> usize {
+        assert!(
+            f < self.frames && j < self.joints,
+            "frame {f} joint {j} of a clip of {} frames and {} joints",
+            self.frames,
+            self.joints
+        );
+        f * self.joints + j
+    }
+
+    /// Local position of joint `j` at frame `f`.
+    ///
+    /// # Panics
+    /// When `f >= frames()` or `j >= joints()` (a joint past the last
+    /// used to read the next frame's first joints).
     pub fn pos(&self, f: usize, j: usize) -> Vec3 {
-        self.pos[f * self.joints + j]
+        self.pos[self.at(f, j)]
     }
 
-    /// Local rotation of joint `j` at frame `f` (panics out of range).
+    /// Local rotation of joint `j` at frame `f`.
+    ///
+    /// # Panics
+    /// As [`Clip::pos`].
     pub fn rot(&self, f: usize, j: usize) -> Quat {
-        self.rot[f * self.joints + j]
+        self.rot[self.at(f, j)]
     }
 
-    /// Local scale of joint `j` at frame `f` (panics out of range).
+    /// Local scale of joint `j` at frame `f`.
+    ///
+    /// # Panics
+    /// As [`Clip::pos`].
     pub fn scl(&self, f: usize, j: usize) -> Vec3 {
-        self.scl[f * self.joints + j]
+        self.scl[self.at(f, j)]
     }
 
     /// Positions as a frames × joints view.

@@ -305,9 +305,18 @@ impl Database {
     }
 
     /// Scale and log-scale step of global frame `f`, joint `j` (1 and 0 for
-    /// unit-scale databases). Panics for `f >= frames()` or `j >=
-    /// joints()` in a database with scales.
+    /// unit-scale databases).
+    ///
+    /// # Panics
+    /// For `f >= frames()` or `j >= joints()` (a joint past the last used
+    /// to read the next frame's, in a database with scales).
     pub fn scale(&self, f: usize, j: usize) -> (Vec3, Vec3) {
+        assert!(
+            f < self.frames && j < self.joints,
+            "frame {f} joint {j} of a database of {} frames and {} joints",
+            self.frames,
+            self.joints
+        );
         self.scales
             .as_ref()
             .map_or((Vec3::ONE, Vec3::ZERO), |s| s[f * self.joints + j])

@@ -307,13 +307,27 @@ impl<'a, T: Copy> Slice2d<'a, T> {
         self.cols
     }
 
-    /// The value at row `r`, column `c` (panics out of range).
+    /// The value at row `r`, column `c`.
+    ///
+    /// # Panics
+    /// When `r >= rows()` or `c >= cols()` (a column past the last used to
+    /// read the next row's value).
     pub fn get(&self, r: usize, c: usize) -> T {
+        assert!(
+            r < self.rows() && c < self.cols,
+            "row {r} column {c} of a {} x {} view",
+            self.rows(),
+            self.cols
+        );
         self.data[r * self.cols + c]
     }
 
-    /// Row `r` (panics out of range).
+    /// Row `r`.
+    ///
+    /// # Panics
+    /// When `r >= rows()`.
     pub fn row(&self, r: usize) -> &'a [T] {
+        assert!(r < self.rows(), "row {r} of a view of {} rows", self.rows());
         &self.data[r * self.cols..(r + 1) * self.cols]
     }
 
