@@ -82,8 +82,10 @@ pub(crate) fn run<I: IndexedParallelIterator>(chunks: I, f: impl Fn(I::Item) + S
 }
 
 /// [`run`] of a kernel that checks its own shapes and returns the first
-/// refusal (the callers check the shapes first, so none comes: this only
-/// passes the kernel's `Result` on without a panic path).
+/// refusal. Not atomic: other chunks may have run when one refuses. The
+/// callers check every shape first, so none refuses and nothing is
+/// written on a refusal; this only passes the kernel's `Result` on
+/// without a panic path.
 pub(crate) fn try_run<I: IndexedParallelIterator>(
     chunks: I,
     f: impl Fn(I::Item) -> Result<()> + Send + Sync,

@@ -81,7 +81,8 @@ pub fn fit_joint_halflives(
 /// [`crate::reference::fit_halflives`] for eight characters: element `j` of
 /// every slice is joint `j` of the eight characters (a pack of a
 /// [`crate::stream::CrowdPose`]), joint 0 being the root, which gets
-/// `root_halflife` on every axis. Parameters are per lane.
+/// `root_halflife` on every axis. Parameters are per lane. Refuses, as
+/// the reference does and writing nothing, slices whose lengths differ.
 #[allow(clippy::too_many_arguments)]
 pub fn fit_halflives(
     halflives_pos: &mut [Vec3x8],

@@ -2,6 +2,8 @@
 //! lane): arrays are frames × joint packs, lane `i` of pack `k` being joint
 //! `8k + i`, so one pass over a clip does eight joints at a time. One-frame
 //! clips give the reference's finite results (the one frame is both ends).
+//! Shapes are refused as the reference refuses them, with its error and
+//! nothing written.
 
 use super::inertialize::decayed_offset_cubic;
 use super::math::{

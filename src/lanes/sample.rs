@@ -13,16 +13,22 @@ use crate::error::Result;
 use crate::reference::sample::{check_views, shape};
 use crate::reference::{MAX_SAMPLE_FRAME, Quat, Slice2d, Vec3};
 
-/// Rows `s` of column `j`, one per lane.
+/// Rows `s` of column `j`, one per lane ([`Slice2d::get8`]).
+///
+/// # Panics
+/// For a row or column past the view's.
 #[inline(always)]
 pub fn gather_vec3(a: Slice2d<Vec3>, s: &[usize; 8], j: usize) -> Vec3x8 {
-    Vec3x8::from_array(core::array::from_fn(|i| a.get(s[i], j)))
+    Vec3x8::from_array(a.get8(s, j))
 }
 
-/// Rows `s` of column `j`, one per lane.
+/// Rows `s` of column `j`, one per lane ([`Slice2d::get8`]).
+///
+/// # Panics
+/// For a row or column past the view's.
 #[inline(always)]
 pub fn gather_quat(a: Slice2d<Quat>, s: &[usize; 8], j: usize) -> Quatx8 {
-    Quatx8::from_array(core::array::from_fn(|i| a.get(s[i], j)))
+    Quatx8::from_array(a.get8(s, j))
 }
 
 /// [`crate::reference::sample_frame`] per lane, bit for bit: the frame
@@ -56,7 +62,10 @@ pub fn sample_rows<const K: usize>(
 ) -> ([[usize; 8]; K], F32x8) {
     let (st, alpha) = sample_frame(time, dt);
     let st = st.to_array();
-    let s = offsets.map(|o| st.map(|st| (st as i64 + o).clamp(0, rows as i64 - 1) as usize));
+    // A view without rows gives row 0 (which its gathers then refuse), not
+    // a `clamp` whose bounds cross.
+    let last = (rows as i64 - 1).max(0);
+    let s = offsets.map(|o| st.map(|st| (st as i64 + o).clamp(0, last) as usize));
     (s, alpha)
 }
 

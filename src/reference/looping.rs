@@ -5,8 +5,10 @@
 //! Arrays are frames × joints, frame-major ([`Slice2d`] in, `&mut [T]` of the
 //! same shape out); per-joint differences have one entry per joint. Where
 //! the article `assert`s, these refuse with [`Error::Length`], writing
-//! nothing: a clip without a frame, per-joint slices short of the view's
-//! joints, offsets that are not whole frames, outputs of another shape.
+//! nothing: a clip without a frame, per-joint slices (differences, root
+//! offsets) short of the view's joints or frames, offsets that are not
+//! whole frames, and outputs or offsets of `apply_*` of another length
+//! than the view.
 //!
 //! A clip of one frame gives finite results (reference-math.md, "Repository-only
 //! functions"): its one frame is both the start and the end, so the start and
@@ -31,7 +33,7 @@ fn some_frames(rows: usize) -> Result<()> {
 }
 
 /// The root offsets' shapes: positions of the rotations' `rows` frames, and
-/// offsets of `rows × cols` values each ([`Error::Length`]).
+/// offsets of at least `rows × cols` values each ([`Error::Length`]).
 pub(crate) fn root_shapes(
     rows: usize,
     cols: usize,

@@ -165,7 +165,9 @@ pub fn op_two_bone_ik_static(
 /// ([`op_extrapolate_prev`]) with the target at `heel_pos - delta heel_vel`;
 /// the local velocities are then the finite difference of the two
 /// ([`op_finite_diff_inplace`]). `local_temp`, `global_curr` and
-/// `global_temp` are scratch poses of the same size.
+/// `global_temp` are scratch poses: `local_temp` of `local_curr`'s joints
+/// exactly, the global poses of at least `bone_parents`' joints (as every
+/// pose here); all are checked before any is written.
 #[allow(clippy::too_many_arguments)]
 pub fn op_two_bone_ik(
     local_curr: &mut Pose,

@@ -45,14 +45,23 @@ fn read(b: &mut Bytes) -> Shapes {
         })
         .collect();
     let idx = core::array::from_fn(|_| b.u8() as usize % 7);
-    let k = (0..24).map(|_| b.kform(4.0)).collect();
+    let k = (0..8).map(|_| b.kform(4.0)).collect();
     Shapes { l, parents, idx, k }
 }
 
 impl Shapes {
-    /// Joint `i` of pose `seed`: values read from the bytes.
+    /// Joint `i` of pose `seed`: values read from the bytes, the outputs'
+    /// (seed 0) with [`SENTINEL`] positions and velocities.
     fn joint(&self, i: usize, seed: usize) -> Kform {
-        self.k[(i * 5 + seed) % self.k.len()]
+        let k = self.k[(i * 5 + seed) % self.k.len()];
+        match seed {
+            0 => Kform {
+                pos: SENTINEL,
+                vel: SENTINEL,
+                ..k
+            },
+            _ => k,
+        }
     }
     fn rp(&self, n: usize, seed: usize) -> Pose {
         Pose::from_kforms(&(0..n).map(|i| self.joint(i, seed)).collect::<Vec<_>>())
@@ -77,12 +86,57 @@ fn agree(name: &str, (rr, r_same): (Result<()>, bool), (lr, l_same): (Result<()>
 }
 
 pub(super) fn shapes(b: &mut Bytes) {
+    // Every shape first (the bytes past the end read as zero, and empty
+    // poses or views would show no write), the values last.
+    let sampled = SampleShapes::read(b);
+    let looped = LoopShapes::read(b);
     let s = read(b);
     poses(&s);
     procedural(&s);
-    sampling(b);
-    looping(b);
+    sampling(b, &sampled);
+    looping(b, &looped);
 }
+
+/// The sampler's output joints and its views' rows and columns.
+struct SampleShapes {
+    out: usize,
+    rows: [usize; 3],
+    cols: [usize; 3],
+}
+
+impl SampleShapes {
+    fn read(b: &mut Bytes) -> SampleShapes {
+        SampleShapes {
+            out: 1 + b.u8() as usize % 4,
+            rows: core::array::from_fn(|_| b.u8() as usize % 4),
+            cols: core::array::from_fn(|_| 1 + b.u8() as usize % 4),
+        }
+    }
+}
+
+/// The loop's frames, joints, difference and offset lengths.
+struct LoopShapes {
+    rows: usize,
+    cols: usize,
+    d: [usize; 2],
+    o: usize,
+}
+
+impl LoopShapes {
+    fn read(b: &mut Bytes) -> LoopShapes {
+        LoopShapes {
+            rows: b.u8() as usize % 4,
+            cols: 1 + b.u8() as usize % 3,
+            d: [1 + b.u8() as usize % 4, 1 + b.u8() as usize % 4],
+            o: 1 + b.u8() as usize % 10,
+        }
+    }
+}
+
+/// An output's fresh value: far outside what the operators write from the
+/// inputs (positions within 4 of the origin), so a refusal that wrote
+/// cannot pass for one that did not.
+const SENTINEL: Vec3 = Vec3::new(99.0, -99.0, 99.0);
 
 fn poses(s: &Shapes) {
     let (l, p) = (s.l, &s.parents[..]);
@@ -111,7 +165,7 @@ fn poses(s: &Shapes) {
     let mut path = vec![Quat::IDENTITY; l[4]];
     let (tp, input) = (s.rp(l[2], 2), s.rp(l[3], 3));
     let rr = r::op_dead_blending(&mut o, &mut e, &mut path, &tp, &input, 0.2, 0.1, 0.3, 0.1);
-    let r_same = o == s.rp(l[0], 0) && e == s.rp(l[1], 1);
+    let r_same = o == s.rp(l[0], 0) && e == s.rp(l[1], 1) && path == vec![Quat::IDENTITY; l[4]];
     let (mut o8, mut e8) = (s.lp(l[0], 0), s.lp(l[1], 1));
     let mut path8 = vec![Quatx8::IDENTITY; l[4]];
     let (tp8, input8) = (s.lp(l[2], 2), s.lp(l[3], 3));
@@ -126,7 +180,8 @@ fn poses(s: &Shapes) {
         s8(0.3),
         s8(0.1),
     );
-    let l_same = o8 == s.lp(l[0], 0) && e8 == s.lp(l[1], 1);
+    let l_same =
+        o8 == s.lp(l[0], 0) && e8 == s.lp(l[1], 1) && path8 == vec![Quatx8::IDENTITY; l[4]];
     agree("op_dead_blending", (rr, r_same), (lr, l_same));
 
     let (hp, hr) = (vec![Vec3::splat(0.2); l[2]], vec![Vec3::splat(0.3); l[3]]);
@@ -170,10 +225,8 @@ fn procedural(s: &Shapes) {
     agree("op_two_bone_ik", (rr, r_same), (lr, l_same));
 }
 
-fn sampling(b: &mut Bytes) {
-    let out = b.u8() as usize % 5;
-    let rows: [usize; 3] = core::array::from_fn(|_| b.u8() as usize % 4);
-    let cols: [usize; 3] = core::array::from_fn(|_| 1 + b.u8() as usize % 4);
+fn sampling(b: &mut Bytes, sh: &SampleShapes) {
+    let (out, rows, cols) = (sh.out, sh.rows, sh.cols);
     let (time, dt) = (b.range(-10.0, 10.0), b.range(1e-3, 0.1));
     let pos: Vec<Vec3> = (0..rows[0] * cols[0]).map(|_| b.vec3(4.0)).collect();
     let rot: Vec<Quat> = (0..rows[1] * cols[1]).map(|_| b.quat()).collect();
@@ -185,30 +238,30 @@ fn sampling(b: &mut Bytes) {
     ) else {
         unreachable!("whole rows of at least one column")
     };
-    let fresh = Pose::from_kforms(&vec![Kform::IDENTITY; out]);
+    let sentinel = Kform {
+        pos: SENTINEL,
+        scl: SENTINEL,
+        ..Kform::IDENTITY
+    };
+    let fresh = Pose::from_kforms(&vec![sentinel; out]);
     let mut o = fresh.clone();
     let rr = r::op_sample_cubic(&mut o, vp, vr, vs, time, dt);
     let r_same = o == fresh;
-    let mut o8 = vec![Kformx8::IDENTITY; out];
+    let fresh8 = vec![Kformx8::splat(sentinel); out];
+    let mut o8 = fresh8.clone();
     let lr = lanes::op_sample_cubic(&mut o8, vp, vr, vs, s8(time), dt);
-    agree(
-        "op_sample_cubic",
-        (rr, r_same),
-        (lr, o8 == vec![Kformx8::IDENTITY; out]),
-    );
+    agree("op_sample_cubic", (rr, r_same), (lr, o8 == fresh8));
 }
 
-fn looping(b: &mut Bytes) {
-    let (rows, cols) = (b.u8() as usize % 4, 1 + b.u8() as usize % 3);
-    let d = [b.u8() as usize % 5, b.u8() as usize % 5];
-    let o = b.u8() as usize % 11;
+fn looping(b: &mut Bytes, sh: &LoopShapes) {
+    let (rows, cols, d, o) = (sh.rows, sh.cols, sh.d, sh.o);
     let pos: Vec<Vec3> = (0..rows * cols).map(|_| b.vec3(4.0)).collect();
     let pos8: Vec<Vec3x8> = pos.iter().map(|&p| Vec3x8::splat(p)).collect();
     let (Some(vp), Some(vp8)) = (Slice2d::new(&pos, cols), Slice2d::new(&pos8, cols)) else {
         unreachable!("whole rows of at least one column")
     };
-    let filled = |n: usize| vec![Vec3::ONE; n];
-    let filled8 = |n: usize| vec![Vec3x8::ONE; n];
+    let filled = |n: usize| vec![SENTINEL; n];
+    let filled8 = |n: usize| vec![Vec3x8::splat(SENTINEL); n];
     let (mut a, mut c) = (filled(d[0]), filled(d[1]));
     let rr = r::compute_start_end_positional_difference(&mut a, &mut c, vp, 0.1);
     let r_same = a == filled(d[0]) && c == filled(d[1]);
