@@ -37,6 +37,19 @@ pub struct Clip {
     pub(crate) markers: Vec<crate::markers::Marker>,
 }
 
+/// The Euclidean length of `v` in f64: the squares of f32 values neither
+/// overflow nor vanish there (f32's largest squared is about 1e77, its
+/// smallest subnormal squared about 2e-90), so this is as safe as
+/// `hypot` and several times faster. Loading clips checked every rotation
+/// and offset with chained `hypot` calls, 27% of `kineform match`'s
+/// start-up with four CMU clips.
+pub(crate) fn length64(v: &[f32]) -> f64 {
+    v.iter()
+        .map(|&x| f64::from(x) * f64::from(x))
+        .sum::<f64>()
+        .sqrt()
+}
+
 impl Clip {
     /// Refuses this clip when its joints, placed at `pos` (its own positions,
     /// or a library's bones: `frames × joints`, frame-major),
@@ -52,7 +65,7 @@ impl Clip {
         let mut scale = vec![0.0f64; joints];
         for (i, (p, s)) in pos.iter().zip(clip.scales()).enumerate() {
             let j = i % joints;
-            let l = f64::from(p.x).hypot(f64::from(p.y)).hypot(f64::from(p.z));
+            let l = length64(&[p.x, p.y, p.z]);
             if l > length[j] {
                 (length[j], frame_of[j]) = (l, i / joints);
             }
@@ -415,9 +428,7 @@ fn check_values(joints: usize, pos: &[Vec3], rot: &[Quat], scl: &[Vec3]) -> Resu
                 ),
             );
         }
-        let len = (q.w as f64)
-            .hypot(q.x as f64)
-            .hypot((q.y as f64).hypot(q.z as f64));
+        let len = length64(&[q.w, q.x, q.y, q.z]);
         if !(len.is_finite() && (len - 1.0).abs() <= ROTATION_UNIT_TOLERANCE as f64) {
             return bad(
                 i,

@@ -262,7 +262,7 @@ impl LodDriver {
             },
         );
         let half = [0.5 * (hi[0] - lo[0]), 0.5 * (hi[1] - lo[1])];
-        self.reach = half[0].hypot(half[1]);
+        self.reach = length64(half[0], half[1]);
         let turn = std::f32::consts::TAU * self.time / TURN_SECONDS;
         let camera = [
             lo[0] + half[0] + 0.5 * half[0] * turn.cos(),
@@ -270,7 +270,7 @@ impl LodDriver {
         ];
         for (close, b) in self.closeness.iter_mut().zip(&self.boxes) {
             let c = b.center();
-            *close = -(c.x - camera[0]).hypot(c.z - camera[1]);
+            *close = -length64(c.x - camera[0], c.z - camera[1]);
         }
         if timed {
             self.add(s);
@@ -365,4 +365,11 @@ impl LodDriver {
             ),
         }
     }
+}
+
+/// `x.hypot(y)` computed in f64 (where the squares of f32 values cannot
+/// overflow), without the libm call: the camera's distance to each
+/// character every step.
+fn length64(x: f32, y: f32) -> f32 {
+    (f64::from(x) * f64::from(x) + f64::from(y) * f64::from(y)).sqrt() as f32
 }

@@ -216,7 +216,7 @@ impl Clip {
                 let (a, b) = (at[f.saturating_sub(1)], at[(f + 1).min(n - 1)]);
                 let span = ((f + 1).min(n - 1) - f.saturating_sub(1)).max(1) as f64 * dt;
                 let d = b - a;
-                let speed = f64::from(d.x).hypot(f64::from(d.y)).hypot(f64::from(d.z)) / span;
+                let speed = crate::clip::length64(&[d.x, d.y, d.z]) / span;
                 height(at[f]) - lowest <= f64::from(c.height) && speed <= f64::from(c.speed)
             })
             .collect();
