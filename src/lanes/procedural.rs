@@ -130,8 +130,8 @@ pub fn op_two_bone_ik(
     has_chain(chain, bone_parents, &scratch)?;
     pose_lengths(lt, &[lc])?;
     pose_lengths(lc, &[lt])?;
+    // `has_chain` checked the hierarchy itself.
     pose_lengths(bone_parents.len(), &scratch)?;
-    check_parents(bone_parents)?;
     let fwd = Vec3x8::splat(DEFAULT_FWD);
     let buffer = splat(IK_MAX_LENGTH_BUFFER);
     op_extrapolate_prev(local_temp, local_curr, delta)?;

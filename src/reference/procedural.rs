@@ -16,8 +16,8 @@ use super::math::{Quat, Vec3, clampf, cross, dot, length, normalize};
 use super::math::{
     quat_between, quat_from_angle_axis, quat_inv_mul, quat_inv_mul_vec3, quat_mul, quat_mul_vec3,
 };
+use super::pose::op_fk_static;
 use super::pose::{Pose, check_parents, lengths, op_extrapolate_prev, op_finite_diff_inplace};
-use super::pose::{check_hierarchy, op_fk_static};
 use crate::error::{Result, at_least};
 
 /// [`Error::Length`](crate::Error::Length) unless joint `j` is in every pose (and every field of
@@ -187,7 +187,8 @@ pub fn op_two_bone_ik(
     has_chain(chain, bone_parents, &scratch)?;
     lengths(local_temp.len(), &[&*local_temp, &*local_curr])?;
     lengths(local_curr.len(), &[&*local_curr, &*local_temp])?;
-    check_hierarchy(bone_parents, &scratch)?;
+    // `has_chain` checked the hierarchy itself.
+    lengths(bone_parents.len(), &scratch)?;
     op_extrapolate_prev(local_temp, local_curr, delta)?;
     op_fk_static(global_curr, local_curr, bone_parents)?;
     op_fk_static(global_temp, local_temp, bone_parents)?;
