@@ -36,7 +36,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let seam = |c: &kineform::Clip| {
         (1..c.joints())
             .flat_map(|j| {
-                let (p, q) = (c.rot(c.frames() - 1, j), c.rot(0, j));
+                let (p, q) = (c.rot(c.frames() - 1, j).unwrap(), c.rot(0, j).unwrap());
                 let s = if p.w * q.w + p.x * q.x + p.y * q.y + p.z * q.z < 0.0 {
                     -1.0
                 } else {

@@ -305,40 +305,48 @@ impl Clip {
         })
     }
 
-    /// The index of frame `f`, joint `j` in the frame-major fields.
-    fn at(&self, f: usize, j: usize) -> usize {
-        assert!(
-            f < self.frames && j < self.joints,
-            "frame {f} joint {j} of a clip of {} frames and {} joints",
-            self.frames,
-            self.joints
-        );
-        f * self.joints + j
+    /// The index of frame `f`, joint `j` in the frame-major fields, or
+    /// `None` out of range.
+    fn index(&self, f: usize, j: usize) -> Option<usize> {
+        (f < self.frames && j < self.joints).then(|| f * self.joints + j)
     }
 
-    /// Local position of joint `j` at frame `f`.
-    ///
-    /// # Panics
-    /// When `f >= frames()` or `j >= joints()` (a joint past the last
-    /// used to read the next frame's first joints).
-    pub fn pos(&self, f: usize, j: usize) -> Vec3 {
-        self.pos[self.at(f, j)]
+    /// Local position of joint `j` at frame `f`; `None` when `f >=
+    /// frames()` or `j >= joints()`.
+    pub fn pos(&self, f: usize, j: usize) -> Option<Vec3> {
+        self.index(f, j).map(|i| self.pos[i])
     }
 
-    /// Local rotation of joint `j` at frame `f`.
-    ///
-    /// # Panics
-    /// As [`Clip::pos`].
-    pub fn rot(&self, f: usize, j: usize) -> Quat {
-        self.rot[self.at(f, j)]
+    /// Local rotation of joint `j` at frame `f`; `None` out of range.
+    pub fn rot(&self, f: usize, j: usize) -> Option<Quat> {
+        self.index(f, j).map(|i| self.rot[i])
     }
 
-    /// Local scale of joint `j` at frame `f`.
-    ///
-    /// # Panics
-    /// As [`Clip::pos`].
-    pub fn scl(&self, f: usize, j: usize) -> Vec3 {
-        self.scl[self.at(f, j)]
+    /// Local scale of joint `j` at frame `f`; `None` out of range.
+    pub fn scl(&self, f: usize, j: usize) -> Option<Vec3> {
+        self.index(f, j).map(|i| self.scl[i])
+    }
+
+    /// The crate's reads of frames and joints it loops over (`f <
+    /// frames()`, `j < joints()` by each caller's loop bounds): the
+    /// fields' value at `f * joints + j`. Out of range, which no caller
+    /// reaches, it would read another frame's joint or index past the
+    /// field (a panic), never memory outside it.
+    pub(crate) fn pos_at(&self, f: usize, j: usize) -> Vec3 {
+        debug_assert!(f < self.frames && j < self.joints);
+        self.pos[f * self.joints + j]
+    }
+
+    /// [`Clip::pos_at`] of the rotations.
+    pub(crate) fn rot_at(&self, f: usize, j: usize) -> Quat {
+        debug_assert!(f < self.frames && j < self.joints);
+        self.rot[f * self.joints + j]
+    }
+
+    /// [`Clip::pos_at`] of the scales.
+    pub(crate) fn scl_at(&self, f: usize, j: usize) -> Vec3 {
+        debug_assert!(f < self.frames && j < self.joints);
+        self.scl[f * self.joints + j]
     }
 
     /// Positions as a frames × joints view.

@@ -81,7 +81,7 @@ pub fn bvh_for_clip(skeleton: &Skeleton, clip: &Clip) -> Result<Bvh> {
     let pos = [Channel::Xposition, Channel::Yposition, Channel::Zposition];
     let channels = (0..joints)
         .map(|j| {
-            let moves = (1..clip.frames()).any(|f| clip.pos(f, j) != clip.pos(0, j));
+            let moves = (1..clip.frames()).any(|f| clip.pos_at(f, j) != clip.pos_at(0, j));
             if skeleton.parents()[j] < 0 || moves {
                 pos.iter().chain(&rot).copied().collect()
             } else {
@@ -91,7 +91,7 @@ pub fn bvh_for_clip(skeleton: &Skeleton, clip: &Clip) -> Result<Bvh> {
         .collect();
     Ok(Bvh {
         skeleton: skeleton.clone(),
-        offsets: (0..joints).map(|j| clip.pos(0, j)).collect(),
+        offsets: (0..joints).map(|j| clip.pos_at(0, j)).collect(),
         channels,
         end_sites: vec![None; joints],
         clip: clip.try_clone()?,

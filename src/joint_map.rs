@@ -208,7 +208,7 @@ impl JointMap {
                 let i = f * joints + j;
                 pos[i] = turn_pos(j, pos[i]);
                 rot[i] = turn_rot(j, rot[i]);
-                let s = clip.scl(f, j);
+                let s = clip.scl_at(f, j);
                 if rests[j].is_some() && !(s.x == s.y && s.y == s.z) {
                     return Err(Error::Clip {
                         frame: f,

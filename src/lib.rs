@@ -147,9 +147,8 @@
 //! whose parent does not precede its child, a clip view without a frame,
 //! offsets that are not whole frames) with the same [`Error`] on both
 //! paths, writing nothing (`tests/suite/shape_refusals.rs`), and take any
-//! f32 without panicking (only the index accessors, such as
-//! [`Clip::pos`] and [`reference::Slice2d::get`], panic on an index past
-//! the data, as a slice does); a
+//! f32 without panicking (the index accessors, such as [`Clip::pos`] and
+//! [`reference::Slice2d::get`], answer `None` past the data); a
 //! NaN or an infinity in an input propagates only within the element or
 //! lane it poisons: every other lane's result is bit for bit what it is
 //! with clean inputs (`tests/suite/backends.rs`), and a batch call's other

@@ -127,9 +127,9 @@ impl FootContact {
 fn joint_position(clip: &Clip, chain: &[usize], f: usize) -> Vec3 {
     let (mut pos, mut rot, mut scl) = (Vec3::ZERO, Quat::IDENTITY, Vec3::splat(1.0));
     for &k in chain {
-        pos = quat_mul_vec3(rot, clip.pos(f, k) * scl) + pos;
-        rot = quat_mul(rot, clip.rot(f, k));
-        scl = clip.scl(f, k) * scl;
+        pos = quat_mul_vec3(rot, clip.pos_at(f, k) * scl) + pos;
+        rot = quat_mul(rot, clip.rot_at(f, k));
+        scl = clip.scl_at(f, k) * scl;
     }
     pos
 }

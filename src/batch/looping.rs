@@ -262,7 +262,8 @@ fn offsets(
 ///     root_in_character_space: false,
 /// };
 /// let looped = make_loop(&clip, &options)?;
-/// let (first, last) = (looped.pos(0, 0).x, looped.pos(4, 0).x);
+/// let (first, last) = (looped.pos(0, 0), looped.pos(4, 0)); // None out of range
+/// let (first, last) = (first.unwrap().x, last.unwrap().x);
 /// assert!((first - last).abs() < 1e-5, "{first} {last}");
 /// # Ok::<(), kineform::Error>(())
 /// ```
@@ -331,7 +332,7 @@ fn in_lanes(clip: &Clip) -> (Vec<Vec3x8>, Vec<Quatx8>) {
             let (f, p) = (k / packs, k % packs);
             Vec3x8::from_array(core::array::from_fn(|i| {
                 if p * 8 + i < joints {
-                    clip.pos(f, p * 8 + i)
+                    clip.pos_at(f, p * 8 + i)
                 } else {
                     Vec3::ZERO
                 }
@@ -343,7 +344,7 @@ fn in_lanes(clip: &Clip) -> (Vec<Vec3x8>, Vec<Quatx8>) {
             let (f, p) = (k / packs, k % packs);
             Quatx8::from_array(core::array::from_fn(|i| {
                 if p * 8 + i < joints {
-                    clip.rot(f, p * 8 + i)
+                    clip.rot_at(f, p * 8 + i)
                 } else {
                     Quat::IDENTITY
                 }
@@ -409,8 +410,8 @@ fn root_in_character_space(
     (off_p, off_r): (&mut [Vec3x8], &mut [Vec3x8]),
 ) -> Result<()> {
     let (frames, packs, dt) = (clip.frames(), clip.joints().div_ceil(8), clip.frame_time());
-    let root_p: Vec<Vec3> = (0..frames).map(|f| clip.pos(f, 0)).collect();
-    let root_r: Vec<Quat> = (0..frames).map(|f| clip.rot(f, 0)).collect();
+    let root_p: Vec<Vec3> = (0..frames).map(|f| clip.pos_at(f, 0)).collect();
+    let root_r: Vec<Quat> = (0..frames).map(|f| clip.rot_at(f, 0)).collect();
     let (mut rp, mut rr) = (vec![Vec3::ZERO; frames], vec![Vec3::ZERO; frames]);
     let (bs, be, ratio) = options.method.root_ends(options.ratio);
     // One column of `frames` rows: every length is whole rows.

@@ -315,10 +315,10 @@ fn write_motion(
                 continue;
             }
             let euler = match rot_axes[j] {
-                Some(axes) => quat_to_euler(clip.rot(f, j), axes),
+                Some(axes) => quat_to_euler(clip.rot_at(f, j), axes),
                 None => [0.0; 3],
             };
-            let p = clip.pos(f, j) - bvh.offsets[j];
+            let p = clip.pos_at(f, j) - bvh.offsets[j];
             let mut p = [p.x, p.y, p.z];
             let mut r = 0;
             for c in cs {

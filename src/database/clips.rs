@@ -45,7 +45,7 @@ pub(super) fn moving_joints(
     clips: &[Clip],
     joints: usize,
 ) -> (Vec<Vec3>, Vec<Option<usize>>, usize) {
-    let fixed: Vec<Vec3> = (0..joints).map(|j| clips[0].pos(0, j)).collect();
+    let fixed: Vec<Vec3> = (0..joints).map(|j| clips[0].pos_at(0, j)).collect();
     let mut moving = vec![None; joints];
     let mut count = 0;
     for (j, m) in moving.iter_mut().enumerate() {
@@ -53,7 +53,7 @@ pub(super) fn moving_joints(
             |p: Vec3| p.to_array().map(f32::to_bits) == fixed[j].to_array().map(f32::to_bits);
         if !clips
             .iter()
-            .all(|c| (0..c.frames()).all(|f| same(c.pos(f, j))))
+            .all(|c| (0..c.frames()).all(|f| same(c.pos_at(f, j))))
         {
             *m = Some(count);
             count += 1;
@@ -72,13 +72,13 @@ pub(super) fn still_joints(
     let first = &clips[0];
     let still: Vec<Option<Quat>> = (0..moving.len())
         .map(|j| {
-            let q = first.rot(0, j);
+            let q = first.rot_at(0, j);
             let same = |r: Quat| {
                 [r.w, r.x, r.y, r.z].map(f32::to_bits) == [q.w, q.x, q.y, q.z].map(f32::to_bits)
             };
             let constant = clips
                 .iter()
-                .all(|c| (0..c.frames()).all(|f| same(c.rot(f, j))));
+                .all(|c| (0..c.frames()).all(|f| same(c.rot_at(f, j))));
             (moving[j].is_none() && constant).then_some(q)
         })
         .collect();
@@ -111,7 +111,7 @@ pub(super) fn scale_rows(
         for f in 0..c.frames() {
             let g = (f + 1).min(c.frames() - 1);
             for j in 0..joints {
-                s.push((c.scl(f, j), r::log_vec3(c.scl(g, j) / c.scl(f, j))));
+                s.push((c.scl_at(f, j), r::log_vec3(c.scl_at(g, j) / c.scl_at(f, j))));
             }
         }
     }

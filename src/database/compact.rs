@@ -144,7 +144,7 @@ impl Compact {
             let mut hi = Vec3::splat(f32::NEG_INFINITY);
             for c in clips {
                 for f in 0..c.frames() {
-                    let p = c.pos(f, j);
+                    let p = c.pos_at(f, j);
                     lo = Vec3::new(lo.x.min(p.x), lo.y.min(p.y), lo.z.min(p.z));
                     hi = Vec3::new(hi.x.max(p.x), hi.y.max(p.y), hi.z.max(p.z));
                 }
@@ -157,10 +157,10 @@ impl Compact {
             for f in 0..c.frames() {
                 for (j, moves) in moving.iter().enumerate() {
                     if turning[j].is_some() {
-                        rot.push(codec::encode_rotation(c.rot(f, j)));
+                        rot.push(codec::encode_rotation(c.rot_at(f, j)));
                     }
                     if let Some(m) = moves {
-                        pos.push(boxes[*m].encode(c.pos(f, j)));
+                        pos.push(boxes[*m].encode(c.pos_at(f, j)));
                     }
                 }
             }

@@ -114,14 +114,14 @@ pub(super) fn full_tables(
             let g = (f + 1).min(c.frames() - 1);
             for (j, moves) in moving.iter().enumerate() {
                 if turning[j].is_some() {
-                    let (q0, q1) = (c.rot(f, j), c.rot(g, j));
+                    let (q0, q1) = (c.rot_at(f, j), c.rot_at(g, j));
                     let w = r::quat_log(r::quat_abs(r::quat_mul_inv(q1, q0)));
                     rot.push(Row {
                         v: [q0.w, q0.x, q0.y, q0.z, w.x, w.y, w.z, r::dot(w, w)],
                     });
                 }
                 if moves.is_some() {
-                    let (p0, p1) = (c.pos(f, j), c.pos(g, j));
+                    let (p0, p1) = (c.pos_at(f, j), c.pos_at(g, j));
                     let d = p1 - p0;
                     pos.push(Row {
                         v: [p0.x, p0.y, p0.z, d.x, d.y, d.z, 0.0, 0.0],

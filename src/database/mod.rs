@@ -305,21 +305,17 @@ impl Database {
     }
 
     /// Scale and log-scale step of global frame `f`, joint `j` (1 and 0 for
-    /// unit-scale databases).
-    ///
-    /// # Panics
-    /// For `f >= frames()` or `j >= joints()` (a joint past the last used
-    /// to read the next frame's, in a database with scales).
-    pub fn scale(&self, f: usize, j: usize) -> (Vec3, Vec3) {
-        assert!(
-            f < self.frames && j < self.joints,
-            "frame {f} joint {j} of a database of {} frames and {} joints",
-            self.frames,
-            self.joints
-        );
-        self.scales
-            .as_ref()
-            .map_or((Vec3::ONE, Vec3::ZERO), |s| s[f * self.joints + j])
+    /// unit-scale databases); `None` for `f >= frames()` or `j >=
+    /// joints()`.
+    pub fn scale(&self, f: usize, j: usize) -> Option<(Vec3, Vec3)> {
+        if f >= self.frames || j >= self.joints {
+            return None;
+        }
+        Some(
+            self.scales
+                .as_ref()
+                .map_or((Vec3::ONE, Vec3::ZERO), |s| s[f * self.joints + j]),
+        )
     }
 
     /// Eight global frames prepared for [`Database::gather`] (each
@@ -426,17 +422,17 @@ mod tests {
             let g = db.gather(&f8, j);
             for (i, &f) in frames.iter().enumerate() {
                 let next = (f + 1).min(last);
-                let (q0, q1) = (clip.rot(f, j), clip.rot(next, j));
+                let (q0, q1) = (clip.rot_at(f, j), clip.rot_at(next, j));
                 let w = r::quat_log(r::quat_abs(r::quat_mul_inv(q1, q0)));
                 assert_eq!(g.rot.lane(i), q0, "rotation joint {j} frame {f}");
                 assert_eq!(g.step_rot.lane(i), w, "rotation step joint {j} frame {f}");
                 assert_eq!(g.step_h2.to_array()[i], r::dot(w, w), "joint {j} frame {f}");
                 assert_eq!(
                     g.pos.lane(i),
-                    clip.pos(f, j),
+                    clip.pos_at(f, j),
                     "position joint {j} frame {f}"
                 );
-                let d = clip.pos(next, j) - clip.pos(f, j);
+                let d = clip.pos_at(next, j) - clip.pos_at(f, j);
                 assert_eq!(g.step_pos.lane(i), d, "position step joint {j} frame {f}");
             }
         }

@@ -91,8 +91,8 @@
 //! assert_eq!(doc.skeleton.parents(), bvh.skeleton.parents());
 //! let (name, clip) = (&doc.clips[0].name, &doc.clips[0].clip);
 //! assert_eq!((name.as_str(), clip.frames(), clip.joints()), ("walk", 277, 31));
-//! let (a, b) = (clip.pos(100, 0), bvh.clip.pos(100, 0));
-//! assert!((a.y - b.y).abs() < 1e-4);
+//! let (a, b) = (clip.pos(100, 0), bvh.clip.pos(100, 0)); // None out of range
+//! assert!((a.unwrap().y - b.unwrap().y).abs() < 1e-4);
 //! # Ok::<(), kineform::Error>(())
 //! ```
 

@@ -322,9 +322,9 @@ fn rest_pose(joints: usize, rest: Option<&[Kform]>, clips: &[(&str, &Clip)]) -> 
         }
         (None, Some((_, c))) => (0..joints)
             .map(|j| Kform {
-                pos: c.pos(0, j),
-                rot: c.rot(0, j),
-                scl: c.scl(0, j),
+                pos: c.pos_at(0, j),
+                rot: c.rot_at(0, j),
+                scl: c.scl_at(0, j),
                 ..Kform::IDENTITY
             })
             .collect(),
@@ -427,14 +427,14 @@ impl Builder {
                 Ok::<(), Error>(())
             };
             let (n3, n4) = (frames * 3, frames * 4);
-            let pos = (0..frames).flat_map(|f| clip.pos(f, j).to_array());
+            let pos = (0..frames).flat_map(|f| clip.pos_at(f, j).to_array());
             let pos = try_collect("glTF translation keys", n3, pos)?;
             channel(self, pos, 3, json::animation::Property::Translation)?;
-            let rot = (0..frames).flat_map(|f| xyzw(clip.rot(f, j)));
+            let rot = (0..frames).flat_map(|f| xyzw(clip.rot_at(f, j)));
             let rot = try_collect("glTF rotation keys", n4, rot)?;
             channel(self, rot, 4, json::animation::Property::Rotation)?;
-            if (0..frames).any(|f| clip.scl(f, j) != Vec3::ONE) {
-                let scl = (0..frames).flat_map(|f| clip.scl(f, j).to_array());
+            if (0..frames).any(|f| clip.scl_at(f, j) != Vec3::ONE) {
+                let scl = (0..frames).flat_map(|f| clip.scl_at(f, j).to_array());
                 let scl = try_collect("glTF scale keys", n3, scl)?;
                 channel(self, scl, 3, json::animation::Property::Scale)?;
             }

@@ -29,9 +29,9 @@ pub fn compute_start_end_positional_difference(
     at_least("diff_vel (one per joint)", pos.cols(), diff_vel.len())?;
     let d = splat(dt);
     for j in 0..pos.cols() {
-        diff_pos[j] = pos.get(e1, j) - pos.get(0, j);
+        diff_pos[j] = pos.at(e1, j) - pos.at(0, j);
         diff_vel[j] =
-            div_dt(pos.get(e1, j) - pos.get(e0, j), d) - div_dt(pos.get(s1, j) - pos.get(s0, j), d);
+            div_dt(pos.at(e1, j) - pos.at(e0, j), d) - div_dt(pos.at(s1, j) - pos.at(s0, j), d);
     }
     Ok(())
 }
@@ -49,9 +49,9 @@ pub fn compute_start_end_rotational_difference(
     let d = splat(dt);
     for j in 0..rot.cols() {
         diff_rot[j] =
-            quat_to_scaled_angle_axis(quat_abs(quat_mul_inv(rot.get(e1, j), rot.get(0, j))));
-        diff_vel[j] = quat_differentiate_angular_velocity(rot.get(e1, j), rot.get(e0, j), d)
-            - quat_differentiate_angular_velocity(rot.get(s1, j), rot.get(s0, j), d);
+            quat_to_scaled_angle_axis(quat_abs(quat_mul_inv(rot.at(e1, j), rot.at(0, j))));
+        diff_vel[j] = quat_differentiate_angular_velocity(rot.at(e1, j), rot.at(e0, j), d)
+            - quat_differentiate_angular_velocity(rot.at(s1, j), rot.at(s0, j), d);
     }
     Ok(())
 }
@@ -275,14 +275,14 @@ pub fn compute_softfade_start_end_difference(
     at_least("diff_vel (one per joint)", pos.cols(), diff_vel.len())?;
     let d = splat(dt);
     for j in 0..pos.cols() {
-        diff_pos[j] = pos.get(e1, j) - pos.get(0, j);
-        let end = div_dt(pos.get(e1, j) - pos.get(e0, j), d)
+        diff_pos[j] = pos.at(e1, j) - pos.at(0, j);
+        let end = div_dt(pos.at(e1, j) - pos.at(e0, j), d)
             + decayed_offset_softfade_grad_zero(
                 splat(1.0 - ratio) * diff_pos[j],
                 splat(duration_end),
                 splat(hardness_end),
             );
-        let start = div_dt(pos.get(s1, j) - pos.get(s0, j), d)
+        let start = div_dt(pos.at(s1, j) - pos.at(s0, j), d)
             + decayed_offset_softfade_grad_zero(
                 splat(ratio) * diff_pos[j],
                 splat(duration_start),
@@ -312,14 +312,14 @@ pub fn compute_softfade_start_end_difference_quat(
     let d = splat(dt);
     for j in 0..rot.cols() {
         diff_rot[j] =
-            quat_to_scaled_angle_axis(quat_abs(quat_mul_inv(rot.get(e1, j), rot.get(0, j))));
-        let end = quat_differentiate_angular_velocity(rot.get(e1, j), rot.get(e0, j), d)
+            quat_to_scaled_angle_axis(quat_abs(quat_mul_inv(rot.at(e1, j), rot.at(0, j))));
+        let end = quat_differentiate_angular_velocity(rot.at(e1, j), rot.at(e0, j), d)
             + decayed_offset_softfade_grad_zero(
                 splat(1.0 - ratio) * diff_rot[j],
                 splat(duration_end),
                 splat(hardness_end),
             );
-        let start = quat_differentiate_angular_velocity(rot.get(s1, j), rot.get(s0, j), d)
+        let start = quat_differentiate_angular_velocity(rot.at(s1, j), rot.at(s0, j), d)
             + decayed_offset_softfade_grad_zero(
                 splat(ratio) * diff_rot[j],
                 splat(duration_start),
@@ -416,20 +416,20 @@ pub fn compute_root_inertialize_offsets(
     let cols = rot.cols();
     root_shapes(n, cols, pos.rows(), (offsets_pos.len(), offsets_rot.len()))?;
     let d = splat(dt);
-    let (root_start, root_end) = (rot.get(0, 0), rot.get(e1, 0));
+    let (root_start, root_end) = (rot.at(0, 0), rot.at(e1, 0));
     let (to_start, to_end) = (
         Rotor::new(quat_inv(root_start)),
         Rotor::new(quat_inv(root_end)),
     );
-    let diff_pos_vel = to_end.apply(div_dt(pos.get(e1, 0) - pos.get(e0, 0), d))
-        - to_start.apply(div_dt(pos.get(s1, 0) - pos.get(s0, 0), d));
+    let diff_pos_vel = to_end.apply(div_dt(pos.at(e1, 0) - pos.at(e0, 0), d))
+        - to_start.apply(div_dt(pos.at(s1, 0) - pos.at(s0, 0), d));
     let diff_rot_vel = to_end.apply(quat_differentiate_angular_velocity(
-        rot.get(e1, 0),
-        rot.get(e0, 0),
+        rot.at(e1, 0),
+        rot.at(e0, 0),
         d,
     )) - to_start.apply(quat_differentiate_angular_velocity(
-        rot.get(s1, 0),
-        rot.get(s0, 0),
+        rot.at(s1, 0),
+        rot.at(s0, 0),
         d,
     ));
     let (from_start, from_end) = (Rotor::new(root_start), Rotor::new(root_end));

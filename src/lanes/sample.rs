@@ -13,21 +13,17 @@ use crate::error::Result;
 use crate::reference::sample::{check_views, shape};
 use crate::reference::{MAX_SAMPLE_FRAME, Quat, Slice2d, Vec3};
 
-/// Rows `s` of column `j`, one per lane ([`Slice2d::get8`]).
-///
-/// # Panics
-/// For a row or column past the view's.
+/// Rows `s` of column `j`, one per lane ([`Slice2d::get8`]: the
+/// samplers below check their views and clamp `s` first).
 #[inline(always)]
-pub fn gather_vec3(a: Slice2d<Vec3>, s: &[usize; 8], j: usize) -> Vec3x8 {
+pub(crate) fn gather_vec3(a: Slice2d<Vec3>, s: &[usize; 8], j: usize) -> Vec3x8 {
     Vec3x8::from_array(a.get8(s, j))
 }
 
-/// Rows `s` of column `j`, one per lane ([`Slice2d::get8`]).
-///
-/// # Panics
-/// For a row or column past the view's.
+/// Rows `s` of column `j`, one per lane ([`Slice2d::get8`]: the
+/// samplers below check their views and clamp `s` first).
 #[inline(always)]
-pub fn gather_quat(a: Slice2d<Quat>, s: &[usize; 8], j: usize) -> Quatx8 {
+pub(crate) fn gather_quat(a: Slice2d<Quat>, s: &[usize; 8], j: usize) -> Quatx8 {
     Quatx8::from_array(a.get8(s, j))
 }
 

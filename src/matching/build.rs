@@ -42,7 +42,7 @@ fn world_frame(
     (pos, rot, scl): (&mut [Vec3], &mut [Quat], &mut [Vec3]),
 ) {
     for (j, &p) in parents.iter().enumerate() {
-        let (lp, lr, ls) = (clip.pos(f, j), clip.rot(f, j), clip.scl(f, j));
+        let (lp, lr, ls) = (clip.pos_at(f, j), clip.rot_at(f, j), clip.scl_at(f, j));
         if p < 0 {
             (pos[j], rot[j], scl[j]) = (lp, lr, ls);
         } else {

@@ -178,9 +178,9 @@ impl MirrorMap {
         for f in 0..clip.frames() {
             for j in 0..joints {
                 let to = f * joints + self.partner[j];
-                pos[to] = self.mirror_vec3(clip.pos(f, j));
-                rot[to] = self.mirror_quat(clip.rot(f, j));
-                scl[to] = clip.scl(f, j);
+                pos[to] = self.mirror_vec3(clip.pos_at(f, j));
+                rot[to] = self.mirror_quat(clip.rot_at(f, j));
+                scl[to] = clip.scl_at(f, j);
             }
         }
         Clip::new(clip.frames(), joints, clip.frame_time(), pos, rot, scl)

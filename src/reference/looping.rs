@@ -89,9 +89,9 @@ pub fn compute_start_end_positional_difference(
     at_least("diff_pos (one per joint)", pos.cols(), diff_pos.len())?;
     at_least("diff_vel (one per joint)", pos.cols(), diff_vel.len())?;
     for j in 0..pos.cols() {
-        diff_pos[j] = pos.get(e1, j) - pos.get(0, j);
-        diff_vel[j] = div_dt(pos.get(e1, j) - pos.get(e0, j), dt)
-            - div_dt(pos.get(s1, j) - pos.get(s0, j), dt);
+        diff_pos[j] = pos.at(e1, j) - pos.at(0, j);
+        diff_vel[j] =
+            div_dt(pos.at(e1, j) - pos.at(e0, j), dt) - div_dt(pos.at(s1, j) - pos.at(s0, j), dt);
     }
     Ok(())
 }
@@ -110,9 +110,9 @@ pub fn compute_start_end_rotational_difference(
     at_least("diff_vel (one per joint)", rot.cols(), diff_vel.len())?;
     for j in 0..rot.cols() {
         diff_rot[j] =
-            quat_to_scaled_angle_axis(quat_abs(quat_mul_inv(rot.get(e1, j), rot.get(0, j))));
-        diff_vel[j] = quat_differentiate_angular_velocity(rot.get(e1, j), rot.get(e0, j), dt)
-            - quat_differentiate_angular_velocity(rot.get(s1, j), rot.get(s0, j), dt);
+            quat_to_scaled_angle_axis(quat_abs(quat_mul_inv(rot.at(e1, j), rot.at(0, j))));
+        diff_vel[j] = quat_differentiate_angular_velocity(rot.at(e1, j), rot.at(e0, j), dt)
+            - quat_differentiate_angular_velocity(rot.at(s1, j), rot.at(s0, j), dt);
     }
     Ok(())
 }
@@ -398,14 +398,14 @@ pub fn compute_softfade_start_end_difference(
     at_least("diff_pos (one per joint)", pos.cols(), diff_pos.len())?;
     at_least("diff_vel (one per joint)", pos.cols(), diff_vel.len())?;
     for j in 0..pos.cols() {
-        diff_pos[j] = pos.get(e1, j) - pos.get(0, j);
-        let velocity_end = div_dt(pos.get(e1, j) - pos.get(e0, j), dt)
+        diff_pos[j] = pos.at(e1, j) - pos.at(0, j);
+        let velocity_end = div_dt(pos.at(e1, j) - pos.at(e0, j), dt)
             + decayed_offset_softfade_grad_zero(
                 (1.0 - ratio) * diff_pos[j],
                 duration_end,
                 hardness_end,
             );
-        let velocity_start = div_dt(pos.get(s1, j) - pos.get(s0, j), dt)
+        let velocity_start = div_dt(pos.at(s1, j) - pos.at(s0, j), dt)
             + decayed_offset_softfade_grad_zero(
                 ratio * diff_pos[j],
                 duration_start,
@@ -435,20 +435,19 @@ pub fn compute_softfade_start_end_difference_quat(
     at_least("diff_vel (one per joint)", rot.cols(), diff_vel.len())?;
     for j in 0..rot.cols() {
         diff_rot[j] =
-            quat_to_scaled_angle_axis(quat_abs(quat_mul_inv(rot.get(e1, j), rot.get(0, j))));
-        let velocity_end = quat_differentiate_angular_velocity(rot.get(e1, j), rot.get(e0, j), dt)
+            quat_to_scaled_angle_axis(quat_abs(quat_mul_inv(rot.at(e1, j), rot.at(0, j))));
+        let velocity_end = quat_differentiate_angular_velocity(rot.at(e1, j), rot.at(e0, j), dt)
             + decayed_offset_softfade_grad_zero(
                 (1.0 - ratio) * diff_rot[j],
                 duration_end,
                 hardness_end,
             );
-        let velocity_start =
-            quat_differentiate_angular_velocity(rot.get(s1, j), rot.get(s0, j), dt)
-                + decayed_offset_softfade_grad_zero(
-                    ratio * diff_rot[j],
-                    duration_start,
-                    hardness_start,
-                );
+        let velocity_start = quat_differentiate_angular_velocity(rot.at(s1, j), rot.at(s0, j), dt)
+            + decayed_offset_softfade_grad_zero(
+                ratio * diff_rot[j],
+                duration_start,
+                hardness_start,
+            );
         diff_vel[j] = velocity_end - velocity_start;
     }
     Ok(())
@@ -512,18 +511,18 @@ pub fn compute_root_inertialize_offsets(
     let (e1, e0, s1, s0) = seam_frames(n)?;
     let cols = rot.cols();
     root_shapes(n, cols, pos.rows(), (offsets_pos.len(), offsets_rot.len()))?;
-    let root_start = rot.get(0, 0);
-    let root_end = rot.get(e1, 0);
-    let pos_vel_end = quat_inv_mul_vec3(root_end, div_dt(pos.get(e1, 0) - pos.get(e0, 0), dt));
-    let pos_vel_start = quat_inv_mul_vec3(root_start, div_dt(pos.get(s1, 0) - pos.get(s0, 0), dt));
+    let root_start = rot.at(0, 0);
+    let root_end = rot.at(e1, 0);
+    let pos_vel_end = quat_inv_mul_vec3(root_end, div_dt(pos.at(e1, 0) - pos.at(e0, 0), dt));
+    let pos_vel_start = quat_inv_mul_vec3(root_start, div_dt(pos.at(s1, 0) - pos.at(s0, 0), dt));
     let diff_pos_vel = pos_vel_end - pos_vel_start;
     let rot_vel_end = quat_inv_mul_vec3(
         root_end,
-        quat_differentiate_angular_velocity(rot.get(e1, 0), rot.get(e0, 0), dt),
+        quat_differentiate_angular_velocity(rot.at(e1, 0), rot.at(e0, 0), dt),
     );
     let rot_vel_start = quat_inv_mul_vec3(
         root_start,
-        quat_differentiate_angular_velocity(rot.get(s1, 0), rot.get(s0, 0), dt),
+        quat_differentiate_angular_velocity(rot.at(s1, 0), rot.at(s0, 0), dt),
     );
     let diff_rot_vel = rot_vel_end - rot_vel_start;
     for i in 0..n {

@@ -294,7 +294,7 @@ pub fn op_finite_diff(
     Ok(())
 }
 
-/// The panic of [`Slice2d::get`] and [`Slice2d::get8`] for column `c`
+/// The panic of [`Slice2d::at`] and [`Slice2d::get8`] for column `c`
 /// of `cols`, kept out of line so that the check leaves the gathers' loops
 /// as they were.
 #[cold]
@@ -304,7 +304,7 @@ fn past_column(c: usize, cols: usize) -> ! {
     panic!("column {c} of a view of {cols} columns")
 }
 
-/// The panic of [`Slice2d::get`] and [`Slice2d::get8`] for row `r` of
+/// The panic of [`Slice2d::at`] and [`Slice2d::get8`] for row `r` of
 /// `rows`.
 #[cold]
 #[inline(never)]
@@ -344,12 +344,19 @@ impl<'a, T: Copy> Slice2d<'a, T> {
         self.cols
     }
 
-    /// The value at row `r`, column `c`.
-    ///
-    /// # Panics
-    /// When `r >= rows()` or `c >= cols()` (a column past the last used to
-    /// read the next row's value).
-    pub fn get(&self, r: usize, c: usize) -> T {
+    /// The value at row `r`, column `c`; `None` when `r >= rows()` or `c >=
+    /// cols()`.
+    pub fn get(&self, r: usize, c: usize) -> Option<T> {
+        (r < self.rows && c < self.cols).then(|| self.data[r * self.cols + c])
+    }
+
+    /// [`Slice2d::get`] for the crate's kernels, which check their views'
+    /// shapes before reading (`check_views`, the loops' `seam_frames` and
+    /// per-joint checks) and read rows clamped to the view and columns
+    /// below its joints: the checks here are never reached from any input,
+    /// and keep a broken caller from reading another row's value.
+    #[inline(always)]
+    pub(crate) fn at(&self, r: usize, c: usize) -> T {
         if c >= self.cols {
             past_column(c, self.cols);
         }
@@ -360,12 +367,11 @@ impl<'a, T: Copy> Slice2d<'a, T> {
     }
 
     /// Column `c` of eight rows, the gather of the 8-lane sampler:
-    /// [`Slice2d::get`] of each row with the column checked once.
-    ///
-    /// # Panics
-    /// As [`Slice2d::get`].
+    /// [`Slice2d::at`] of each row with the column checked once (its
+    /// callers, `op_sample_*`, checked the views and clamp the rows, so
+    /// the checks are never reached from any input).
     #[inline(always)]
-    pub fn get8(&self, rows: &[usize; 8], c: usize) -> [T; 8] {
+    pub(crate) fn get8(&self, rows: &[usize; 8], c: usize) -> [T; 8] {
         if c >= self.cols {
             past_column(c, self.cols);
         }
@@ -392,13 +398,9 @@ impl<'a, T: Copy> Slice2d<'a, T> {
         ]
     }
 
-    /// Row `r`.
-    ///
-    /// # Panics
-    /// When `r >= rows()`.
-    pub fn row(&self, r: usize) -> &'a [T] {
-        assert!(r < self.rows(), "row {r} of a view of {} rows", self.rows());
-        &self.data[r * self.cols..(r + 1) * self.cols]
+    /// Row `r`; `None` when `r >= rows()`.
+    pub fn row(&self, r: usize) -> Option<&'a [T]> {
+        (r < self.rows).then(|| &self.data[r * self.cols..(r + 1) * self.cols])
     }
 
     /// All values, frame-major.

@@ -91,9 +91,9 @@ pub fn op_sample_linear(
     let s0 = clamp_row(st, rows);
     let s1 = clamp_row(st + 1, rows);
     for j in 0..output.len() {
-        let (p0, p1) = (anim_pos.get(s0, j), anim_pos.get(s1, j));
-        let (r0, r1) = (anim_rot.get(s0, j), anim_rot.get(s1, j));
-        let (c0, c1) = (anim_scl.get(s0, j), anim_scl.get(s1, j));
+        let (p0, p1) = (anim_pos.at(s0, j), anim_pos.at(s1, j));
+        let (r0, r1) = (anim_rot.at(s0, j), anim_rot.at(s1, j));
+        let (c0, c1) = (anim_scl.at(s0, j), anim_scl.at(s1, j));
         output.pos[j] = lerp_vec3(p0, p1, alpha);
         output.vel[j] = div_dt(p1 - p0, dt);
         output.rot[j] = quat_slerp_shortest(r0, r1, alpha);
@@ -205,9 +205,9 @@ pub fn op_sample_cubic(
     let (st, alpha) = sample_frame(time, dt);
     let s = [st - 1, st, st + 1, st + 2].map(|i| clamp_row(i, rows));
     for j in 0..output.len() {
-        let p = s.map(|f| anim_pos.get(f, j));
-        let r = s.map(|f| anim_rot.get(f, j));
-        let c = s.map(|f| anim_scl.get(f, j));
+        let p = s.map(|f| anim_pos.at(f, j));
+        let r = s.map(|f| anim_rot.at(f, j));
+        let c = s.map(|f| anim_scl.at(f, j));
         (output.pos[j], output.vel[j]) = catmull_rom(alpha, p[0], p[1], p[2], p[3], dt);
         (output.rot[j], output.ang[j]) = quat_catmull_rom(alpha, r[0], r[1], r[2], r[3], dt);
         (output.scl[j], output.svl[j]) = scale_catmull_rom(alpha, c[0], c[1], c[2], c[3], dt);

@@ -44,7 +44,10 @@ fn defect7_gltf_buffer_uris_are_regular_files_inside_the_folder() {
             .unwrap_or_else(|| panic!("{uri}: still reading after 10 s"))
             .0
     };
-    assert_eq!(load("anim.bin").unwrap().clips[0].clip.pos(1, 0).x, 4.0);
+    assert_eq!(
+        load("anim.bin").unwrap().clips[0].clip.pos(1, 0).unwrap().x,
+        4.0
+    );
     // A percent-encoded name.
     std::fs::write(d.join("my anim.bin"), &bin).unwrap();
     assert!(load("my%20anim.bin").is_ok());

@@ -12,9 +12,9 @@ fn fk(d: &gltf::Document, frame: Option<(usize, usize)>) -> Vec<[f64; 3]> {
             let clip = &d.clips[c].clip;
             (0..clip.joints())
                 .map(|j| Kform {
-                    pos: clip.pos(f, j),
-                    rot: clip.rot(f, j),
-                    scl: clip.scl(f, j),
+                    pos: clip.pos(f, j).unwrap(),
+                    rot: clip.rot(f, j).unwrap(),
+                    scl: clip.scl(f, j).unwrap(),
                     ..Kform::IDENTITY
                 })
                 .collect()

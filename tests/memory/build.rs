@@ -213,9 +213,11 @@ fn every_large_allocation_of_a_conversion_is_fallible() {
     for f in 0..frames {
         for c in 0..8 {
             for j in 0..joints {
-                positions
-                    .push(walk.clip.pos(f, j) + kineform::reference::Vec3::new(c as f32, 0.0, 0.0));
-                rotations.push(walk.clip.rot(f, j));
+                positions.push(
+                    walk.clip.pos(f, j).unwrap()
+                        + kineform::reference::Vec3::new(c as f32, 0.0, 0.0),
+                );
+                rotations.push(walk.clip.rot(f, j).unwrap());
             }
         }
     }

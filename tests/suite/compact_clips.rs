@@ -55,7 +55,7 @@ fn largest_errors(name: &str, db: &Database, clips: &[Clip]) -> (f64, f32) {
         for f in 0..frames {
             for j in 0..c.joints() {
                 let (p, q) = db.frame_joint(start + f, j).unwrap();
-                let s = c.rot(f, j);
+                let s = c.rot(f, j).unwrap();
                 let len = r::quat_length(s) as f64;
                 let s64 = [s.w, s.x, s.y, s.z].map(|x| x as f64 / len);
                 let angle = codec::rotation_angle(q, s64);
@@ -64,16 +64,16 @@ fn largest_errors(name: &str, db: &Database, clips: &[Clip]) -> (f64, f32) {
                     "{name} frame {f} joint {j}: rotation {q:?} is {angle:e} rad from {s:?}"
                 );
                 let bound = db.position_error_bound(j);
-                let e = (p - c.pos(f, j)).to_array();
+                let e = (p - c.pos(f, j).unwrap()).to_array();
                 for (k, e) in e.iter().enumerate() {
                     assert!(
                         e.abs() <= bound.to_array()[k],
                         "{name} frame {f} joint {j} axis {k}: position {p:?} against {:?}, bound {bound:?}",
-                        c.pos(f, j)
+                        c.pos(f, j).unwrap()
                     );
                 }
                 if db.moving_row(j).is_none() {
-                    assert_eq!(p, c.pos(f, j), "{name}: a fixed position is exact");
+                    assert_eq!(p, c.pos(f, j).unwrap(), "{name}: a fixed position is exact");
                 }
                 if let Some(still) = db.still_rotation(j) {
                     assert_eq!(q, still, "{name}: a still rotation is exact");

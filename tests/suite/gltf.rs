@@ -59,22 +59,22 @@ fn bvh_gltf_clip_round_trip_on_the_cmu_clips() {
         for f in 0..c.frames() {
             let (mut l0, mut l1) = (Vec::new(), Vec::new());
             for j in 0..c.joints() {
-                let (p0, p1) = (b.clip.pos(f, j), c.pos(f, j));
+                let (p0, p1) = (b.clip.pos(f, j).unwrap(), c.pos(f, j).unwrap());
                 let d = p0 - p1;
                 pos_gap = pos_gap.max(
                     d.x.abs().max(d.y.abs()).max(d.z.abs())
                         / (1.0 + p0.x.abs().max(p0.y.abs()).max(p0.z.abs())),
                 );
-                rot_gap = rot_gap.max(angle(b.clip.rot(f, j), c.rot(f, j)));
-                assert_eq!(c.scl(f, j), Vec3::ONE);
+                rot_gap = rot_gap.max(angle(b.clip.rot(f, j).unwrap(), c.rot(f, j).unwrap()));
+                assert_eq!(c.scl(f, j).unwrap(), Vec3::ONE);
                 l0.push(Kform {
                     pos: p0,
-                    rot: b.clip.rot(f, j),
+                    rot: b.clip.rot(f, j).unwrap(),
                     ..Kform::IDENTITY
                 });
                 l1.push(Kform {
                     pos: p1,
-                    rot: c.rot(f, j),
+                    rot: c.rot(f, j).unwrap(),
                     ..Kform::IDENTITY
                 });
             }
@@ -159,7 +159,7 @@ fn interpolation_modes() {
         let doc = gltf::parse(&glb(&d, &b), 4.0).unwrap();
         let c = doc.clips[0].clip.clone();
         assert_eq!(c.frames(), 5);
-        (0..5).map(|f| c.pos(f, 0).x).collect::<Vec<_>>()
+        (0..5).map(|f| c.pos(f, 0).unwrap().x).collect::<Vec<_>>()
     };
     assert_eq!(
         at("LINEAR", &[0., 0., 0., 4., 0., 0.]),
@@ -197,12 +197,12 @@ fn interpolation_modes() {
     for f in 0..5 {
         let want = quat_from_scaled_angle_axis(Vec3::new(0.0, 0.75 * f as f32, 0.0));
         assert!(
-            angle(c.rot(f, 0), want) < 1e-5,
+            angle(c.rot(f, 0).unwrap(), want) < 1e-5,
             "frame {f}: {:?}",
-            c.rot(f, 0)
+            c.rot(f, 0).unwrap()
         );
         // The order (x, y, z, w) is read right: x rotated goes toward -z.
-        let v = quat_mul_vec3(c.rot(f, 0), Vec3::new(1.0, 0.0, 0.0));
+        let v = quat_mul_vec3(c.rot(f, 0).unwrap(), Vec3::new(1.0, 0.0, 0.0));
         assert!((v.z + (0.75 * f as f32).sin()).abs() < 1e-5);
     }
 }
@@ -467,8 +467,8 @@ fn world_frames_round_trip() {
     for f in 0..frames {
         let local: Vec<Kform> = (0..4)
             .map(|j| Kform {
-                pos: c.pos(f, j),
-                rot: c.rot(f, j),
+                pos: c.pos(f, j).unwrap(),
+                rot: c.rot(f, j).unwrap(),
                 ..Kform::IDENTITY
             })
             .collect();

@@ -40,7 +40,10 @@ fn embedded_data_uri_buffers_read_as_the_glb_does() {
     let from_embedded = gltf::parse(&b.embedded(), Rate::Keys).unwrap();
     assert_eq!(from_embedded, from_glb);
     assert_eq!(from_glb.clips[0].clip.frames(), 5);
-    assert_eq!(from_glb.clips[0].clip.pos(3, 0), Vec3::new(3.0, 1.0, 0.0));
+    assert_eq!(
+        from_glb.clips[0].clip.pos(3, 0).unwrap(),
+        Vec3::new(3.0, 1.0, 0.0)
+    );
     // Without padding too, and a media type other than octet-stream.
     let text = String::from_utf8(b.embedded()).unwrap();
     let unpadded = text
@@ -203,7 +206,11 @@ fn key_rate_keeps_every_frame() {
             c.frame_time()
         );
         for f in 0..frames {
-            assert_eq!(c.pos(f, 0), clip.pos(f, 0), "{ft} frame {f}");
+            assert_eq!(
+                c.pos(f, 0).unwrap(),
+                clip.pos(f, 0).unwrap(),
+                "{ft} frame {f}"
+            );
         }
         let d = gltf::parse(&glb, 10.0).unwrap();
         assert_eq!(d.clips[0].clip.frame_time(), 0.1);

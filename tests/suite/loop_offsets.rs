@@ -514,8 +514,8 @@ fn make_loop_with_the_repository_only_methods() {
         for k in 0..j {
             // The spring leaves a residual at the far end (the article's
             // reason for the cubic method): here 4 s, 10 half-lives.
-            let gap_before = r::length(c.pos(0, k) - c.pos(n - 1, k));
-            let gap_after = r::length(looped.pos(0, k) - looped.pos(n - 1, k));
+            let gap_before = r::length(c.pos(0, k).unwrap() - c.pos(n - 1, k).unwrap());
+            let gap_after = r::length(looped.pos(0, k).unwrap() - looped.pos(n - 1, k).unwrap());
             let allowed = if matches!(method, LoopMethod::LinearFade) {
                 1e-5
             } else {
@@ -526,8 +526,8 @@ fn make_loop_with_the_repository_only_methods() {
                 "{method:?} joint {k}: seam gap {gap_before} -> {gap_after}"
             );
             if !matches!(method, LoopMethod::LinearFade) {
-                let before = seam_vel(&|f, k| c.pos(f, k), k);
-                let after = seam_vel(&|f, k| looped.pos(f, k), k);
+                let before = seam_vel(&|f, k| c.pos(f, k).unwrap(), k);
+                let after = seam_vel(&|f, k| looped.pos(f, k).unwrap(), k);
                 assert!(
                     after < 0.2 * before.max(1e-3),
                     "{method:?} joint {k}: seam velocity {before} -> {after}"
@@ -542,7 +542,9 @@ fn make_loop_with_the_repository_only_methods() {
             },
         )
         .unwrap();
-        let (rp0, rr0): (Vec<Vec3>, Vec<Quat>) = (0..n).map(|f| (c.pos(f, 0), c.rot(f, 0))).unzip();
+        let (rp0, rr0): (Vec<Vec3>, Vec<Quat>) = (0..n)
+            .map(|f| (c.pos(f, 0).unwrap(), c.rot(f, 0).unwrap()))
+            .unzip();
         let (mut rp, mut rr) = (vec![Vec3::ZERO; n], vec![Vec3::ZERO; n]);
         if let (
             Some(share),
@@ -562,7 +564,7 @@ fn make_loop_with_the_repository_only_methods() {
             let want_p = rp0[f] + rp[f];
             let want_r = r::quat_mul(r::quat_from_scaled_angle_axis(rr[f]), rr0[f]);
             check(
-                rooted.pos(f, 0),
+                rooted.pos(f, 0).unwrap(),
                 want_p,
                 10.0,
                 TRANSC,
@@ -570,7 +572,7 @@ fn make_loop_with_the_repository_only_methods() {
             )
             .unwrap();
             check(
-                rooted.rot(f, 0),
+                rooted.rot(f, 0).unwrap(),
                 want_r,
                 1.0,
                 TRANSC,

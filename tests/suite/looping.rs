@@ -27,10 +27,10 @@ fn walk() -> Walk {
     let (from, to) = (100, 220);
     Walk {
         rot: (from..to)
-            .flat_map(|f| (0..j).map(move |k| c.rot(f, k)))
+            .flat_map(|f| (0..j).map(move |k| c.rot(f, k).unwrap()))
             .collect(),
         pos: (from..to)
-            .flat_map(|f| (0..j).map(move |k| c.pos(f, k)))
+            .flat_map(|f| (0..j).map(move |k| c.pos(f, k).unwrap()))
             .collect(),
         joints: j,
         frames: to - from,

@@ -153,7 +153,7 @@ fn the_cut_speed_separates_the_t_pose_steps_from_motion() {
 fn fk(clip: &kineform::Clip, parents: &[i32], f: usize) -> Vec<(Vec3, Quat)> {
     let mut w: Vec<(Vec3, Quat)> = Vec::with_capacity(parents.len());
     for (j, &p) in parents.iter().enumerate() {
-        let (lp, lr) = (clip.pos(f, j), clip.rot(f, j));
+        let (lp, lr) = (clip.pos(f, j).unwrap(), clip.rot(f, j).unwrap());
         w.push(if p < 0 {
             (lp, lr)
         } else {

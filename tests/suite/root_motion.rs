@@ -96,7 +96,7 @@ impl Place {
 /// starts where the last one ended, `net^n ∘ G(k mod last)` with `net =
 /// G(last) ∘ G(0)⁻¹`.
 fn looped_place(clip: &Clip, k: i64) -> Place {
-    let g = |f: usize| Place::of(clip.pos(f, 0), clip.rot(f, 0));
+    let g = |f: usize| Place::of(clip.pos(f, 0).unwrap(), clip.rot(f, 0).unwrap());
     let last = clip.frames() as i64 - 1;
     let net = g(last as usize).then(g(0).inverse());
     let step = if k < 0 { net.inverse() } else { net };
@@ -243,10 +243,12 @@ fn applied_root_motion_walks_on_across_100_seams() {
     let (dt, len) = (1.0 / 60.0, clip.last_time());
     // The clip's own jump at its seam: its first frame's hips, moved by
     // the loop's net motion, against its last frame's.
-    let g = |f: usize| Place::of(clip.pos(f, 0), clip.rot(f, 0));
+    let g = |f: usize| Place::of(clip.pos(f, 0).unwrap(), clip.rot(f, 0).unwrap());
     let last = clip.frames() - 1;
     let net = g(last).then(g(0).inverse());
-    let seam = r::length(r::quat_mul_vec3(net.rot, clip.pos(0, 0)) + net.pos - clip.pos(last, 0));
+    let seam = r::length(
+        r::quat_mul_vec3(net.rot, clip.pos(0, 0).unwrap()) + net.pos - clip.pos(last, 0).unwrap(),
+    );
     assert!(seam < 1.0, "{seam}");
     let cfg = CrowdConfig {
         characters: 1,
@@ -429,11 +431,11 @@ fn held_walk(held: impl Fn(usize) -> bool, turning: bool) -> ClipLibrary {
     };
     let pos = (0..frames * joints)
         .map(|i| at(i, !held(i % joints)))
-        .map(|(f, j)| c.pos(f, j))
+        .map(|(f, j)| c.pos(f, j).unwrap())
         .collect();
     let rot = (0..frames * joints)
         .map(|i| at(i, turning || !held(i % joints)))
-        .map(|(f, j)| c.rot(f, j))
+        .map(|(f, j)| c.rot(f, j).unwrap())
         .collect();
     let scl = vec![Vec3::new(1.0, 1.0, 1.0); frames * joints];
     let clip = Clip::new(frames, joints, c.frame_time(), pos, rot, scl).unwrap();

@@ -93,8 +93,8 @@ fn cmu() -> (Skeleton, Vec<Kform>) {
     let b = data::default_clip();
     let bind = (0..b.skeleton.len())
         .map(|j| Kform {
-            pos: b.clip.pos(0, j),
-            rot: b.clip.rot(0, j),
+            pos: b.clip.pos(0, j).unwrap(),
+            rot: b.clip.rot(0, j).unwrap(),
             ..Kform::IDENTITY
         })
         .collect();
@@ -139,8 +139,8 @@ fn batch_matches_scalar_per_character() {
         .map(|c| {
             let local: Vec<Kform> = (0..sk.len())
                 .map(|j| Kform {
-                    pos: clip.pos(c * 20, j),
-                    rot: clip.rot(c * 20, j),
+                    pos: clip.pos(c * 20, j).unwrap(),
+                    rot: clip.rot(c * 20, j).unwrap(),
                     ..Kform::IDENTITY
                 })
                 .collect();

@@ -145,9 +145,9 @@ fn fk_velocities_on_cmu_walk() {
     let frame = |f: usize| {
         let k: Vec<Kform> = (0..clip.joints())
             .map(|j| Kform {
-                pos: clip.pos(f, j),
-                rot: clip.rot(f, j),
-                scl: clip.scl(f, j),
+                pos: clip.pos(f, j).unwrap(),
+                rot: clip.rot(f, j).unwrap(),
+                scl: clip.scl(f, j).unwrap(),
                 ..Kform::IDENTITY
             })
             .collect();

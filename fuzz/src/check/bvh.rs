@@ -40,7 +40,7 @@ pub fn check_bvh(data: &[u8]) -> bool {
     );
     for f in 0..c.frames() {
         for j in 0..c.joints() {
-            let (p, q, o) = (c.pos(f, j), d.pos(f, j), b.offsets[j]);
+            let (p, q, o) = (c.pos(f, j).unwrap(), d.pos(f, j).unwrap(), b.offsets[j]);
             for k in 0..3 {
                 let (p, q, o) = (p.to_array()[k], q.to_array()[k], o.to_array()[k]);
                 // Written as p - o, read back as (p - o) + o: two roundings.
@@ -50,7 +50,7 @@ pub fn check_bvh(data: &[u8]) -> bool {
                     "frame {f} joint {j}: position {p:e} read back as {q:e}"
                 );
             }
-            let (r, s) = (c.rot(f, j), d.rot(f, j));
+            let (r, s) = (c.rot(f, j).unwrap(), d.rot(f, j).unwrap());
             let s = if r::quat_dot(r, s) < 0.0 { -s } else { s };
             let gap = r::quat_length(r - s);
             assert!(

@@ -29,7 +29,7 @@ pub(super) fn within_reach(d: &gltf::Document) -> bool {
     for c in &d.clips {
         for f in 0..c.clip.frames() {
             for j in 0..c.clip.joints() {
-                see(j, c.clip.pos(f, j), c.clip.scl(f, j));
+                see(j, c.clip.pos(f, j).unwrap(), c.clip.scl(f, j).unwrap());
             }
         }
     }
@@ -46,9 +46,9 @@ pub(super) fn compare(doc: &Value, d: &gltf::Document, at: Option<(usize, usize,
             let k = &d.clips[c].clip;
             (0..k.joints())
                 .map(|j| Kform {
-                    pos: k.pos(f, j),
-                    rot: k.rot(f, j),
-                    scl: k.scl(f, j),
+                    pos: k.pos(f, j).unwrap(),
+                    rot: k.rot(f, j).unwrap(),
+                    scl: k.scl(f, j).unwrap(),
                     ..Kform::IDENTITY
                 })
                 .collect()

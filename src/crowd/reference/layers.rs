@@ -62,9 +62,9 @@ pub(super) fn ref_layers(
                 Some(f) => {
                     let cj = joint - 1;
                     let delta = Kform {
-                        pos: s.pos - clip.pos(f, cj),
-                        rot: r::quat_mul_inv(s.rot, clip.rot(f, cj)),
-                        scl: s.scl / clip.scl(f, cj),
+                        pos: s.pos - clip.pos_at(f, cj),
+                        rot: r::quat_mul_inv(s.rot, clip.rot_at(f, cj)),
+                        scl: s.scl / clip.scl_at(f, cj),
                         ..s
                     };
                     let rel = kept(delta.rot, flip, fresh || ls.idle);

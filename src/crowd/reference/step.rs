@@ -112,6 +112,9 @@ pub(super) fn ref_sample(
         Sampling::Linear => r::op_sample_linear(tmp, p, q, s, time, dt),
         Sampling::Cubic => r::op_sample_cubic(tmp, p, q, s, time, dt),
     }
+    // Never refused: `Clip::new` refuses a clip without a frame, the
+    // library holds clips of the skeleton's joints, and `tmp` (the
+    // crowd's `sample` scratch) has those joints.
     .expect("a clip has a frame and a column per joint (its constructors check)");
     r::op_timescale(tmp, rate);
     out.set(0, root);

@@ -75,6 +75,6 @@ fn clip_root_rotation(clip: &crate::Clip, time: f32) -> Quat {
     let last = clip.frames() - 1;
     let x = (time / ft).clamp(0.0, last as f32);
     let f = (x.floor() as usize).min(last);
-    let (q0, q1) = (clip.rot(f, 0), clip.rot((f + 1).min(last), 0));
+    let (q0, q1) = (clip.rot_at(f, 0), clip.rot_at((f + 1).min(last), 0));
     r::quat_slerp_shortest(q0, q1, x - f as f32)
 }

@@ -21,13 +21,13 @@ fn walk() -> kineform::Clip {
         j,
         c.frame_time(),
         (from..to)
-            .flat_map(|f| (0..j).map(move |k| c.pos(f, k)))
+            .flat_map(|f| (0..j).map(move |k| c.pos(f, k).unwrap()))
             .collect(),
         (from..to)
-            .flat_map(|f| (0..j).map(move |k| c.rot(f, k)))
+            .flat_map(|f| (0..j).map(move |k| c.rot(f, k).unwrap()))
             .collect(),
         (from..to)
-            .flat_map(|f| (0..j).map(move |k| c.scl(f, k)))
+            .flat_map(|f| (0..j).map(move |k| c.scl(f, k).unwrap()))
             .collect(),
     )
     .unwrap()
@@ -154,7 +154,7 @@ fn make_loop_equals_the_reference_and_closes_the_loop() {
     // spread over the clip).
     for k in 0..j {
         assert!(
-            r::length(looped.pos(0, k) - looped.pos(n - 1, k)) < 1e-3,
+            r::length(looped.pos(0, k).unwrap() - looped.pos(n - 1, k).unwrap()) < 1e-3,
             "joint {k}"
         );
     }
@@ -167,7 +167,7 @@ fn make_loop_equals_the_reference_and_closes_the_loop() {
         },
     )
     .unwrap();
-    assert!(r::length(root.pos(0, 0) - root.pos(n - 1, 0)) > 10.0);
+    assert!(r::length(root.pos(0, 0).unwrap() - root.pos(n - 1, 0).unwrap()) > 10.0);
 }
 
 #[test]

@@ -87,7 +87,7 @@ fn extracted_root_motion_ignores_where_clips_stand() {
     let dt = 1.0 / 120.0;
     let top = (1..clip.frames())
         .map(|f| {
-            let d = clip.pos(f, 0) - clip.pos(f - 1, 0);
+            let d = clip.pos(f, 0).unwrap() - clip.pos(f - 1, 0).unwrap();
             r::length(Vec3::new(d.x, 0.0, d.z)) / clip.frame_time()
         })
         .fold(0.0f32, f32::max);
