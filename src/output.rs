@@ -182,10 +182,14 @@ impl<'a, T: JointLanes> Packed<'a, T> {
     /// matrix readers do while they write a pack, each matrix reading a
     /// joint's position, rotation and scale (Zen 5, 10,000 characters
     /// from memory: `output::transforms` 0.75 to 0.81x the time on one thread, the
-    /// same on two; in L2 the prefetches only cost).
+    /// same on two; in L2 the prefetches only cost), on a CPU where that
+    /// was measured faster ([`crate::prefetch::rows_ahead_help`]: on an
+    /// Intel Xeon `output::transforms` took 1.34x the time with it).
     #[inline(always)]
     pub(crate) fn fetch_next(&self, pack: &[T]) {
-        if size_of_val(self.packs) > crate::database::compact::PREFETCH_ABOVE_BYTES {
+        if size_of_val(self.packs) > crate::database::compact::PREFETCH_ABOVE_BYTES
+            && crate::prefetch::rows_ahead_help()
+        {
             crate::prefetch::next_run_to_l2(pack);
         }
     }

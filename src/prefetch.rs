@@ -46,6 +46,49 @@ pub fn to_l1_line(addr: usize) {
     line_at::<{ HINT_T0 }>(addr);
 }
 
+/// Whether the readers' fetch of the next pack's world rows ahead of its
+/// copy (`rotations_into`'s rotation lines, the matrix readers' whole rows
+/// past a core's L2) was measured faster on CPUs of this one's vendor:
+/// AMD's (`rotations_into` 3 to 8% faster fetched ahead on a Zen 3, a Zen
+/// 4 and a Zen 5, PERF.md "On the Zen 3 (2026-12-07)"; `output::transforms`
+/// 0.75 to 0.81x the time on a Zen 5), not Intel's (on a Xeon of family 6
+/// model 207, without it `rotations_into` 11 to 13% faster at 10,000
+/// characters and 19 to 30% at 100,000, `transforms_into` 16 to 21%, the
+/// skinning readers 9 to 15%: PERF.md "On an Intel Xeon (2026-12-07)").
+/// `false` for every other vendor and architecture (nothing measured
+/// there: the hardware prefetchers are left to it). Read once (CPUID leaf
+/// 0's vendor string).
+pub fn rows_ahead_help() -> bool {
+    static AMD: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *AMD.get_or_init(|| vendor().is_some_and(|v| is_amd(&v)))
+}
+
+/// Whether a CPUID vendor string is AMD's.
+fn is_amd(vendor: &[u8; 12]) -> bool {
+    vendor == b"AuthenticAMD"
+}
+
+/// This CPU's vendor string from CPUID leaf 0 (`ebx`, `edx`, `ecx` in
+/// that order: "GenuineIntel", "AuthenticAMD", ...); `None` off x86_64.
+fn vendor() -> Option<[u8; 12]> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        // SAFETY: CPUID exists on every x86_64 CPU, and leaf 0 only
+        // reads identification registers (the intrinsic is safe in the
+        // Rust releases since it was made so; `unsafe` is kept for the
+        // crate's minimum Rust version, where it was not).
+        #[allow(unused_unsafe)]
+        let r = unsafe { core::arch::x86_64::__cpuid(0) };
+        let mut v = [0u8; 12];
+        v[..4].copy_from_slice(&r.ebx.to_le_bytes());
+        v[4..8].copy_from_slice(&r.edx.to_le_bytes());
+        v[8..].copy_from_slice(&r.ecx.to_le_bytes());
+        Some(v)
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    None
+}
+
 /// The prefetch of the line at `addr` with hint `HINT`.
 #[inline(always)]
 fn line_at<const HINT: i32>(addr: usize) {
@@ -69,3 +112,23 @@ const HINT_T0: i32 = 0;
 const HINT_T1: i32 = core::arch::x86_64::_MM_HINT_T1;
 #[cfg(not(target_arch = "x86_64"))]
 const HINT_T1: i32 = 0;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The vendor string is read in CPUID's register order (`ebx`,
+    /// `edx`, `ecx`), and only AMD's turns the readers' fetch ahead on.
+    #[test]
+    fn vendor_strings_are_told_apart() {
+        assert!(is_amd(b"AuthenticAMD"));
+        assert!(!is_amd(b"GenuineIntel"));
+        assert!(!is_amd(b"AuthenticAMX"));
+        #[cfg(target_arch = "x86_64")]
+        {
+            let v = vendor().expect("x86_64 has CPUID");
+            assert!(v.iter().all(u8::is_ascii_graphic), "{v:?}");
+            assert_eq!(rows_ahead_help(), &v == b"AuthenticAMD");
+        }
+    }
+}

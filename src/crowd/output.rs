@@ -48,14 +48,16 @@ impl Crowd {
     /// Whether the matrix readers start loading each next pack's world
     /// rows, every line of them, while they write a pack: when the rows
     /// outgrow a core's L2 (above [`crate::database::compact::PREFETCH_ABOVE_BYTES`]
-    /// of them). A matrix reads each joint's position and rotation, 224 of
+    /// of them), on a CPU where that was measured faster
+    /// ([`crate::prefetch::rows_ahead_help`]: AMD's, not Intel's). A matrix reads each joint's position and rotation, 224 of
     /// its 416 bytes. Measured on the Zen 5 (`readout` bench, 10,000
     /// characters): the whole rows in turn, 0.85x the time of no
     /// prefetch; the two fields' lines joint by joint, as the vector
     /// readers fetch theirs, 1.35x. In L2 the 200 prefetches a pack only
     /// cost.
     fn fetch_ahead(&self) -> bool {
-        size_of_val(&self.packs.world[..]) > crate::database::compact::PREFETCH_ABOVE_BYTES
+        crate::prefetch::rows_ahead_help()
+            && size_of_val(&self.packs.world[..]) > crate::database::compact::PREFETCH_ABOVE_BYTES
     }
 
     /// The joint radii the boxes are padded by, where given.
@@ -221,8 +223,11 @@ impl Crowd {
         chars: Range<usize>,
         out: &mut [O],
     ) -> Result<()> {
+        let ahead = crate::prefetch::rows_ahead_help();
         self.copy_out(chars, out, Rows4::new, |r, p, pack, lanes, o| {
-            rows::prefetch_next(pack, |m: &Motionx8| &m.rot);
+            if ahead {
+                rows::prefetch_next(pack, |m: &Motionx8| &m.rot);
+            }
             match self.carried(p) {
                 Some(k) => rows::pack_rows4(r, pack, lanes, o, |m| k.joint(k.index(m)).rot),
                 None => rows::pack_rows4(r, pack, lanes, o, |m: &Motionx8| &m.rot),
