@@ -112,7 +112,9 @@ impl Crowd {
     /// back). A first pack entered part-way is copied alone; the rest go on
     /// the current rayon pool when there are enough of them to pay for it
     /// (32 packs; one scratch, made by `scratch`, per task), else on this
-    /// thread.
+    /// thread. Where [`crate::prefetch::dest_ahead_help`] says so, each
+    /// whole pack first takes the next pack's destination lines for
+    /// writing.
     fn copy_out<O: Send, R>(
         &self,
         chars: Range<usize>,
@@ -143,19 +145,26 @@ impl Crowd {
         }
         let p0 = first / 8;
         let packs = &self.packs.world[p0 * nj..];
+        // Not for whole-line elements (4x4 matrices): measured 1 to 3%
+        // either way there (PERF.md, "The destination taken ahead").
+        let ahead = crate::prefetch::dest_ahead_help() && !size_of::<O>().is_multiple_of(64);
+        let write = |r: &mut R, p: usize, pack: &[Motionx8], o: &mut [O]| {
+            if ahead {
+                crate::prefetch::next_run_for_write(o);
+            }
+            write(r, p0 + p, pack, 0..o.len() / nj, o)
+        };
         if out.len() < 32 * 8 * nj {
             let chunks = out.chunks_mut(8 * nj).zip(packs.chunks_exact(nj));
             for (p, (o, pack)) in chunks.enumerate() {
-                write(&mut rows, p0 + p, pack, 0..o.len() / nj, o);
+                write(&mut rows, p, pack, o);
             }
         } else {
             out.par_chunks_mut(8 * nj)
                 .zip(packs.par_chunks_exact(nj))
                 .enumerate()
                 .with_min_len(16)
-                .for_each_init(scratch, |r, (p, (o, pack))| {
-                    write(r, p0 + p, pack, 0..o.len() / nj, o)
-                });
+                .for_each_init(scratch, |r, (p, (o, pack))| write(r, p, pack, o));
         }
         Ok(())
     }
