@@ -112,7 +112,7 @@ impl Crowd {
     /// back). A first pack entered part-way is copied alone; the rest go on
     /// the current rayon pool when there are enough of them to pay for it
     /// (32 packs; one scratch, made by `scratch`, per task), else on this
-    /// thread. Where [`crate::prefetch::dest_ahead_help`] says so, each
+    /// thread. Where [`crate::prefetch::dest_ahead_for`] says so, each
     /// whole pack first takes the next pack's destination lines for
     /// writing.
     fn copy_out<O: Send, R>(
@@ -145,9 +145,7 @@ impl Crowd {
         }
         let p0 = first / 8;
         let packs = &self.packs.world[p0 * nj..];
-        // Not for whole-line elements (4x4 matrices): measured 1 to 3%
-        // either way there (PERF.md, "The destination taken ahead").
-        let ahead = crate::prefetch::dest_ahead_help() && !size_of::<O>().is_multiple_of(64);
+        let ahead = crate::prefetch::dest_ahead_for::<O>();
         let write = |r: &mut R, p: usize, pack: &[Motionx8], o: &mut [O]| {
             if ahead {
                 crate::prefetch::next_run_for_write(o);
