@@ -29,11 +29,19 @@ pub fn next_item_to_l2<T>(item: &T) {
 /// past the end of its allocation, hints that read nothing).
 #[inline(always)]
 pub fn next_run_to_l2<T>(run: &[T]) {
+    lines_after(run, line_at::<{ HINT_T1 }>);
+}
+
+/// `each(line)` for the address of every 64-byte line of the run of `T`
+/// that follows `run` in memory, as long as `run` (addresses only: the
+/// run need not exist).
+#[inline(always)]
+fn lines_after<T>(run: &[T], mut each: impl FnMut(usize)) {
     let n = size_of_val(run);
     let at = run.as_ptr() as usize + n;
     let mut line = at & !63;
     while line < at + n {
-        line_at::<{ HINT_T1 }>(line);
+        each(line);
         line += 64;
     }
 }
@@ -123,13 +131,7 @@ fn has_prefetchw() -> bool {
 /// touch nothing.
 #[inline(always)]
 pub fn next_run_for_write<T>(run: &[T]) {
-    let n = size_of_val(run);
-    let at = run.as_ptr() as usize + n;
-    let mut line = at & !63;
-    while line < at + n {
-        line_for_write(line);
-        line += 64;
-    }
+    lines_after(run, line_for_write);
 }
 
 /// `prefetchw` of the line at `addr` (x86_64; nothing elsewhere).
