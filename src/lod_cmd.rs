@@ -369,7 +369,9 @@ impl LodDriver {
 
 /// `x.hypot(y)` computed in f64 (where the squares of f32 values cannot
 /// overflow), without the libm call: the camera's distance to each
-/// character every step.
+/// character every step. (The library's `clip::length64` is the same sum
+/// over a slice; it is crate-private there, and this binary's one use is
+/// not worth a public function.)
 fn length64(x: f32, y: f32) -> f32 {
     (f64::from(x) * f64::from(x) + f64::from(y) * f64::from(y)).sqrt() as f32
 }

@@ -118,15 +118,37 @@ impl Pose {
     /// Sets joint `i` from a kineform.
     ///
     /// # Panics
-    /// As [`Pose::get`] (on a pose that is not consistent, after writing
-    /// the fields before the short one; the operators refuse such poses).
+    /// As [`Pose::get`], before writing anything: a pose that is not
+    /// consistent keeps every field as it was when `i` is past its
+    /// shortest one.
     pub fn set(&mut self, i: usize, k: Kform) {
+        let shortest = self.shortest_field();
+        assert!(
+            i < shortest,
+            "joint {i} past the pose's shortest field ({shortest} joints)"
+        );
         self.pos[i] = k.pos;
         self.rot[i] = k.rot;
         self.scl[i] = k.scl;
         self.vel[i] = k.vel;
         self.ang[i] = k.ang;
         self.svl[i] = k.svl;
+    }
+
+    /// The length of the pose's shortest field (every field's, for a
+    /// consistent pose).
+    fn shortest_field(&self) -> usize {
+        [
+            self.pos.len(),
+            self.rot.len(),
+            self.scl.len(),
+            self.vel.len(),
+            self.ang.len(),
+            self.svl.len(),
+        ]
+        .into_iter()
+        .min()
+        .unwrap_or(0)
     }
 
     /// Every joint as a kineform.

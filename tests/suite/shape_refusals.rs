@@ -759,3 +759,18 @@ fn accessors_past_the_last_joint_answer_none_instead_of_the_next_frame() {
     assert_eq!(db.scale(1, 1), Some((Vec3::ONE, Vec3::ZERO)));
     assert_eq!((db.scale(0, 2), db.scale(2, 0)), (None, None));
 }
+
+/// `Pose::set` on a pose whose fields differ in length panics before it
+/// writes: it wrote the fields before the short one first (the positions,
+/// rotations and scales here), leaving a joint half set.
+#[test]
+fn pose_set_past_a_short_field_writes_nothing() {
+    let mut p = rp(3, 1);
+    p.vel.truncate(1);
+    let before = p.clone();
+    let set = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| p.set(2, kf(2, 9))));
+    assert!(set.is_err(), "joint 2 is past the velocities");
+    assert_eq!(p, before, "a field was written before the panic");
+    p.set(0, kf(0, 9));
+    assert_eq!(p.get(0), kf(0, 9));
+}
