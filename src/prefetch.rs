@@ -1,7 +1,8 @@
 //! Software prefetch: asking the CPU to start loading memory that a later
-//! pass will read, so the pass finds it in cache. A hint only: it never
-//! faults, reads nothing architecturally, and is a no-op on architectures
-//! other than x86_64. (Prefetching the clip rows a few joints ahead of a
+//! pass will read, so the pass finds it in cache, or (where
+//! [`dest_ahead_help`] says so) taking lines it will write. A hint only:
+//! it never faults, reads and writes nothing architecturally, and is a
+//! no-op on architectures other than x86_64. (Prefetching the clip rows a few joints ahead of a
 //! gather into L1 was tried and measured slower: the rows are 32 bytes, so
 //! neighbouring joints share lines and the hardware prefetcher follows.
 //! Prefetching a pack's frames whole before it samples,
@@ -35,14 +36,22 @@ pub fn next_run_to_l2<T>(run: &[T]) {
 /// `each(line)` for the address of every 64-byte line of the run of `T`
 /// that follows `run` in memory, as long as `run` (addresses only: the
 /// run need not exist).
+/// Nothing for an empty run (or one of zero-sized `T`), and nothing that
+/// would reach past the top of the address space: the walk counts lines,
+/// so no address it forms wraps.
 #[inline(always)]
 fn lines_after<T>(run: &[T], mut each: impl FnMut(usize)) {
     let n = size_of_val(run);
-    let at = run.as_ptr() as usize + n;
-    let mut line = at & !63;
-    while line < at + n {
-        each(line);
-        line += 64;
+    if n == 0 {
+        return;
+    }
+    // `n <= isize::MAX`, so `2 n - 1` does not overflow.
+    let Some(last) = (run.as_ptr() as usize).checked_add(2 * n - 1) else {
+        return;
+    };
+    let first = (run.as_ptr() as usize + n) >> 6;
+    for line in first..=last >> 6 {
+        each(line << 6);
     }
 }
 
@@ -81,9 +90,9 @@ fn is_amd(vendor: &[u8; 12]) -> bool {
 /// they write a pack: on Intel's CPUs that have the instruction (CPUID
 /// leaf `0x8000_0001`, `ecx` bit 8, PRFCHW). There each pack's rows
 /// otherwise wait at their stores for the lines they write into: on a
-/// Xeon of family 6 model 207, 10,000 characters, `positions_into` 0.58x
-/// the time with it on one thread (PERF.md, "On an Intel Xeon
-/// (2026-12-07)", "The destination taken ahead"). Not on AMD's, where it
+/// Xeon of family 6 model 207, 10,000 characters, the three-vector
+/// readers 0.61 to 0.92x the time with it on one thread (PERF.md, "On an
+/// Intel Xeon (2026-12-07)", "The destination taken ahead"). Not on AMD's, where it
 /// was not measured. Read once.
 pub fn dest_ahead_help() -> bool {
     static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
@@ -126,12 +135,16 @@ fn has_prefetchw() -> bool {
 /// Starts taking for writing (`prefetchw`, into L1 in an exclusive state)
 /// every line of the run of `T` that follows `run` in memory, as long as
 /// `run`: the next pack's destination of a reader, so that its stores
-/// find their lines owned. Call it only where [`dest_ahead_help`] is
-/// true. Past the end of the allocation the addresses are hints that
-/// touch nothing.
+/// find their lines owned. Nothing where [`dest_ahead_help`] is false
+/// (callers test it once beforehand, [`dest_ahead_for`], so that the
+/// fetch folds away where it cannot help; the test here keeps the
+/// instruction off CPUs without it whoever calls). Past the end of the
+/// allocation the addresses are hints that touch nothing.
 #[inline(always)]
 pub fn next_run_for_write<T>(run: &[T]) {
-    lines_after(run, line_for_write);
+    if dest_ahead_help() {
+        lines_after(run, line_for_write);
+    }
 }
 
 /// `prefetchw` of the line at `addr` (x86_64; nothing elsewhere).
@@ -141,7 +154,8 @@ fn line_for_write(addr: usize) {
     // address, and neither reads nor writes memory architecturally (it
     // may move the line into this core's cache, exclusive, which changes
     // no value any thread can observe). It is only reached where
-    // [`dest_ahead_help`] found the instruction in CPUID. No stack, no
+    // [`dest_ahead_help`] found the instruction in CPUID
+    // ([`next_run_for_write`], its one caller, tests it). No stack, no
     // flags.
     #[cfg(target_arch = "x86_64")]
     unsafe {
@@ -210,16 +224,25 @@ mod tests {
         #[cfg(target_arch = "x86_64")]
         {
             let v = vendor().expect("x86_64 has CPUID");
-            assert!(v.iter().all(u8::is_ascii_graphic), "{v:?}");
+            assert!(v.is_ascii(), "{v:?}");
             // Linux's own reading of the same leaf names the same vendor
-            // (the registers' order: "GenuineIntel", not "GenuntelineI").
+            // (the registers' order: "GenuineIntel", not "GenuntelineI"),
+            // after "vendor_id\t: " and untrimmed (Zhaoxin's is
+            // "  Shanghai  "); and its flags hold `3dnowprefetch`, its
+            // name for PRFCHW, exactly where `has_prefetchw` says so.
             if let Ok(info) = std::fs::read_to_string("/proc/cpuinfo") {
-                let named = info.lines().find_map(|l| {
-                    let (k, val) = l.split_once(':')?;
-                    (k.trim() == "vendor_id").then(|| val.trim().to_string())
-                });
-                if let Some(named) = named {
+                let field = |name: &str| {
+                    info.lines().find_map(|l| {
+                        let (k, val) = l.split_once(':')?;
+                        (k.trim() == name).then(|| val.strip_prefix(' ').unwrap_or(val).to_string())
+                    })
+                };
+                if let Some(named) = field("vendor_id") {
                     assert_eq!(named.as_bytes(), &v[..]);
+                }
+                if let Some(flags) = field("flags") {
+                    let listed = flags.split_whitespace().any(|f| f == "3dnowprefetch");
+                    assert_eq!(has_prefetchw(), listed, "PRFCHW against /proc/cpuinfo");
                 }
             }
             assert_eq!(rows_ahead_help(), &v == b"AuthenticAMD");
@@ -232,11 +255,32 @@ mod tests {
     #[test]
     fn taking_lines_for_writing_changes_nothing() {
         let v: Vec<u32> = (0..4096).collect();
-        if has_prefetchw() {
-            next_run_for_write(&v[..2048]);
-            next_run_for_write(&v[2048..]);
-            next_run_for_write(&v[4095..]);
-        }
+        next_run_for_write(&v[..2048]);
+        next_run_for_write(&v[2048..]);
+        next_run_for_write(&v[4095..]);
         assert!(v.iter().enumerate().all(|(i, &x)| x as usize == i));
+    }
+
+    /// The lines a walk visits: every 64-byte line holding a byte of the
+    /// run that follows `run`, each once, and none for an empty run or a
+    /// run of zero-sized elements.
+    #[test]
+    fn the_walk_takes_each_line_of_the_next_run_once() {
+        let lines = |run: &[[f32; 3]]| {
+            let mut got = Vec::new();
+            lines_after(run, |l| got.push(l));
+            got
+        };
+        let v = vec![[0.0f32; 3]; 200];
+        for (from, len) in [(0, 8), (1, 8), (3, 5), (5, 1), (0, 64), (7, 33)] {
+            let run = &v[from..from + len];
+            let (at, n) = (run.as_ptr() as usize + 12 * len, 12 * len);
+            let want: Vec<usize> = (at / 64..=(at + n - 1) / 64).map(|l| l * 64).collect();
+            assert_eq!(lines(run), want, "{len} elements from {from}");
+        }
+        assert_eq!(lines(&v[4..4]), Vec::<usize>::new());
+        let mut zst = 0;
+        lines_after(&[(); 9], |_| zst += 1);
+        assert_eq!(zst, 0);
     }
 }

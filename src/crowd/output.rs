@@ -114,7 +114,7 @@ impl Crowd {
     /// (32 packs; one scratch, made by `scratch`, per task), else on this
     /// thread. Where [`crate::prefetch::dest_ahead_for`] says so, each
     /// whole pack first takes the next pack's destination lines for
-    /// writing.
+    /// writing (those of `out`: none past its end).
     fn copy_out<O: Send, R>(
         &self,
         chars: Range<usize>,
@@ -146,9 +146,13 @@ impl Crowd {
         let p0 = first / 8;
         let packs = &self.packs.world[p0 * nj..];
         let ahead = crate::prefetch::dest_ahead_for::<O>();
+        // Nothing past `out` is taken: those lines are the caller's other
+        // data, which another thread may be writing.
+        let total = out.len();
         let write = |r: &mut R, p: usize, pack: &[Motionx8], o: &mut [O]| {
-            if ahead {
-                crate::prefetch::next_run_for_write(o);
+            let rest = total.saturating_sub((p + 1) * 8 * nj);
+            if ahead && rest > 0 {
+                crate::prefetch::next_run_for_write(&o[..o.len().min(rest)]);
             }
             write(r, p0 + p, pack, 0..o.len() / nj, o)
         };

@@ -36,7 +36,10 @@
 //! lines of the next pack's rotations ([`prefetch_next`]: 3 to 8% faster
 //! on a Zen 3, a Zen 4 and a Zen 5) on AMD's CPUs only
 //! ([`crate::prefetch::rows_ahead_help`]: on an Intel Xeon 11 to 30%
-//! slower). The three-vector readers do not:
+//! slower). (Independently of these reads, the crowd's readers take the
+//! next pack's destination lines for writing on Intel's CPUs,
+//! [`crate::prefetch::dest_ahead_help`].) The three-vector readers do not
+//! fetch their rows ahead:
 //! reading 96 of each 416-byte pack-joint is a stride a stand-alone copy
 //! of an older 8x3 kernel on a Zen 3 read faster fetched ahead (287
 //! against 188 µs, 10,000 characters), but today's readers are as fast
