@@ -88,15 +88,19 @@ impl Pose {
     /// True when every field has the same length.
     pub fn is_consistent(&self) -> bool {
         let n = self.pos.len();
+        self.field_lens().iter().all(|&m| m == n)
+    }
+
+    /// Each field's length, `pos` first, in the fields' order.
+    fn field_lens(&self) -> [usize; 6] {
         [
+            self.pos.len(),
             self.rot.len(),
             self.scl.len(),
             self.vel.len(),
             self.ang.len(),
             self.svl.len(),
         ]
-        .iter()
-        .all(|&m| m == n)
     }
 
     /// Joint `i` as a kineform (the article's `pose::operator()`).
@@ -122,7 +126,11 @@ impl Pose {
     /// consistent keeps every field as it was when `i` is past its
     /// shortest one.
     pub fn set(&mut self, i: usize, k: Kform) {
-        let shortest = self.shortest_field();
+        // The documented precondition of an index (as `get`'s slice
+        // indexing): only a caller's joint past the pose reaches it; the
+        // crate's own callers (the reference crowd) set joints below the
+        // length they built their poses with.
+        let shortest = self.field_lens().into_iter().min().unwrap_or(0);
         assert!(
             i < shortest,
             "joint {i} past the pose's shortest field ({shortest} joints)"
@@ -133,22 +141,6 @@ impl Pose {
         self.vel[i] = k.vel;
         self.ang[i] = k.ang;
         self.svl[i] = k.svl;
-    }
-
-    /// The length of the pose's shortest field (every field's, for a
-    /// consistent pose).
-    fn shortest_field(&self) -> usize {
-        [
-            self.pos.len(),
-            self.rot.len(),
-            self.scl.len(),
-            self.vel.len(),
-            self.ang.len(),
-            self.svl.len(),
-        ]
-        .into_iter()
-        .min()
-        .unwrap_or(0)
     }
 
     /// Every joint as a kineform.
@@ -165,16 +157,10 @@ impl Pose {
 /// (and its own fields equally long).
 pub(crate) fn lengths(n: usize, poses: &[&Pose]) -> Result<()> {
     for p in poses {
-        let short = [
-            p.pos.len(),
-            p.rot.len(),
-            p.scl.len(),
-            p.vel.len(),
-            p.ang.len(),
-            p.svl.len(),
-        ]
-        .into_iter()
-        .find(|&m| m < n || m != p.pos.len());
+        let short = p
+            .field_lens()
+            .into_iter()
+            .find(|&m| m < n || m != p.pos.len());
         if let Some(got) = short {
             return Err(short_pose(n.max(p.pos.len()), got));
         }
