@@ -76,8 +76,28 @@ pub fn to_l1_line(addr: usize) {
 /// there: the hardware prefetchers are left to it). Read once (CPUID leaf
 /// 0's vendor string).
 pub fn rows_ahead_help() -> bool {
-    static AMD: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *AMD.get_or_init(|| vendor().is_some_and(|v| is_amd(&v)))
+    cpu().rows_ahead
+}
+
+/// What the two prefetch choices read of this CPU, read once.
+struct Cpu {
+    /// [`rows_ahead_help`].
+    rows_ahead: bool,
+    /// [`dest_ahead_help`].
+    dest_ahead: bool,
+}
+
+/// This CPU's [`Cpu`]: its vendor string and PRFCHW bit read from CPUID
+/// on the first call.
+fn cpu() -> &'static Cpu {
+    static CPU: std::sync::OnceLock<Cpu> = std::sync::OnceLock::new();
+    CPU.get_or_init(|| {
+        let v = vendor();
+        Cpu {
+            rows_ahead: v.is_some_and(|v| is_amd(&v)),
+            dest_ahead: v.is_some_and(|v| &v == b"GenuineIntel") && has_prefetchw(),
+        }
+    })
 }
 
 /// Whether a CPUID vendor string is AMD's.
@@ -95,8 +115,7 @@ fn is_amd(vendor: &[u8; 12]) -> bool {
 /// Intel Xeon (2026-12-07)", "The destination taken ahead"). Not on AMD's, where it
 /// was not measured. Read once.
 pub fn dest_ahead_help() -> bool {
-    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *ON.get_or_init(|| vendor().is_some_and(|v| &v == b"GenuineIntel") && has_prefetchw())
+    cpu().dest_ahead
 }
 
 /// [`dest_ahead_help`] for a reader of elements `O`: not for elements
