@@ -31,7 +31,8 @@
 //! This file holds the driver and its update; its configuration is in
 //! `config` ([`MatcherConfig`]), each character's state and its share of
 //! an update (its desired motion and query, its decision) in `walker`,
-//! and the desired motion's springs in `steer`.
+//! and the desired motion's springs in `steer`, stepped eight characters
+//! at a time by its lanes twin in `steer_lanes` (the same bits).
 
 use std::time::{Duration, Instant};
 
@@ -47,10 +48,12 @@ use crate::reference::{self as r, Vec3};
 
 mod config;
 mod steer;
+mod steer_lanes;
 mod walker;
 
 pub use config::{MatcherConfig, SWITCH_MARGIN};
 use steer::Steer;
+use steer_lanes::SteerPack;
 use walker::{NO_SLOT, Now, Query, Walker, decide, desire};
 
 /// What a [`Matcher`] did since it was made.
@@ -119,6 +122,9 @@ struct Part {
 pub struct Matcher {
     cfg: MatcherConfig,
     walkers: Vec<Walker>,
+    /// The walkers' desired motions, eight a pack (walker `c` in lane
+    /// `c % 8` of pack `c / 8`).
+    steers: Vec<SteerPack>,
     started: bool,
     /// The clips of the library of the crowd it drives (set by the first
     /// update): every walker's clip is one of them.
@@ -170,9 +176,16 @@ impl Matcher {
                 what: "matcher characters",
                 reason: format!("{characters} walkers could not be reserved"),
             })?;
+        let mut steers = Vec::new();
+        steers
+            .try_reserve_exact(characters.div_ceil(8))
+            .map_err(|_| Error::Size {
+                what: "matcher characters",
+                reason: format!("{characters} walkers' desired motions could not be reserved"),
+            })?;
+        steers.resize(characters.div_ceil(8), SteerPack::new());
         walkers.extend((0..characters).map(|i| Walker {
             rng: Pcg32::seed_from_u64(cfg.seed ^ (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)),
-            steer: Steer::new(Vec3::ZERO, 0.0),
             root: Root::standing(Vec3::ZERO, 0.0),
             clip: 0,
             time: 0.0,
@@ -182,6 +195,7 @@ impl Matcher {
         Ok(Matcher {
             cfg,
             walkers,
+            steers,
             started: false,
             clips: 0,
             batch,
@@ -202,11 +216,12 @@ impl Matcher {
     /// Character `c` now (`None` past the last).
     pub fn character(&self, c: usize) -> Option<MatchCharacter> {
         let w = self.walkers.get(c)?;
+        let steer = self.steers[c / 8].lane(c % 8);
         Some(MatchCharacter {
             root: w.root,
-            desired_pos: w.steer.pos,
-            desired_vel: w.steer.vel,
-            target_vel: w.steer.want_vel,
+            desired_pos: steer.pos,
+            desired_vel: steer.vel,
+            target_vel: steer.want_vel,
             clip: w.clip,
             time: w.time,
         })
@@ -281,31 +296,24 @@ impl Matcher {
     }
 
     /// Every character's desired motion and, when due, its query, in
-    /// parallel, a part at a time (each touches only its own walkers); a
-    /// refused query is kept in its part ([`Matcher::gather`] returns it).
+    /// parallel, a part at a time (each touches only its own walkers and
+    /// desired motions), eight characters at a time within it; a refused
+    /// query is kept in its part ([`Matcher::gather`] returns it).
     fn desire_all(&mut self, view: &(impl Driven + Sync), db: &MatchDatabase, now: &Now, n: usize) {
         let cfg = &self.cfg;
-        by_parts(
-            &mut self.walkers[..n],
-            &mut self.parts,
-            |part, walkers, first| {
+        self.walkers[..n]
+            .par_chunks_mut(PER_TASK)
+            .zip(self.steers[..n.div_ceil(8)].par_chunks_mut(PER_TASK / 8))
+            .zip(self.parts.par_iter_mut())
+            .enumerate()
+            .for_each(|(k, ((walkers, steers), part))| {
                 (part.error, part.failed) = (0.0, None);
                 part.queries.clear();
-                for (c, w) in (first..).zip(walkers) {
-                    match desire(cfg, view, db, now, c, w) {
-                        Ok((error, query)) => {
-                            part.error += f64::from(error);
-                            if let Some(q) = query {
-                                part.queries.push((c as u32, q));
-                            }
-                        }
-                        Err(e) => {
-                            part.failed.get_or_insert(e);
-                        }
-                    }
+                for (p, (walkers, steer)) in walkers.chunks_mut(8).zip(steers).enumerate() {
+                    let first = k * PER_TASK + 8 * p;
+                    desire((cfg, view, db, now), first, walkers, steer, part);
                 }
-            },
-        );
+            });
     }
 
     /// The parts' queries into the batch and their error sums into the
@@ -385,7 +393,7 @@ impl Matcher {
                 (c / cols) as f32 * self.cfg.spacing,
             );
             w.root = Root::standing(place, yaw);
-            w.steer = Steer::new(place, yaw);
+            self.steers[c / 8].set_lane(c % 8, &Steer::new(place, yaw));
             crowd.command(c, Command::SetRoot(w.root))?;
             // Never empty: `MatchDatabase::new` and its deserialization
             // refuse a database without a searchable frame. And every
@@ -434,8 +442,9 @@ impl Matcher {
 }
 
 /// Characters per part ([`Part`]) of the driver's per-character passes,
-/// each part one rayon task.
+/// each part one rayon task (a whole number of [`SteerPack`]s).
 const PER_TASK: usize = 256;
+const _: () = assert!(PER_TASK.is_multiple_of(8));
 
 /// `each(part, its walkers, its first character)` for every part of
 /// `walkers` ([`PER_TASK`] characters each, the `k`-th with `parts[k]`),

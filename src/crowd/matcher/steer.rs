@@ -132,11 +132,21 @@ impl Steer {
     /// direction turned by up to `cfg.strafe` radians. Returns whether the
     /// desired motion changed sharply (velocity by more than
     /// `cfg.sharp_velocity` or facing by more than `cfg.sharp_turn`).
+    ///
+    /// The scalar definition [`super::steer_lanes::SteerPack`] is tested
+    /// against, lane by lane (the driver runs the lanes twin).
+    #[cfg(test)]
     pub fn retarget(&mut self, cfg: &MatcherConfig, rng: &mut Pcg32, dt: f32) -> bool {
         self.countdown -= dt;
         if self.countdown > 0.0 {
             return false;
         }
+        self.draw(cfg, rng)
+    }
+
+    /// `Steer::retarget`'s new targets, drawn now (its countdown already
+    /// run out); returns whether they changed sharply.
+    pub fn draw(&mut self, cfg: &MatcherConfig, rng: &mut Pcg32) -> bool {
         let (lo, hi) = cfg.retarget_every;
         self.countdown = if hi > lo {
             rng.random_range(lo..hi)
@@ -186,7 +196,9 @@ impl Steer {
         )
     }
 
-    /// Steps the simulated root by the step of `l`.
+    /// Steps the simulated root by the step of `l` (the scalar definition
+    /// of [`super::steer_lanes::SteerPack::step`]).
+    #[cfg(test)]
     pub fn step(&mut self, l: &Lapses) {
         (self.pos, self.vel, self.acc, self.yaw, self.yaw_rate) = self.advance(l);
     }

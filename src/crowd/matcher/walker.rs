@@ -1,25 +1,26 @@
 //! One character of a [`Matcher`](super::Matcher) ([`Walker`]): what it
-//! keeps between updates, and its share of an update: its desired motion
-//! and, when due, its query ([`desire`]), then its decision on what the
-//! search found ([`decide`]).
+//! keeps between updates (its desired motion apart, eight characters a
+//! [`SteerPack`]), and its share of an update: its desired motion and,
+//! when due, its query ([`desire`], a pack at a time), then its decision
+//! on what the search found ([`decide`]).
 
 use rand_pcg::Pcg32;
 
-use super::MatcherConfig;
-use super::steer::{Lapses, Steer};
+use super::steer::Lapses;
+use super::steer_lanes::SteerPack;
+use super::{MatcherConfig, Part};
 use crate::crowd::{Driven, Root};
 use crate::error::Result;
+use crate::lanes::F32x8;
 use crate::matching::search::MAX_PADDED;
 use crate::matching::{FrameSource, Match, MatchDatabase, WorldPose};
-use crate::reference::{self as r, Vec3};
 
 /// What a character keeps between updates: its targets' random numbers,
-/// its desired motion, its root, the clip it plays and its time, and the
-/// seconds to its next search.
+/// its root, the clip it plays and its time, and the seconds to its next
+/// search (its desired motion is its lane of a [`SteerPack`]).
 #[derive(Clone, Debug)]
 pub(super) struct Walker {
     pub(super) rng: Pcg32,
-    pub(super) steer: Steer,
     pub(super) root: Root,
     pub(super) clip: usize,
     pub(super) time: f32,
@@ -62,37 +63,68 @@ impl Now {
     }
 }
 
-/// One character's desired motion for a step of `now.dt()` (new targets, the
-/// simulated root stepped, its trajectory error taken, then clamped) and,
-/// when it is due (on its interval, on a sharp change, or near its
-/// clip's end), its query from its world pose in `crowd`. Returns the
-/// trajectory error and the query. (`#[inline]`: in a module of its own
-/// since the split, it was called, not inlined, in `Matcher::update`'s
-/// loop: 1.1% more instructions a matching frame, callgrind.)
+/// A pack of up to eight characters' desired motion for a step of
+/// `now.dt()` (new targets, the simulated roots stepped, their trajectory
+/// errors taken, then clamped: [`SteerPack`], eight lanes at once) and,
+/// for each one due (on its interval, on a sharp change, or near its
+/// clip's end), its query from its world pose in `crowd`; `first` is the
+/// first one's character, `walkers` theirs. Into `part`: the trajectory
+/// errors summed in character order, the queries, and the first query
+/// refused (that character's error not summed).
 #[inline]
 pub(super) fn desire(
+    (cfg, crowd, db, now): (&MatcherConfig, &impl Driven, &MatchDatabase, &Now),
+    first: usize,
+    walkers: &mut [Walker],
+    steer: &mut SteerPack,
+    part: &mut Part,
+) {
+    let dt = now.dt();
+    let live = (1u32 << walkers.len().min(8)) - 1;
+    let sharp = steer.retarget(dt, live, |l, s| s.draw(cfg, &mut walkers[l].rng));
+    steer.step(&now.step, live);
+    let root = [
+        F32x8::new(core::array::from_fn(|l| {
+            walkers.get(l).map_or(0.0, |w| w.root.pos.x)
+        })),
+        F32x8::new(core::array::from_fn(|l| {
+            walkers.get(l).map_or(0.0, |w| w.root.pos.z)
+        })),
+    ];
+    let dist = steer.clamp(cfg.clamp_distance, root, live).to_array();
+    for (l, w) in walkers.iter_mut().enumerate() {
+        let c = first + l;
+        match query(cfg, (crowd, db, now), c, w, (steer, sharp & (1 << l) != 0)) {
+            Ok(q) => {
+                part.error += f64::from(dist[l]);
+                if let Some(q) = q {
+                    part.queries.push((c as u32, q));
+                }
+            }
+            Err(e) => {
+                part.failed.get_or_insert(e);
+            }
+        }
+    }
+}
+
+/// Character `c`'s query (lane `c % 8` of `steer`, `sharp` when its
+/// targets changed sharply this step), when it is due ([`desire`]).
+#[inline(always)]
+fn query(
     cfg: &MatcherConfig,
-    crowd: &impl Driven,
-    db: &MatchDatabase,
-    now: &Now,
+    (crowd, db, now): (&impl Driven, &MatchDatabase, &Now),
     c: usize,
     w: &mut Walker,
-) -> Result<(f32, Option<Query>)> {
+    (steer, sharp): (&SteerPack, bool),
+) -> Result<Option<Query>> {
     let dt = now.dt();
-    let sharp = w.steer.retarget(cfg, &mut w.rng, dt);
-    w.steer.step(&now.step);
-    // The trajectory error before clamping, then the clamp.
-    let off = w.steer.pos - Vec3::new(w.root.pos.x, 0.0, w.root.pos.z);
-    let dist = r::length(off);
-    if dist > cfg.clamp_distance {
-        w.steer.pos -= off * (1.0 - cfg.clamp_distance / dist);
-    }
     w.countdown -= dt;
     w.slot = NO_SLOT;
     let clip = &crowd.library().clips()[w.clip];
     let near_end = w.time + 2.0 * dt > clip.last_time();
     if !(w.countdown <= 0.0 || sharp || near_end) {
-        return Ok((dist, None));
+        return Ok(None);
     }
     // On the interval, keep the phase (`search_every` apart on average,
     // whatever the step); out of turn, keep it too. Restarting the
@@ -116,13 +148,13 @@ pub(super) fn desire(
         right_foot_pos: rf.pos,
         right_foot_vel: rf.vel,
     };
-    let traj = w.steer.trajectory(&now.ahead);
+    let traj = steer.lane(c % 8).trajectory(&now.ahead);
     let mut q = Query {
         q: [0.0; MAX_PADDED],
         seed: db.frame_of(w.clip, (w.time / clip.frame_time()) as usize),
     };
     db.query(&pose, &traj, &mut q.q[..db.layout().padded()])?;
-    Ok((dist, Some(q)))
+    Ok(Some(q))
 }
 
 /// Whether character `w` transitions to what its search found (`found`
