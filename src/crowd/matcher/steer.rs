@@ -2,11 +2,19 @@
 //! walk of gamepad targets (a velocity and a facing), and the simulated
 //! root that follows them with the springs article's critically damped
 //! springs, predicted ahead for the query's trajectory.
+//!
+//! The springs here, one character at a time (`spring_damper`,
+//! `spring_character_update`, `Steer::advance`, `step` and `trajectory`,
+//! compiled for the tests), are the scalar definitions; the driver runs
+//! their lanes twin, eight characters at a time
+//! ([`super::steer_lanes::SteerPack`]), tested against them lane by lane,
+//! bit for bit. The random targets ([`Steer::draw`]) run here.
 
 use rand::Rng;
 use rand_pcg::Pcg32;
 
 use super::MatcherConfig;
+#[cfg(test)]
 use crate::matching::TrajectoryPoint;
 use crate::reference::{Vec3, fast_negexp, halflife_to_damping};
 
@@ -42,6 +50,7 @@ impl Lapse {
 /// j0 = x - x_goal,  j1 = v + j0 y
 /// (x', v') = (eydt (j0 + j1 dt) + x_goal, eydt (v - j1 y dt))
 /// ```
+#[cfg(test)]
 #[inline]
 pub(crate) fn spring_damper(x: f32, v: f32, x_goal: f32, l: &Lapse) -> (f32, f32) {
     let (y, eydt, dt) = (l.y, l.eydt, l.dt);
@@ -60,6 +69,7 @@ pub(crate) fn spring_damper(x: f32, v: f32, x_goal: f32, l: &Lapse) -> (f32, f32
 /// x' = e (-j1 / y² + (-j0 - j1 dt) / y) + j1 / y² + j0 / y + v_goal dt + x
 /// (v', a') = simple_spring_damper_exact(v, a, v_goal, halflife, dt)
 /// ```
+#[cfg(test)]
 pub(crate) fn spring_character_update(
     (x, v, a): ([f32; 2], [f32; 2], [f32; 2]),
     v_goal: [f32; 2],
@@ -175,6 +185,7 @@ impl Steer {
     /// The simulated root after the step of `l` (its position by
     /// [`spring_character_update`] per axis, its yaw by
     /// `simple_spring_damper_exact` toward the target taken the short way).
+    #[cfg(test)]
     pub fn advance(&self, l: &Lapses) -> (Vec3, Vec3, Vec3, f32, f32) {
         let ([px, pz], [vx, vz], [ax, az]) = spring_character_update(
             (
@@ -205,6 +216,7 @@ impl Steer {
 
     /// The desired trajectory: the simulated root predicted at each of
     /// `ahead`'s times.
+    #[cfg(test)]
     pub fn trajectory(&self, ahead: &[Lapses; 3]) -> [TrajectoryPoint; 3] {
         ahead.each_ref().map(|l| {
             let (pos, _, _, yaw, _) = self.advance(l);
@@ -219,7 +231,7 @@ impl Steer {
 
 /// `a` wrapped into `[-π, π)` (to rounding): `a - 2π floor((a + π) / 2π)`.
 /// A floor, not `rem_euclid`, which calls libm's `fmodf` (about 100
-/// instructions, half of [`Steer::advance`] by callgrind).
+/// instructions, half of `Steer::advance` by callgrind).
 pub(crate) fn wrap(a: f32) -> f32 {
     use core::f32::consts::{PI, TAU};
     a - TAU * ((a + PI) * (1.0 / TAU)).floor()

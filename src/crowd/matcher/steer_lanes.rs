@@ -9,6 +9,7 @@
 
 use super::steer::{Lapse, Lapses, Steer};
 use crate::lanes::{F32x8, splat};
+use crate::matching::TrajectoryPoint;
 use crate::reference::Vec3;
 
 /// Eight characters' [`Steer`]s, ground axes `x` and `z` apart (a
@@ -139,7 +140,7 @@ impl SteerPack {
         self.yaw_rate = m.select(rate, self.yaw_rate);
     }
 
-    /// [`Steer::advance`], eight lanes: the simulated root after the step
+    /// `Steer::advance`, eight lanes: the simulated root after the step
     /// of `l` (position, velocity, acceleration, yaw, its rate).
     #[inline(always)]
     #[allow(clippy::type_complexity)]
@@ -157,6 +158,18 @@ impl SteerPack {
         let goal = self.yaw + wrap(self.want_yaw - self.yaw);
         let (yaw, rate) = spring_damper(self.yaw, self.yaw_rate, goal, &l.yaw);
         ([x0, x1], [v0, v1], [a0, a1], yaw, rate)
+    }
+
+    /// The simulated roots predicted at each of `ahead`'s times
+    /// (`Steer::trajectory`'s `Steer::advance`s, eight lanes): each
+    /// lane's [`Ahead::point`] is its `Steer::trajectory` point, bit for
+    /// bit.
+    #[inline]
+    pub fn ahead(&self, ahead: &[Lapses; 3]) -> [Ahead; 3] {
+        ahead.each_ref().map(|l| {
+            let (pos, _, _, yaw, _) = self.advance(l);
+            Ahead { pos, yaw }
+        })
     }
 
     /// The clamp of [`super::walker::desire`] for the lanes of `live`: each
@@ -180,6 +193,27 @@ impl SteerPack {
     }
 }
 
+/// Eight simulated roots predicted ahead ([`SteerPack::ahead`]): ground
+/// position (`x`, `z`) and yaw.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Ahead {
+    pub pos: [F32x8; 2],
+    pub yaw: F32x8,
+}
+
+impl Ahead {
+    /// Lane `l`'s trajectory point: its position and its facing
+    /// `(sin yaw, 0, cos yaw)` (scalar `sin_cos`, as
+    /// `Steer::trajectory`'s).
+    pub fn point(&self, l: usize) -> TrajectoryPoint {
+        let (s, c) = at(self.yaw, l).sin_cos();
+        TrajectoryPoint {
+            pos: Vec3::new(at(self.pos[0], l), 0.0, at(self.pos[1], l)),
+            facing: Vec3::new(s, 0.0, c),
+        }
+    }
+}
+
 /// The lanes of bit mask `bits` as an all-ones lane mask.
 #[inline(always)]
 fn lane_mask(bits: u32) -> F32x8 {
@@ -188,7 +222,7 @@ fn lane_mask(bits: u32) -> F32x8 {
     bytemuck::cast(b.simd_ne(crate::lanes::I32x8::ZERO))
 }
 
-/// [`super::steer::spring_damper`], eight lanes.
+/// `super::steer::spring_damper`, eight lanes.
 #[inline(always)]
 fn spring_damper(x: F32x8, v: F32x8, x_goal: F32x8, l: &Lapse) -> (F32x8, F32x8) {
     let (y, eydt, dt) = (splat(l.y), splat(l.eydt), splat(l.dt));
@@ -197,7 +231,7 @@ fn spring_damper(x: F32x8, v: F32x8, x_goal: F32x8, l: &Lapse) -> (F32x8, F32x8)
     (eydt * (j0 + j1 * dt) + x_goal, eydt * (v - j1 * y * dt))
 }
 
-/// One ground axis of [`super::steer::spring_character_update`], eight
+/// One ground axis of `super::steer::spring_character_update`, eight
 /// lanes: position, velocity and acceleration after the step.
 #[inline(always)]
 fn character_axis(
@@ -251,12 +285,13 @@ mod tests {
         out
     }
 
-    /// Each lane of a pack's retarget, step and clamp is the scalar
-    /// [`Steer`]'s (and [`super::super::walker::desire`]'s clamp) bit for
-    /// bit, over random states, steps from 1/480 to 1/10 s and packs with
-    /// lanes not live (which keep their state). Mutations caught:
-    /// `spring_damper`'s `eydt` for `e`; the clamp's factor `c / dist`
-    /// for `1 - c / dist`; a dead lane stepped.
+    /// Each lane of a pack's retarget, step, predicted trajectory and
+    /// clamp is the scalar [`Steer`]'s (and [`super::super::walker::desire`]'s
+    /// clamp) bit for bit, over random states, steps from 1/480 to 1/10 s
+    /// and packs with lanes not live (which keep their state). Mutations
+    /// caught: `spring_damper`'s `eydt` for `e`; the clamp's factor
+    /// `c / dist` for `1 - c / dist`; a dead lane stepped; `Ahead::point`
+    /// facing `(cos, 0, sin)`.
     #[test]
     fn each_lane_is_the_scalar_steer_bit_for_bit() {
         let cfg = MatcherConfig::default();
@@ -287,6 +322,24 @@ mod tests {
             let mut rngs: Vec<Pcg32> = seeds.iter().map(|&s| Pcg32::seed_from_u64(s)).collect();
             let sharp = pack.retarget(dt, live, |l, s| s.draw(&cfg, &mut rngs[l]));
             pack.step(&lapses, live);
+            let ahead_times = [0.2 + round as f32 * 1e-3, 0.4, 1.0];
+            let ahead_lapses = ahead_times.map(|t| Lapses::new(&cfg, t));
+            let ahead = pack.ahead(&ahead_lapses);
+            for (l, s) in steers.iter().enumerate() {
+                let mut want = s.clone();
+                if live & (1 << l) != 0 {
+                    let mut rng = Pcg32::seed_from_u64(seeds[l]);
+                    want.retarget(&cfg, &mut rng, dt);
+                    want.step(&lapses);
+                }
+                for (a, p) in ahead.iter().zip(want.trajectory(&ahead_lapses)) {
+                    let q = a.point(l);
+                    let b = |p: &TrajectoryPoint| {
+                        [p.pos, p.facing].map(|v| [v.x, v.y, v.z].map(f32::to_bits))
+                    };
+                    assert_eq!(b(&q), b(&p), "round {round} lane {l}: trajectory");
+                }
+            }
             let root = [0, 2]
                 .map(|k| F32x8::new(core::array::from_fn(|l| [roots[l].x, 0.0, roots[l].z][k])));
             let dist = pack.clamp(cfg.clamp_distance, root, live).to_array();

@@ -7,7 +7,7 @@
 use rand_pcg::Pcg32;
 
 use super::steer::Lapses;
-use super::steer_lanes::SteerPack;
+use super::steer_lanes::{Ahead, SteerPack};
 use super::{MatcherConfig, Part};
 use crate::crowd::{Driven, Root};
 use crate::error::Result;
@@ -92,9 +92,21 @@ pub(super) fn desire(
         })),
     ];
     let dist = steer.clamp(cfg.clamp_distance, root, live).to_array();
+    let mut due = 0u32;
+    for (l, w) in walkers.iter_mut().enumerate() {
+        if is_due(cfg, crowd, dt, w, sharp & (1 << l) != 0) {
+            due |= 1 << l;
+        }
+    }
+    // The due lanes' trajectories, the pack's springs predicted once.
+    let ahead = (due != 0).then(|| steer.ahead(&now.ahead));
     for (l, w) in walkers.iter_mut().enumerate() {
         let c = first + l;
-        match query(cfg, (crowd, db, now), c, w, (steer, sharp & (1 << l) != 0)) {
+        let q = match &ahead {
+            Some(ahead) if due & (1 << l) != 0 => query((crowd, db), c, w, ahead, l),
+            _ => Ok(None),
+        };
+        match q {
             Ok(q) => {
                 part.error += f64::from(dist[l]);
                 if let Some(q) = q {
@@ -108,23 +120,17 @@ pub(super) fn desire(
     }
 }
 
-/// Character `c`'s query (lane `c % 8` of `steer`, `sharp` when its
-/// targets changed sharply this step), when it is due ([`desire`]).
+/// Whether character `w` searches this step (`sharp` when its targets
+/// changed sharply): on its interval, on a sharp change, or near its
+/// clip's end ([`desire`]). Counts its interval down by `dt`.
 #[inline(always)]
-fn query(
-    cfg: &MatcherConfig,
-    (crowd, db, now): (&impl Driven, &MatchDatabase, &Now),
-    c: usize,
-    w: &mut Walker,
-    (steer, sharp): (&SteerPack, bool),
-) -> Result<Option<Query>> {
-    let dt = now.dt();
+fn is_due(cfg: &MatcherConfig, crowd: &impl Driven, dt: f32, w: &mut Walker, sharp: bool) -> bool {
     w.countdown -= dt;
     w.slot = NO_SLOT;
     let clip = &crowd.library().clips()[w.clip];
     let near_end = w.time + 2.0 * dt > clip.last_time();
     if !(w.countdown <= 0.0 || sharp || near_end) {
-        return Ok(None);
+        return false;
     }
     // On the interval, keep the phase (`search_every` apart on average,
     // whatever the step); out of turn, keep it too. Restarting the
@@ -136,6 +142,19 @@ fn query(
     if w.countdown <= 0.0 {
         w.countdown = (w.countdown + cfg.search_every).max(0.0);
     }
+    true
+}
+
+/// Character `c`'s query, lane `l` of its pack's predicted trajectories
+/// `ahead` ([`SteerPack::ahead`]), from its world pose in `crowd`.
+#[inline(always)]
+fn query(
+    (crowd, db): (&impl Driven, &MatchDatabase),
+    c: usize,
+    w: &Walker,
+    ahead: &[Ahead; 3],
+    l: usize,
+) -> Result<Option<Query>> {
     let joints = db.joints();
     let kf = |j: usize| crowd.world_kform(c, j + 1).unwrap_or_default();
     let (hips, lf, rf) = (kf(joints.hips), kf(joints.left_foot), kf(joints.right_foot));
@@ -148,10 +167,11 @@ fn query(
         right_foot_pos: rf.pos,
         right_foot_vel: rf.vel,
     };
-    let traj = steer.lane(c % 8).trajectory(&now.ahead);
+    let traj = ahead.each_ref().map(|a| a.point(l));
+    let frame_time = crowd.library().clips()[w.clip].frame_time();
     let mut q = Query {
         q: [0.0; MAX_PADDED],
-        seed: db.frame_of(w.clip, (w.time / clip.frame_time()) as usize),
+        seed: db.frame_of(w.clip, (w.time / frame_time) as usize),
     };
     db.query(&pose, &traj, &mut q.q[..db.layout().padded()])?;
     Ok(Some(q))
