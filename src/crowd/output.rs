@@ -481,15 +481,53 @@ impl Crowd {
         if self.cfg.root_motion != super::RootMotion::Extract {
             return Some(super::RootDelta::default());
         }
-        let (m, l) = (&self.packs.root_motion[c / 8], c % 8);
-        Some(super::RootDelta {
-            displacement: m.displacement.lane(l),
-            velocity: m.velocity.lane(l),
-            turn: m.turn.to_array()[l],
-            turn_rate: m.turn_rate.to_array()[l],
-        })
+        Some(self.packs.root_motion[c / 8].deltas()[c % 8])
+    }
+
+    /// The root motion of characters `chars` ([`Crowd::root_motion`] of
+    /// each) into `out`, one per character (`out[c - chars.start]`): what
+    /// a game's character controllers read after each step, each pack's
+    /// lanes taken apart once instead of once a character. Zero where the
+    /// crowd applies root motion. Refused, with `out` untouched: a range
+    /// reversed or past the crowd ([`Error::Range`]), an `out` of another
+    /// length than the range ([`Error::Length`]).
+    ///
+    /// ```
+    /// use kineform::crowd::{ClipLibrary, Crowd, CrowdConfig, RootDelta, RootMotion};
+    /// let library = ClipLibrary::from_bvh(&kineform::data::default_clip())?;
+    /// let cfg = CrowdConfig { characters: 12, root_motion: RootMotion::Extract, ..Default::default() };
+    /// let mut crowd = Crowd::new(&library, cfg)?;
+    /// crowd.step(1.0 / 60.0)?;
+    /// let mut moved = vec![RootDelta::default(); 5]; // the game's, kept across frames
+    /// crowd.root_motions_into(6..11, &mut moved)?;
+    /// assert_eq!(moved[2], crowd.root_motion(8).unwrap());
+    /// assert!(crowd.root_motions_into(6..13, &mut moved).is_err());
+    /// # Ok::<(), kineform::Error>(())
+    /// ```
+    pub fn root_motions_into(
+        &self,
+        chars: Range<usize>,
+        out: &mut [super::RootDelta],
+    ) -> Result<()> {
+        check_readout_of(&chars, self.cfg.characters, (1, ROOT_MOTIONS), out.len())?;
+        if self.cfg.root_motion != super::RootMotion::Extract {
+            out.fill(super::RootDelta::default());
+            return Ok(());
+        }
+        let mut at = (usize::MAX, [super::RootDelta::default(); 8]);
+        for (o, c) in out.iter_mut().zip(chars) {
+            if at.0 != c / 8 {
+                at = (c / 8, self.packs.root_motion[c / 8].deltas());
+            }
+            *o = at.1[c % 8];
+        }
+        Ok(())
     }
 }
+
+/// What a root-motion readout's slice is called in its refusals
+/// ([`Crowd::root_motions_into`], [`super::ReferenceCrowd::root_motions_into`]).
+pub(crate) const ROOT_MOTIONS: &str = "output slice (one root motion per character)";
 
 /// Refuses a readout of characters `chars` of a crowd of `characters`
 /// whose range is reversed or runs past the crowd ([`Error::Range`]), or

@@ -587,3 +587,80 @@ fn the_wanderer_follows_a_crowd_of_fewer_clips_without_a_panic() {
     w.follow(&mut b, dt).unwrap();
     w.follow(&mut a, dt).unwrap();
 }
+
+/// `root_motions_into` of either crowd is `root_motion` of each
+/// character, for ranges that start and end inside packs, after steps of
+/// characters playing different clips at different times; zero in a
+/// crowd that applies root motion; and a reversed range, one past the
+/// crowd or an `out` of another length is refused with `out` untouched.
+/// Mutations caught: a pack's lanes taken from the first character's
+/// pack for the whole range, and the lane `c % 8` taken as `c % 4`.
+#[test]
+fn root_motions_into_is_root_motion_of_each_character() {
+    use kineform::crowd::Driven;
+    let library = looping_walk();
+    let n = 27;
+    for mode in [RootMotion::Extract, RootMotion::Apply] {
+        let cfg = CrowdConfig {
+            characters: n,
+            root_motion: mode,
+            ..CrowdConfig::default()
+        };
+        let mut lanes = Crowd::new(&library, cfg.clone()).unwrap();
+        let mut reference = ReferenceCrowd::new(&library, cfg).unwrap();
+        for c in 0..n {
+            let a = Source::looping(0, c as f32 * 0.07);
+            let b = Source::looping(0, 0.3 + c as f32 * 0.05);
+            lanes.play(c, a, b).unwrap();
+            reference.play(c, a, b).unwrap();
+            let turn = Root::standing(Vec3::new(c as f32, 0.0, 0.0), c as f32 * 0.4);
+            lanes.set_root(c, turn).unwrap();
+            reference.set_root(c, turn).unwrap();
+        }
+        for _ in 0..3 {
+            lanes.step(1.0 / 60.0).unwrap();
+            reference.step(1.0 / 60.0).unwrap();
+        }
+        for range in [0..n, 3..21, 9..10, 5..5, 17..27] {
+            let mut a = vec![RootDelta::default(); range.len()];
+            let mut b = a.clone();
+            lanes.root_motions_into(range.clone(), &mut a).unwrap();
+            reference.root_motions_into(range.clone(), &mut b).unwrap();
+            for (k, c) in range.clone().enumerate() {
+                let want = match mode {
+                    RootMotion::Extract => lanes.root_motion(c).unwrap(),
+                    RootMotion::Apply => RootDelta::default(),
+                };
+                assert_eq!(a[k], want, "{mode:?} lanes, character {c}");
+                assert_eq!(
+                    b[k],
+                    reference.root_motion(c).unwrap(),
+                    "{mode:?} reference, {c}"
+                );
+                // The trait's, as a driver reads it.
+                let mut t = vec![RootDelta::default(); 1];
+                Driven::root_motions_into(&lanes, c..c + 1, &mut t).unwrap();
+                assert_eq!(t[0], a[k]);
+            }
+            if mode == RootMotion::Extract && range.len() > 1 {
+                assert!(a.windows(2).any(|w| w[0] != w[1]), "the characters differ");
+            }
+        }
+        let marker = RootDelta {
+            turn: 9.0,
+            ..RootDelta::default()
+        };
+        #[allow(clippy::reversed_empty_ranges)]
+        for (range, len) in [(20..n + 1, 8), (5..3, 0), (0..4, 5)] {
+            let mut out = vec![marker; len];
+            assert!(lanes.root_motions_into(range.clone(), &mut out).is_err());
+            assert!(
+                reference
+                    .root_motions_into(range.clone(), &mut out)
+                    .is_err()
+            );
+            assert!(Driven::root_motions_into(&reference, range, &mut out).is_err());
+            assert!(out.iter().all(|d| *d == marker));
+        }
+    }
+}

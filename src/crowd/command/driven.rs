@@ -5,6 +5,7 @@ use super::Command;
 use crate::crowd::library::ClipLibrary;
 use crate::crowd::{Crowd, Layer, ReferenceCrowd, Root, RootDelta, RootMotion};
 use crate::error::Result;
+use core::ops::Range;
 
 /// What a driver needs of a crowd (the demo's `Wander` with the
 /// `wander` feature, or a game's own): both crowds are driven the same way.
@@ -28,6 +29,19 @@ pub trait Driven {
     /// crowd extracts it ([`Crowd::root_motion`]), else `None`.
     fn root_motion(&self, _c: usize) -> Option<RootDelta> {
         None
+    }
+    /// The root motion of characters `chars` into `out`, one per
+    /// character ([`Crowd::root_motions_into`]; zero where
+    /// [`Driven::root_motion`] is `None`). Refuses, writing nothing, a
+    /// range reversed or past the crowd and an `out` of another length;
+    /// by default one [`Driven::root_motion`] a character.
+    fn root_motions_into(&self, chars: Range<usize>, out: &mut [RootDelta]) -> Result<()> {
+        let what = (1, crate::crowd::output::ROOT_MOTIONS);
+        crate::crowd::output::check_readout_of(&chars, self.characters(), what, out.len())?;
+        for (o, c) in out.iter_mut().zip(chars) {
+            *o = self.root_motion(c).unwrap_or_default();
+        }
+        Ok(())
     }
     /// Joint `j` of character `c` in world space after the last step
     /// (crowd joints: 0 the root, [`Crowd::world_kform`]), where
@@ -68,6 +82,9 @@ impl Driven for Crowd {
             RootMotion::Apply => None,
         }
     }
+    fn root_motions_into(&self, chars: Range<usize>, out: &mut [RootDelta]) -> Result<()> {
+        Crowd::root_motions_into(self, chars, out)
+    }
     fn world_kform(&self, c: usize, j: usize) -> Option<crate::reference::Kform> {
         Crowd::world_kform(self, c, j)
     }
@@ -97,6 +114,9 @@ impl Driven for ReferenceCrowd {
             RootMotion::Extract => ReferenceCrowd::root_motion(self, c),
             RootMotion::Apply => None,
         }
+    }
+    fn root_motions_into(&self, chars: Range<usize>, out: &mut [RootDelta]) -> Result<()> {
+        ReferenceCrowd::root_motions_into(self, chars, out)
     }
     fn world_kform(&self, c: usize, j: usize) -> Option<crate::reference::Kform> {
         ReferenceCrowd::world_kform(self, c, j)

@@ -111,6 +111,20 @@ pub struct RootMotionx8 {
 }
 
 impl RootMotionx8 {
+    /// The eight lanes' displacement, velocity, turn and turn rate, one
+    /// [`crate::crowd::RootDelta`] a lane.
+    #[inline]
+    pub(crate) fn deltas(&self) -> [crate::crowd::RootDelta; 8] {
+        let (d, v) = (self.displacement.to_array(), self.velocity.to_array());
+        let (t, r) = (self.turn.to_array(), self.turn_rate.to_array());
+        core::array::from_fn(|l| crate::crowd::RootDelta {
+            displacement: d[l],
+            velocity: v[l],
+            turn: t[l],
+            turn_rate: r[l],
+        })
+    }
+
     /// Nothing taken out yet, both sources at their clips' own place.
     pub(crate) const REST: RootMotionx8 = RootMotionx8 {
         removed_pos: Vec3x8::ZERO,

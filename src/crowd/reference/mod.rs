@@ -290,6 +290,27 @@ impl ReferenceCrowd {
         (c < self.cfg.characters).then(|| self.chars[c].root_motion)
     }
 
+    /// The root motion of characters `chars` into `out`
+    /// ([`super::Crowd::root_motions_into`]: zero where the crowd applies
+    /// root motion, the same refusals).
+    pub fn root_motions_into(
+        &self,
+        chars: core::ops::Range<usize>,
+        out: &mut [super::RootDelta],
+    ) -> Result<()> {
+        let what = (1, super::output::ROOT_MOTIONS);
+        super::output::check_readout_of(&chars, self.cfg.characters, what, out.len())?;
+        let extract = self.cfg.root_motion == super::RootMotion::Extract;
+        for (o, ch) in out.iter_mut().zip(&self.chars[chars]) {
+            *o = if extract {
+                ch.root_motion
+            } else {
+                super::RootDelta::default()
+            };
+        }
+        Ok(())
+    }
+
     /// The last step's events ([`super::Crowd::events`]).
     pub fn events(&self) -> &[Event] {
         &self.events
