@@ -194,9 +194,11 @@ pub(super) fn decide(
         .then(|| found.get(w.slot as usize))
         .flatten()
         .and_then(|m| Some((m.frame, db.source(m.frame)?)));
-    let frame_time = crowd.library().clips()[w.clip].frame_time();
-    let playing = db.frame_of(w.clip, (w.time / frame_time) as usize);
+    // The frame playing is looked up only for a character that searched
+    // (a sixth of them a frame): the others stay.
     let stays = |f: usize, s: &FrameSource| {
+        let frame_time = crowd.library().clips()[w.clip].frame_time();
+        let playing = db.frame_of(w.clip, (w.time / frame_time) as usize);
         playing.is_some_and(|p| db.searchable(p) || p == f)
             && s.clip == w.clip
             && (s.time - w.time).abs() <= cfg.same_clip_window
