@@ -8,6 +8,7 @@
 //! whose countdown ran out).
 
 use super::steer::{Lapse, Lapses, Steer};
+use crate::crowd::motion::lane_mask;
 use crate::lanes::{F32x8, splat};
 use crate::matching::TrajectoryPoint;
 use crate::reference::Vec3;
@@ -106,13 +107,13 @@ impl SteerPack {
     pub fn retarget(
         &mut self,
         dt: f32,
-        live: u32,
+        live: u8,
         mut draw: impl FnMut(usize, &mut Steer) -> bool,
-    ) -> u32 {
+    ) -> u8 {
         let live_m = lane_mask(live);
         self.countdown = live_m.select(self.countdown - splat(dt), self.countdown);
         // `retarget` draws where the countdown is not above 0.
-        let mut out = !self.countdown.simd_gt(F32x8::ZERO).to_bitmask() & live;
+        let mut out = !self.countdown.simd_gt(F32x8::ZERO).to_bitmask() & u32::from(live);
         let mut sharp = 0;
         while out != 0 {
             let l = out.trailing_zeros() as usize;
@@ -128,7 +129,7 @@ impl SteerPack {
 
     /// `Steer::step` of the lanes of `live`.
     #[inline]
-    pub fn step(&mut self, l: &Lapses, live: u32) {
+    pub fn step(&mut self, l: &Lapses, live: u8) {
         let m = lane_mask(live);
         let (pos, vel, acc, yaw, rate) = self.advance(l);
         for k in 0..2 {
@@ -178,7 +179,7 @@ impl SteerPack {
     /// `clamp` of it where it is farther. Returns the distances before the
     /// clamp (the trajectory errors).
     #[inline]
-    pub fn clamp(&mut self, clamp: f32, root: [F32x8; 2], live: u32) -> F32x8 {
+    pub fn clamp(&mut self, clamp: f32, root: [F32x8; 2], live: u8) -> F32x8 {
         // `length(pos - (root.x, 0, root.z))`: its `y` term is `+0 * +0`,
         // which adds nothing to a sum of squares.
         let off = [self.pos[0] - root[0], self.pos[1] - root[1]];
@@ -212,14 +213,6 @@ impl Ahead {
             facing: Vec3::new(s, 0.0, c),
         }
     }
-}
-
-/// The lanes of bit mask `bits` as an all-ones lane mask.
-#[inline(always)]
-fn lane_mask(bits: u32) -> F32x8 {
-    let b = crate::lanes::I32x8::splat(bits as i32)
-        & crate::lanes::I32x8::new(core::array::from_fn(|l| 1 << l));
-    bytemuck::cast(b.simd_ne(crate::lanes::I32x8::ZERO))
 }
 
 /// `super::steer::spring_damper`, eight lanes.
@@ -309,11 +302,7 @@ mod tests {
                     )
                 })
                 .collect();
-            let live: u32 = if round % 3 == 0 {
-                r.random_range(0..256)
-            } else {
-                0xFF
-            };
+            let live: u8 = if round % 3 == 0 { r.random() } else { 0xFF };
             let mut pack = SteerPack::new();
             for (l, s) in steers.iter().enumerate() {
                 pack.set_lane(l, s);

@@ -80,7 +80,8 @@ pub(super) fn desire(
     part: &mut Part,
 ) {
     let dt = now.dt();
-    let live = (1u32 << walkers.len().min(8)) - 1;
+    // Unreachable truncation: at most 8 lanes, so the mask fits a byte.
+    let live = ((1u16 << walkers.len().min(8)) - 1) as u8;
     let sharp = steer.retarget(dt, live, |l, s| s.draw(cfg, &mut walkers[l].rng));
     steer.step(&now.step, live);
     let root = [
