@@ -229,16 +229,22 @@ fn run_packs<const CUBIC: bool, const INERT: bool>(
     scratch: &mut PackScratch,
 ) {
     let first = packs.range().start;
+    // Whether the pack stepped last, on this thread, fetched this one's
+    // anchors and offsets (then in this core's L2).
+    let mut fetched = false;
     for i in 0..packs.range().len() {
-        if !packs.ran(i) {
-            // Whether the next pack of the run resumes (level of detail):
-            // this one then fetches its anchors and offsets ahead.
-            let next = sh.lod
-                && packs.schedule_of(i + 1).is_some_and(|s| {
-                    s.resumes_at(sh.frame, live_lanes(first + i + 1, sh.characters))
-                });
-            passes::step_pack::<CUBIC, INERT>(sh, packs.pack(i), scratch, next);
+        if packs.ran(i) {
+            fetched = false;
+            continue;
         }
+        // Whether the next pack of the run resumes (level of detail):
+        // this one then fetches its anchors and offsets ahead.
+        let next = sh.lod
+            && packs
+                .schedule_of(i + 1)
+                .is_some_and(|s| s.resumes_at(sh.frame, live_lanes(first + i + 1, sh.characters)));
+        let at = (next, fetched);
+        fetched = passes::step_pack::<CUBIC, INERT>(sh, packs.pack(i), scratch, at);
     }
 }
 

@@ -53,13 +53,16 @@ struct Given {
 /// while its own [`lod_world`](super::lod::lod_world) runs ([`next_own`]): spread over the
 /// longest pass, they arrive before the next pack asks for them, where
 /// its own fetch during sampling (about 25 KB in about 1.1 µs) stalled
-/// on memory (PERF.md, "On the Zen 5, later still").
+/// on memory (PERF.md, "On the Zen 5, later still"). `fetched`: the
+/// pack before it in the run did that for this one (its rows are in L2),
+/// so it does not fetch them again while it samples. Returns whether it
+/// fetched the next pack's rows.
 pub(crate) fn step_pack<const CUBIC: bool, const INERT: bool>(
     sh: &Shared,
     mut pack: Pack,
     scratch: &mut PackScratch,
-    next_resumes: bool,
-) {
+    (next_resumes, fetched): (bool, bool),
+) -> bool {
     pack.prefetch_next(sh.packs);
     let (happened, mut given) = commands(sh, &mut pack, &mut scratch.layer_spans);
     let step = pack.states.step(&happened, pack.layers);
@@ -76,7 +79,7 @@ pub(crate) fn step_pack<const CUBIC: bool, const INERT: bool>(
     if let Some(lod) = &lod {
         if lod.due == 0 {
             carry_pack(sh, &mut pack);
-            return;
+            return false;
         }
         given.resumed = lod.resumed;
     }
@@ -99,7 +102,8 @@ pub(crate) fn step_pack<const CUBIC: bool, const INERT: bool>(
     let offsets_read = lod
         .as_ref()
         .is_some_and(|lod| !sh.fetch || reads_offsets(lod));
-    input_pass::<CUBIC, INERT>(sh, &mut pack, &step, (given, (own, offsets_read)), a);
+    let own = (own, offsets_read, fetched);
+    input_pass::<CUBIC, INERT>(sh, &mut pack, &step, (given, own), a);
     if given.trans != 0 {
         start_transitions::<INERT>(sh, &mut pack, given.trans, a, shown);
     }
@@ -118,12 +122,14 @@ pub(crate) fn step_pack<const CUBIC: bool, const INERT: bool>(
     if sh.extract {
         root_pass(sh, &mut pack, &step, &mut local[1], given, lod.as_ref());
     }
+    let mut fetched_next = false;
     *pack.result = match &lod {
         Some(lod) if !plain(lod, &before) => {
             let next = match next_resumes {
                 true => next_own::<INERT>(&pack, local.len(), !sh.fetch),
                 false => [Ahead::NONE; 3],
             };
+            fetched_next = next_resumes;
             let at = (lod, before);
             lod_pass(sh, &mut pack, &step, (local, evaluated), at, &next)
         }
@@ -132,6 +138,7 @@ pub(crate) fn step_pack<const CUBIC: bool, const INERT: bool>(
     if let Some(root) = scratch_root {
         local[1] = root;
     }
+    fetched_next
 }
 
 /// Root motion extracted from the pack's root joint `m` (the crowd's
@@ -243,7 +250,7 @@ fn input_pass<const CUBIC: bool, const INERT: bool>(
     sh: &Shared,
     pack: &mut Pack,
     step: &Stepx8,
-    (given, own): (Given, (bool, bool)),
+    (given, own): (Given, (bool, bool, bool)),
     a: &mut [Motionx8],
 ) {
     let [first, second] = fetched::<INERT>(sh, pack, own, a.len());
@@ -274,23 +281,30 @@ fn input_pass<const CUBIC: bool, const INERT: bool>(
 /// tail and the state in the second), which the next pack then finds in
 /// L2; or, where `own` (a pack with level of detail that is not plain:
 /// [`lod_pass`] reads its anchors and offsets), this pack's own world
-/// output and kept state, and its offsets where `lod_pass` reads them.
+/// output and kept state, and its offsets where `lod_pass` reads them;
+/// of those, where `fetched` (the pack before it in the run fetched them
+/// during its `lod_world`, [`next_own`]), only what that did not: the
+/// offsets past half the L3, which [`next_own`] leaves.
 #[inline(always)]
 fn fetched<const INERT: bool>(
     sh: &Shared,
     pack: &Pack,
-    (own, offsets_read): (bool, bool),
+    (own, offsets_read, fetched): (bool, bool, bool),
     joints: usize,
 ) -> [[Ahead; 2]; 2] {
     let [world, kept, lod] = own_rows::<INERT>(pack);
     if own {
         let parts = joints.saturating_sub(1);
         let region = |r: &[u8]| Ahead::new(r.as_ptr() as usize, r.len(), parts);
-        let lod = match offsets_read {
+        // `next_own` fetched the offsets below half the L3 (`!sh.fetch`).
+        let lod = match offsets_read && (sh.fetch || !fetched) {
             true => region(lod),
             false => Ahead::NONE,
         };
-        return [[region(world), Ahead::NONE], [region(kept), lod]];
+        return match fetched {
+            true => [[Ahead::NONE; 2], [Ahead::NONE, lod]],
+            false => [[region(world), Ahead::NONE], [region(kept), lod]],
+        };
     }
     let p = pack.index;
     let next = |a: Ahead, len: usize| match p + 1 < sh.packs {
