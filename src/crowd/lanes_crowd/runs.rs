@@ -230,7 +230,8 @@ fn run_packs<const CUBIC: bool, const INERT: bool>(
 ) {
     let first = packs.range().start;
     // Whether the pack stepped last, on this thread, fetched this one's
-    // anchors and offsets (then in this core's L2).
+    // anchors, kept state and (below half the L3) offsets, then in this
+    // core's L2 (`passes::next_own`).
     let mut fetched = false;
     for i in 0..packs.range().len() {
         if packs.ran(i) {
@@ -238,7 +239,7 @@ fn run_packs<const CUBIC: bool, const INERT: bool>(
             continue;
         }
         // Whether the next pack of the run resumes (level of detail):
-        // this one then fetches its anchors and offsets ahead.
+        // this one then fetches its anchors, kept state and offsets ahead.
         let next = sh.lod
             && packs
                 .schedule_of(i + 1)

@@ -66,6 +66,7 @@ pub(super) fn live(regions: &[Ahead]) -> &[Ahead] {
 #[inline(always)]
 pub(super) fn prefetch_part(ahead: &[Ahead], i: usize) {
     for a in ahead {
+        debug_assert!(a.step % 64 == 0, "a part is whole lines (Ahead::new)");
         let at = a.addr.wrapping_add(i.wrapping_mul(a.step));
         lines_from(at, a.step >> 6, prefetch::to_l2_line);
     }
@@ -77,12 +78,12 @@ pub(super) fn prefetch_part(ahead: &[Ahead], i: usize) {
 /// group straight-line prefetches at fixed offsets. A loop of one line a
 /// turn took four instructions a line (the prefetch, an add, a compare
 /// and a branch): 17% of a resumption's `lod_world`, by callgrind
-/// (PERF.md, "The fetch ahead's lines unrolled"); a part of a crowd's
+/// (PERF.md, "On an Intel Xeon, stop 57"); a part of a crowd's
 /// regions is a few lines (a joint's world row 6.5, its offsets 6, its
 /// turn offsets 3).
 #[inline(always)]
-fn lines_from(mut at: usize, mut n: usize, each: impl Fn(usize)) {
-    let line = |at: usize, k: usize| each(at.wrapping_add(64 * k));
+fn lines_from(mut at: usize, mut n: usize, mut each: impl FnMut(usize)) {
+    let mut line = |at: usize, k: usize| each(at.wrapping_add(64 * k));
     while n >= 8 {
         (0..8).for_each(|k| line(at, k));
         (at, n) = (at.wrapping_add(512), n - 8);
@@ -115,9 +116,8 @@ mod tests {
     #[test]
     fn a_part_is_each_of_its_lines_once() {
         for n in 0..40 {
-            let seen = std::cell::RefCell::new(Vec::new());
-            lines_from(4096, n, |at| seen.borrow_mut().push(at));
-            let mut seen = seen.into_inner();
+            let mut seen = Vec::new();
+            lines_from(4096, n, |at| seen.push(at));
             seen.sort_unstable();
             let want: Vec<usize> = (0..n).map(|k| 4096 + 64 * k).collect();
             assert_eq!(seen, want, "{n} lines");

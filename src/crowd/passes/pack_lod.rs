@@ -119,7 +119,8 @@ pub(super) fn own_rows<'a, const INERT: bool>(pack: &'a Pack) -> [&'a [u8]; 3] {
 /// `offsets`: not past half the L3, where a whole resumption writes them
 /// without reading them, [`Shared::fetch`]), as regions to fetch in one
 /// part per joint while this pack's [`lod_world`] runs (the next pack
-/// resumes too: it then finds them in L2 when it fetches its own).
+/// resumes too: it then finds them in L2 and does not fetch them again,
+/// [`step_pack`](super::pack_step::step_pack)'s `by_previous`).
 #[inline(always)]
 pub(super) fn next_own<const INERT: bool>(pack: &Pack, joints: usize, offsets: bool) -> [Ahead; 3] {
     // Addresses only: the next pack's rows follow this one's in each

@@ -53,7 +53,7 @@ struct Given {
 /// while its own [`lod_world`](super::lod::lod_world) runs ([`next_own`]): spread over the
 /// longest pass, they arrive before the next pack asks for them, where
 /// its own fetch during sampling (about 25 KB in about 1.1 µs) stalled
-/// on memory (PERF.md, "On the Zen 5, later still"). `fetched`: the
+/// on memory (PERF.md, "On the Zen 5, later still"). `by_previous`: the
 /// pack before it in the run did that for this one (its rows are in L2),
 /// so it does not fetch them again while it samples. Returns whether it
 /// fetched the next pack's rows.
@@ -61,7 +61,7 @@ pub(crate) fn step_pack<const CUBIC: bool, const INERT: bool>(
     sh: &Shared,
     mut pack: Pack,
     scratch: &mut PackScratch,
-    (next_resumes, fetched): (bool, bool),
+    (next_resumes, by_previous): (bool, bool),
 ) -> bool {
     pack.prefetch_next(sh.packs);
     let (happened, mut given) = commands(sh, &mut pack, &mut scratch.layer_spans);
@@ -85,10 +85,11 @@ pub(crate) fn step_pack<const CUBIC: bool, const INERT: bool>(
     }
     // A pack that resumes (or shows an offset) reads its anchors and
     // offsets, last touched periods ago: it fetches its own rows while it
-    // samples instead of the next pack's (found in L2 where the pack
-    // before it resumed too and fetched them during its `lod_world`,
-    // `next_resumes`), and the next pack's, where that one resumes too,
-    // during its own `lod_world` ([`next_own`]).
+    // samples instead of the next pack's, except those the pack before it
+    // already fetched during its `lod_world` (`by_previous`: that pack
+    // resumed too, [`next_own`]; only the offsets past half the L3 are
+    // left), and the next pack's, where that one resumes too, during its
+    // own `lod_world`.
     let own = lod.as_ref().is_some_and(|lod| !plain(lod, &before));
     let PackScratch {
         a,
@@ -102,7 +103,7 @@ pub(crate) fn step_pack<const CUBIC: bool, const INERT: bool>(
     let offsets_read = lod
         .as_ref()
         .is_some_and(|lod| !sh.fetch || reads_offsets(lod));
-    let own = (own, offsets_read, fetched);
+    let own = (own, offsets_read, by_previous);
     input_pass::<CUBIC, INERT>(sh, &mut pack, &step, (given, own), a);
     if given.trans != 0 {
         start_transitions::<INERT>(sh, &mut pack, given.trans, a, shown);
@@ -282,14 +283,14 @@ fn input_pass<const CUBIC: bool, const INERT: bool>(
 /// L2; or, where `own` (a pack with level of detail that is not plain:
 /// [`lod_pass`] reads its anchors and offsets), this pack's own world
 /// output and kept state, and its offsets where `lod_pass` reads them;
-/// of those, where `fetched` (the pack before it in the run fetched them
-/// during its `lod_world`, [`next_own`]), only what that did not: the
-/// offsets past half the L3, which [`next_own`] leaves.
+/// of those, where `by_previous` (the pack before it in the run fetched
+/// them during its `lod_world`, [`next_own`]), only what that did not:
+/// the offsets past half the L3, which [`next_own`] leaves.
 #[inline(always)]
 fn fetched<const INERT: bool>(
     sh: &Shared,
     pack: &Pack,
-    (own, offsets_read, fetched): (bool, bool, bool),
+    (own, offsets_read, by_previous): (bool, bool, bool),
     joints: usize,
 ) -> [[Ahead; 2]; 2] {
     let [world, kept, lod] = own_rows::<INERT>(pack);
@@ -297,12 +298,12 @@ fn fetched<const INERT: bool>(
         let parts = joints.saturating_sub(1);
         let region = |r: &[u8]| Ahead::new(r.as_ptr() as usize, r.len(), parts);
         // `next_own` fetched the offsets below half the L3 (`!sh.fetch`).
-        let lod = match offsets_read && (sh.fetch || !fetched) {
+        let lod = match offsets_read && (sh.fetch || !by_previous) {
             true => region(lod),
             false => Ahead::NONE,
         };
-        return match fetched {
-            true => [[Ahead::NONE; 2], [Ahead::NONE, lod]],
+        return match by_previous {
+            true => [[Ahead::NONE; 2], [lod, Ahead::NONE]],
             false => [[region(world), Ahead::NONE], [region(kept), lod]],
         };
     }
