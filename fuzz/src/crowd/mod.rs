@@ -19,7 +19,9 @@
 //!   bit-identical;
 //! - after each step, every world value of both crowds (positions,
 //!   rotations, velocities, angular velocities, root motion, also through
-//!   `positions_into` and the other copies) is finite, and the states and
+//!   `positions_into` and the other copies) is finite, `root_motions_into`
+//!   is each character's `root_motion` on both crowds (its refusals the
+//!   same typed error, the slice untouched), and the states and
 //!   frame statistics agree, and so do every character's period and phase,
 //!   the characters evaluated (those whose `since_evaluated` is 0) and the
 //!   budget allocator's choice;

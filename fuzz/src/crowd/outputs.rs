@@ -3,7 +3,8 @@
 //! domain the tolerances of `tests/suite/crowd/`; and the world output
 //! as bits, to see that a refused step wrote nothing.
 
-use kineform::crowd::{Aabb, Crowd, ReferenceCrowd};
+use kineform::Error;
+use kineform::crowd::{Aabb, Crowd, ReferenceCrowd, RootDelta, RootMotion};
 use kineform::reference::{self as r, Kform, Vec3};
 
 fn finite3(v: Vec3) -> bool {
@@ -94,11 +95,78 @@ pub(super) fn check_outputs(
 ) {
     let copies = Copies::new(lanes);
     assert_eq!(lanes.events(), reference.events(), "{}", ctx());
+    root_motions(lanes, reference, ctx);
     for c in 0..lanes.characters() {
         states(lanes, reference, c, ctx);
         bounds(lanes, reference, (c, &copies), tame, ctx);
         root_motion(lanes, reference, c, tame, ctx);
         joints(lanes, reference, (c, &copies), tame, ctx);
+    }
+}
+
+/// A root motion's values as bits (NaN-safe equality).
+fn delta_bits(d: &RootDelta) -> [u32; 8] {
+    let [a, b, c] = d.displacement.to_array();
+    let [e, f, g] = d.velocity.to_array();
+    [a, b, c, e, f, g, d.turn, d.turn_rate].map(f32::to_bits)
+}
+
+/// What a refused read must leave in the caller's slice.
+const UNTOUCHED: RootDelta = RootDelta {
+    displacement: Vec3::new(7.0, -7.0, 7.0),
+    velocity: Vec3::new(-7.0, 7.0, -7.0),
+    turn: 7.0,
+    turn_rate: -7.0,
+};
+
+/// `root_motions_into` on both crowds, over the whole crowd and over its
+/// second half: each character's `root_motion` of the same crowd, bit for
+/// bit (zero where the crowd applies root motion: the lanes crowd's
+/// `root_motion` says so itself, the reference's reader does); a range
+/// past the crowd or reversed refused with `Error::Range`, a slice of
+/// another length with `Error::Length`, the same on both crowds, the
+/// slice untouched.
+fn root_motions(lanes: &Crowd, reference: &ReferenceCrowd, ctx: &dyn Fn() -> String) {
+    let n = lanes.characters();
+    let extract = lanes.config().root_motion == RootMotion::Extract;
+    for range in [0..n, n / 2..n] {
+        let (mut l, mut r) = (vec![UNTOUCHED; range.len()], vec![UNTOUCHED; range.len()]);
+        lanes.root_motions_into(range.clone(), &mut l).unwrap();
+        reference.root_motions_into(range.clone(), &mut r).unwrap();
+        for (k, c) in range.clone().enumerate() {
+            let want_r = match extract {
+                true => reference.root_motion(c).unwrap(),
+                false => RootDelta::default(),
+            };
+            assert!(
+                delta_bits(&l[k]) == delta_bits(&lanes.root_motion(c).unwrap())
+                    && delta_bits(&r[k]) == delta_bits(&want_r),
+                "character {c} of {range:?}: root_motions_into {:?} / {:?}, root_motion {:?} / {want_r:?}\n{}",
+                l[k],
+                r[k],
+                lanes.root_motion(c),
+                ctx()
+            );
+        }
+    }
+    #[allow(clippy::reversed_empty_ranges)]
+    let refused = [(n..n + 1, 1, true), (1..0, 0, true), (0..n, n + 1, false)];
+    for (range, len, is_range) in refused {
+        let (mut l, mut r) = (vec![UNTOUCHED; len], vec![UNTOUCHED; len]);
+        let le = lanes.root_motions_into(range.clone(), &mut l).unwrap_err();
+        let re = reference
+            .root_motions_into(range.clone(), &mut r)
+            .unwrap_err();
+        let kind = |e: &Error| match is_range {
+            true => matches!(e, Error::Range { .. }),
+            false => matches!(e, Error::Length { .. }),
+        };
+        let untouched = |v: &[RootDelta]| v.iter().all(|d| delta_bits(d) == delta_bits(&UNTOUCHED));
+        assert!(
+            kind(&le) && le.to_string() == re.to_string() && untouched(&l) && untouched(&r),
+            "root_motions_into({range:?}) into {len}: {le} / {re}\n{}",
+            ctx()
+        );
     }
 }
 
