@@ -509,7 +509,7 @@ impl Crowd {
         chars: Range<usize>,
         out: &mut [super::RootDelta],
     ) -> Result<()> {
-        check_readout_of(&chars, self.cfg.characters, (1, ROOT_MOTIONS), out.len())?;
+        check_root_motions(&chars, self.cfg.characters, out.len())?;
         if self.cfg.root_motion != super::RootMotion::Extract {
             out.fill(super::RootDelta::default());
             return Ok(());
@@ -525,9 +525,19 @@ impl Crowd {
     }
 }
 
-/// What a root-motion readout's slice is called in its refusals
-/// ([`Crowd::root_motions_into`], [`super::ReferenceCrowd::root_motions_into`]).
-pub(crate) const ROOT_MOTIONS: &str = "output slice (one root motion per character)";
+/// Refuses a root-motion readout of characters `chars` of a crowd of
+/// `characters` into a slice of `got` ([`check_readout_of`], one a
+/// character): [`Crowd::root_motions_into`],
+/// [`super::ReferenceCrowd::root_motions_into`] and
+/// [`super::Driven::root_motions_into`]'s default.
+pub(crate) fn check_root_motions(
+    chars: &Range<usize>,
+    characters: usize,
+    got: usize,
+) -> Result<()> {
+    let what = "output slice (one root motion per character)";
+    check_readout_of(chars, characters, (1, what), got)
+}
 
 /// Refuses a readout of characters `chars` of a crowd of `characters`
 /// whose range is reversed or runs past the crowd ([`Error::Range`]), or

@@ -36,8 +36,7 @@ pub trait Driven {
     /// range reversed or past the crowd and an `out` of another length;
     /// by default one [`Driven::root_motion`] a character.
     fn root_motions_into(&self, chars: Range<usize>, out: &mut [RootDelta]) -> Result<()> {
-        let what = (1, crate::crowd::output::ROOT_MOTIONS);
-        crate::crowd::output::check_readout_of(&chars, self.characters(), what, out.len())?;
+        crate::crowd::output::check_root_motions(&chars, self.characters(), out.len())?;
         for (o, c) in out.iter_mut().zip(chars) {
             *o = self.root_motion(c).unwrap_or_default();
         }

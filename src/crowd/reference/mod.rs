@@ -298,8 +298,7 @@ impl ReferenceCrowd {
         chars: core::ops::Range<usize>,
         out: &mut [super::RootDelta],
     ) -> Result<()> {
-        let what = (1, super::output::ROOT_MOTIONS);
-        super::output::check_readout_of(&chars, self.cfg.characters, what, out.len())?;
+        super::output::check_root_motions(&chars, self.cfg.characters, out.len())?;
         let extract = self.cfg.root_motion == super::RootMotion::Extract;
         for (o, ch) in out.iter_mut().zip(&self.chars[chars]) {
             *o = if extract {
