@@ -66,6 +66,9 @@ pub(super) fn live(regions: &[Ahead]) -> &[Ahead] {
 #[inline(always)]
 pub(super) fn prefetch_part(ahead: &[Ahead], i: usize) {
     for a in ahead {
+        // Never fires: every region is made by `Ahead::new` (its step a
+        // multiple of 64), is `Ahead::NONE` (0), or is one moved by whole
+        // rows with its step kept (`pack_step::fetched`); debug builds only.
         debug_assert!(a.step % 64 == 0, "a part is whole lines (Ahead::new)");
         let at = a.addr.wrapping_add(i.wrapping_mul(a.step));
         lines_from(at, a.step >> 6, prefetch::to_l2_line);

@@ -115,19 +115,28 @@ pub(super) fn own_rows<'a, const INERT: bool>(pack: &'a Pack) -> [&'a [u8]; 3] {
     ]
 }
 
-/// The next pack's anchors (world output), kept state and offsets (with
-/// `offsets`: not past half the L3, where a whole resumption writes them
-/// without reading them, [`Shared::fetch`]), as regions to fetch in one
+/// Whether [`next_own`] fetches the next pack's offsets: not past half
+/// the L3 ([`Shared::fetch`]), where a whole resumption writes them
+/// without reading them. What a pack fetched for by the one before it
+/// still fetches itself follows from it
+/// ([`step_pack`](super::pack_step::step_pack)'s `by_previous`).
+#[inline(always)]
+pub(super) fn next_own_fetches_offsets(sh: &Shared) -> bool {
+    !sh.fetch
+}
+
+/// The next pack's anchors (world output), kept state and, where
+/// [`next_own_fetches_offsets`], offsets, as regions to fetch in one
 /// part per joint while this pack's [`lod_world`] runs (the next pack
 /// resumes too: it then finds them in L2 and does not fetch them again,
 /// [`step_pack`](super::pack_step::step_pack)'s `by_previous`).
 #[inline(always)]
-pub(super) fn next_own<const INERT: bool>(pack: &Pack, joints: usize, offsets: bool) -> [Ahead; 3] {
+pub(super) fn next_own<const INERT: bool>(sh: &Shared, pack: &Pack, joints: usize) -> [Ahead; 3] {
     // Addresses only: the next pack's rows follow this one's in each
     // field's one allocation.
     let [world, kept, lod] = own_rows::<INERT>(pack);
     let ahead = |r: &[u8]| Ahead::new(r.as_ptr() as usize + r.len(), r.len(), joints);
-    let lod = match offsets {
+    let lod = match next_own_fetches_offsets(sh) {
         true => ahead(lod),
         false => Ahead::NONE,
     };

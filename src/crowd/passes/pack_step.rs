@@ -10,7 +10,8 @@ use super::ahead::Ahead;
 use super::fk::fk_pass;
 use super::layers::layers;
 use super::pack_lod::{
-    carry_pack, carry_root_motion, lod_pass, next_own, own_rows, plain, reads_offsets,
+    carry_pack, carry_root_motion, lod_pass, next_own, next_own_fetches_offsets, own_rows, plain,
+    reads_offsets,
 };
 use super::profile::inertialize_profiled;
 use super::profile::{DeadTiming, Profiles, clear_snapped, dead_blend_profiled};
@@ -127,7 +128,7 @@ pub(crate) fn step_pack<const CUBIC: bool, const INERT: bool>(
     *pack.result = match &lod {
         Some(lod) if !plain(lod, &before) => {
             let next = match next_resumes {
-                true => next_own::<INERT>(&pack, local.len(), !sh.fetch),
+                true => next_own::<INERT>(sh, &pack, local.len()),
                 false => [Ahead::NONE; 3],
             };
             fetched_next = next_resumes;
@@ -297,8 +298,7 @@ fn fetched<const INERT: bool>(
     if own {
         let parts = joints.saturating_sub(1);
         let region = |r: &[u8]| Ahead::new(r.as_ptr() as usize, r.len(), parts);
-        // `next_own` fetched the offsets below half the L3 (`!sh.fetch`).
-        let lod = match offsets_read && (sh.fetch || !by_previous) {
+        let lod = match offsets_read && !(by_previous && next_own_fetches_offsets(sh)) {
             true => region(lod),
             false => Ahead::NONE,
         };
