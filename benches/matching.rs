@@ -22,7 +22,7 @@
 //! adds both threads' time, so it shows the parallel overhead, not the
 //! speed-up; the wall time shows that where two cores are free).
 //! Before each group the accelerated search's work per query is printed
-//! (box packs bounded, frame packs begun and abandoned, of the packs a
+//! (box packs bounded and frame packs compared, of the packs a
 //! brute force reads). Throughput is in queries. A batch runs inside a pool of `t` threads,
 //! one `install` per criterion sample, as a crowd's frame would.
 
@@ -127,14 +127,12 @@ fn stats(label: &str, db: &MatchDatabase, batch: &QueryBatch) {
         let (_, s) = search::accelerated_one(db, q, batch.seed(i)).expect("search");
         sum.box_packs += s.box_packs;
         sum.frame_packs += s.frame_packs;
-        sum.abandoned += s.abandoned;
     }
     let n = batch.len().max(1) as f64;
     eprintln!(
-        "[matching] {label}: per query {:.1} box packs, {:.1} frame packs ({:.1} abandoned half way) of {}",
+        "[matching] {label}: per query {:.1} box packs, {:.1} frame packs of {}",
         sum.box_packs as f64 / n,
         sum.frame_packs as f64 / n,
-        sum.abandoned as f64 / n,
         db.searchable_frames().div_ceil(8),
     );
 }

@@ -97,21 +97,6 @@ fn dist8<const N: usize>(q: &[F32x8; N], f: &[F32x8; N]) -> F32x8 {
     total(&a)
 }
 
-/// [`dist8`], abandoned (`None`) when after the first half of the
-/// features every lane's partial distance exceeds `limit`: partial sums
-/// only grow, so those frames cannot win.
-#[inline(always)]
-fn dist8_limited<const N: usize>(q: &[F32x8; N], f: &[F32x8; N], limit: F32x8) -> Option<F32x8> {
-    let mut a = [F32x8::ZERO; 4];
-    let half = (N / 8) * 4;
-    sums(&mut a, q, f, 0, half);
-    if total(&a).simd_gt(limit).all() {
-        return None;
-    }
-    sums(&mut a, q, f, half, N);
-    Some(total(&a))
-}
-
 /// Four running sums of the box bound's terms over features `from` to
 /// `to` (the reference's order).
 #[inline(always)]
@@ -235,16 +220,20 @@ impl<const N: usize> Searcher<'_, N> {
         })
     }
 
+    /// Level-0 box `b`'s frame packs, each distance computed whole.
+    /// Abandoning a pack once its first 12 features' partial distances
+    /// all exceed the best saved the other 16 where it happened (a
+    /// quarter of the packs begun) and cost a mispredicted branch
+    /// wherever the data took it the other way: whole distances made the
+    /// search faster (PERF.md, "The search without its unpredictable
+    /// branches").
     fn leaf(&mut self, b: usize) {
         let packs = self.ix.ids.len();
         let per = super::index::LEAF / 8;
         for p in per * b..(per * b + per).min(packs) {
             let limit = F32x8::splat(self.best.distance);
             self.stats.frame_packs += 1;
-            let Some(d) = dist8_limited(&self.q, pack::<N>(self.ix, p), limit) else {
-                self.stats.abandoned += 1;
-                continue;
-            };
+            let d = dist8(&self.q, pack::<N>(self.ix, p));
             let mut m = d.simd_le(limit).to_bitmask();
             if m == 0 {
                 continue;
@@ -265,26 +254,37 @@ impl<const N: usize> Searcher<'_, N> {
     }
 
     /// Visits the boxes of box pack `bp` of `level` (those `boxes` has)
-    /// that may hold a better frame, lowest bound first.
+    /// that may hold a better frame, lowest bound first (ties by box, as
+    /// [`key`] orders them), in the order [`pass_order`] gives without
+    /// branches.
     fn visit_pack(&mut self, level: usize, bp: usize) {
         let lv = &self.ix.levels[level];
         self.stats.box_packs += 1;
         let bounds = bound8(&self.q, lv, bp);
         let kids = (lv.boxes - 8 * bp).min(8);
-        let mut m = bounds
+        let m = bounds
             .simd_le(F32x8::splat(self.best.distance))
             .to_bitmask()
             & ((1 << kids) - 1);
-        let bounds = bounds.to_array();
-        let mut order = [0u64; 8];
-        let mut k = 0;
-        while m != 0 {
-            let l = m.trailing_zeros() as usize;
-            m &= m - 1;
-            order[k] = key(bounds[l], 8 * bp + l);
-            k += 1;
+        if m == 0 {
+            return;
         }
-        self.visit(level, &mut order[..k]);
+        let order = pass_order(bounds, m);
+        let bounds = bounds.to_array();
+        for &l in &order[..m.count_ones() as usize] {
+            let l = usize::from(l);
+            if bounds[l] > self.best.distance {
+                break;
+            }
+            let b = 8 * bp + l;
+            if self.passes(bounds[l], lv.first[b]) {
+                if level == 0 {
+                    self.leaf(b);
+                } else {
+                    self.visit_pack(level - 1, b);
+                }
+            }
+        }
     }
 
     /// Visits boxes `order` of `level`, lowest bound first, each only while
@@ -344,6 +344,39 @@ fn unkey(k: u64) -> (f32, usize) {
     (f32::from_bits((k >> 32) as u32), (k & 0xFFFF_FFFF) as usize)
 }
 
+/// The lanes of `pass` (a bit per lane) in order of their `bounds`,
+/// lowest first, equal bounds by lane, then the other lanes: the first
+/// `pass.count_ones()` entries are the passing lanes in [`key`]'s order
+/// (the others follow by lane).
+///
+/// Without branches (a sort's comparisons, taken one way or the other
+/// by the data, cost a misprediction each few boxes): each lane's rank
+/// is how many lanes come before it, counted in eight vector compares
+/// of one integer key per lane (the bound's bits, which order as the
+/// bounds do from `+0` up, [`key`]; `i32::MAX` for the lanes not
+/// passing, above every bound's bits, `+inf` included). Keys differ or
+/// tie-break by lane, so the ranks are a permutation of `0..8`.
+#[inline(always)]
+fn pass_order(bounds: F32x8, pass: u32) -> [u8; 8] {
+    let bit = I32x8::new([1, 2, 4, 8, 16, 32, 64, 128]);
+    let passing = (I32x8::splat(pass as i32) & bit).simd_eq(bit);
+    let bits: I32x8 = bytemuck::cast(bounds + F32x8::ZERO);
+    let keys = (bits & passing) | (I32x8::splat(i32::MAX) & !passing);
+    let lane = I32x8::new([0, 1, 2, 3, 4, 5, 6, 7]);
+    let mut rank = I32x8::ZERO;
+    for (j, &kj) in keys.to_array().iter().enumerate() {
+        let kj = I32x8::splat(kj);
+        // All ones (-1) where lane `j` comes before this lane.
+        let before = keys.simd_gt(kj) | (keys.simd_eq(kj) & lane.simd_gt(I32x8::splat(j as i32)));
+        rank -= before;
+    }
+    let mut order = [0u8; 8];
+    for (l, &r) in rank.to_array().iter().enumerate() {
+        order[r as usize & 7] = l as u8;
+    }
+    order
+}
+
 /// Sorts keys (insertion sort: at most [`super::index::TOP_BOXES`]).
 fn sort_keys(v: &mut [u64]) {
     for i in 1..v.len() {
@@ -385,5 +418,43 @@ pub(crate) fn search_one<const N: usize>(
     match kept {
         Some(k) if s.best.frame == k.frame => (k, s.stats),
         _ => (s.best, s.stats),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+
+    /// [`pass_order`] against a sort: the passing lanes first, by bound
+    /// then lane, then the others by lane, every lane once. Bounds drawn from a
+    /// few values (ties), `+inf`, and `-0` (which a sum of squares does
+    /// not make, but which must order as `+0`). Fails with the tie broken
+    /// the other way (`lane.simd_lt`), without the `+ 0` (a `-0` ranks
+    /// below every bound), or with a passing lane keyed `i32::MAX`.
+    #[test]
+    fn pass_order_is_a_sort_of_the_passing_lanes() {
+        let mut r = rand_pcg::Pcg32::seed_from_u64(58);
+        let values = [0.0, -0.0, 0.5, 1.0, 1.0e-30, 3.0, f32::INFINITY];
+        for _ in 0..20_000 {
+            let b: [f32; 8] = core::array::from_fn(|_| values[r.random_range(0..values.len())]);
+            let pass: u32 = r.random_range(0..256);
+            let mut want: Vec<u8> = (0..8).collect();
+            want.sort_by(|&x, &y| {
+                let key = |l: u8| {
+                    let passes = pass >> l & 1 == 1;
+                    (!passes, if passes { b[l as usize] + 0.0 } else { 0.0 }, l)
+                };
+                let (kx, ky) = (key(x), key(y));
+                kx.0.cmp(&ky.0)
+                    .then(kx.1.total_cmp(&ky.1))
+                    .then(kx.2.cmp(&ky.2))
+            });
+            assert_eq!(
+                pass_order(F32x8::new(b), pass).to_vec(),
+                want,
+                "bounds {b:?} pass {pass:08b}"
+            );
+        }
     }
 }

@@ -14,8 +14,8 @@
 //! level's boxes, visited lowest bound first; in a box, its eight
 //! children's bounds in one pass, visited lowest first, a child entered
 //! only when its bound could still win (`bound < best`, or equal with a
-//! lower first frame); in a level-0 box, its two frame packs, each
-//! abandoned once every lane's partial distance exceeds the best. A
+//! lower first frame; the children ordered without branches); in a
+//! level-0 box, its two frame packs' distances. A
 //! `seed` frame (the one a character plays) is evaluated first to start
 //! with a good best; it changes the speed, never the result. With a
 //! switch margin ([`QueryBatch::set_margin`]) the seeded search starts
@@ -220,10 +220,8 @@ pub fn brute_force(db: &MatchDatabase, queries: &QueryBatch, out: &mut [Match]) 
 pub struct SearchStats {
     /// Box packs whose eight bounds were computed.
     pub box_packs: usize,
-    /// Frame packs whose distances were begun.
+    /// Frame packs whose distances were computed.
     pub frame_packs: usize,
-    /// Frame packs abandoned half way.
-    pub abandoned: usize,
 }
 
 /// Refuses a switch margin that is negative or not finite
