@@ -222,8 +222,8 @@ impl<const N: usize> Searcher<'_, N> {
 
     /// Level-0 box `b`'s frame packs, each distance computed whole.
     /// Abandoning a pack once its first 12 features' partial distances
-    /// all exceed the best saved the other 16 where it happened (a
-    /// quarter of the packs begun) and cost a mispredicted branch
+    /// all exceed the best saved the rest (16 of 28 features, 12 of 24)
+    /// where it happened (a quarter of the packs begun) and cost a mispredicted branch
     /// wherever the data took it the other way: whole distances made the
     /// search faster (PERF.md, "The search without its unpredictable
     /// branches").
@@ -426,30 +426,32 @@ mod tests {
     use super::*;
     use rand::{Rng, SeedableRng};
 
-    /// [`pass_order`] against a sort: the passing lanes first, by bound
-    /// then lane, then the others by lane, every lane once. Bounds drawn from a
-    /// few values (ties), `+inf`, and `-0` (which a sum of squares does
-    /// not make, but which must order as `+0`). Fails with the tie broken
-    /// the other way (`lane.simd_lt`), without the `+ 0` (a `-0` ranks
-    /// below every bound), or with a passing lane keyed `i32::MAX`.
+    /// [`pass_order`] against a sort by [`key`]: the passing lanes
+    /// first, by bound then box, then the others by lane, every lane
+    /// once. Passing bounds drawn from a few values (ties), `+inf`, the
+    /// largest float, a subnormal and `-0` (which a sum of squares does
+    /// not make, but which must order as `+0`); the lanes not passing hold
+    /// anything, NaN and negatives included, which must not matter. Fails
+    /// with the tie broken the other way (`lane.simd_lt`), without the
+    /// `+ 0` (a `-0` ranks below every bound), with a passing lane keyed
+    /// `i32::MAX`, or with the lanes not passing keyed by their bounds.
     #[test]
     fn pass_order_is_a_sort_of_the_passing_lanes() {
         let mut r = rand_pcg::Pcg32::seed_from_u64(58);
-        let values = [0.0, -0.0, 0.5, 1.0, 1.0e-30, 3.0, f32::INFINITY];
+        let passing = [0.0, -0.0, 0.5, 1.0, 1.0e-40, 3.0, f32::MAX, f32::INFINITY];
+        let others = [f32::NAN, -1.0, -0.0, 0.5, f32::INFINITY];
         for _ in 0..20_000 {
-            let b: [f32; 8] = core::array::from_fn(|_| values[r.random_range(0..values.len())]);
             let pass: u32 = r.random_range(0..256);
-            let mut want: Vec<u8> = (0..8).collect();
-            want.sort_by(|&x, &y| {
-                let key = |l: u8| {
-                    let passes = pass >> l & 1 == 1;
-                    (!passes, if passes { b[l as usize] + 0.0 } else { 0.0 }, l)
-                };
-                let (kx, ky) = (key(x), key(y));
-                kx.0.cmp(&ky.0)
-                    .then(kx.1.total_cmp(&ky.1))
-                    .then(kx.2.cmp(&ky.2))
+            let b: [f32; 8] = core::array::from_fn(|l| match (pass >> l) & 1 {
+                1 => passing[r.random_range(0..passing.len())],
+                _ => others[r.random_range(0..others.len())],
             });
+            let rank = |l: u8| match (pass >> l) & 1 {
+                1 => (0, key(b[usize::from(l)], usize::from(l))),
+                _ => (1, u64::from(l)),
+            };
+            let mut want: Vec<u8> = (0..8).collect();
+            want.sort_by_key(|&l| rank(l));
             assert_eq!(
                 pass_order(F32x8::new(b), pass).to_vec(),
                 want,

@@ -29,8 +29,9 @@
 //! each running sum and the total are at most the frame's: the bound never
 //! exceeds a frame's distance in floating point, not only in exact
 //! arithmetic. Partial sums grow the
-//! same way, so a search may stop a frame's sum early once it passes the
-//! best.
+//! same way, so a search could stop a frame's sum early once it passes
+//! the best (the lanes' search computes each sum whole: PERF.md, "The
+//! search without its unpredictable branches").
 //!
 //! **The best frame.** The lowest distance, ties broken by the lowest
 //! frame: frame `i` at distance `d` is better than the best `(b, j)` when

@@ -217,6 +217,7 @@ pub fn brute_force(db: &MatchDatabase, queries: &QueryBatch, out: &mut [Match]) 
 
 /// What one accelerated search did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct SearchStats {
     /// Box packs whose eight bounds were computed.
     pub box_packs: usize,
