@@ -154,6 +154,28 @@ impl QueryBatch {
         self.seeds.clear();
     }
 
+    /// Removes every query (keeping the memory) and makes the batch one
+    /// for `db`'s layout, its margin kept.
+    pub fn clear_for(&mut self, db: &MatchDatabase) {
+        self.clear();
+        self.padded = db.layout().padded();
+    }
+
+    /// Adds every query of `other` (its seeds kept), the margin unchanged.
+    /// Refuses, adding nothing, a batch made for another layout.
+    pub fn extend_from(&mut self, other: &QueryBatch) -> Result<()> {
+        if other.padded != self.padded {
+            return Err(Error::Length {
+                what: "query features (the batch was made for another layout)",
+                expected: self.padded,
+                got: other.padded,
+            });
+        }
+        self.q.extend_from_slice(&other.q);
+        self.seeds.extend_from_slice(&other.seeds);
+        Ok(())
+    }
+
     /// Query `i`'s features.
     pub fn get(&self, i: usize) -> Option<&[f32]> {
         self.q.get(i * self.padded..(i + 1) * self.padded)
@@ -269,22 +291,26 @@ pub fn accelerated_one(
 /// another layout and an `out` of another length.
 pub fn accelerated(db: &MatchDatabase, queries: &QueryBatch, out: &mut [Match]) -> Result<()> {
     queries.check(db, out)?;
-    let ix = &db.index;
-    let run = |(k, out): (usize, &mut [Match])| {
-        for (i, o) in out.iter_mut().enumerate() {
-            let qi = k * ACCEL_BLOCK + i;
-            // Unreachable: `check` made `out` one match per query.
-            let q = queries.get(qi).expect("query in batch");
-            let (seed, margin) = (queries.seed(qi), queries.margin);
-            *o = with_width!(ix.padded, search_one(ix, q, seed, margin)).0;
-        }
-    };
     if out.len() <= ACCEL_BLOCK {
-        out.chunks_mut(ACCEL_BLOCK).enumerate().for_each(run);
+        accelerated_from(db, queries, 0, out);
     } else {
-        out.par_chunks_mut(ACCEL_BLOCK).enumerate().for_each(run);
+        out.par_chunks_mut(ACCEL_BLOCK)
+            .enumerate()
+            .for_each(|(k, out)| accelerated_from(db, queries, k * ACCEL_BLOCK, out));
     }
     Ok(())
+}
+
+/// The accelerated search of queries `first ..` of `queries` into `out`
+/// (checked: one match per query of the batch).
+fn accelerated_from(db: &MatchDatabase, queries: &QueryBatch, first: usize, out: &mut [Match]) {
+    let ix = &db.index;
+    for (qi, o) in (first..).zip(out.iter_mut()) {
+        // Unreachable: `check` made `out` one match per query.
+        let q = queries.get(qi).expect("query in batch");
+        let (seed, margin) = (queries.seed(qi), queries.margin);
+        *o = with_width!(ix.padded, search_one(ix, q, seed, margin)).0;
+    }
 }
 
 /// The scalar reference for each query of `queries`, into `out`, on

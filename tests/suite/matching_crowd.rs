@@ -126,7 +126,7 @@ fn searches_agree_with_brute_force() {
     let mut crowd = Crowd::new(&lib, config(n, Transition::Inertialize)).unwrap();
     let (mut checked, mut moved) = (0, 0);
     run(&mut crowd, &db, (n, 120, 1.0 / 60.0), &mut |_, m| {
-        let (batch, found) = m.last_search();
+        let (batch, _, found) = m.last_search();
         let mut brute = vec![
             Match {
                 frame: 0,
@@ -134,7 +134,8 @@ fn searches_agree_with_brute_force() {
             };
             batch.len()
         ];
-        search::brute_force(&db, batch, &mut brute).unwrap();
+        assert_eq!(found.len(), batch.len(), "one match a query");
+        search::brute_force(&db, &batch, &mut brute).unwrap();
         for (i, (a, b)) in found.iter().zip(&brute).enumerate() {
             assert_eq!(a.frame, b.frame, "query {i}");
             assert_eq!(a.distance.to_bits(), b.distance.to_bits(), "query {i}");
@@ -144,6 +145,66 @@ fn searches_agree_with_brute_force() {
     });
     assert!(checked > n * 15, "{checked} searches");
     assert!(moved > 0);
+}
+
+/// A crowd of several of the driver's parts (256 characters each, the
+/// last one short), driven on pools of one and of two threads for 40
+/// frames: the same transitions and statistics on both, every search the
+/// brute-force answer, and every transition to the frame its own
+/// character's query found (each part searches its own batch, and a
+/// walker's slot indexes its part's). Mutations caught: the slot one
+/// past its query (`w.slot = part.chars.len() + 1`: decisions read
+/// another character's match, or none); the parts summed from the second
+/// on (`sum_parts` skipping the first: the searches counted differ).
+#[test]
+fn parts_search_their_own_queries_whatever_the_thread_count() {
+    let db = shipped::shipped(FootFeatures::SPRING);
+    let lib = shipped::library();
+    let n = 600;
+    let on = |threads: usize| {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        pool.install(|| {
+            let mut crowd = Crowd::new(&lib, config(n, Transition::Inertialize)).unwrap();
+            let (mut log, mut searched, mut moved) = (Vec::new(), 0usize, 0usize);
+            let m = run(&mut crowd, &db, (n, 40, 1.0 / 60.0), &mut |_, m| {
+                let (batch, chars, found) = m.last_search();
+                assert_eq!((chars.len(), found.len()), (batch.len(), batch.len()));
+                assert!(chars.windows(2).all(|w| w[0] < w[1]), "character order");
+                let mut brute = vec![
+                    Match {
+                        frame: 0,
+                        distance: 0.0
+                    };
+                    batch.len()
+                ];
+                search::brute_force(&db, &batch, &mut brute).unwrap();
+                for (a, b) in found.iter().zip(&brute) {
+                    assert_eq!(
+                        (a.frame, a.distance.to_bits()),
+                        (b.frame, b.distance.to_bits())
+                    );
+                }
+                for &(c, f) in m.last_transitions() {
+                    let i = chars
+                        .binary_search(&c)
+                        .expect("a character that moved searched");
+                    assert_eq!(found[i].frame, f, "character {c}");
+                    moved += 1;
+                }
+                searched += batch.len();
+                log.push(m.last_transitions().to_vec());
+            });
+            let s = *m.stats();
+            assert_eq!(s.searches as usize, searched);
+            (log, s.searches, s.transitions, s.error_sum.to_bits(), moved)
+        })
+    };
+    let (one, two) = (on(1), on(2));
+    assert!(one.4 > n / 4, "{} transitions", one.4);
+    assert_eq!(one, two);
 }
 
 /// The 8-lane crowd and the reference crowd, driven alike for 2 s, give

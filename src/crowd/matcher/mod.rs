@@ -10,7 +10,7 @@
 //! built from its current world pose (the crowd's output,
 //! [`Driven::world_kform`]) and the simulated root's predicted trajectory
 //! ([`MatchDatabase::query`]); the due characters' queries are searched in
-//! one batch ([`search::accelerated`]), and a character whose best frame
+//! batches, one a part of 256 characters ([`search::accelerated`]), and a character whose best frame
 //! is not the one playing (frames of the same clip within
 //! [`MatcherConfig::same_clip_window`] count as the one playing)
 //! transitions to it ([`Command::Transition`]: the crowd's inertialization
@@ -54,7 +54,7 @@ mod walker;
 pub use config::{MatcherConfig, SWITCH_MARGIN};
 use steer::Steer;
 use steer_lanes::SteerPack;
-use walker::{NO_SLOT, Now, Query, Walker, decide, desire};
+use walker::{NO_SLOT, Now, Walker, decide, desire};
 
 /// What a [`Matcher`] did since it was made.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -98,23 +98,73 @@ pub struct MatchCharacter {
     pub time: f32,
 }
 
-/// One part's share of an update's work ([`PER_TASK`] characters):
-/// computed in parallel, gathered part by part in character order, so
-/// that the batch, the sums and the commands are the same whatever the
+/// One part's share of an update's work ([`PER_TASK`] characters): its
+/// desired motions, its queries and their searches in one task, its
+/// decisions in another; summed and issued part by part in character
+/// order, so that the sums and the commands are the same whatever the
 /// thread count. The walkers keep only what lasts between updates, so
 /// that each pass over them reads as few lines as it can (a walker is
 /// read three times a frame, and a crowd's walkers do not stay in cache
 /// across its step).
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 struct Part {
     /// The trajectory errors before clamping, summed in character order.
     error: f64,
-    /// The due characters' queries, in character order.
-    queries: Vec<(u32, Query)>,
-    /// The first query that failed ([`MatchDatabase::query`]'s refusal).
+    /// The due characters' queries, in character order (each walker's
+    /// [`Walker::slot`] indexes them).
+    batch: QueryBatch,
+    /// The characters of `batch`'s queries.
+    chars: Vec<u32>,
+    /// What the search found for each query of `batch`.
+    found: Vec<Match>,
+    /// The first query that failed ([`MatchDatabase::query`]'s refusal, or
+    /// the batch's).
     failed: Option<Error>,
     /// The transitions taken: character, database frame, its source.
     moves: Vec<(u32, usize, FrameSource)>,
+}
+
+impl Part {
+    /// An empty part whose batch is a copy of `template` (its margin).
+    fn new(template: &QueryBatch) -> Part {
+        Part {
+            error: 0.0,
+            batch: template.clone(),
+            chars: Vec::new(),
+            found: Vec::new(),
+            failed: None,
+            moves: Vec::new(),
+        }
+    }
+
+    /// Emptied for an update with `db` (the memory kept).
+    fn clear(&mut self, db: &MatchDatabase) {
+        (self.error, self.failed) = (0.0, None);
+        self.batch.clear_for(db);
+        self.chars.clear();
+        self.found.clear();
+    }
+
+    /// The part's queries searched into `found`; nothing where a query
+    /// was refused (its batch and characters emptied, so that
+    /// [`Matcher::last_search`] pairs queries and matches).
+    fn search(&mut self, db: &MatchDatabase) {
+        if self.failed.is_some() {
+            self.batch.clear();
+            self.chars.clear();
+            return;
+        }
+        let none = Match {
+            frame: 0,
+            distance: 0.0,
+        };
+        self.found.resize(self.batch.len(), none);
+        // Unreachable refusal: the batch is `db`'s (`clear_for`) and
+        // `found` one match a query.
+        if let Err(e) = search::accelerated(db, &self.batch, &mut self.found) {
+            self.failed = Some(e);
+        }
+    }
 }
 
 /// The motion-matching driver (module docs).
@@ -129,10 +179,10 @@ pub struct Matcher {
     /// The clips of the library of the crowd it drives (set by the first
     /// update): every walker's clip is one of them.
     clips: usize,
+    /// An empty batch for the database and margin of [`Matcher::new`]: each
+    /// part's starts as a copy.
     batch: QueryBatch,
     parts: Vec<Part>,
-    due: Vec<usize>,
-    found: Vec<Match>,
     transitions: Vec<(usize, usize)>,
     roots: Vec<Root>,
     stats: MatcherStats,
@@ -200,8 +250,6 @@ impl Matcher {
             clips: 0,
             batch,
             parts: Vec::new(),
-            due: Vec::new(),
-            found: Vec::new(),
             transitions: Vec::new(),
             roots: Vec::new(),
             stats: MatcherStats::default(),
@@ -227,9 +275,21 @@ impl Matcher {
         })
     }
 
-    /// The last update's queries and what the search found for each.
-    pub fn last_search(&self) -> (&QueryBatch, &[Match]) {
-        (&self.batch, &self.found)
+    /// The last update's queries, in character order, the character of
+    /// each, and what the search found for each (gathered from the
+    /// update's parts).
+    pub fn last_search(&self) -> (QueryBatch, Vec<usize>, Vec<Match>) {
+        let mut batch = self.parts.first().map_or(&self.batch, |p| &p.batch).clone();
+        batch.clear();
+        let (mut chars, mut found) = (Vec::new(), Vec::new());
+        for part in &self.parts {
+            // Unreachable refusal: every part's batch was made for the
+            // last update's database (`clear_for`).
+            let _ = batch.extend_from(&part.batch);
+            chars.extend(part.chars.iter().map(|&c| c as usize));
+            found.extend_from_slice(&part.found);
+        }
+        (batch, chars, found)
     }
 
     /// The last update's transitions: (character, database frame).
@@ -273,21 +333,13 @@ impl Matcher {
         }
         let clock = Instant::now();
         let parts = n.div_ceil(PER_TASK);
-        self.parts.resize_with(parts, Part::default);
+        let template = &self.batch;
+        self.parts.resize_with(parts, || Part::new(template));
         let now = Now::new(&self.cfg, dt, db.config().trajectory_times);
         self.desire_all(&*crowd, db, &now, n);
-        self.gather(db, parts)?;
+        self.sum_parts()?;
         self.stats.error_samples += n as u64;
-        self.found.resize(
-            self.due.len(),
-            Match {
-                frame: 0,
-                distance: 0.0,
-            },
-        );
-        search::accelerated(db, &self.batch, &mut self.found)?;
         self.stats.search_time += clock.elapsed();
-        self.stats.searches += self.due.len() as u64;
         self.decide_all(&*crowd, db, dt, n);
         let issued = self.issue(crowd, parts)?;
         self.stats.transitions += issued as u64;
@@ -295,10 +347,23 @@ impl Matcher {
         Ok(issued)
     }
 
-    /// Every character's desired motion and, when due, its query, in
-    /// parallel, a part at a time (each touches only its own walkers and
-    /// desired motions), eight characters at a time within it; a refused
-    /// query is kept in its part ([`Matcher::gather`] returns it).
+    /// Every character's desired motion and, when due, its query, then
+    /// the part's queries searched ([`search::accelerated`]), in parallel,
+    /// a part a task (each touches only its own walkers and desired
+    /// motions), eight characters at a time within it. A part whose query
+    /// is refused keeps the refusal ([`Matcher::sum_parts`] returns it)
+    /// and searches nothing.
+    ///
+    /// **Why one task a part, searching too**: the characters due in a
+    /// frame are a run of neighbouring ones (their intervals are staggered
+    /// by character number), so a frame's queries fall in a few parts;
+    /// rayon's first split of the parts (a quarter of them a piece on two
+    /// threads) gave one thread nearly all of them, and a pass on one
+    /// thread between the queries and their search let the pool's other
+    /// worker fall asleep, tens of microseconds to wake on the machines
+    /// measured (PERF.md, "Idle workers and the matching update"). A part
+    /// with more than [`search::ACCEL_BLOCK`] queries splits its search
+    /// for idle workers to take.
     fn desire_all(&mut self, view: &(impl Driven + Sync), db: &MatchDatabase, now: &Now, n: usize) {
         let cfg = &self.cfg;
         self.walkers[..n]
@@ -306,32 +371,27 @@ impl Matcher {
             .zip(self.steers[..n.div_ceil(8)].par_chunks_mut(PER_TASK / 8))
             .zip(self.parts.par_iter_mut())
             .enumerate()
+            .with_max_len(1)
             .for_each(|(k, ((walkers, steers), part))| {
-                (part.error, part.failed) = (0.0, None);
-                part.queries.clear();
+                part.clear(db);
                 for (p, (walkers, steer)) in walkers.chunks_mut(8).zip(steers).enumerate() {
                     let first = k * PER_TASK + 8 * p;
                     desire((cfg, view, db, now), first, walkers, steer, part);
                 }
+                part.search(db);
             });
     }
 
-    /// The parts' queries into the batch and their error sums into the
-    /// stats, in character order: the same batch and sums whatever the
-    /// thread count. The first query refused is this update's error.
-    fn gather(&mut self, db: &MatchDatabase, parts: usize) -> Result<()> {
-        self.batch.clear();
-        self.due.clear();
-        for part in &mut self.parts[..parts] {
-            if let Some(e) = part.failed.take() {
-                return Err(e);
-            }
+    /// The parts' error sums and searches into the stats, in character
+    /// order: the same sums whatever the thread count. The first query
+    /// refused is this update's error (nothing decided, nothing issued).
+    fn sum_parts(&mut self) -> Result<()> {
+        if let Some(e) = self.parts.iter_mut().find_map(|p| p.failed.take()) {
+            return Err(e);
+        }
+        for part in &self.parts {
             self.stats.error_sum += part.error;
-            for (c, q) in &part.queries {
-                self.walkers[*c as usize].slot = self.due.len() as u32;
-                self.batch.push(&q.q[..db.layout().padded()], q.seed)?;
-                self.due.push(*c as usize);
-            }
+            self.stats.searches += part.chars.len() as u64;
         }
         Ok(())
     }
@@ -339,14 +399,14 @@ impl Matcher {
     /// Each character's decision on what its search found, in parallel,
     /// the transitions kept by part.
     fn decide_all(&mut self, view: &(impl Driven + Sync), db: &MatchDatabase, dt: f32, n: usize) {
-        let (cfg, found) = (&self.cfg, &self.found);
+        let cfg = &self.cfg;
         by_parts(
             &mut self.walkers[..n],
             &mut self.parts,
             |part, walkers, first| {
                 part.moves.clear();
                 for (c, w) in (first..).zip(walkers) {
-                    if let Some((f, s)) = decide(cfg, view, db, dt, found, w) {
+                    if let Some((f, s)) = decide(cfg, view, db, dt, &part.found, w) {
                         part.moves.push((c as u32, f, s));
                     }
                 }
@@ -449,8 +509,8 @@ impl Matcher {
     }
 }
 
-/// Characters per part ([`Part`]) of the driver's per-character passes,
-/// each part one rayon task (a whole number of [`SteerPack`]s).
+/// Characters per part ([`Part`]) of the driver's per-character passes
+/// (a whole number of [`SteerPack`]s).
 const PER_TASK: usize = 256;
 const _: () = assert!(PER_TASK.is_multiple_of(8));
 

@@ -25,8 +25,8 @@ pub(super) struct Walker {
     pub(super) clip: usize,
     pub(super) time: f32,
     pub(super) countdown: f32,
-    /// Its query's index in this update's batch ([`NO_SLOT`]: it did not
-    /// search).
+    /// Its query's index in its part's batch this update ([`NO_SLOT`]: it
+    /// did not search).
     pub(super) slot: u32,
 }
 
@@ -69,8 +69,9 @@ impl Now {
 /// for each one due (on its interval, on a sharp change, or near its
 /// clip's end), its query from its world pose in `crowd`; `first` is the
 /// first one's character, `walkers` theirs. Into `part`: the trajectory
-/// errors summed in character order, the queries, and the first query
-/// refused (that character's error not summed).
+/// errors summed in character order, the queries in its batch (each
+/// due walker's slot its index there) and their characters, and the first
+/// query refused (that character's error not summed).
 #[inline]
 pub(super) fn desire(
     (cfg, crowd, db, now): (&MatcherConfig, &impl Driven, &MatchDatabase, &Now),
@@ -107,11 +108,21 @@ pub(super) fn desire(
             Some(ahead) if due & (1 << l) != 0 => query((crowd, db), c, w, ahead, l),
             _ => Ok(None),
         };
+        // The query into the part's batch (its slot there), or the first
+        // refusal kept.
+        let q = q.and_then(|q| match q {
+            Some(q) => part
+                .batch
+                .push(&q.q[..db.layout().padded()], q.seed)
+                .map(|()| true),
+            None => Ok(false),
+        });
         match q {
-            Ok(q) => {
+            Ok(searches) => {
                 part.error += f64::from(dist[l]);
-                if let Some(q) = q {
-                    part.queries.push((c as u32, q));
+                if searches {
+                    w.slot = part.chars.len() as u32;
+                    part.chars.push(c as u32);
                 }
             }
             Err(e) => {
