@@ -156,14 +156,15 @@ impl QueryBatch {
 
     /// Removes every query (keeping the memory) and makes the batch one
     /// for `db`'s layout, its margin kept.
-    pub fn clear_for(&mut self, db: &MatchDatabase) {
+    pub(crate) fn clear_for(&mut self, db: &MatchDatabase) {
         self.clear();
         self.padded = db.layout().padded();
     }
 
-    /// Adds every query of `other` (its seeds kept), the margin unchanged.
-    /// Refuses, adding nothing, a batch made for another layout.
-    pub fn extend_from(&mut self, other: &QueryBatch) -> Result<()> {
+    /// Adds every query of `other` with its seed; they take this batch's
+    /// margin (`other`'s is not read). Refuses, adding nothing, a batch
+    /// made for another layout.
+    pub(crate) fn extend_from(&mut self, other: &QueryBatch) -> Result<()> {
         if other.padded != self.padded {
             return Err(Error::Length {
                 what: "query features (the batch was made for another layout)",

@@ -10,8 +10,8 @@
 //! built from its current world pose (the crowd's output,
 //! [`Driven::world_kform`]) and the simulated root's predicted trajectory
 //! ([`MatchDatabase::query`]); the due characters' queries are searched in
-//! batches, one a part of 256 characters ([`search::accelerated`]), and a character whose best frame
-//! is not the one playing (frames of the same clip within
+//! batches, one a part of 256 characters ([`search::accelerated`]), and a
+//! character whose best frame is not the one playing (frames of the same clip within
 //! [`MatcherConfig::same_clip_window`] count as the one playing)
 //! transitions to it ([`Command::Transition`]: the crowd's inertialization
 //! or dead blending hides it).
@@ -160,9 +160,13 @@ impl Part {
         };
         self.found.resize(self.batch.len(), none);
         // Unreachable refusal: the batch is `db`'s (`clear_for`) and
-        // `found` one match a query.
+        // `found` one match a query. Were it refused, the part would hold
+        // no queries, as a refused query leaves it.
         if let Err(e) = search::accelerated(db, &self.batch, &mut self.found) {
             self.failed = Some(e);
+            self.batch.clear();
+            self.chars.clear();
+            self.found.clear();
         }
     }
 }
@@ -276,8 +280,10 @@ impl Matcher {
     }
 
     /// The last update's queries, in character order, the character of
-    /// each, and what the search found for each (gathered from the
-    /// update's parts).
+    /// each, and what the search found for each: copies gathered from the
+    /// update's parts. After an update refused for a query, the queries
+    /// and matches of the parts without a refused query (none of them
+    /// decided on).
     pub fn last_search(&self) -> (QueryBatch, Vec<usize>, Vec<Match>) {
         let mut batch = self.parts.first().map_or(&self.batch, |p| &p.batch).clone();
         batch.clear();
@@ -307,7 +313,10 @@ impl Matcher {
     /// ([`MatchDatabase::check_library`]: one built from another library
     /// would have the first update refused half way, after queueing the
     /// characters before the first frame the crowd has not, and a later
-    /// one index a clip the crowd has not).
+    /// one index a clip the crowd has not). Each update's queries are
+    /// built and searched in its own `db`'s feature layout, which need
+    /// not be [`Matcher::new`]'s (the demo's features one update, the
+    /// spring's the next).
     pub fn update(
         &mut self,
         crowd: &mut (impl Driven + Sync),
@@ -384,7 +393,8 @@ impl Matcher {
 
     /// The parts' error sums and searches into the stats, in character
     /// order: the same sums whatever the thread count. The first query
-    /// refused is this update's error (nothing decided, nothing issued).
+    /// refused is this update's error (nothing summed, decided or
+    /// issued).
     fn sum_parts(&mut self) -> Result<()> {
         if let Some(e) = self.parts.iter_mut().find_map(|p| p.failed.take()) {
             return Err(e);
