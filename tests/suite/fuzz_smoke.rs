@@ -123,6 +123,51 @@ fn matching_api_on_random_bytes() {
     assert!(refused * 20 >= searched, "{refused} queries refused");
 }
 
+/// The motion-matching driver (`crowd::Matcher`) through its public API on
+/// pseudo-random bytes (fuzz/src/matcher.rs): configurations, character
+/// counts, crowds and frames of fuzzed steps. A fair share of the
+/// configurations must be accepted and driven, updates both accepted and
+/// refused (for their `dt`, or for a crowd whose library the database does
+/// not fit), and the driver must search and transition, so that every
+/// branch of the check runs.
+#[cfg(feature = "wander")]
+#[test]
+fn matcher_api_on_random_bytes() {
+    let seeds = std::env::var("MATCHER_SEEDS").map_or(600u64, |v| v.parse().unwrap());
+    let mut all = check::matcher::Outcome::default();
+    let mut made = 0;
+    for seed in 0..seeds {
+        let o = check::matcher::check_matcher(&bytes(seed, 40 + (seed as usize % 160)));
+        made += o.made as u64;
+        all.updates += o.updates;
+        all.refused_early += o.refused_early;
+        all.refused_late += o.refused_late;
+        all.steps += o.steps;
+        all.searches += o.searches;
+        all.transitions += o.transitions;
+        all.follow_refused += o.follow_refused;
+    }
+    check::matcher::check_matcher(&[]);
+    eprintln!("matcher_api: {made} of {seeds} matchers made; {all:?}");
+    if seeds != 600 {
+        return; // the shares below are for the default corpus
+    }
+    assert!(made * 3 >= seeds, "only {made} of {seeds} matchers made");
+    assert!(made < seeds, "no configuration was refused");
+    assert!(
+        all.updates >= made as usize * 2 && all.steps >= made as usize * 2,
+        "too few updates or steps: {all:?}"
+    );
+    assert!(
+        all.refused_early * 20 >= all.updates,
+        "too few refused updates: {all:?}"
+    );
+    assert!(
+        all.searches >= all.updates && all.transitions * 10 >= all.searches,
+        "too few searches or transitions: {all:?}"
+    );
+}
+
 #[cfg(feature = "gltf")]
 #[test]
 fn gltf_parse_on_random_and_damaged_bytes() {

@@ -2,7 +2,7 @@
 //! on pseudo-random bytes so that CI exercises the same decoder.
 //!
 //! The crate's root: each target's check is one of its modules ([`api`],
-//! [`clips`], [`crowd`], [`matching`], [`gltf_doc`] with [`gltf_build`]) or here, in
+//! [`clips`], [`crowd`], [`matching`], [`matcher`], [`gltf_doc`] with [`gltf_build`]) or here, in
 //! private modules: [`check`] (`lanes_vs_reference`) in `lanes`, with the
 //! inputs read in `bytes`, each kernel family in `kernels`, the shapes
 //! both paths refuse alike in `shapes` and the tolerance comparison in
@@ -23,6 +23,9 @@ pub mod gltf_build;
 #[cfg(feature = "gltf")]
 #[path = "../gltf_doc/mod.rs"]
 pub mod gltf_doc;
+#[cfg(feature = "wander")]
+#[path = "../matcher.rs"]
+pub mod matcher;
 #[path = "../matching.rs"]
 pub mod matching;
 

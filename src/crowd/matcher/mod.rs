@@ -59,7 +59,9 @@ use walker::{NO_SLOT, Now, Walker, decide, desire};
 /// What a [`Matcher`] did since it was made.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct MatcherStats {
-    /// Seconds driven (sum of the `dt`s of [`Matcher::update`]).
+    /// Seconds driven: the sum of the `dt`s of every [`Matcher::update`]
+    /// after the first (the first places the characters and drives
+    /// nothing).
     pub seconds: f64,
     /// Queries searched.
     pub searches: u64,
@@ -283,7 +285,9 @@ impl Matcher {
     /// each, and what the search found for each: copies gathered from the
     /// update's parts. After an update refused for a query, the queries
     /// and matches of the parts without a refused query (none of them
-    /// decided on).
+    /// decided on). Where the last update searched nothing in parts (the
+    /// first, or one driving no characters), an empty batch in
+    /// [`Matcher::new`]'s database's layout.
     pub fn last_search(&self) -> (QueryBatch, Vec<usize>, Vec<Match>) {
         let mut batch = self.parts.first().map_or(&self.batch, |p| &p.batch).clone();
         batch.clear();
@@ -316,7 +320,10 @@ impl Matcher {
     /// one index a clip the crowd has not). Each update's queries are
     /// built and searched in its own `db`'s feature layout, which need
     /// not be [`Matcher::new`]'s (the demo's features one update, the
-    /// spring's the next).
+    /// spring's the next). It drives the first `min(characters, crowd's
+    /// characters)` characters: with a crowd larger than the first
+    /// update's, the characters past that count are driven without ever
+    /// being placed on the grid or given a first clip.
     pub fn update(
         &mut self,
         crowd: &mut (impl Driven + Sync),
