@@ -3,7 +3,7 @@
 //! `kineform::crowd::Matcher` (a fuzzed configuration, character count,
 //! crowd and frames of fuzzed steps) through its public API: typed
 //! refusals that change nothing, finite output, and searches and
-//! transitions that agree with each other (`fuzz/src/matcher.rs`).
+//! transitions that agree with each other (`fuzz/src/matcher/`).
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

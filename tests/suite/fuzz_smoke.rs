@@ -124,7 +124,7 @@ fn matching_api_on_random_bytes() {
 }
 
 /// The motion-matching driver (`crowd::Matcher`) through its public API on
-/// pseudo-random bytes (fuzz/src/matcher.rs): configurations, character
+/// pseudo-random bytes (fuzz/src/matcher/): configurations, character
 /// counts, crowds and frames of fuzzed steps. A fair share of the
 /// configurations must be accepted and driven, updates both accepted and
 /// refused (for their `dt`, or for a crowd whose library the database does

@@ -24,7 +24,7 @@ pub mod gltf_build;
 #[path = "../gltf_doc/mod.rs"]
 pub mod gltf_doc;
 #[cfg(feature = "wander")]
-#[path = "../matcher.rs"]
+#[path = "../matcher/mod.rs"]
 pub mod matcher;
 #[path = "../matching.rs"]
 pub mod matching;
