@@ -1,7 +1,8 @@
 //! [`Bytes`]: the `crowd_api` check's choices read from the fuzzer's
 //! bytes (values in a range, special values or raw bits; characters,
 //! sources, layers and roots in range or past it). The matrix readers
-//! (`src/readers/`) read theirs through it too.
+//! (`src/readers/`) and the `matcher_api` check (`src/matcher/`) read
+//! theirs through it too.
 
 use kineform::crowd::{ClipEnd, Root, Source, Which};
 use kineform::reference::{self as r, Quat, Vec3};
@@ -9,10 +10,10 @@ use kineform::reference::{self as r, Quat, Vec3};
 use super::super::api::SPECIALS;
 
 /// Reads choices from the fuzzer's bytes; past the end everything is zero.
-pub(super) struct Bytes<'a>(pub(super) &'a [u8]);
+pub(crate) struct Bytes<'a>(pub(crate) &'a [u8]);
 
 impl Bytes<'_> {
-    pub(super) fn u8(&mut self) -> u8 {
+    pub(crate) fn u8(&mut self) -> u8 {
         match self.0.split_first() {
             Some((b, rest)) => {
                 self.0 = rest;
@@ -21,8 +22,20 @@ impl Bytes<'_> {
             None => 0,
         }
     }
-    pub(super) fn u16(&mut self) -> u16 {
+    pub(crate) fn u16(&mut self) -> u16 {
         u16::from_le_bytes([self.u8(), self.u8()])
+    }
+    pub(crate) fn u64(&mut self) -> u64 {
+        u64::from_le_bytes(core::array::from_fn(|_| self.u8()))
+    }
+    /// Any f32 bit pattern (four bytes, little-endian).
+    pub(crate) fn raw(&mut self) -> f32 {
+        f32::from_bits(u32::from_le_bytes([
+            self.u8(),
+            self.u8(),
+            self.u8(),
+            self.u8(),
+        ]))
     }
     /// Mostly a value in `[lo, hi]`; else one of [`SPECIALS`] (negated
     /// half the time) or any bit pattern.
@@ -34,12 +47,7 @@ impl Bytes<'_> {
             let s = SPECIALS[sel as usize % SPECIALS.len()];
             if sel & 1 == 1 { -s } else { s }
         } else {
-            f32::from_bits(u32::from_le_bytes([
-                self.u8(),
-                self.u8(),
-                self.u8(),
-                self.u8(),
-            ]))
+            self.raw()
         }
     }
     pub(super) fn vec3(&mut self, r: f32) -> Vec3 {

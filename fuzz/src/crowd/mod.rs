@@ -52,7 +52,7 @@
 //! the domain in which the crowds are held to agree, and [`readers`] the
 //! matrix readers (in `src/readers/`).
 
-mod bytes;
+pub(crate) mod bytes;
 mod commands;
 mod config;
 mod domain;

@@ -4,40 +4,15 @@
 
 use super::*;
 
-/// Reads the input; past its end everything is zero.
-pub(super) struct Gen<'a>(pub(super) &'a [u8]);
-
-impl Gen<'_> {
-    pub(super) fn u8(&mut self) -> u8 {
-        match self.0.split_first() {
-            Some((b, rest)) => {
-                self.0 = rest;
-                *b
-            }
-            None => 0,
-        }
-    }
-    pub(super) fn u16(&mut self) -> u16 {
-        u16::from_le_bytes([self.u8(), self.u8()])
-    }
-    pub(super) fn u64(&mut self) -> u64 {
-        u64::from_le_bytes(core::array::from_fn(|_| self.u8()))
-    }
-    /// An ordinary value in `[lo, hi]` most of the time; one in 8 a
-    /// special value (NaN, infinities, subnormals, huge, negative ...),
-    /// one in 16 raw bits, one in 32 an ordinary value negated.
-    pub(super) fn value(&mut self, lo: f32, hi: f32) -> f32 {
-        match self.u8() {
-            0..=31 => SPECIALS[self.u8() as usize % SPECIALS.len()],
-            32..=47 => f32::from_bits(u32::from_le_bytes([
-                self.u8(),
-                self.u8(),
-                self.u8(),
-                self.u8(),
-            ])),
-            48..=55 => -(lo + (hi - lo) * (self.u16() as f32 / 65535.0)),
-            _ => lo + (hi - lo) * (self.u16() as f32 / 65535.0),
-        }
+/// An ordinary value in `[lo, hi]` most of the time; one in 8 a special
+/// value (NaN, infinities, subnormals, huge, negative ...), one in 16 raw
+/// bits, one in 32 an ordinary value negated.
+pub(super) fn value(g: &mut Bytes, lo: f32, hi: f32) -> f32 {
+    match g.u8() {
+        0..=31 => SPECIALS[g.u8() as usize % SPECIALS.len()],
+        32..=47 => g.raw(),
+        48..=55 => -(lo + (hi - lo) * (g.u16() as f32 / 65535.0)),
+        _ => lo + (hi - lo) * (g.u16() as f32 / 65535.0),
     }
 }
 
@@ -79,28 +54,28 @@ pub(super) const FIELDS: u8 = 16;
 
 /// Field `k` of `cfg` set to a fuzzed value (ordinary ones in the field's
 /// own range).
-pub(super) fn set_field(g: &mut Gen, cfg: &mut MatcherConfig, k: u8) {
+pub(super) fn set_field(g: &mut Bytes, cfg: &mut MatcherConfig, k: u8) {
     match k % FIELDS {
-        0 => cfg.search_every = g.value(0.0, 1.0),
-        1 => cfg.retarget_every.0 = g.value(0.0, 4.0),
-        2 => cfg.retarget_every.1 = g.value(0.0, 4.0),
-        3 => cfg.speed.0 = g.value(0.0, 40.0),
-        4 => cfg.speed.1 = g.value(0.0, 40.0),
-        5 => cfg.strafe = g.value(0.0, 3.2),
-        6 => cfg.velocity_halflife = g.value(0.0, 1.0),
-        7 => cfg.rotation_halflife = g.value(0.0, 1.0),
-        8 => cfg.sharp_velocity = g.value(0.0, 20.0),
-        9 => cfg.sharp_turn = g.value(0.0, 3.2),
-        10 => cfg.same_clip_window = g.value(0.0, 1.0),
-        11 => cfg.switch_margin = g.value(0.0, 20.0),
-        12 => cfg.blend_duration = g.value(0.0, 1.0),
-        13 => cfg.extrapolation_halflife = g.value(0.0, 1.0),
-        14 => cfg.clamp_distance = g.value(0.0, 40.0),
-        _ => cfg.spacing = g.value(0.0, 200.0),
+        0 => cfg.search_every = value(g, 0.0, 1.0),
+        1 => cfg.retarget_every.0 = value(g, 0.0, 4.0),
+        2 => cfg.retarget_every.1 = value(g, 0.0, 4.0),
+        3 => cfg.speed.0 = value(g, 0.0, 40.0),
+        4 => cfg.speed.1 = value(g, 0.0, 40.0),
+        5 => cfg.strafe = value(g, 0.0, 3.2),
+        6 => cfg.velocity_halflife = value(g, 0.0, 1.0),
+        7 => cfg.rotation_halflife = value(g, 0.0, 1.0),
+        8 => cfg.sharp_velocity = value(g, 0.0, 20.0),
+        9 => cfg.sharp_turn = value(g, 0.0, 3.2),
+        10 => cfg.same_clip_window = value(g, 0.0, 1.0),
+        11 => cfg.switch_margin = value(g, 0.0, 20.0),
+        12 => cfg.blend_duration = value(g, 0.0, 1.0),
+        13 => cfg.extrapolation_halflife = value(g, 0.0, 1.0),
+        14 => cfg.clamp_distance = value(g, 0.0, 40.0),
+        _ => cfg.spacing = value(g, 0.0, 200.0),
     }
 }
 
-pub(super) fn config(g: &mut Gen) -> MatcherConfig {
+pub(super) fn config(g: &mut Bytes) -> MatcherConfig {
     let mut cfg = MatcherConfig::default();
     let flags = g.u8();
     if flags & 1 != 0 {
@@ -150,7 +125,7 @@ pub(super) fn refuses(cfg: &MatcherConfig, characters: usize) -> bool {
 }
 
 /// A frame's `dt`: mostly in [1/240, 1/20] s, one in 8 hostile or extreme.
-pub(super) fn dt(g: &mut Gen) -> f32 {
+pub(super) fn dt(g: &mut Bytes) -> f32 {
     match g.u8() {
         0 => 0.0,
         1 => -1.0 / 60.0,

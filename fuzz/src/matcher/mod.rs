@@ -69,6 +69,7 @@ use kineform::matching::{
 use kineform::reference::Vec3;
 
 use super::api::SPECIALS;
+use super::crowd::bytes::Bytes;
 
 /// What one input did, for the smoke test's shares.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -230,7 +231,7 @@ fn update<C: Stepped>(
 }
 
 /// A crowd for the run.
-fn crowd_config(g: &mut Gen, characters: usize, transition: Transition) -> CrowdConfig {
+fn crowd_config(g: &mut Bytes, characters: usize, transition: Transition) -> CrowdConfig {
     CrowdConfig {
         characters,
         transition,
@@ -243,11 +244,11 @@ fn crowd_config(g: &mut Gen, characters: usize, transition: Transition) -> Crowd
 }
 
 /// A fresh crowd from the bytes, and whether the databases fit its library.
-type MakeCrowd<'a, C> = dyn Fn(&mut Gen) -> (C, bool) + 'a;
+type MakeCrowd<'a, C> = dyn Fn(&mut Bytes) -> (C, bool) + 'a;
 
 /// Runs the frames on `crowd` (module docs).
 fn run<C: Stepped>(
-    g: &mut Gen,
+    g: &mut Bytes,
     (m, walkers, first, spacing): (&mut Matcher, usize, usize, f32),
     mut crowd: C,
     (mut lib_fits, make): (bool, &MakeCrowd<C>),
@@ -328,9 +329,39 @@ fn run<C: Stepped>(
     }
 }
 
+/// Runs the frames on a crowd that `new` makes: of `n` characters
+/// (at least 1, at most `cap`) on the library byte `b` picks, and, when
+/// the frames swap it, of a count and library read from the bytes.
+fn drive<C: Stepped>(
+    g: &mut Bytes,
+    mw: (&mut Matcher, usize, usize, f32),
+    (b, n, cap): (u8, usize, usize),
+    transition: Transition,
+    new: fn(&ClipLibrary, CrowdConfig) -> Result<C, Error>,
+    out: &mut Outcome,
+) {
+    let lib = |b: u8| match b & 7 {
+        0 => (other_library(), false),
+        _ => (library(), true),
+    };
+    let make = |g: &mut Bytes| {
+        let (l, fits) = lib(g.u8());
+        // A crowd has at least one character.
+        let k = (1 + g.u8() as usize % 40).min(cap);
+        (
+            new(l, crowd_config(g, k, transition)).expect("a crowd"),
+            fits,
+        )
+    };
+    let (l, fits) = lib(b);
+    let cfg = crowd_config(g, n.min(cap).max(1), transition);
+    let crowd = new(l, cfg).expect("a crowd");
+    run(g, mw, crowd, (fits, &make), out);
+}
+
 /// Checks one input (module docs).
 pub fn check_matcher(data: &[u8]) -> Outcome {
-    let mut g = Gen(data);
+    let mut g = Bytes(data);
     let mut out = Outcome::default();
     let head = g.u8();
     let db = &databases()[head as usize % 3];
@@ -365,39 +396,28 @@ pub fn check_matcher(data: &[u8]) -> Outcome {
     };
     out.made = true;
     let b = g.u8();
-    let lib = |b: u8| match b & 7 {
-        0 => (other_library(), false),
-        _ => (library(), true),
-    };
-    // A crowd has at least one character.
-    let count = |g: &mut Gen| 1 + g.u8() as usize % 40;
     let mw = (&mut m, walkers, head as usize % 3, cfg.spacing);
     if reference {
         // The scalar reference crowd steps a character in about 140 us
         // under the fuzzer's instrumentation: at most 12 characters keep
         // an input of 12 frames near 20 ms.
-        let n = n.min(12);
-        let make = |g: &mut Gen| {
-            let (l, fits) = lib(g.u8());
-            let k = count(g).min(12);
-            let c = ReferenceCrowd::new(l, crowd_config(g, k, transition)).expect("a crowd");
-            (c, fits)
-        };
-        let (l, fits) = lib(b);
-        let cfg = crowd_config(&mut g, n.max(1), transition);
-        let crowd = ReferenceCrowd::new(l, cfg).expect("a crowd");
-        run(&mut g, mw, crowd, (fits, &make), &mut out);
+        drive(
+            &mut g,
+            mw,
+            (b, n, 12),
+            transition,
+            ReferenceCrowd::new,
+            &mut out,
+        );
     } else {
-        let make = |g: &mut Gen| {
-            let (l, fits) = lib(g.u8());
-            let k = count(g);
-            let c = Crowd::new(l, crowd_config(g, k, transition)).expect("a crowd");
-            (c, fits)
-        };
-        let (l, fits) = lib(b);
-        let cfg = crowd_config(&mut g, n.max(1), transition);
-        let crowd = Crowd::new(l, cfg).expect("a crowd");
-        run(&mut g, mw, crowd, (fits, &make), &mut out);
+        drive(
+            &mut g,
+            mw,
+            (b, n, usize::MAX),
+            transition,
+            Crowd::new,
+            &mut out,
+        );
     }
     out
 }
