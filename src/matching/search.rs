@@ -302,12 +302,15 @@ pub fn accelerated(db: &MatchDatabase, queries: &QueryBatch, out: &mut [Match]) 
     Ok(())
 }
 
-/// The accelerated search of queries `first ..` of `queries` into `out`
-/// (checked: one match per query of the batch).
+/// The accelerated search of queries `first ..` of `queries` into `out`:
+/// its two callers pass the whole output or one of its chunks (starting
+/// at `first`) of an output [`QueryBatch::check`] accepted, one match a
+/// query, so `first + out.len()` never passes the batch's length.
 fn accelerated_from(db: &MatchDatabase, queries: &QueryBatch, first: usize, out: &mut [Match]) {
     let ix = &db.index;
     for (qi, o) in (first..).zip(out.iter_mut()) {
-        // Unreachable: `check` made `out` one match per query.
+        // Unreachable: `qi < first + out.len() <= queries.len()` (above),
+        // whatever the input; a panic here would be a caller's bug.
         let q = queries.get(qi).expect("query in batch");
         let (seed, margin) = (queries.seed(qi), queries.margin);
         *o = with_width!(ix.padded, search_one(ix, q, seed, margin)).0;
